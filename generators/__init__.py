@@ -1,0 +1,4 @@
+"""Case and value generators over the :class:`~ptofuzz.generators.source.Source` protocol.
+
+Imported as ``ptofuzz.generators``.
+"""

@@ -1,0 +1,59 @@
+"""Where generators get their randomness from.
+
+Generators are plain functions over :class:`Source`, a handful of typed, vectorised primitive draws, so that a
+seeded numpy generator (:class:`RngSource`) and, later, a fuzzer's byte stream can drive the same code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Protocol, TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+
+
+class Source(Protocol):
+    def integers(self, low: int, high: int, size: int | None = None) -> np.ndarray:
+        """Integers in [low, high], both inclusive (a 0-d array when size is None)."""
+
+    def random(self, size: int) -> np.ndarray:
+        """Floats in [0, 1)."""
+
+    def bits(self, nbits: int, size: int) -> np.ndarray:
+        """Uniform raw bit patterns as ``uint<nbits>``."""
+
+    def choice(self, options: Sequence[T]) -> T:
+        """One of ``options``."""
+
+
+class RngSource:
+    """:class:`Source` over a numpy ``Generator``."""
+
+    def __init__(self, rng: np.random.Generator) -> None:
+        self.rng = rng
+
+    def integers(self, low: int, high: int, size: int | None = None) -> np.ndarray:
+        return self.rng.integers(low, high, size=size, endpoint=True)
+
+    def random(self, size: int) -> np.ndarray:
+        return self.rng.random(size)
+
+    def bits(self, nbits: int, size: int) -> np.ndarray:
+        dt = np.dtype(f"<u{nbits // 8}")
+        return np.frombuffer(self.rng.bytes(size * dt.itemsize), dtype=dt).copy()
+
+    def choice(self, options: Sequence[T]) -> T:
+        return options[int(self.rng.integers(0, len(options)))]
+
+
+def seeded(seed: int, *key: str) -> RngSource:
+    """A source determined by ``seed`` and a key path (e.g. the case folder name): same inputs, same draws, on
+    any machine and in any order of generation."""
+    words = [seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF]
+    for k in key:
+        digest = hashlib.sha256(k.encode()).digest()
+        words.extend(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
+    return RngSource(np.random.default_rng(np.random.SeedSequence(words)))

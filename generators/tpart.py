@@ -1,0 +1,94 @@
+"""Random TPART* geometries legal on each platform.
+
+Dimensions are biased toward edges the way Hypothesis biases integer bounds: 1, the full extent, one less,
+vector-alignment boundaries (32-byte blocks of the element type, +-1), with zero rows or columns and in-place
+destinations mixed in at small rates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ptofuzz.case import Case, Tile
+from ptofuzz.dtypes import DType, get
+from ptofuzz.generators.source import Source
+
+MAX_ROWS = 64
+MAX_COLS = 128
+ZERO_RATE = 0.05
+INPLACE_RATE = 0.15
+
+
+def dimension(source: Source, upper: int, align: int) -> int:
+    """A dimension in [1, upper], edges preferred."""
+    if upper <= 1:
+        return max(upper, 1)
+    edges = [1, upper, upper - 1, 2] + [m + d for m in (align, 2 * align) for d in (-1, 0, 1) if 1 <= m + d <= upper]
+    if float(source.random(1)[0]) < 0.5:
+        return int(source.choice(edges))
+    return int(source.integers(1, upper))
+
+
+def inner(source: Source, outer: tuple[int, int], align: int, *, allow_zero: bool) -> tuple[int, int]:
+    """A region inside ``outer``: often the whole, often one full side, sometimes empty."""
+    R, C = outer
+    roll = float(source.random(1)[0])
+    if allow_zero and roll < ZERO_RATE:
+        return (0, C) if float(source.random(1)[0]) < 0.5 else (R, 0)
+    if roll < 0.3:
+        return R, C
+    if roll < 0.5:
+        return dimension(source, R, 8), C
+    if roll < 0.7:
+        return R, dimension(source, C, align)
+    return dimension(source, R, 8), dimension(source, C, align)
+
+
+def random_case(source: Source, op: str, platform: str, dtypes: tuple[str, ...],
+                physical: Callable[[int, int, DType], tuple[int, int]] | None, compact: bool,
+                constraints: Mapping[str, Any]) -> Case:
+    """A case legal on ``platform``: the spec's coverage rule, a2a3's and a5's "one source is dst, the other
+    fits" rule, or anything at all for the cpu simulator (overhanging and empty sources included).
+
+    ``constraints`` may fix ``dtype`` and ``shape`` (the dst tile; its valid region for compact layouts).
+    """
+    dt = get(constraints.get("dtype") or source.choice(dtypes))
+    align = max(1, 32 // dt.itemsize)
+    if constraints.get("shape"):
+        R, C = constraints["shape"]
+    else:
+        R = dimension(source, MAX_ROWS, 8)
+        C = dimension(source, 64 if dt.bits == 64 else MAX_COLS, align)
+    inplace = None
+    if platform == "cpu":
+        dv = inner(source, (R, C), align, allow_zero=True) if not compact else (R, C)
+        s0 = inner(source, (R, C), align, allow_zero=True)
+        s1 = inner(source, (R, C), align, allow_zero=True)
+        if float(source.random(1)[0]) < INPLACE_RATE:
+            inplace = source.choice(("src0", "src1"))
+            s0, s1 = (dv, s1) if inplace == "src0" else (s0, dv)
+        tiles = [Tile(R, C, *dv), Tile(R, C, *s0), Tile(R, C, *s1)]
+        return _case(op, platform, dt, tiles, inplace)
+    dv = (R, C)
+    small = inner(source, dv, align, allow_zero=platform != "spec")
+    if platform == "spec" and 0 in small:
+        small = dv
+    big_role = source.choice(("src0", "src1"))
+    s0, s1 = (dv, small) if big_role == "src0" else (small, dv)
+    if float(source.random(1)[0]) < INPLACE_RATE:
+        inplace = big_role
+    valids = [dv, s0, s1]
+    if compact:
+        tiles = [Tile(r, c, r, c) for r, c in valids]
+    else:
+        assert physical is not None
+        tiles = [Tile(*physical(r, c, dt), r, c) for r, c in valids]
+        if inplace:
+            tiles[1 if inplace == "src0" else 2] = tiles[0]
+    return _case(op, platform, dt, tiles, inplace)
+
+
+def _case(op: str, platform: str, dt: DType, tiles: list[Tile], inplace: str | None) -> Case:
+    params = (("inplace", inplace),) if inplace else ()
+    return Case(op, platform, dt.name, tuple(zip(("dst", "src0", "src1"), tiles)), params)

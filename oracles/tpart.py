@@ -1,0 +1,260 @@
+"""TPARTADD / TPARTMUL / TPARTMAX / TPARTMIN: one oracle per platform.
+
+Each oracle takes a :class:`~ptofuzz.case.Case` (roles ``dst``, ``src0``, ``src1``; optional param ``inplace``)
+and the source bits at their physical tile shapes (a leading batch axis is allowed), and returns an
+:class:`~ptofuzz.case.Outcome` whose ``dst`` output has the dst tile's physical shape. Dtype support is checked
+by the registry before an oracle runs (see ``ptofuzz/instructions/tpart.py``).
+
+Sources: pto-spec-notes.md §3 (spec) and pto-isa-conventions.md §3.1 (cpu, a2a3, a5).
+
+In-place (``inplace`` = ``src0``/``src1``: the destination is that source tile) changes no result on any
+platform: every implementation reads an element (or a whole vector) before writing it at the same offset, and
+the spec reads all sources before publishing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ptofuzz.case import EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, Tile
+from ptofuzz.dtypes import DType, get
+from ptofuzz.oracles import ieee, integer
+
+OPS = {"TPARTADD": "add", "TPARTMUL": "mul", "TPARTMAX": "max", "TPARTMIN": "min"}
+
+# (result bits, class codes, flag arrays) computed on every element of the aligned operands.
+ElementOp = Callable[[str, np.ndarray, np.ndarray, DType], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]]
+
+
+def _region(valid: tuple[int, int], rows: int, cols: int) -> np.ndarray:
+    r = np.arange(rows)[:, None] < valid[0]
+    c = np.arange(cols)[None, :] < valid[1]
+    return r & c
+
+
+def _aligned(bits: np.ndarray, tile: Tile, rows: int, cols: int) -> np.ndarray:
+    """The source's elements placed on the destination's (rows, cols) grid; zeros where it has none."""
+    out = np.zeros(bits.shape[:-2] + (rows, cols), dtype=bits.dtype)
+    r, c = min(rows, tile.rows), min(cols, tile.cols)
+    out[..., :r, :c] = bits[..., :r, :c]
+    return out
+
+
+def _partial(case: Case, inputs: dict[str, np.ndarray], element_op: ElementOp, *, neither: int | None,
+             with_flags: bool) -> Outcome:
+    """The common TPART* kernel over the destination valid region.
+
+    Covered by both sources: ``element_op``; by one: a bit copy of that source; by neither: zero bits
+    (``neither=EXACT``, the cpu simulator) or undefined (``neither=UNDEFINED``). Outside the destination valid
+    region every element is undefined (Null padding / not written).
+    """
+    dt = get(case.dtype)
+    d, t0, t1 = case.tile("dst"), case.tile("src0"), case.tile("src1")
+    a = _aligned(inputs["src0"], t0, d.rows, d.cols)
+    b = _aligned(inputs["src1"], t1, d.rows, d.cols)
+    dst_valid = _region(d.valid, d.rows, d.cols)
+    in0 = _region(t0.valid, d.rows, d.cols) & dst_valid
+    in1 = _region(t1.valid, d.rows, d.cols) & dst_valid
+    both = in0 & in1
+    res, cls, flags = element_op(OPS[case.op], a, b, dt)
+    out = np.where(both, res, np.where(in0, a, np.where(in1, b, np.zeros((), a.dtype))))
+    classes = np.where(both, cls, np.uint8(EXACT)).astype(np.uint8)
+    classes = np.where(dst_valid & ~(in0 | in1), np.uint8(UNDEFINED if neither is None else neither), classes)
+    classes = np.where(dst_valid, classes, np.uint8(UNDEFINED)).astype(np.uint8)
+    raised = None
+    if with_flags:
+        raised = tuple(name for name in ieee.FLAG_ORDER if name in flags and bool(np.any(flags[name] & both)))
+    return Outcome("ok", outputs={"dst": out}, classes={"dst": classes}, flags=raised)
+
+
+def _exact(shape: tuple[int, ...]) -> np.ndarray:
+    return np.zeros(shape, dtype=np.uint8)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Element operations per platform
+
+
+def spec_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
+    """pto-spec typed operations: wrap for integers; IEEE RNE + canonical NaN for float add/mul; hardware
+    min/max rules for floats. All results exact; status flags per element."""
+    if not dt.is_float:
+        res = integer.add_mul(op, a, b, dt) if op in ("add", "mul") else integer.max_min(op, a, b, dt)
+        return res, _exact(res.shape), {}
+    if op in ("add", "mul"):
+        res, flags = ieee.add_mul(op, a, b, dt)
+        return res, _exact(res.shape), flags
+    res, nv = ieee.spec_max_min(op, a, b, dt)
+    return res, _exact(res.shape), {ieee.NV: nv}
+
+
+def cpu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
+    """pto-isa cpu simulator: native C++ arithmetic.
+
+    Integers wrap (promoted to int, truncated on store). Float add/mul are IEEE RNE (half and bf16 are
+    evaluated in float and rounded once, which is the correctly rounded result); a NaN result is a NaN whose
+    sign and payload depend on the host FPU and the compiler's operand order, so only "NaN" is expected.
+    max/min are ``std::max(src0, src1)`` = ``src0 < src1 ? src1 : src0`` and ``std::min`` = ``src1 < src0 ?
+    src1 : src0``: the chosen operand is returned bit for bit, NaN wins only as src0, ties (and mixed zeros)
+    return src0.
+    """
+    if not dt.is_float:
+        return spec_element(op, a, b, dt)
+    if op in ("add", "mul"):
+        res, _ = ieee.add_mul(op, a, b, dt)
+        return res, np.where(ieee.is_nan(res, dt), np.uint8(NAN), np.uint8(EXACT)), {}
+    va, vb = ieee.to_float64(a, dt), ieee.to_float64(b, dt)
+    take_b = (va < vb) if op == "max" else (vb < va)
+    res = np.where(take_b, b, a)
+    return res, _exact(res.shape), {}
+
+
+def npu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
+    """a2a3 / a5 vector units (vadd/vmul/vmax/vmin), as far as pto-isa documents them.
+
+    Known: non-NaN float add/mul follow IEEE RNE; a NaN result is some NaN. Not documented, so undefined:
+    integer overflow of add/mul (wrap or saturate), 16-bit float subnormal operands or results (flush or
+    not), max/min with a NaN operand. max/min of mixed-sign zeros is some zero. The placeholder bits under
+    those classes are the spec's result.
+    """
+    if not dt.is_float:
+        res = integer.add_mul(op, a, b, dt) if op in ("add", "mul") else integer.max_min(op, a, b, dt)
+        cls = _exact(res.shape)
+        if op in ("add", "mul") and dt.bits <= 32:
+            cls = np.where(integer.overflows(op, a, b, dt), np.uint8(UNDEFINED), cls).astype(np.uint8)
+        return res, cls, {}
+    if op in ("add", "mul"):
+        res, flags = ieee.add_mul(op, a, b, dt)
+        cls = np.where(ieee.is_nan(res, dt), np.uint8(NAN), np.uint8(EXACT))
+        if dt.bits == 16:
+            tiny = ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt) | ieee.is_subnormal(res, dt) | flags[ieee.UF]
+            cls = np.where(tiny & ~ieee.is_nan(res, dt), np.uint8(UNDEFINED), cls)
+        return res, cls.astype(np.uint8), {}
+    res, _ = ieee.spec_max_min(op, a, b, dt)
+    mixed_zero = ieee.is_zero(a, dt) & ieee.is_zero(b, dt) & (a != b)
+    cls = np.where(mixed_zero, np.uint8(ZERO), np.uint8(EXACT))
+    undefined = ieee.is_nan(a, dt) | ieee.is_nan(b, dt)
+    if dt.bits == 16:
+        undefined |= ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt)
+    return res, np.where(undefined, np.uint8(UNDEFINED), cls).astype(np.uint8), {}
+
+
+# ---------------------------------------------------------------------------------------------------------
+# Oracles
+
+
+def _fits(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
+    return inner[0] <= outer[0] and inner[1] <= outer[1]
+
+
+def spec(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
+    """pto-spec 0.58.3 ``ExecuteTilePartial`` (pto-spec-notes §3.1-3.2).
+
+    Legal only with a non-empty destination valid region, non-empty sources that each fit inside it, and at
+    least one source covering it whole; anything else is Fault_TileLegality (trap 5) before any effect.
+    """
+    d, s0, s1 = case.tile("dst").valid, case.tile("src0").valid, case.tile("src1").valid
+    if 0 in d:
+        return Outcome.faulted("Fault_TileLegality", 5, f"destination valid region {d[0]}x{d[1]} is empty")
+    for role, s in (("src0", s0), ("src1", s1)):
+        if 0 in s:
+            return Outcome.faulted("Fault_TileLegality", 5, f"{role} valid region {s[0]}x{s[1]} is empty")
+        if not _fits(s, d):
+            return Outcome.faulted("Fault_TileLegality", 5,
+                                   f"{role} valid region {s[0]}x{s[1]} exceeds the destination {d[0]}x{d[1]}")
+    if s0 != d and s1 != d:
+        return Outcome.faulted("Fault_TileLegality", 5,
+                               f"neither source covers the destination {d[0]}x{d[1]} "
+                               f"(src0 {s0[0]}x{s0[1]}, src1 {s1[0]}x{s1[1]})")
+    return _partial(case, inputs, spec_element, neither=None, with_flags=True)
+
+
+def cpu(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
+    """pto-isa cpu simulator (TPartOp.hpp): no geometry check at all; neither source valid writes 0."""
+    return _partial(case, inputs, cpu_element, neither=EXACT, with_flags=False)
+
+
+def _one_is_dst(case: Case) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]] | None:
+    d, s0, s1 = case.tile("dst").valid, case.tile("src0").valid, case.tile("src1").valid
+    if s0 == d:
+        return d, s0, s1
+    if s1 == d:
+        return d, s1, s0
+    return None
+
+
+def a2a3(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
+    """pto-isa a2a3 (npu/a2a3/TPartOp.hpp).
+
+    An empty destination returns early (nothing written). Otherwise one source must equal the destination and
+    the other satisfy ``(r==R && c==C) || (r<R && c==C) || (r<=R && c<C)``; anything else is a PTO_ASSERT
+    (undefined in release builds), so it is reported unsupported.
+    """
+    d = case.tile("dst").valid
+    if 0 in d:
+        return _partial(case, inputs, npu_element, neither=None, with_flags=False)
+    pair = _one_is_dst(case)
+    if pair is not None:
+        (R, C), _, (r, c) = pair
+        if (r == R and c == C) or (r < R and c == C) or (r <= R and c < C):
+            return _partial(case, inputs, npu_element, neither=None, with_flags=False)
+    s0, s1 = case.tile("src0").valid, case.tile("src1").valid
+    return Outcome.unsupported(
+        f"a2a3 asserts one source equals dst {d[0]}x{d[1]} and the other fits inside it "
+        f"(src0 {s0[0]}x{s0[1]}, src1 {s1[0]}x{s1[1]})")
+
+
+def a5(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
+    """pto-isa a5 (npu/a5/TPartBinOps.hpp, Int64Reduce.hpp for 64-bit integers).
+
+    An empty destination returns early. Otherwise ``(src0==dst || src1==dst) && max(r0,r1)==R &&
+    max(c0,c1)==C`` or a PTO_ASSERT (unsupported). Covered by both: op; else a copy of the big source.
+    """
+    if get(case.dtype).bits == 64:
+        return a5_int64(case, inputs)
+    d = case.tile("dst").valid
+    if 0 in d:
+        return _partial(case, inputs, npu_element, neither=None, with_flags=False)
+    s0, s1 = case.tile("src0").valid, case.tile("src1").valid
+    if (s0 == d or s1 == d) and max(s0[0], s1[0]) == d[0] and max(s0[1], s1[1]) == d[1]:
+        return _partial(case, inputs, npu_element, neither=None, with_flags=False)
+    return Outcome.unsupported(
+        f"a5 asserts (src0==dst || src1==dst) && max(rows)==R && max(cols)==C for dst {d[0]}x{d[1]} "
+        f"(src0 {s0[0]}x{s0[1]}, src1 {s1[0]}x{s1[1]})")
+
+
+A5_INT64_MAX_COLS = 64  # one 256-byte vector per row (plt_b32 over 2x32-bit halves), no column loop
+
+
+def a5_int64(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
+    """a5 ``Int64Part`` for int64/uint64: no geometry assert, one vector op per row.
+
+    Rows in both sources: op on the column overlap, the column tail from the wider source. Rows in only one:
+    copied from the taller source. Anything else (beyond the providing source's valid columns, rows beyond
+    both sources, columns past 64) is not written or stale: undefined. Integer add wraps (carry chain).
+    """
+    dt = get(case.dtype)
+    d, t0, t1 = case.tile("dst"), case.tile("src0"), case.tile("src1")
+    R, C = d.rows, d.cols
+    a, b = _aligned(inputs["src0"], t0, R, C), _aligned(inputs["src1"], t1, R, C)
+    op = OPS[case.op]
+    res = integer.add_mul(op, a, b, dt) if op in ("add", "mul") else integer.max_min(op, a, b, dt)
+    rows = np.arange(R)[:, None]
+    cols = np.arange(C)[None, :]
+    (r0, c0), (r1, c1) = t0.valid, t1.valid
+    wide = a if c0 >= c1 else b
+    tall, tall_cols = (a, c0) if r0 >= r1 else (b, c1)
+    both_rows = rows < min(r0, r1)
+    tall_rows = ~both_rows & (rows < max(r0, r1))
+    m_op = both_rows & (cols < min(c0, c1))
+    m_wide = both_rows & ~m_op & (cols < max(c0, c1))
+    m_tall = tall_rows & (cols < tall_cols)
+    out = np.where(m_op, res, np.where(m_wide, wide, np.where(m_tall, tall, np.zeros((), a.dtype))))
+    defined = (m_op | m_wide | m_tall) & _region(d.valid, R, C) & (cols < A5_INT64_MAX_COLS)
+    classes = np.where(defined, np.uint8(EXACT), np.uint8(UNDEFINED)).astype(np.uint8)
+    return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+
+
+ORACLES = {"spec": spec, "cpu": cpu, "a2a3": a2a3, "a5": a5}

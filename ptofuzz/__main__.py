@@ -1,0 +1,3 @@
+from ptofuzz.cli import main
+
+main()

@@ -1,0 +1,241 @@
+"""The library API the CLI is a thin layer over: :func:`generate`, :func:`check`, :func:`capabilities`."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ptofuzz import casefolder, dtypes, registry
+from ptofuzz.case import Case, Outcome
+from ptofuzz.compare import Comparison, compare
+from ptofuzz.errors import CaseFolderError, UsageError
+from ptofuzz.generators import values
+from ptofuzz.generators.source import seeded
+
+
+@dataclasses.dataclass(frozen=True)
+class GeneratedCase:
+    name: str
+    path: Path
+    case: Case
+    outcome: str  # ok / fault
+    files: dict[str, int]  # file name -> bytes
+    not_exact: int  # golden elements that are not EXACT (nan/zero/undefined)
+
+
+@dataclasses.dataclass(frozen=True)
+class GenerateResult:
+    op: str
+    platform: str
+    out_dir: Path
+    seed: int
+    cases: tuple[GeneratedCase, ...]
+
+
+def _replay_command(op: str, platform: str, seed: int, mode: str) -> str:
+    return f"ptofuzz gen {op.lower()} --platform {platform} --seed {seed}{mode}"
+
+
+def _explicit_flags(case: Case) -> str:
+    parts = [f" --dtype {case.dtype}"]
+    for role, t in case.tiles:
+        parts.append(f" --{role} {t.valid_rows}x{t.valid_cols}")
+    shapes = {t.shape for _, t in case.tiles}
+    if len(shapes) == 1:
+        (r, c), = shapes
+        parts.append(f" --shape {r}x{c}")
+    if case.param("inplace"):
+        parts.append(f" --inplace {case.param('inplace')}")
+    return "".join(parts)
+
+
+def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
+         explicit: Mapping[str, Any] | None = None) -> list[tuple[str, Case, str]]:
+    """The cases a ``gen`` call writes: (folder name, case, replay command), without data.
+
+    Default: the canonical case list of ``platform``'s pto-isa system test (spec: the union of the
+    platforms' geometries). ``random=N``: N random cases legal on the platform (``explicit`` may fix
+    ``dtype``/``shape``). ``explicit``: the one case the options describe.
+    """
+    inst = registry.get(op)
+    sup = inst.support(platform)
+    prof = sup.profile
+    explicit = {k: v for k, v in (explicit or {}).items() if v is not None}
+    if random is not None:
+        if random < 1:
+            raise UsageError(f"--random {random} must be at least 1")
+        unknown = set(explicit) - {"dtype", "shape"}
+        if unknown:
+            raise UsageError(f"--random draws regions itself; drop --{sorted(unknown)[0]} or drop --random")
+        if "dtype" in explicit:
+            _check_dtype(inst, platform, explicit["dtype"])
+        src = seeded(seed, inst.name, platform, "random-geometry")
+        out = []
+        for k in range(random):
+            case = inst.random_case(src, platform, explicit)
+            out.append((prof.name(case, k), case, _replay_command(inst.name, platform, seed, f" --random {random}")))
+        return out
+    if explicit:
+        if "dtype" in explicit:
+            _check_dtype(inst, platform, explicit["dtype"])
+        case = inst.explicit_case(platform, explicit)
+        return [(prof.name(case), case, _replay_command(inst.name, platform, seed, _explicit_flags(case)))]
+    if not prof.canonical:
+        raise UsageError(f"pto-isa has no file-based {inst.name} system test on {platform}; use --random N or "
+                         "explicit flags (--dtype, --dst, --src0, --src1)")
+    return [(f"{prof.suite}.{alias}", case, _replay_command(inst.name, platform, seed, ""))
+            for alias, case in prof.canonical]
+
+
+def _check_dtype(inst: registry.Instruction, platform: str, name: str) -> None:
+    dt = dtypes.get(name)
+    sup = inst.support(platform)
+    if dt.name not in sup.dtypes:
+        raise UsageError(f"{inst.name} on {platform} does not support dtype {dt.name}; use one of: "
+                         f"{', '.join(sup.dtypes)}")
+
+
+def realize(inst: registry.Instruction, name: str, case: Case, seed: int, special_rate: float
+            ) -> tuple[dict[str, np.ndarray], Outcome]:
+    """Draw a case's inputs (seeded by ``seed`` and the folder name) and run its platform oracle."""
+    inputs = inst.draw_inputs(seeded(seed, name), case, special_rate)
+    return inputs, inst.evaluate(case, inputs)
+
+
+def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0, force: bool = False,
+             random: int | None = None, explicit: Mapping[str, Any] | None = None,
+             special_rate: float = values.DEFAULT_SPECIAL_RATE) -> GenerateResult:
+    """Write case folders (inputs, golden, ``ptofuzz.json``) for ``op`` on ``platform`` into ``out_dir``.
+
+    Nothing is written when any folder would clash with an existing one (unless ``force``) or when a
+    requested case is unsupported on the platform.
+    """
+    if not 0.0 <= special_rate <= 1.0:
+        raise UsageError(f"--special-rate {special_rate} must be between 0 and 1")
+    inst = registry.get(op)
+    out = Path(out_dir)
+    planned = plan(op, platform, seed=seed, random=random, explicit=explicit)
+    casefolder.check_writable(out, [n for n, _, _ in planned], force)
+    contents = []
+    for name, case, replay in planned:
+        inputs, outcome = realize(inst, name, case, seed, special_rate)
+        if outcome.kind == "unsupported":
+            raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
+        contents.append((case, outcome, casefolder.build(inst, case, inputs, outcome, name=name, seed=seed,
+                                                         special_rate=special_rate, replay=replay)))
+    written = []
+    for case, outcome, content in contents:
+        path = casefolder.write(out, content, force)
+        not_exact = sum(n for runs in content.manifest["expected"].get("classes", {}).values()
+                        for spans in runs.values() for _, n in spans)
+        written.append(GeneratedCase(content.name, path, case, outcome.kind,
+                                     {f: len(b) for f, b in content.files.items()}, not_exact))
+    return GenerateResult(inst.name, platform, out, seed, tuple(written))
+
+
+# ---- check ------------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class FileVerdict:
+    file: str
+    comparison: Comparison | None  # None when the file could not be compared
+    problem: str = ""  # why it fails without an element comparison (absent golden, unexpected file, ...)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem and (self.comparison is None or self.comparison.ok)
+
+
+@dataclasses.dataclass(frozen=True)
+class CaseVerdict:
+    path: Path
+    name: str
+    op: str
+    platform: str
+    dtype: str
+    outcome: str
+    verdict: str  # pass / fail / error
+    files: tuple[FileVerdict, ...] = ()
+    message: str = ""
+    file_shape: tuple[int, int] = (0, 0)
+
+    @property
+    def reproduce(self) -> str:
+        plat = "" if (self.path / casefolder.MANIFEST).is_file() else f" --platform {self.platform}"
+        return f"ptofuzz check {self.path}{plat}"
+
+
+def check(paths: Sequence[str | Path], platform: str | None = None) -> list[CaseVerdict]:
+    """Recompute each case folder's golden from its inputs and compare golden.bin (and output.bin if there).
+
+    Errors that concern one folder (wrong file size, unparseable name) give that folder the verdict
+    ``error``; errors in the request itself (missing path) raise UsageError.
+    """
+    if platform is not None and platform not in registry.PLATFORMS:
+        raise UsageError(f"unknown platform {platform!r}; use one of: {', '.join(registry.PLATFORMS)}")
+    verdicts = []
+    for path in casefolder.discover([Path(p) for p in paths]):
+        try:
+            verdicts.append(_check_one(path, platform))
+        except CaseFolderError as e:
+            verdicts.append(CaseVerdict(path, path.name, "?", platform or "?", "?", "?", "error", message=str(e)))
+    return verdicts
+
+
+def _check_one(path: Path, platform: str | None) -> CaseVerdict:
+    lc = casefolder.load(path, platform)
+    case, prof = lc.case, lc.profile
+    dt = dtypes.get(case.dtype)
+    outcome = lc.inst.evaluate(case, casefolder.read_inputs(lc))
+    base = dict(path=path, name=path.name, op=case.op, platform=case.platform, dtype=dt.name, outcome=outcome.kind)
+    messages = []
+    expected = (lc.manifest or {}).get("expected", {})
+    if expected and expected.get("outcome") != outcome.kind:
+        messages.append(f"manifest expects outcome {expected.get('outcome')!r}, recomputed {outcome.kind!r}"
+                        + (f" ({outcome.reason})" if outcome.reason else ""))
+    if outcome.kind == "ok" and expected.get("flags") is not None and outcome.flags is not None \
+            and list(outcome.flags) != list(expected["flags"]):
+        messages.append(f"manifest flags {expected['flags']} differ from recomputed {list(outcome.flags)}")
+    files = []
+    shape = (0, 0)
+    for fname, role in (*prof.golden, *prof.outputs):
+        fpath = path / fname
+        is_golden = (fname, role) in prof.golden
+        if outcome.kind != "ok":
+            if fpath.is_file():
+                files.append(FileVerdict(fname, None, f"present, but the case's outcome is {outcome.kind}: "
+                                                      f"{outcome.reason}"))
+            continue
+        tile = case.tile(role)
+        shape = prof.file_shape(tile)
+        if not fpath.is_file():
+            if is_golden and shape[0] * shape[1] > 0:
+                files.append(FileVerdict(fname, None, "missing"))
+            continue
+        actual = casefolder.read_tile_file(fpath, dt, shape)
+        r, c = shape
+        cmp = compare(outcome.outputs[role][:r, :c], outcome.classes[role][:r, :c], actual, dt)
+        files.append(FileVerdict(fname, cmp))
+    verdict = "pass" if not messages and all(f.ok for f in files) else "fail"
+    return CaseVerdict(**base, verdict=verdict, files=tuple(files), message="; ".join(messages), file_shape=shape)
+
+
+# ---- capabilities ---------------------------------------------------------------------------------------------
+
+def capabilities() -> list[dict[str, Any]]:
+    """The instruction x platform x dtype matrix, one record per (instruction, platform)."""
+    rows = []
+    for inst in registry.all_instructions().values():
+        for plat in registry.PLATFORMS:
+            sup = inst.platforms.get(plat)
+            if sup is None:
+                continue
+            rows.append({"op": inst.name, "platform": plat, "dtypes": list(sup.dtypes),
+                         "system_test": sup.has_system_test, "suite": sup.profile.suite,
+                         "layout": sup.profile.layout, "canonical_cases": len(sup.profile.canonical),
+                         "notes": sup.notes})
+    return rows

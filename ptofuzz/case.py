@@ -1,0 +1,158 @@
+"""Cases and outcomes: the records every oracle, layout and generator speaks.
+
+A :class:`Case` is pure geometry and parameters (no data). An :class:`Outcome` is what one oracle says a case
+produces: values with a per-element class, a fault, or "unsupported on this platform".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from typing import TYPE_CHECKING, Any
+
+from ptofuzz.errors import UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# Per-element classes of an expected value (uint8 codes in Outcome.classes).
+EXACT = 0  # the bits must match exactly
+NAN = 1  # any NaN (sign and payload free)
+ZERO = 2  # +0 or -0
+UNDEFINED = 3  # anything: the platform leaves this element undefined
+CLASS_NAMES = {EXACT: "exact", NAN: "nan", ZERO: "zero", UNDEFINED: "undefined"}
+
+_RXC = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
+
+
+def parse_rxc(text: str, what: str = "shape") -> tuple[int, int]:
+    """Parse ``"64x32"`` into ``(64, 32)``; raise a one-line UsageError naming ``what`` otherwise."""
+    m = _RXC.match(text or "")
+    if not m:
+        raise UsageError(f"{what} {text!r} is not ROWSxCOLS; write it like 64x32")
+    return int(m.group(1)), int(m.group(2))
+
+
+@dataclasses.dataclass(frozen=True)
+class Tile:
+    """A tile's physical shape and its valid region, anchored at (0, 0)."""
+
+    rows: int
+    cols: int
+    valid_rows: int
+    valid_cols: int
+
+    @classmethod
+    def full(cls, rows: int, cols: int) -> Tile:
+        return cls(rows, cols, rows, cols)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.rows, self.cols)
+
+    @property
+    def valid(self) -> tuple[int, int]:
+        return (self.valid_rows, self.valid_cols)
+
+    @property
+    def is_empty(self) -> bool:
+        return self.valid_rows == 0 or self.valid_cols == 0
+
+    def token(self) -> str:
+        """``8x64`` when the tile is exactly its valid region, else ``8x64of64x64``."""
+        v = f"{self.valid_rows}x{self.valid_cols}"
+        return v if self.valid == self.shape else f"{v}of{self.rows}x{self.cols}"
+
+    def to_json(self) -> dict[str, list[int]]:
+        return {"shape": [self.rows, self.cols], "valid": [self.valid_rows, self.valid_cols]}
+
+    @classmethod
+    def from_json(cls, d: dict[str, list[int]]) -> Tile:
+        return cls(int(d["shape"][0]), int(d["shape"][1]), int(d["valid"][0]), int(d["valid"][1]))
+
+
+@dataclasses.dataclass(frozen=True)
+class Case:
+    """One instruction instance: op, platform, dtype, tiles by role, and extra parameters.
+
+    ``tiles`` and ``params`` are tuples of pairs so that cases are hashable and compare by value.
+    """
+
+    op: str
+    platform: str
+    dtype: str
+    tiles: tuple[tuple[str, Tile], ...]
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def tile(self, role: str) -> Tile:
+        return dict(self.tiles)[role]
+
+    def param(self, name: str, default: Any = None) -> Any:
+        return dict(self.params).get(name, default)
+
+    def replace(self, **changes: Any) -> Case:
+        return dataclasses.replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "op": self.op,
+            "platform": self.platform,
+            "dtype": self.dtype,
+            "tiles": {role: t.to_json() for role, t in self.tiles},
+            "params": dict(self.params),
+        }
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> Case:
+        return cls(
+            op=d["op"], platform=d["platform"], dtype=d["dtype"],
+            tiles=tuple((role, Tile.from_json(t)) for role, t in d["tiles"].items()),
+            params=tuple(sorted(d.get("params", {}).items())),
+        )
+
+
+@dataclasses.dataclass(frozen=True)
+class Fault:
+    """An architectural fault: the operation publishes nothing."""
+
+    name: str  # e.g. "Fault_TileLegality"
+    trap: int  # 4 decode, 5 legality / allocation / bundle control
+    reason: str
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What an oracle says a case produces.
+
+    kind "ok": ``outputs[role]`` holds result bits at the tile's physical shape and ``classes[role]`` the
+    per-element class codes (EXACT/NAN/ZERO/UNDEFINED); bits under a non-EXACT class are placeholders.
+    kind "fault": ``fault`` says which. kind "unsupported": the platform does not implement this case
+    (``reason`` says why); that is a capability gap, not a result.
+    ``flags`` are the numeric status flags raised (spec only; None where a model does not track them).
+    """
+
+    kind: str
+    outputs: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    classes: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    flags: tuple[str, ...] | None = None
+    fault: Fault | None = None
+    reason: str = ""
+
+    @classmethod
+    def faulted(cls, name: str, trap: int, reason: str) -> Outcome:
+        return cls("fault", fault=Fault(name, trap, reason), reason=reason)
+
+    @classmethod
+    def unsupported(cls, reason: str) -> Outcome:
+        return cls("unsupported", reason=reason)
+
+    def summary(self) -> dict[str, Any]:
+        """JSON-ready description without the data (for manifests)."""
+        d: dict[str, Any] = {"outcome": self.kind}
+        if self.kind == "fault" and self.fault:
+            d["fault"] = {"name": self.fault.name, "trap": self.fault.trap, "reason": self.fault.reason}
+        if self.kind == "unsupported":
+            d["reason"] = self.reason
+        if self.flags is not None:
+            d["flags"] = list(self.flags)
+        return d

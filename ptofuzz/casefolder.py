@@ -1,0 +1,236 @@
+"""Case folders on disk: building their files and manifest, writing them atomically, reading them back.
+
+A case folder is what a pto-isa system test reads (``input*.bin``, ``golden.bin``: raw little-endian arrays,
+no header) plus ptofuzz's manifest ``ptofuzz.json``. A folder is built in a hidden temporary sibling and
+renamed into place, so a reader never sees half a case; an existing folder is replaced only with ``force``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ptofuzz import __version__, dtypes, registry
+from ptofuzz.case import CLASS_NAMES, EXACT, Case, Outcome
+from ptofuzz.errors import CaseFolderError, UsageError
+from ptofuzz.layouts import Profile
+
+MANIFEST = "ptofuzz.json"
+FORMAT = "ptofuzz-case/1"
+
+
+def file_bytes(bits: np.ndarray, profile: Profile, tile: Any) -> bytes:
+    """The bytes of one tile's file: the valid region (compact) or the whole physical tile."""
+    r, c = profile.file_shape(tile)
+    return np.ascontiguousarray(bits[:r, :c]).tobytes()
+
+
+def class_runs(classes: np.ndarray) -> dict[str, list[list[int]]]:
+    """Non-exact element classes as ``{class: [[start, length], ...]}`` over the flattened file."""
+    flat = classes.ravel()
+    out: dict[str, list[list[int]]] = {}
+    if flat.size == 0 or not np.any(flat != EXACT):
+        return out
+    change = np.flatnonzero(np.diff(flat.astype(np.int16))) + 1
+    starts = np.concatenate(([0], change))
+    lengths = np.diff(np.concatenate((starts, [flat.size])))
+    for s, n in zip(starts.tolist(), lengths.tolist()):
+        code = int(flat[s])
+        if code != EXACT:
+            out.setdefault(CLASS_NAMES[code], []).append([s, n])
+    return out
+
+
+def classes_from_runs(runs: dict[str, list[list[int]]], size: int) -> np.ndarray:
+    codes = {v: k for k, v in CLASS_NAMES.items()}
+    flat = np.zeros(size, dtype=np.uint8)
+    for name, spans in runs.items():
+        for s, n in spans:
+            flat[s:s + n] = codes[name]
+    return flat
+
+
+@dataclasses.dataclass
+class FolderContent:
+    """Everything one case folder will hold."""
+
+    name: str
+    files: dict[str, bytes]
+    manifest: dict[str, Any]
+
+
+def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray], outcome: Outcome,
+          *, name: str, seed: int, special_rate: float, replay: str) -> FolderContent:
+    """Assemble files and manifest for one case (no I/O)."""
+    profile = inst.support(case.platform).profile
+    dt = dtypes.get(case.dtype)
+    files: dict[str, bytes] = {}
+    entries = []
+    expected: dict[str, Any] = outcome.summary()
+    for fname, role in profile.inputs:
+        tile = case.tile(role)
+        files[fname] = file_bytes(inputs[role], profile, tile)
+        entries.append(_entry(fname, role, "input", dt, profile, tile, files[fname]))
+    if outcome.kind == "ok":
+        classes: dict[str, Any] = {}
+        for fname, role in profile.golden:
+            tile = case.tile(role)
+            files[fname] = file_bytes(outcome.outputs[role], profile, tile)
+            entries.append(_entry(fname, role, "golden", dt, profile, tile, files[fname]))
+            r, c = profile.file_shape(tile)
+            runs = class_runs(outcome.classes[role][:r, :c])
+            if runs:
+                classes[fname] = runs
+        expected["classes"] = classes
+    manifest = {
+        "format": FORMAT,
+        "generator": f"ptofuzz {__version__}",
+        "name": name,
+        **case.to_json(),
+        "layout": profile.layout,
+        "seed": seed,
+        "special_rate": special_rate,
+        "files": entries,
+        "expected": expected,
+        "replay": replay,
+    }
+    return FolderContent(name, files, manifest)
+
+
+def _entry(fname: str, role: str, kind: str, dt: dtypes.DType, profile: Profile, tile: Any,
+           data: bytes) -> dict[str, Any]:
+    return {"name": fname, "role": role, "kind": kind, "dtype": dt.name,
+            "shape": list(profile.file_shape(tile)), "layout": profile.layout, "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest()}
+
+
+def check_writable(out_dir: Path, names: list[str], force: bool) -> None:
+    """Refuse before writing anything: duplicate names, or existing folders without ``force``."""
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise UsageError(f"two cases would share the folder {dupes[0]!r}")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {str(out_dir)!r} is a file; pass a directory")
+    if not force:
+        existing = [n for n in names if (out_dir / n).exists()]
+        if existing:
+            more = f" and {len(existing) - 1} more" if len(existing) > 1 else ""
+            raise UsageError(f"case folder {str(out_dir / existing[0])!r}{more} already exists; "
+                             "pass --force to overwrite or choose another --out")
+
+
+def write(out_dir: Path, content: FolderContent, force: bool) -> Path:
+    """Write one case folder atomically (temporary sibling, then rename)."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    final = out_dir / content.name
+    tmp = out_dir / f".{content.name}.tmp-{os.getpid()}"
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    tmp.mkdir()
+    try:
+        for fname, data in content.files.items():
+            (tmp / fname).write_bytes(data)
+        (tmp / MANIFEST).write_text(json.dumps(content.manifest, indent=1) + "\n")
+        if final.exists():
+            if not force:
+                raise UsageError(f"case folder {str(final)!r} already exists; pass --force to overwrite")
+            old = out_dir / f".{content.name}.old-{os.getpid()}"
+            final.rename(old)
+            tmp.rename(final)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            tmp.rename(final)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return final
+
+
+# ---- reading ----------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class LoadedCase:
+    path: Path
+    inst: registry.Instruction
+    case: Case
+    profile: Profile
+    manifest: dict[str, Any] | None
+
+
+def is_case_folder(path: Path) -> bool:
+    return path.is_dir() and ((path / MANIFEST).is_file() or any(path.glob("*.bin")))
+
+
+def discover(paths: list[Path]) -> list[Path]:
+    """Case folders named directly, or the case folders one level below a parent folder."""
+    found: list[Path] = []
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"path {str(p)!r} does not exist")
+        if is_case_folder(p):
+            found.append(p)
+            continue
+        kids = sorted(k for k in p.iterdir() if is_case_folder(k)) if p.is_dir() else []
+        if not kids:
+            raise UsageError(f"{str(p)!r} is not a case folder and holds none (no {MANIFEST}, no .bin files)")
+        found.extend(kids)
+    return found
+
+
+def load(path: Path, platform: str | None) -> LoadedCase:
+    """Identify a case folder: from its manifest, else from its folder name read with ``platform``'s layout."""
+    mpath = path / MANIFEST
+    if mpath.is_file():
+        try:
+            manifest = json.loads(mpath.read_text())
+            case = Case.from_json(manifest)
+        except (ValueError, KeyError, TypeError) as e:
+            raise CaseFolderError(f"{str(mpath)!r} is not a valid ptofuzz manifest ({e}); regenerate the case") from None
+        inst = registry.get(case.op)
+        return LoadedCase(path, inst, case, inst.support(case.platform).profile, manifest)
+    if platform is None:
+        raise UsageError(f"{str(path)!r} has no {MANIFEST}; pass --platform cpu|a2a3|a5 to read it as a pto-isa "
+                         "case folder")
+    suite = path.name.partition(".")[0]
+    for inst in registry.all_instructions().values():
+        sup = inst.platforms.get(platform)
+        if sup is not None and sup.profile.suite == suite:
+            case = sup.profile.parse(path.name)
+            return LoadedCase(path, inst, case, sup.profile, None)
+    suites = sorted({s.profile.suite for i in registry.all_instructions().values()
+                     for p, s in i.platforms.items() if p == platform})
+    raise CaseFolderError(f"folder name {path.name!r}: suite {suite!r} is no {platform} test "
+                          f"(known: {', '.join(suites)})")
+
+
+def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int], *, optional_if_empty: bool = True
+                   ) -> np.ndarray:
+    """Read a raw little-endian file of ``shape`` elements, refusing a wrong size."""
+    need = shape[0] * shape[1] * dt.itemsize
+    if not path.is_file():
+        if need == 0 and optional_if_empty:
+            return np.zeros(shape, dtype=dt.bits_dtype)
+        raise CaseFolderError(f"{str(path)!r} is missing; the case needs it ({shape[0]}x{shape[1]} {dt.name})")
+    size = path.stat().st_size
+    if size != need:
+        what = "truncated" if size < need else "oversized"
+        raise CaseFolderError(f"{str(path)!r} is {what}: {size} bytes, expected {need} "
+                              f"({shape[0]}x{shape[1]} {dt.name}); regenerate it or check --platform")
+    return np.fromfile(path, dtype=dt.bits_dtype).reshape(shape)
+
+
+def read_inputs(lc: LoadedCase) -> dict[str, np.ndarray]:
+    """Input bits at each tile's physical shape (compact files are the whole tile)."""
+    dt = dtypes.get(lc.case.dtype)
+    out = {}
+    for fname, role in lc.profile.inputs:
+        tile = lc.case.tile(role)
+        out[role] = read_tile_file(lc.path / fname, dt, lc.profile.file_shape(tile))
+    return out

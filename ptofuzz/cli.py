@@ -1,0 +1,144 @@
+"""The ``ptofuzz`` command line: a thin typer layer over :mod:`ptofuzz.api`.
+
+Each command parses its options, makes one API call and hands the result to :mod:`ptofuzz.report`. numpy,
+the oracles and rich are imported inside the commands so that ``ptofuzz --help`` stays fast. Exit codes: 0 ok,
+1 mismatch, 2 usage or bad input, 3 internal error.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Annotated, NoReturn, Optional
+
+import typer
+
+from ptofuzz import __version__
+from ptofuzz.errors import ExitCode, UsageError
+
+app = typer.Typer(
+    name="ptofuzz",
+    help="Golden data and differential fuzzing for PTO tile instructions (pto-isa, pto-spec).",
+    add_completion=False,
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+PlatformOpt = Annotated[str, typer.Option("--platform", "-p", help="spec, cpu, a2a3 or a5.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
+
+
+def _die(message: str, code: ExitCode) -> NoReturn:
+    typer.echo(f"ptofuzz: error: {message}", err=True)
+    raise typer.Exit(int(code))
+
+
+@contextlib.contextmanager
+def _errors() -> Iterator[None]:
+    """Library errors become one line on stderr and an exit code, never a traceback."""
+    try:
+        yield
+    except typer.Exit:
+        raise
+    except UsageError as e:
+        _die(str(e), ExitCode.USAGE)
+    except OSError as e:
+        _die(f"{e.strerror or e}: {e.filename!r}" if e.filename else str(e), ExitCode.USAGE)
+    except KeyboardInterrupt:
+        _die("interrupted", ExitCode.USAGE)
+    except Exception as e:  # noqa: BLE001 - the one place unexpected errors are turned into exit 3
+        _die(f"internal error: {type(e).__name__}: {e} (please report this with the command line)",
+             ExitCode.INTERNAL)
+
+
+def _rxc(value: Optional[str], flag: str) -> Optional[tuple[int, int]]:
+    if value is None:
+        return None
+    from ptofuzz.case import parse_rxc
+
+    return parse_rxc(value, flag)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"ptofuzz {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option("--version", callback=_version, is_eager=True,
+                                          help="Print the version and exit.")] = False,
+) -> None:
+    """Golden data and differential fuzzing for PTO tile instructions (pto-isa, pto-spec)."""
+
+
+@app.command()
+def gen(
+    op: Annotated[str, typer.Argument(help="Instruction, e.g. tpartadd (see `ptofuzz list`).")],
+    platform: PlatformOpt,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write case folders into.")] = Path("."),
+    seed: Annotated[int, typer.Option(help="Seed; the same seed writes the same bytes.")] = 0,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing case folders.")] = False,
+    random: Annotated[Optional[int], typer.Option("--random", help="Write N random legal cases.")] = None,
+    dtype: Annotated[Optional[str], typer.Option(help="Element type (float32, half, bf16, int8, u16, ...).")] = None,
+    shape: Annotated[Optional[str], typer.Option(help="Tile shape RxC.")] = None,
+    dst: Annotated[Optional[str], typer.Option(help="Destination valid region RxC.")] = None,
+    src0: Annotated[Optional[str], typer.Option(help="src0 valid region RxC.")] = None,
+    src1: Annotated[Optional[str], typer.Option(help="src1 valid region RxC.")] = None,
+    inplace: Annotated[Optional[str], typer.Option(help="Destination is this source tile: src0 or src1.")] = None,
+    special_rate: Annotated[float, typer.Option(help="Share of special values (NaN, inf, 0, subnormal, ...).")] = 0.05,
+    json_out: JsonOpt = False,
+) -> None:
+    """Write case folders (input*.bin, golden.bin, ptofuzz.json) for OP on a platform.
+
+    Without --random or explicit flags: the canonical case list of the platform's pto-isa system test
+    (spec: the union of the platforms' geometries, in ptofuzz's full-tile layout).
+    """
+    with _errors():
+        from ptofuzz import api, report
+
+        explicit = {"dtype": dtype, "shape": _rxc(shape, "--shape"), "dst": _rxc(dst, "--dst"),
+                    "src0": _rxc(src0, "--src0"), "src1": _rxc(src1, "--src1"), "inplace": inplace}
+        result = api.generate(op, platform, out, seed=seed, force=force, random=random, explicit=explicit,
+                              special_rate=special_rate)
+        report.generated(result, as_json=json_out)
+
+
+@app.command()
+def check(
+    paths: Annotated[list[Path], typer.Argument(help="Case folders, or folders that contain case folders.")],
+    platform: Annotated[Optional[str], typer.Option("--platform", "-p",
+                                                    help="Layout for folders without ptofuzz.json.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Recompute goldens from the inputs and compare golden.bin (and output.bin) bit for bit."""
+    with _errors():
+        from ptofuzz import api, report
+
+        verdicts = api.check(paths, platform)
+        report.checked(verdicts, as_json=json_out)
+        if any(v.verdict == "error" for v in verdicts):
+            raise typer.Exit(int(ExitCode.USAGE))
+        if any(v.verdict == "fail" for v in verdicts):
+            raise typer.Exit(int(ExitCode.MISMATCH))
+
+
+@app.command("list")
+def list_(json_out: JsonOpt = False) -> None:
+    """Print the instruction x platform x dtype capability matrix."""
+    with _errors():
+        from ptofuzz import api, report
+
+        report.capabilities(api.capabilities(), as_json=json_out)
+
+
+def main() -> None:
+    app(prog_name="ptofuzz")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,27 @@
+"""Exception family and exit codes shared by the library and the CLI."""
+
+from __future__ import annotations
+
+import enum
+
+
+class ExitCode(enum.IntEnum):
+    OK = 0
+    MISMATCH = 1
+    USAGE = 2
+    INTERNAL = 3
+
+
+class PtofuzzError(Exception):
+    """Root of every error ptofuzz raises on purpose."""
+
+
+class UsageError(PtofuzzError, ValueError):
+    """Bad input from the user: an unknown name, an impossible region, a malformed file.
+
+    The message is one line that names the bad value and says how to fix it.
+    """
+
+
+class CaseFolderError(UsageError):
+    """A case folder cannot be read: missing or wrongly sized files, unparseable name."""

@@ -1,0 +1,237 @@
+"""TPARTADD, TPARTMUL, TPARTMAX, TPARTMIN: capabilities, layouts and canonical cases per platform.
+
+Facts from pto-isa-conventions.md §3 (pto-isa 3186c381) and pto-spec-notes.md §3 (pto-spec 0.58.3).
+Semantics live in ``oracles/tpart.py``; random geometries in ``generators/tpart.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ptofuzz import dtypes
+from ptofuzz.case import Case, Tile
+from ptofuzz.errors import UsageError
+from ptofuzz.generators import tpart as gen
+from ptofuzz.generators import values
+from ptofuzz.generators.source import Source
+from ptofuzz.layouts import Profile
+from ptofuzz.oracles import tpart as oracles
+from ptofuzz.registry import Instruction, PlatformSupport
+
+OPS = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
+ROLES = ("dst", "src0", "src1")
+
+# ---- dtype capabilities ----------------------------------------------------------------------------------
+SPEC_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint32", "uint16", "uint8")
+# TPARTMUL: the contract header lists 7 types (no S8/U8) but the executable model, its test
+# tile-bound-tpartmul-dtype-001 and ADR 0083 accept all 9; ptofuzz follows the executable model.
+CPU_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8")
+A2A3_DTYPES = ("float32", "float16", "int32", "int16")
+A5_DTYPES = ("float32", "float16", "bfloat16", "int64", "int32", "int16", "int8",
+             "uint64", "uint32", "uint16", "uint8")
+A5_DTYPES_MUL = tuple(d for d in A5_DTYPES if d not in ("int64", "uint64"))
+
+# ---- dtype spellings in pto-isa case names -----------------------------------------------------------------
+PLAIN = {"float32": "float", "float16": "half", "bfloat16": "bf16"}  # others: numpy names (int16, uint64...)
+A5_MAXMIN = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int8": "s8", "int16": "s16",
+             "int32": "s32", "int64": "s64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64"}
+SPEC_SPELLING: dict[str, str] = {}  # ptofuzz's own names
+
+
+def spec_physical(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[int, int]:
+    """The smallest legal pto-spec tile descriptor holding a valid region: physical columns a power of two,
+    capacity 128 B * 2**k, rows = capacity / (cols * element size) (pto-spec-notes §4)."""
+    cols = 1 << max(valid_cols - 1, 0).bit_length()
+    row_bytes = cols * dt.itemsize
+    capacity = 128
+    while capacity < max(valid_rows, 1) * row_bytes:
+        capacity *= 2
+    return max(capacity // row_bytes, 1), cols
+
+
+def _compact(op: str, platform: str, dt: str, d: str, s0: str, s1: str) -> Case:
+    tiles = []
+    for tok in (d, s0, s1):
+        r, c = (int(x) for x in tok.split("x"))
+        tiles.append(Tile(r, c, r, c))
+    return Case(op, platform, dt, tuple(zip(ROLES, tiles)))
+
+
+def _npu_add_mul(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
+    rows = [("float32", "64x64", "64x64", "64x64"), ("float32", "64x64", "8x64", "64x64"),
+            ("float32", "64x64", "64x8", "64x64"), ("float32", "64x64", "64x64", "8x64"),
+            ("float32", "64x64", "64x64", "64x8"), ("float16", "8x48", "8x16", "8x48"),
+            ("float16", "8x768", "8x512", "8x768"), ("int16", "8x48", "8x48", "8x16"),
+            ("int32", "64x64", "8x64", "64x64")]
+    if op == "TPARTADD" and platform == "a5":
+        rows += [("int64", "4x16", "2x16", "4x16"), ("uint64", "4x16", "2x16", "4x16"),
+                 ("int64", "4x16", "4x8", "4x16")]
+    cases = []
+    for dt, d, s0, s1 in rows:
+        alias = f"case_{PLAIN.get(dt, dt)}_{d}_{s0}_{s1}"
+        cases.append((alias, _compact(op, platform, dt, d, s0, s1)))
+    return tuple(sorted(cases))
+
+
+def _a5_max_min(op: str) -> tuple[tuple[str, Case], ...]:
+    rows = [("float32", "64x64", "64x64", "64x64"), ("float32", "2x24", "2x24", "2x8"),
+            ("float32", "2x24", "2x24", "1x8"), ("float32", "128x64", "128x64", "96x64"),
+            ("float32", "95x95", "95x95", "95x95")]
+    rows += [(dt, "122x123", "104x123", "122x123")
+             for dt in ("float32", "float16", "int8", "int16", "int32", "uint8", "uint16", "uint32")]
+    rows += [("float16", "5x33", "5x33", "5x33")]
+    rows += [("float32", "8x8", "0x8", "8x8"), ("float32", "8x8", "8x0", "8x8"),
+             ("float32", "8x8", "8x8", "0x8"), ("float32", "8x8", "8x8", "8x0")]
+    rows += [("int64", "4x16", "2x16", "4x16"), ("uint64", "4x16", "2x16", "4x16")]
+    return tuple(sorted((f"case_{A5_MAXMIN[dt]}_{d}_{s0}_{s1}", _compact(op, "a5", dt, d, s0, s1))
+                        for dt, d, s0, s1 in rows))
+
+
+def _a2a3_max_min(op: str) -> tuple[tuple[str, Case], ...]:
+    rows = [("test0", "16x32", "16x16", "16x32"), ("test1", "22x32", "22x32", "16x32"),
+            ("test2", "22x40", "22x40", "22x32"), ("test3", "22x40", "22x40", "8x40"),
+            ("test4", "64x128", "64x128", "64x128"),
+            ("testEmpty0", "16x32", "16x0", "16x32"), ("testEmpty1", "16x32", "0x32", "16x32"),
+            ("testEmpty2", "16x32", "16x32", "16x0"), ("testEmpty3", "16x32", "16x32", "0x32")]
+    return tuple((name, _compact(op, "a2a3", "float32", d, s0, s1)) for name, d, s0, s1 in rows)
+
+
+def _cpu(op: str) -> tuple[tuple[str, Case], ...]:
+    names = {"TPARTADD": ("float32",), "TPARTMAX": ("float32", "int8", "uint8"),
+             "TPARTMIN": ("float32", "int8", "uint8")}.get(op, ())
+    full = Tile(64, 64, 64, 64)
+    return tuple(sorted(
+        (f"case_{PLAIN.get(dt, dt)}_64x64_src1_32x32",
+         Case(op, "cpu", dt, (("dst", full), ("src0", full), ("src1", Tile(64, 64, 32, 32)))))
+        for dt in names))
+
+
+def _spec_union(op: str, platform_lists: list[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+    """spec's canonical list: every platform's case geometry and dtype once, in spec's full-tile layout."""
+    seen: dict[tuple[Any, ...], Case] = {}
+    for cases in platform_lists:
+        for _, c in cases:
+            dt = dtypes.get(c.dtype)
+            valids = tuple(c.tile(r).valid for r in ROLES)
+            tiles = tuple((r, Tile(*spec_physical(*v, dt), *v)) for r, v in zip(ROLES, valids))
+            seen.setdefault((c.dtype, valids), Case(op, "spec", c.dtype, tiles))
+    return tuple((f"case_{c.dtype}_{'_'.join(t.token() for _, t in c.tiles)}", c) for c in seen.values())
+
+
+def _profiles(op: str) -> dict[str, Profile]:
+    base_io = (("input1.bin", "src0"), ("input2.bin", "src1"))
+    golden = (("golden.bin", "dst"),)
+    output = (("output.bin", "dst"),)
+    maxmin = op in ("TPARTMAX", "TPARTMIN")
+    cpu_cases = _cpu(op)
+    a2a3_cases = _a2a3_max_min(op) if maxmin else _npu_add_mul(op, "a2a3")
+    a5_cases = _a5_max_min(op) if maxmin else _npu_add_mul(op, "a5")
+    cpu = Profile(op, "cpu", f"{op}_Test", base_io, golden, output, ROLES, compact=False, spelling=PLAIN,
+                  canonical=cpu_cases, physical=None, src1_form=True,
+                  note=f"tests/cpu/st/testcase/{op.lower()}: full 64x64 tiles, src1 read top-left with stride 64")
+    a2a3 = Profile(op, "a2a3", f"{op}Test", (("input0.bin", "src0"), ("input1.bin", "src1")) if maxmin else base_io,
+                   golden, output, ROLES, compact=True, spelling=PLAIN, canonical=a2a3_cases,
+                   note=f"tests/npu/a2a3/src/st/testcase/{op.lower()}: compact valid-region files")
+    a5 = Profile(op, "a5", f"{op}Test", base_io, golden, output, ROLES, compact=True,
+                 spelling=A5_MAXMIN if maxmin else PLAIN, canonical=a5_cases,
+                 note=f"tests/npu/a5/src/st/testcase/{op.lower()}: compact valid-region files")
+    spec = Profile(op, "spec", f"{op}Spec", base_io, golden, output, ROLES, compact=False,
+                   spelling=SPEC_SPELLING, canonical=_spec_union(op, [cpu_cases, a2a3_cases, a5_cases]),
+                   physical=spec_physical,
+                   note="ptofuzz full-tile layout; physical tiles are the smallest legal pto-spec descriptors")
+    return {"spec": spec, "cpu": cpu, "a2a3": a2a3, "a5": a5}
+
+
+# ---- cases from the CLI ----------------------------------------------------------------------------------
+
+def explicit_case(op: str, profiles: Mapping[str, Profile], sup_dtypes: Mapping[str, tuple[str, ...]],
+                  platform: str, opts: Mapping[str, Any]) -> Case:
+    """The one case ``--dtype --shape --dst --src0 --src1 --inplace`` describe.
+
+    Defaults: dtype = the platform's first; dst valid = ``--shape`` (or the largest source, or 64x64);
+    sources = dst. Physical tiles: the valid regions themselves (compact layouts), ``--shape`` or the
+    smallest tile holding every region (cpu), ``--shape`` or the smallest legal descriptor (spec).
+    """
+    prof = profiles[platform]
+    dt = dtypes.get(opts.get("dtype") or sup_dtypes[platform][0])
+    shape = opts.get("shape")
+    given = [opts.get(r) for r in ROLES]
+    dv = given[0] or shape or (tuple(max(v[i] for v in given[1:] if v) for i in (0, 1))
+                               if any(given[1:]) else (64, 64))
+    inplace = opts.get("inplace")
+    if inplace not in (None, "src0", "src1"):
+        raise UsageError(f"--inplace {inplace!r} must be src0 or src1 (the source the destination overwrites)")
+    valids = {"dst": dv}
+    for role, g in zip(ROLES[1:], given[1:]):
+        valids[role] = g or dv
+        if role == inplace and g and g != dv:
+            raise UsageError(f"--inplace {inplace} makes {role} the destination tile, but --{role} "
+                             f"{g[0]}x{g[1]} differs from --dst {dv[0]}x{dv[1]}; drop one of them")
+    if prof.compact:
+        if shape and shape != dv:
+            raise UsageError(f"--shape {shape[0]}x{shape[1]} differs from --dst {dv[0]}x{dv[1]}: {platform} "
+                             "tiles are their valid region (compact layout); drop --shape")
+        phys = {r: v for r, v in valids.items()}
+    elif platform == "spec" and not shape:
+        phys = {r: spec_physical(*v, dt) for r, v in valids.items()}
+        if inplace:
+            phys[inplace] = phys["dst"]
+    else:
+        common = shape or tuple(max(v[i] for v in valids.values()) for i in (0, 1))
+        phys = {r: common for r in ROLES}
+    for role in ROLES:
+        (r, c), (R, C) = valids[role], phys[role]
+        if r > R or c > C:
+            raise UsageError(f"--{role} {r}x{c} is larger than the tile {R}x{C}; pass a bigger --shape "
+                             "or a smaller region")
+    tiles = tuple((role, Tile(*phys[role], *valids[role])) for role in ROLES)
+    params = (("inplace", inplace),) if inplace else ()
+    return Case(op, platform, dt.name, tiles, params)
+
+
+def draw_inputs(source: Source, case: Case, special_rate: float) -> dict[str, np.ndarray]:
+    """Source bits over each whole physical tile (outside the valid region too: implementations must not
+    read there). An in-place destination starts as its source, so nothing extra is drawn."""
+    dt = dtypes.get(case.dtype)
+    return {role: values.draw(source, dt, case.tile(role).shape, special_rate) for role in ("src0", "src1")}
+
+
+def instructions() -> list[Instruction]:
+    out = []
+    for op in OPS:
+        profiles = _profiles(op)
+        sup = {"spec": SPEC_DTYPES, "cpu": CPU_DTYPES, "a2a3": A2A3_DTYPES,
+               "a5": A5_DTYPES_MUL if op == "TPARTMUL" else A5_DTYPES}
+        platforms = {
+            "spec": PlatformSupport(sup["spec"], oracles.spec, profiles["spec"], bad_dtype="fault",
+                                    has_system_test=False,
+                                    notes="illegal patterns and types are Fault_TileLegality (trap 5)"),
+            "cpu": PlatformSupport(sup["cpu"], oracles.cpu, profiles["cpu"],
+                                   has_system_test=bool(profiles["cpu"].canonical),
+                                   notes="any geometry; neither source valid -> 0"
+                                   + ("" if profiles["cpu"].canonical else
+                                      "; pto-isa's cpu TPARTMUL test is an in-memory gtest (no case folders)")),
+            "a2a3": PlatformSupport(sup["a2a3"], oracles.a2a3, profiles["a2a3"],
+                                    notes="one source = dst, the other inside it"),
+            "a5": PlatformSupport(sup["a5"], oracles.a5, profiles["a5"],
+                                  notes="one source = dst, max(src) = dst; 64-bit via Int64Part"),
+        }
+
+        def random_case(source: Source, platform: str, constraints: Mapping[str, Any], *, _op: str = op,
+                        _sup: dict[str, tuple[str, ...]] = sup, _p: dict[str, Profile] = profiles) -> Case:
+            return gen.random_case(source, _op, platform, _sup[platform], _p[platform].physical,
+                                   _p[platform].compact, constraints)
+
+        def explicit(platform: str, opts: Mapping[str, Any], *, _op: str = op,
+                     _sup: dict[str, tuple[str, ...]] = sup, _p: dict[str, Profile] = profiles) -> Case:
+            return explicit_case(_op, _p, _sup, platform, opts)
+
+        out.append(Instruction(
+            name=op, family="irregular-and-complex",
+            summary=f"partial {oracles.OPS[op]}: op where both sources are valid, copy where one is",
+            inputs=("src0", "src1"), outputs=("dst",), platforms=platforms,
+            random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs))
+    return out

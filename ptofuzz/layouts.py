@@ -1,0 +1,150 @@
+"""Layout profiles: how one (instruction, platform) pair names case folders and lays out its files.
+
+A profile both writes and reads: :meth:`Profile.name` turns a case into a folder name and :meth:`Profile.parse`
+recovers the case from a folder name (pto-isa-made folders carry no manifest). Two file layouts exist:
+
+* compact (a2a3/a5 system tests): each file holds only the tile's valid region, row stride = valid columns;
+  the tile *is* its valid region.
+* full-tile (cpu system tests, ptofuzz's own spec layout): each file holds the whole physical tile, row-major,
+  valid region top-left.
+
+Folder names are ``<Suite>.<case>``; the case part is a canonical pto-isa name (``test0``,
+``case_float_64x64_src1_32x32``) or the general grammar every profile reads and writes::
+
+    case_<dtype>_<tile>_<tile>..[_inplace_<role>][_n<k>]     tile = <vr>x<vc>[of<rows>x<cols>]
+
+with one tile per role in the profile's name order, dtype in the profile's spelling and ``_n<k>`` numbering
+random cases.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping
+
+from ptofuzz import dtypes
+from ptofuzz.case import Case, Tile
+from ptofuzz.errors import CaseFolderError
+
+_TOKEN = r"\d+x\d+(?:of\d+x\d+)?"
+_TOKEN_RE = re.compile(r"(\d+)x(\d+)(?:of(\d+)x(\d+))?$")
+
+
+@dataclasses.dataclass(frozen=True)
+class Profile:
+    """Naming and file layout of one (op, platform) system test.
+
+    Attributes:
+        op, platform: what the profile is for.
+        suite: gtest suite name, the part of the folder name before the dot.
+        inputs: (file name, role) of every input file, in the order the test reads them.
+        golden: (file name, role) of the expected-result file(s).
+        outputs: (file name, role) of what a device run writes next to them.
+        name_roles: roles whose tiles appear in a general-grammar name, in order.
+        compact: True for valid-region-only files, False for whole physical tiles.
+        spelling: dtype name -> how this test spells it in case names.
+        canonical: (case part of the name, case) of every case the pto-isa test defines, in its order.
+        physical: for full-tile profiles, the default physical shape for a valid region and dtype.
+        src1_form: also read the cpu ``case_<dt>_<R>x<C>_src1_<r>x<c>`` names.
+        note: where the profile comes from.
+    """
+
+    op: str
+    platform: str
+    suite: str
+    inputs: tuple[tuple[str, str], ...]
+    golden: tuple[tuple[str, str], ...]
+    outputs: tuple[tuple[str, str], ...]
+    name_roles: tuple[str, ...]
+    compact: bool
+    spelling: Mapping[str, str]
+    canonical: tuple[tuple[str, Case], ...] = ()
+    physical: Callable[[int, int, dtypes.DType], tuple[int, int]] | None = None
+    src1_form: bool = False
+    note: str = ""
+
+    @property
+    def layout(self) -> str:
+        return "compact-valid" if self.compact else "full-tile"
+
+    # ---- file shapes -------------------------------------------------------------------------------
+    def file_shape(self, tile: Tile) -> tuple[int, int]:
+        """Element shape of the file holding ``tile``."""
+        return tile.valid if self.compact else tile.shape
+
+    # ---- naming --------------------------------------------------------------------------------------
+    def _spell(self, dtype: str) -> str:
+        return self.spelling.get(dtype, dtype)
+
+    def _unspell(self, word: str) -> str:
+        for name, spelled in self.spelling.items():
+            if spelled == word:
+                return name
+        return dtypes.get(word).name
+
+    def name(self, case: Case, index: int | None = None) -> str:
+        """Folder name of ``case``; ``index`` numbers random cases (``_n<k>``)."""
+        if index is None:
+            for alias, c in self.canonical:
+                if c == case:
+                    return f"{self.suite}.{alias}"
+        parts = ["case", self._spell(case.dtype)] + [case.tile(role).token() for role in self.name_roles]
+        if case.param("inplace"):
+            parts.append(f"inplace_{case.param('inplace')}")
+        if index is not None:
+            parts.append(f"n{index}")
+        return f"{self.suite}.{'_'.join(parts)}"
+
+    def parse(self, folder_name: str) -> Case:
+        """Recover the case from a folder name, or raise a one-line CaseFolderError."""
+        suite, dot, rest = folder_name.partition(".")
+        if not dot or suite != self.suite:
+            raise CaseFolderError(
+                f"folder name {folder_name!r} is not a {self.op} case for {self.platform}: expected "
+                f"'{self.suite}.<case>' (pick the right --platform, or add a ptofuzz.json manifest)")
+        for alias, c in self.canonical:
+            if alias == rest:
+                return c
+        cpu = re.fullmatch(r"case_([a-z]+\d*)_(\d+)x(\d+)_src1_(\d+)x(\d+)", rest) if self.src1_form else None
+        if cpu:
+            dt = self._checked_dtype(cpu.group(1), folder_name)
+            R, C, r, c = (int(cpu.group(i)) for i in range(2, 6))
+            return self._case(dt, [Tile(R, C, R, C), Tile(R, C, R, C), Tile(R, C, r, c)], None, folder_name)
+        m = re.fullmatch(rf"case_([a-z]+\d*)_((?:{_TOKEN}_)*{_TOKEN})(?:_inplace_(\w+?))?(?:_n\d+)?", rest)
+        if m is None:
+            raise CaseFolderError(
+                f"cannot parse folder name {folder_name!r}: expected {self.suite}.case_<dtype>_"
+                f"{'_'.join('<R>x<C>' for _ in self.name_roles)} or one of the canonical names "
+                f"({', '.join(a for a, _ in self.canonical[:3]) or 'none'}...)")
+        dt = self._checked_dtype(m.group(1), folder_name)
+        tokens = m.group(2).split("_")
+        if len(tokens) != len(self.name_roles):
+            raise CaseFolderError(
+                f"folder name {folder_name!r} has {len(tokens)} tiles; {self.suite} names "
+                f"{len(self.name_roles)} ({', '.join(self.name_roles)})")
+        tiles = []
+        for tok in tokens:
+            t = _TOKEN_RE.match(tok)
+            assert t is not None
+            vr, vc = int(t.group(1)), int(t.group(2))
+            rows, cols = (int(t.group(3)), int(t.group(4))) if t.group(3) else (vr, vc)
+            tiles.append(Tile(rows, cols, vr, vc))
+        return self._case(dt, tiles, m.group(3), folder_name)
+
+    def _checked_dtype(self, word: str, folder_name: str) -> str:
+        try:
+            return self._unspell(word)
+        except Exception:
+            raise CaseFolderError(f"folder name {folder_name!r}: unknown dtype spelling {word!r}") from None
+
+    def _case(self, dt: str, tiles: list[Tile], inplace: str | None, folder_name: str) -> Case:
+        for role, t in zip(self.name_roles, tiles):
+            if t.valid_rows > t.rows or t.valid_cols > t.cols:
+                raise CaseFolderError(
+                    f"folder name {folder_name!r}: {role} valid region {t.valid_rows}x{t.valid_cols} is larger "
+                    f"than its tile {t.rows}x{t.cols}")
+        if inplace is not None and inplace not in self.name_roles:
+            raise CaseFolderError(f"folder name {folder_name!r}: unknown in-place role {inplace!r}")
+        params = (("inplace", inplace),) if inplace else ()
+        return Case(self.op, self.platform, dt, tuple(zip(self.name_roles, tiles)), params)

@@ -1,0 +1,119 @@
+"""The one registry of instructions.
+
+Each instruction module under ``ptofuzz/instructions/`` exposes ``instructions() -> list[Instruction]``;
+:data:`MODULES` lists them explicitly (nothing registers itself on import). An :class:`Instruction` brings its
+semantics (an oracle per platform), platform capabilities, generators and file layouts.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ptofuzz import dtypes
+from ptofuzz.case import Case, Outcome
+from ptofuzz.errors import UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ptofuzz.generators.source import Source
+    from ptofuzz.layouts import Profile
+
+PLATFORMS = ("spec", "cpu", "a2a3", "a5")
+MODULES = ("ptofuzz.instructions.tpart",)
+
+
+@dataclasses.dataclass(frozen=True)
+class PlatformSupport:
+    """What one platform implements of an instruction.
+
+    Attributes:
+        dtypes: element types it accepts.
+        oracle: ``(case, inputs) -> Outcome``, pure.
+        profile: how its system test (or ptofuzz's own layout) names and lays out case folders.
+        bad_dtype: outcome for another dtype: ``"fault"`` (spec: Fault_TileLegality) or ``"unsupported"``.
+        has_system_test: whether pto-isa has a file-based system test (so a canonical case list).
+        notes: caveats worth showing in ``ptofuzz list``.
+    """
+
+    dtypes: tuple[str, ...]
+    oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome]
+    profile: Profile
+    bad_dtype: str = "unsupported"
+    has_system_test: bool = True
+    notes: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Instruction:
+    """One instruction: its name, roles, per-platform support and generators.
+
+    Attributes:
+        name: ISA mnemonic, verbatim (``TPARTADD``).
+        family: pto-isa docs family (``irregular-and-complex``).
+        summary: one line for ``ptofuzz list``.
+        inputs, outputs: tile roles read and written.
+        platforms: platform name -> support.
+        random_case: ``(source, platform, constraints) -> Case`` drawing a case legal on that platform.
+        explicit_case: ``(platform, options) -> Case`` building the one case the CLI flags describe.
+        draw_inputs: ``(source, case, special_rate) -> {role: bits}`` at each input tile's physical shape.
+    """
+
+    name: str
+    family: str
+    summary: str
+    inputs: tuple[str, ...]
+    outputs: tuple[str, ...]
+    platforms: Mapping[str, PlatformSupport]
+    random_case: Callable[[Source, str, Mapping[str, Any]], Case]
+    explicit_case: Callable[[str, Mapping[str, Any]], Case]
+    draw_inputs: Callable[[Source, Case, float], dict[str, np.ndarray]]
+
+    def support(self, platform: str) -> PlatformSupport:
+        if platform not in PLATFORMS:
+            raise UsageError(f"unknown platform {platform!r}; use one of: {', '.join(PLATFORMS)}")
+        try:
+            return self.platforms[platform]
+        except KeyError:
+            raise UsageError(
+                f"{self.name} has no {platform} model; it has: {', '.join(self.platforms)}") from None
+
+    def evaluate(self, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+        """Run the case's platform oracle, after the platform's dtype check."""
+        sup = self.support(case.platform)
+        if case.dtype not in sup.dtypes:
+            dt = dtypes.get(case.dtype)
+            why = f"{self.name} on {case.platform} does not accept {dt.name} (accepts: {', '.join(sup.dtypes)})"
+            if sup.bad_dtype == "fault":
+                return Outcome.faulted("Fault_TileLegality", 5, why)
+            return Outcome.unsupported(why)
+        return sup.oracle(case, inputs)
+
+
+_REGISTRY: dict[str, Instruction] | None = None
+
+
+def all_instructions() -> dict[str, Instruction]:
+    """Every registered instruction by name, loading the instruction modules on first use."""
+    global _REGISTRY
+    if _REGISTRY is None:
+        reg: dict[str, Instruction] = {}
+        for mod in MODULES:
+            for inst in importlib.import_module(mod).instructions():
+                if inst.name in reg:
+                    raise RuntimeError(f"instruction {inst.name} registered twice")
+                reg[inst.name] = inst
+        _REGISTRY = reg
+    return _REGISTRY
+
+
+def get(name: str) -> Instruction:
+    """Look up an instruction by mnemonic, case-insensitively."""
+    reg = all_instructions()
+    key = name.strip().upper()
+    if key not in reg:
+        raise UsageError(f"unknown instruction {name!r}; use one of: {', '.join(n.lower() for n in reg)}")
+    return reg[key]

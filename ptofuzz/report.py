@@ -1,0 +1,124 @@
+"""Presentation: the only module besides the CLI that knows about rich.
+
+Colour follows the terminal (rich honours NO_COLOR and plain pipes); ``as_json`` prints machine-readable JSON
+on stdout instead.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from ptofuzz import dtypes
+from ptofuzz.api import CaseVerdict, GenerateResult
+from ptofuzz.case import CLASS_NAMES
+
+
+def _console() -> Console:
+    return Console(highlight=False, soft_wrap=True)
+
+
+def _print_json(data: Any) -> None:
+    print(json.dumps(data, indent=1))
+
+
+def generated(result: GenerateResult, *, as_json: bool = False) -> None:
+    if as_json:
+        _print_json({
+            "op": result.op, "platform": result.platform, "out": str(result.out_dir), "seed": result.seed,
+            "cases": [{"name": c.name, "path": str(c.path), "outcome": c.outcome, "files": c.files,
+                       "not_exact": c.not_exact} for c in result.cases],
+        })
+        return
+    con = _console()
+    for c in result.cases:
+        sizes = ", ".join(f"{f} {n}" for f, n in c.files.items())
+        extra = "" if c.outcome == "ok" else f" [yellow]({c.outcome}: no golden)[/]"
+        undefined = f" [dim]{c.not_exact} golden elements not exact[/]" if c.not_exact else ""
+        con.print(f"[green]wrote[/] {escape(c.name)}{extra}  [dim]{escape(sizes)}[/]{undefined}")
+    con.print(f"{len(result.cases)} case folder(s) for {result.op} on {result.platform} in "
+              f"{escape(str(result.out_dir))} (seed {result.seed})")
+
+
+def _verdict_json(v: CaseVerdict) -> dict[str, Any]:
+    files = []
+    for f in v.files:
+        d: dict[str, Any] = {"file": f.file, "ok": f.ok}
+        if f.problem:
+            d["problem"] = f.problem
+        if f.comparison is not None:
+            d.update(checked=f.comparison.checked, mismatches=f.comparison.mismatches,
+                     first=[{"index": e.index, "row": e.row, "col": e.col, "expected": hex(e.expected),
+                             "actual": hex(e.actual), "class": CLASS_NAMES[e.cls]} for e in f.comparison.first])
+        files.append(d)
+    return {"path": str(v.path), "name": v.name, "op": v.op, "platform": v.platform, "dtype": v.dtype,
+            "outcome": v.outcome, "verdict": v.verdict, "message": v.message, "files": files,
+            "reproduce": v.reproduce}
+
+
+def checked(verdicts: list[CaseVerdict], *, as_json: bool = False) -> None:
+    if as_json:
+        _print_json({"cases": [_verdict_json(v) for v in verdicts],
+                     "passed": sum(v.verdict == "pass" for v in verdicts),
+                     "failed": sum(v.verdict == "fail" for v in verdicts),
+                     "errors": sum(v.verdict == "error" for v in verdicts)})
+        return
+    con = _console()
+    for v in verdicts:
+        if v.verdict == "error":
+            con.print(f"[bold red]ERROR[/] {escape(v.name)}: {escape(v.message)}")
+            continue
+        files = ", ".join(f"{f.file} {f.comparison.checked} elements" for f in v.files
+                          if f.comparison is not None and f.ok)
+        if v.verdict == "pass":
+            what = files or f"outcome {v.outcome}, no golden expected"
+            con.print(f"[green]PASS[/]  {escape(v.name)}  [dim]{escape(what)}[/]")
+            continue
+        con.print(f"[bold red]FAIL[/]  {escape(v.name)}  [dim]({v.op} {v.platform} {v.dtype})[/]")
+        if v.message:
+            con.print(f"      {escape(v.message)}")
+        dt = dtypes.get(v.dtype)
+        for f in v.files:
+            if f.ok:
+                continue
+            if f.problem:
+                con.print(f"      {f.file}: {escape(f.problem)}")
+                continue
+            cmp = f.comparison
+            assert cmp is not None
+            con.print(f"      {f.file}: {cmp.mismatches} of {cmp.checked} elements differ")
+            for e in cmp.first:
+                want = dtypes.format_bits(e.expected, dt)
+                if CLASS_NAMES[e.cls] != "exact":
+                    want = f"any {CLASS_NAMES[e.cls]}"
+                con.print(f"        element {e.index} (row {e.row}, col {e.col}): expected {want}, "
+                          f"actual {dtypes.format_bits(e.actual, dt)}")
+        con.print(f"      reproduce: {escape(v.reproduce)}")
+    passed = sum(v.verdict == "pass" for v in verdicts)
+    failed = sum(v.verdict == "fail" for v in verdicts)
+    errors = len(verdicts) - passed - failed
+    con.print(f"{passed} of {len(verdicts)} case(s) pass" + (f"; {failed} fail" if failed else "")
+              + (f"; {errors} could not be read" if errors else ""))
+
+
+def capabilities(rows: list[dict[str, Any]], *, as_json: bool = False) -> None:
+    if as_json:
+        _print_json(rows)
+        return
+    all_dtypes = list(dtypes.DTYPES)
+    table = Table(title="instruction x platform x dtype", show_lines=False)
+    table.add_column("op")
+    table.add_column("platform")
+    for d in all_dtypes:
+        table.add_column(dtypes.DTYPES[d].spec_name.lower(), justify="center")
+    table.add_column("system test")
+    for r in rows:
+        marks = ["x" if d in r["dtypes"] else "-" for d in all_dtypes]
+        test = f"{r['suite']} ({r['canonical_cases']} cases, {r['layout']})" if r["system_test"] else \
+            f"none ({r['layout']})"
+        table.add_row(r["op"], r["platform"], *marks, test)
+    _console().print(table)
