@@ -111,6 +111,19 @@ def _entry(fname: str, role: str, kind: str, dt: dtypes.DType, profile: Profile,
             "sha256": hashlib.sha256(data).hexdigest()}
 
 
+def dump_manifest(manifest: dict[str, Any]) -> str:
+    """JSON with one top-level key per line and one list item (file entry, ...) per line: diff-friendly."""
+    compact = {"separators": (", ", ": ")}
+    lines = []
+    for key, value in manifest.items():
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            items = ",\n  ".join(json.dumps(v, **compact) for v in value)
+            lines.append(f" {json.dumps(key)}: [\n  {items}\n ]")
+        else:
+            lines.append(f" {json.dumps(key)}: {json.dumps(value, **compact)}")
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
 def check_writable(out_dir: Path, names: list[str], force: bool) -> None:
     """Refuse before writing anything: duplicate names, or existing folders without ``force``."""
     dupes = sorted({n for n in names if names.count(n) > 1})
@@ -137,7 +150,7 @@ def write(out_dir: Path, content: FolderContent, force: bool) -> Path:
     try:
         for fname, data in content.files.items():
             (tmp / fname).write_bytes(data)
-        (tmp / MANIFEST).write_text(json.dumps(content.manifest, indent=1) + "\n")
+        (tmp / MANIFEST).write_text(dump_manifest(content.manifest))
         if final.exists():
             if not force:
                 raise UsageError(f"case folder {str(final)!r} already exists; pass --force to overwrite")

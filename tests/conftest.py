@@ -1,0 +1,49 @@
+"""Shared fixtures: a CLI runner that returns (exit code, stdout, stderr), and the pto-isa case table."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ptofuzz.cli import app
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(autouse=True)
+def _plain_terminal(monkeypatch):
+    """Reports render the same on every terminal: no colour, fixed width."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.setenv("COLUMNS", "200")
+
+
+class Result:
+    def __init__(self, code: int, out: str, err: str) -> None:
+        self.code, self.out, self.err = code, out, err
+
+    def __repr__(self) -> str:
+        return f"Result(code={self.code}, out={self.out[-2000:]!r}, err={self.err!r})"
+
+
+@pytest.fixture
+def cli():
+    runner = CliRunner()
+
+    def run(*args: str) -> Result:
+        r = runner.invoke(app, [str(a) for a in args])
+        if r.exception and not isinstance(r.exception, SystemExit):
+            raise r.exception
+        return Result(r.exit_code, r.stdout, r.stderr)
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def st_cases() -> dict:
+    """pto-isa's own case folders per (op/platform): folder name -> {file: bytes} (tests/data, from the
+    pto-isa reference at 3186c381)."""
+    return json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"]

@@ -1,0 +1,114 @@
+"""Dtypes, spellings and value generation: bits survive every step, special values are really there."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ptofuzz import api, dtypes
+from ptofuzz.errors import UsageError
+from ptofuzz.generators import values
+from ptofuzz.generators.source import seeded
+from ptofuzz.oracles import ieee
+
+FLOATS = ("float32", "float16", "bfloat16")
+
+
+@pytest.mark.parametrize("spelling,name", [
+    ("float", "float32"), ("fp32", "float32"), ("half", "float16"), ("fp16", "float16"), ("bf16", "bfloat16"),
+    ("s8", "int8"), ("int16", "int16"), ("s32", "int32"), ("u16", "uint16"), ("u64", "uint64"),
+    ("FP32", "float32"), ("U8", "uint8"),
+])
+def test_spellings(spelling, name):
+    assert dtypes.get(spelling).name == name
+
+
+def test_unknown_dtype_is_a_usage_error():
+    with pytest.raises(UsageError, match="unknown dtype 'f8'"):
+        dtypes.get("f8")
+
+
+@pytest.mark.parametrize("name,nan", [("float32", 0x7FC00000), ("float16", 0x7E00), ("bfloat16", 0x7FC0)])
+def test_canonical_nans_and_spec_codes(name, nan):
+    dt = dtypes.get(name)
+    assert dt.canonical_nan == nan
+    assert {"float32": 1, "float16": 4, "bfloat16": 5}[name] == dt.spec_code
+
+
+def test_format_bits():
+    f32, bf = dtypes.get("float32"), dtypes.get("bfloat16")
+    assert dtypes.format_bits(0x3F800000, f32) == "0x3f800000 (1.0)"
+    assert dtypes.format_bits(0x7F800001, f32) == "0x7f800001 (sNaN)"
+    assert dtypes.format_bits(0xFFC00000, f32) == "0xffc00000 (-qNaN)"
+    assert dtypes.format_bits(0x80000000, f32) == "0x80000000 (-0.0)"
+    assert dtypes.format_bits(0x4049, bf) == "0x4049 (3.140625)"
+    assert dtypes.format_bits(0xFF, dtypes.get("int8")) == "0xff (-1)"
+
+
+@pytest.mark.parametrize("name", list(dtypes.DTYPES))
+def test_values_cover_the_range_and_are_not_all_zero(name):
+    dt = dtypes.get(name)
+    bits = values.draw(seeded(1, name), dt, (64, 64), special_rate=0.1)
+    assert bits.dtype == np.dtype(dt.bits_dtype) and bits.shape == (64, 64)
+    assert np.count_nonzero(bits) > 3000
+    if not dt.is_float:
+        v = bits.view(f"<i{dt.itemsize}") if dt.kind == "int" else bits
+        assert v.min() == dt.int_min and v.max() == dt.int_max  # edge values mixed in
+        if dt.bits > 8:  # full-range values, not only small ones
+            assert np.count_nonzero(np.abs(v.astype(np.float64)) > 1000) > 1000
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_float_specials_present(name):
+    dt = dtypes.get(name)
+    bits = values.draw(seeded(2, name), dt, (128, 128), special_rate=0.2)
+    for what in (ieee.is_snan, ieee.is_inf, ieee.is_zero, ieee.is_subnormal):
+        assert np.any(what(bits, dt)), what.__name__
+    assert np.any(ieee.is_nan(bits, dt) & ~ieee.is_snan(bits, dt) & (bits != dt.canonical_nan))  # payload qNaN
+    assert np.any(ieee.is_zero(bits, dt) & ieee.is_negative(bits, dt))
+    finite = ~ieee.is_nan(bits, dt) & ~ieee.is_inf(bits, dt)
+    exponents = np.unique((bits[finite] & dt.exp_mask) >> dt.man_bits)
+    assert len(exponents) > (1 << dt.exp_bits) // 2  # the whole exponent range, not just [-8, 8)
+
+
+def test_special_rate_zero_has_no_nans():
+    dt = dtypes.get("float16")
+    bits = values.draw(seeded(3), dt, (64, 64), special_rate=0.0)
+    assert not np.any(ieee.is_nan(bits, dt) | ieee.is_inf(bits, dt))
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_snan_bits_survive_gen_write_and_read_back(name, tmp_path):
+    """sNaNs (quiet bit clear, payload nonzero) written by gen are still sNaNs in the files, and where
+    the golden copies a source element it holds exactly the same sNaN bits."""
+    dt = dtypes.get(name)
+    platform = "spec"
+    api.generate("tpartadd", platform, tmp_path, explicit={"dtype": name, "dst": (16, 16), "src1": (8, 8)},
+                 special_rate=0.5)
+    (case,) = tmp_path.iterdir()
+    src0 = np.fromfile(case / "input1.bin", dtype=dt.bits_dtype)
+    golden = np.fromfile(case / "golden.bin", dtype=dt.bits_dtype).reshape(16, 16)
+    src0 = src0.reshape(golden.shape)
+    snan = ieee.is_snan(src0, dt)
+    assert np.count_nonzero(snan) > 5
+    copy_region = np.ones((16, 16), bool)
+    copy_region[:8, :8] = False
+    assert np.array_equal(golden[copy_region], src0[copy_region])
+    assert np.any(ieee.is_snan(golden, dt) & copy_region)
+    m = json.loads((case / "ptofuzz.json").read_text())
+    assert "NV" in m["expected"]["flags"]
+
+
+def test_list_shows_the_matrix(cli):
+    res = cli("list")
+    assert res.code == 0
+    row = next(line for line in res.out.splitlines() if "TPARTMUL" in line and " a5 " in line)
+    assert "TPARTMULTest (9 cases, compact-valid)" in row
+    res = cli("list", "--json")
+    rows = json.loads(res.out)
+    a2a3 = next(r for r in rows if r["op"] == "TPARTADD" and r["platform"] == "a2a3")
+    assert a2a3["dtypes"] == ["float32", "float16", "int32", "int16"] and a2a3["canonical_cases"] == 9
+    cpu_mul = next(r for r in rows if r["op"] == "TPARTMUL" and r["platform"] == "cpu")
+    assert cpu_mul["system_test"] is False

@@ -1,0 +1,110 @@
+"""Layout profiles: exact pto-isa folder names, file names and sizes; names parse back to their cases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ptofuzz import api, registry
+from ptofuzz.errors import CaseFolderError
+from ptofuzz.generators.source import seeded
+
+TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
+PAIRS = [(op, p) for op in TPART for p in registry.PLATFORMS]
+
+
+def _sizes(folder: Path) -> dict[str, dict[str, int]]:
+    return {d.name: {f.name: f.stat().st_size for f in d.iterdir() if f.suffix == ".bin"}
+            for d in folder.iterdir() if d.is_dir()}
+
+
+@pytest.mark.parametrize("key", ["tpartadd/cpu", "tpartmax/cpu", "tpartmin/cpu", "tpartadd/a2a3", "tpartmul/a2a3",
+                                 "tpartmax/a2a3", "tpartmin/a2a3", "tpartadd/a5", "tpartmul/a5", "tpartmax/a5",
+                                 "tpartmin/a5"])
+def test_gen_writes_exactly_pto_isa_folders(key, st_cases, tmp_path):
+    op, platform = key.split("/")
+    api.generate(op, platform, tmp_path)
+    assert _sizes(tmp_path) == st_cases[key]["cases"]
+
+
+def test_every_tpart_system_test_in_the_reference_is_covered(st_cases):
+    tpart_keys = {k for k in st_cases if k.startswith("tpart")}
+    ours = {f"{op.lower()}/{p}" for op, p in PAIRS
+            if p != "spec" and registry.get(op).support(p).profile.canonical}
+    assert ours == tpart_keys
+
+
+def test_a5_tpartadd_is_the_twelve_named_cases(tmp_path):
+    result = api.generate("tpartadd", "a5", tmp_path)
+    names = sorted(c.name for c in result.cases)
+    assert len(names) == 12
+    assert "TPARTADDTest.case_float_64x64_8x64_64x64" in names
+    assert "TPARTADDTest.case_int64_4x16_4x8_4x16" in names
+
+
+@pytest.mark.parametrize("op,platform", PAIRS)
+def test_canonical_names_parse_back_to_their_cases(op, platform):
+    prof = registry.get(op).support(platform).profile
+    for alias, case in prof.canonical:
+        name = f"{prof.suite}.{alias}"
+        assert prof.name(case) == name
+        assert prof.parse(name) == case
+
+
+@pytest.mark.parametrize("op,platform", PAIRS)
+def test_random_case_names_parse_back(op, platform):
+    inst = registry.get(op)
+    prof = inst.support(platform).profile
+    src = seeded(3, op, platform)
+    for k in range(60):
+        case = inst.random_case(src, platform, {})
+        for index in (None, k):
+            parsed = prof.parse(prof.name(case, index))
+            if prof.compact:
+                assert parsed == case
+            else:  # full-tile names carry physical shapes; an in-place tile repeats the dst tile
+                assert parsed.tiles == case.tiles and parsed.dtype == case.dtype
+                assert parsed.param("inplace") == case.param("inplace")
+
+
+def test_pto_isa_spellings_are_used():
+    a5max = registry.get("TPARTMAX").support("a5").profile
+    names = {a for a, _ in a5max.canonical}
+    assert "case_s8_122x123_104x123_122x123" in names and "case_u16_122x123_104x123_122x123" in names
+    cpu = registry.get("TPARTMIN").support("cpu").profile
+    case = cpu.parse("TPARTMIN_Test.case_int8_64x64_src1_32x32")
+    assert case.dtype == "int8" and case.tile("src1").valid == (32, 32) and case.tile("src1").shape == (64, 64)
+    a2a3 = registry.get("TPARTMAX").support("a2a3").profile
+    empty = a2a3.parse("TPARTMAXTest.testEmpty1")
+    assert empty.tile("src0").valid == (0, 32) and a2a3.inputs[0][0] == "input0.bin"
+
+
+@pytest.mark.parametrize("name", [
+    "TPARTADDTest.case_float_64x64",  # too few tiles
+    "TPARTADDTest.case_quad_8x8_8x8_8x8",  # unknown dtype spelling
+    "TPARTADDTest.whatever",
+    "TPARTMULTest.case_float_8x8_8x8_8x8",  # wrong suite for this profile
+    "TPARTADDTest.case_float_8x8_8x8of4x8_8x8",  # valid region larger than its tile
+])
+def test_unparseable_names_raise_one_line_errors(name):
+    prof = registry.get("TPARTADD").support("a5").profile
+    with pytest.raises(CaseFolderError) as e:
+        prof.parse(name)
+    assert "\n" not in str(e.value) and name in str(e.value)
+
+
+def test_spec_canonical_is_the_union_of_platform_geometries():
+    inst = registry.get("TPARTMAX")
+    spec = inst.support("spec").profile.canonical
+    keys = {(c.dtype, tuple(t.valid for _, t in c.tiles)) for _, c in spec}
+    for p in ("cpu", "a2a3", "a5"):
+        for _, c in inst.support(p).profile.canonical:
+            assert (c.dtype, tuple(t.valid for _, t in c.tiles)) in keys
+    assert len(keys) == len(spec)
+    for _, c in spec:  # every spec tile is a legal descriptor: power-of-two columns, 128 B * 2**k
+        for _, t in c.tiles:
+            assert t.cols & (t.cols - 1) == 0
+            nbytes = t.rows * t.cols * {"float32": 4, "float16": 2, "bfloat16": 2}.get(c.dtype, 0)
+            if nbytes:
+                assert nbytes >= 128 and nbytes & (nbytes - 1) == 0
