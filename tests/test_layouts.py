@@ -108,3 +108,18 @@ def test_spec_canonical_is_the_union_of_platform_geometries():
             nbytes = t.rows * t.cols * {"float32": 4, "float16": 2, "bfloat16": 2}.get(c.dtype, 0)
             if nbytes:
                 assert nbytes >= 128 and nbytes & (nbytes - 1) == 0
+
+
+@pytest.mark.parametrize("platform", ["spec", "cpu", "a2a3", "a5"])
+def test_written_folders_read_back_from_name_alone(platform, tmp_path):
+    """write -> parse the folder name (no manifest) -> the same parameters as the manifest records."""
+    from ptofuzz import casefolder
+
+    api.generate("tpartmax", platform, tmp_path, random=30, seed=9)
+    for folder in sorted(tmp_path.iterdir()):
+        with_manifest = casefolder.load(folder, None).case
+        (folder / casefolder.MANIFEST).rename(tmp_path.parent / f"{folder.name}.json")
+        from_name = casefolder.load(folder, platform).case
+        assert from_name.dtype == with_manifest.dtype and from_name.op == with_manifest.op
+        assert from_name.tiles == with_manifest.tiles, folder.name
+        assert from_name.param("inplace") == with_manifest.param("inplace")
