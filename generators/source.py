@@ -42,8 +42,8 @@ class RngSource:
         return self.rng.random(size)
 
     def bits(self, nbits: int, size: int) -> np.ndarray:
-        dt = np.dtype(f"<u{nbits // 8}")
-        return np.frombuffer(self.rng.bytes(size * dt.itemsize), dtype=dt).copy()
+        words = self.rng.bit_generator.random_raw((size * nbits + 63) // 64)
+        return words.astype("<u8", copy=False).view(f"<u{nbits // 8}")[:size]
 
     def choice(self, options: Sequence[T]) -> T:
         return options[int(self.rng.integers(0, len(options)))]
@@ -51,9 +51,10 @@ class RngSource:
 
 def seeded(seed: int, *key: str) -> RngSource:
     """A source determined by ``seed`` and a key path (e.g. the case folder name): same inputs, same draws, on
-    any machine and in any order of generation."""
-    words = [seed & 0xFFFFFFFF, (seed >> 32) & 0xFFFFFFFF]
+    any machine and in any order of generation. The 128-bit Philox key is a SHA-256 of both, so nearby seeds
+    and similar names give unrelated streams."""
+    h = hashlib.sha256(str(int(seed)).encode())
     for k in key:
-        digest = hashlib.sha256(k.encode()).digest()
-        words.extend(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
-    return RngSource(np.random.default_rng(np.random.SeedSequence(words)))
+        h.update(b"\0" + k.encode())
+    philox = np.random.Philox(key=int.from_bytes(h.digest()[:16], "little"))
+    return RngSource(np.random.Generator(philox))

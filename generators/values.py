@@ -1,13 +1,15 @@
 """Element values for every dtype, as raw bits: the whole range, with special values mixed in.
 
-Floats mix three populations: moderate values (uniform in [-8, 8), like pto-isa's own data), random finite
+Floats mix three populations: moderate values (random sign and fraction, magnitude in [2**-5, 8)), random finite
 bit patterns over the whole range (normals and subnormals of every exponent), and special values at
 ``special_rate``: +-0, +-inf, the canonical qNaN, qNaNs and sNaNs with random sign and payload, the smallest and
-largest subnormals and normals, +-1. Integers mix small values, uniform bit patterns over the whole range and
+largest subnormals and normals, +-1. Integers mix small values ([-128, 127] or [0, 255]), uniform bit patterns over the whole range and
 the edge values (0, +-1, min, max, min+1, max-1).
 """
 
 from __future__ import annotations
+
+import functools
 
 import numpy as np
 
@@ -15,17 +17,20 @@ from ptofuzz.dtypes import DType
 from ptofuzz.generators.source import Source
 
 DEFAULT_SPECIAL_RATE = 0.05
+SNAN_SHARE, QNAN_SHARE = 0.25, 0.10  # of the special values: sNaNs and payload qNaNs
 
 
+@functools.cache
 def float_specials(dt: DType) -> np.ndarray:
-    """Fixed special bit patterns of a float type (NaNs with random payloads are added by :func:`draw`)."""
+    """Fixed special bit patterns of a float type (NaNs with random payloads are added by :func:`draw`):
+    +-0, +-inf, +-canonical qNaN, smallest and largest subnormal, smallest normal, largest finite, +-1."""
     s = dt.sign_mask
     one = ((1 << (dt.exp_bits - 1)) - 1) << dt.man_bits
-    fixed = [0, dt.exp_mask, dt.canonical_nan, 1, dt.man_mask, dt.man_mask + 1,
-             dt.exp_mask - 1, one]
+    fixed = [0, dt.exp_mask, dt.canonical_nan, 1, dt.man_mask, dt.man_mask + 1, dt.exp_mask - 1, one]
     return np.array(fixed + [v | s for v in fixed], dtype=dt.bits_dtype)
 
 
+@functools.cache
 def int_specials(dt: DType) -> np.ndarray:
     vals = [0, 1, dt.int_max, dt.int_max - 1, dt.int_min, dt.int_min + 1]
     if dt.kind == "int":
@@ -33,44 +38,56 @@ def int_specials(dt: DType) -> np.ndarray:
     return np.array([v & ((1 << dt.bits) - 1) for v in vals], dtype=np.uint64).astype(dt.bits_dtype)
 
 
-def nans(source: Source, dt: DType, n: int, *, signaling: bool) -> np.ndarray:
-    """NaNs with random sign and payload; sNaNs have the quiet bit clear and a nonzero payload."""
-    payload = source.bits(dt.bits, n) & (dt.quiet_bit - 1)
-    if signaling:
-        payload = np.where(payload == 0, 1, payload).astype(dt.bits_dtype)
-    else:
-        payload = payload | dt.quiet_bit
-    sign = source.bits(dt.bits, n) & dt.sign_mask
-    return (dt.exp_mask | payload | sign).astype(dt.bits_dtype)
+def _nans(raw: np.ndarray, dt: DType, signaling: bool) -> np.ndarray:
+    payload = raw & (dt.quiet_bit - 1)
+    payload = np.maximum(payload, 1) if signaling else payload | dt.quiet_bit
+    return (dt.exp_mask | payload | (raw & dt.sign_mask)).astype(dt.bits_dtype)
+
+
+POOL_SIZE = 4096
+
+
+@functools.cache
+def special_pool(dt: DType) -> np.ndarray:
+    """A fixed, shuffled pool of special values for ``dt``, built once from a fixed seed: for floats a
+    quarter sNaNs and a tenth qNaNs with random signs and payloads, the rest the fixed table; for integers
+    the edge values. Draws pick from it, so a case's specials cost one index draw."""
+    table = float_specials(dt) if dt.is_float else int_specials(dt)
+    rng = np.random.default_rng(0x5EC1A1)
+    pool = table[rng.integers(0, len(table), POOL_SIZE)]
+    if dt.is_float:
+        raw = rng.integers(0, 1 << dt.bits, POOL_SIZE, dtype=np.uint64).astype(dt.bits_dtype)
+        u = rng.random(POOL_SIZE)
+        pool = np.where(u < SNAN_SHARE + QNAN_SHARE, _nans(raw, dt, signaling=False), pool)
+        pool = np.where(u < SNAN_SHARE, _nans(raw, dt, signaling=True), pool)
+    pool.setflags(write=False)
+    return pool
+
+
+def specials(source: Source, dt: DType, n: int) -> np.ndarray:
+    """``n`` special values: table entries, sNaNs and payload qNaNs (floats) or edge values (integers)."""
+    return special_pool(dt)[source.integers(0, POOL_SIZE - 1, n)]
 
 
 def draw(source: Source, dt: DType, shape: tuple[int, ...], special_rate: float = DEFAULT_SPECIAL_RATE) -> np.ndarray:
-    """Random element bits of ``dt`` with the given shape."""
-    n = int(np.prod(shape))
-    pick = source.random(n)
+    """Random element bits of ``dt`` with the given shape (integer operations on raw bits only)."""
+    n = 1
+    for d in shape:
+        n *= d
+    sel = source.bits(32, n)  # low half: which population; high half: the moderate value
+    population = sel & 0xFFFF
+    pick = ((sel >> 16) & 0xFF).astype(dt.bits_dtype)
+    wide = source.bits(dt.bits, n)
     if dt.is_float:
-        moderate = _moderate_floats(source, dt, n)
-        wide = source.bits(dt.bits, n)
         all_ones = (wide & dt.exp_mask) == dt.exp_mask
         wide = np.where(all_ones, wide ^ (1 << (dt.bits - 2)), wide)  # clear the top exponent bit: finite
-        out = np.where(pick < 0.5 + special_rate / 2, moderate, wide)
-        table = float_specials(dt)
-        special = table[source.integers(0, len(table) - 1, n)]
-        kind = source.random(n)
-        special = np.where(kind < 0.25, nans(source, dt, n, signaling=True), special)
-        special = np.where((kind >= 0.25) & (kind < 0.35), nans(source, dt, n, signaling=False), special)
+        # moderate: random sign and fraction, magnitude in [2**-5, 8)
+        exponent = ((1 << (dt.exp_bits - 1)) + 1 - (pick & 7)) << dt.man_bits
+        moderate = (wide & (dt.sign_mask | dt.man_mask)) | exponent
     else:
-        small = source.integers(-100 if dt.kind == "int" else 0, 100 if dt.kind == "int" else 200, n)
-        moderate = (small.astype(np.int64) & ((1 << dt.bits) - 1) if dt.bits < 64 else small.astype(np.int64))
-        moderate = moderate.astype(np.uint64).astype(dt.bits_dtype)
-        out = np.where(pick < 0.5 + special_rate / 2, moderate, source.bits(dt.bits, n))
-        table = int_specials(dt)
-        special = table[source.integers(0, len(table) - 1, n)]
-    out = np.where(pick < special_rate, special, out)
-    return out.astype(dt.bits_dtype).reshape(shape)
-
-
-def _moderate_floats(source: Source, dt: DType, n: int) -> np.ndarray:
-    from ptofuzz.oracles.ieee import from_float64
-
-    return from_float64(source.random(n) * 16.0 - 8.0, dt)
+        moderate = pick - 128 if dt.kind == "int" else pick  # [-128, 127] (wrapping) or [0, 255]
+    out = np.where(population < int((0.5 + special_rate / 2) * 65536), moderate, wide)
+    where = np.flatnonzero(population < int(special_rate * 65536))
+    if where.size:
+        out[where] = specials(source, dt, where.size)
+    return out.reshape(shape)

@@ -79,6 +79,33 @@ def min_normal(dt: DType) -> float:
     return float(2.0 ** (2 - (1 << (dt.exp_bits - 1))))
 
 
+def add_mul_fast(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """IEEE 754 ``a+b`` / ``a*b`` rounded to nearest even, without status flags.
+
+    Returns (result bits with every NaN result canonical, the float32 result before the final rounding, the
+    NaN mask). Computed in float32: exact for float32 itself; for float16/bfloat16 the float32 result is the
+    exact one or a single rounding of it that is innocuous (24 >= 2*11 + 2), so rounding it again is correct.
+    A NaN operand always gives a NaN result, so the NaN mask comes from the float32 result alone.
+    """
+    if dt.name == "float32":
+        fa, fb = a.view(np.float32), b.view(np.float32)
+    elif dt.name == "float16":
+        fa, fb = a.view(np.float16).astype(np.float32), b.view(np.float16).astype(np.float32)
+    else:
+        fa, fb = (a.astype(np.uint32) << 16).view(np.float32), (b.astype(np.uint32) << 16).view(np.float32)
+    with np.errstate(all="ignore"):
+        s = fa + fb if op == "add" else fa * fb
+        if dt.name == "float32":
+            r = s.view(np.uint32).copy()
+        elif dt.name == "float16":
+            r = s.astype(np.float16).view(np.uint16)
+        else:
+            r = from_float64(s, dt)
+    nan = np.isnan(s)
+    r[nan] = dt.canonical_nan
+    return r, s, nan
+
+
 def add_mul(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> tuple[np.ndarray, dict[str, np.ndarray]]:
     """IEEE 754 ``a+b`` or ``a*b`` rounded to nearest even, with per-element status flags.
 

@@ -47,25 +47,32 @@ def _partial(case: Case, inputs: dict[str, np.ndarray], element_op: ElementOp, *
     """The common TPART* kernel over the destination valid region.
 
     Covered by both sources: ``element_op``; by one: a bit copy of that source; by neither: zero bits
-    (``neither=EXACT``, the cpu simulator) or undefined (``neither=UNDEFINED``). Outside the destination valid
-    region every element is undefined (Null padding / not written).
+    (``neither=EXACT``, the cpu simulator) or undefined (``neither=None``). Outside the destination valid
+    region every element is undefined (Null padding / not written). All regions are origin-anchored
+    rectangles, so the result is painted: neither, then src1's region, then src0's, then the overlap.
     """
     dt = get(case.dtype)
     d, t0, t1 = case.tile("dst"), case.tile("src0"), case.tile("src1")
-    a = _aligned(inputs["src0"], t0, d.rows, d.cols)
-    b = _aligned(inputs["src1"], t1, d.rows, d.cols)
-    dst_valid = _region(d.valid, d.rows, d.cols)
-    in0 = _region(t0.valid, d.rows, d.cols) & dst_valid
-    in1 = _region(t1.valid, d.rows, d.cols) & dst_valid
-    both = in0 & in1
-    res, cls, flags = element_op(OPS[case.op], a, b, dt)
-    out = np.where(both, res, np.where(in0, a, np.where(in1, b, np.zeros((), a.dtype))))
-    classes = np.where(both, cls, np.uint8(EXACT)).astype(np.uint8)
-    classes = np.where(dst_valid & ~(in0 | in1), np.uint8(UNDEFINED if neither is None else neither), classes)
-    classes = np.where(dst_valid, classes, np.uint8(UNDEFINED)).astype(np.uint8)
-    raised = None
-    if with_flags:
-        raised = tuple(name for name in ieee.FLAG_ORDER if name in flags and bool(np.any(flags[name] & both)))
+    R, C = d.valid
+    r0, c0 = min(t0.valid_rows, R), min(t0.valid_cols, C)
+    r1, c1 = min(t1.valid_rows, R), min(t1.valid_cols, C)
+    a, b = inputs["src0"], inputs["src1"]
+    shape = a.shape[:-2] + d.shape
+    out = np.zeros(shape, dtype=a.dtype)
+    classes = np.full(shape, UNDEFINED, dtype=np.uint8)
+    classes[..., :R, :C] = UNDEFINED if neither is None else neither
+    out[..., :r1, :c1] = b[..., :r1, :c1]
+    classes[..., :r1, :c1] = EXACT
+    out[..., :r0, :c0] = a[..., :r0, :c0]
+    classes[..., :r0, :c0] = EXACT
+    rb, cb = min(r0, r1), min(c0, c1)
+    raised: tuple[str, ...] | None = () if with_flags else None
+    if rb and cb:
+        res, cls, flags = element_op(OPS[case.op], a[..., :rb, :cb], b[..., :rb, :cb], dt)
+        out[..., :rb, :cb] = res
+        classes[..., :rb, :cb] = cls
+        if with_flags:
+            raised = tuple(name for name in ieee.FLAG_ORDER if name in flags and bool(np.any(flags[name])))
     return Outcome("ok", outputs={"dst": out}, classes={"dst": classes}, flags=raised)
 
 
@@ -103,8 +110,8 @@ def cpu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
     if not dt.is_float:
         return spec_element(op, a, b, dt)
     if op in ("add", "mul"):
-        res, _ = ieee.add_mul(op, a, b, dt)
-        return res, np.where(ieee.is_nan(res, dt), np.uint8(NAN), np.uint8(EXACT)), {}
+        res, _, nan = ieee.add_mul_fast(op, a, b, dt)
+        return res, nan.astype(np.uint8) * np.uint8(NAN), {}
     va, vb = ieee.to_float64(a, dt), ieee.to_float64(b, dt)
     take_b = (va < vb) if op == "max" else (vb < va)
     res = np.where(take_b, b, a)
@@ -126,11 +133,15 @@ def npu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
             cls = np.where(integer.overflows(op, a, b, dt), np.uint8(UNDEFINED), cls).astype(np.uint8)
         return res, cls, {}
     if op in ("add", "mul"):
-        res, flags = ieee.add_mul(op, a, b, dt)
-        cls = np.where(ieee.is_nan(res, dt), np.uint8(NAN), np.uint8(EXACT))
-        if dt.bits == 16:
-            tiny = ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt) | ieee.is_subnormal(res, dt) | flags[ieee.UF]
-            cls = np.where(tiny & ~ieee.is_nan(res, dt), np.uint8(UNDEFINED), cls)
+        res, exact, nan = ieee.add_mul_fast(op, a, b, dt)
+        cls = nan.astype(np.uint8) * np.uint8(NAN)
+        if dt.bits == 16:  # subnormal operand, or a result that is tiny before rounding
+            magnitude = np.abs(exact)
+            # a float32 product of tiny bfloat16s may underflow to 0; the exact one is nonzero iff both factors are
+            nonzero = (magnitude > 0) if op == "add" else ~ieee.is_zero(a, dt) & ~ieee.is_zero(b, dt)
+            tiny = nonzero & (magnitude < ieee.min_normal(dt))
+            tiny |= ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt)
+            cls = np.where(tiny & ~nan, np.uint8(UNDEFINED), cls)
         return res, cls.astype(np.uint8), {}
     res, _ = ieee.spec_max_min(op, a, b, dt)
     mixed_zero = ieee.is_zero(a, dt) & ieee.is_zero(b, dt) & (a != b)

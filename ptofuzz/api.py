@@ -130,8 +130,8 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     written = []
     for case, outcome, content in contents:
         path = casefolder.write(out, content, force)
-        not_exact = sum(n for runs in content.manifest["expected"].get("classes", {}).values()
-                        for spans in runs.values() for _, n in spans)
+        not_exact = sum(m["count"] for masks in content.manifest["expected"].get("classes", {}).values()
+                        for m in masks.values())
         written.append(GeneratedCase(content.name, path, case, outcome.kind,
                                      {f: len(b) for f, b in content.files.items()}, not_exact))
     return GenerateResult(inst.name, platform, out, seed, tuple(written))

@@ -7,6 +7,8 @@ renamed into place, so a reader never sees half a case; an existing folder is re
 
 from __future__ import annotations
 
+import base64
+import collections
 import dataclasses
 import hashlib
 import json
@@ -32,28 +34,28 @@ def file_bytes(bits: np.ndarray, profile: Profile, tile: Any) -> bytes:
     return np.ascontiguousarray(bits[:r, :c]).tobytes()
 
 
-def class_runs(classes: np.ndarray) -> dict[str, list[list[int]]]:
-    """Non-exact element classes as ``{class: [[start, length], ...]}`` over the flattened file."""
+def class_masks(classes: np.ndarray) -> dict[str, dict[str, Any]]:
+    """Non-exact element classes of a file: ``{class: {"count": k, "bitmap": b64}}``, the bitmap being
+    ``base64(numpy.packbits(mask))`` of the flattened file's elements (first element = most significant bit)."""
     flat = classes.ravel()
-    out: dict[str, list[list[int]]] = {}
-    if flat.size == 0 or not np.any(flat != EXACT):
-        return out
-    change = np.flatnonzero(np.diff(flat.astype(np.int16))) + 1
-    starts = np.concatenate(([0], change))
-    lengths = np.diff(np.concatenate((starts, [flat.size])))
-    for s, n in zip(starts.tolist(), lengths.tolist()):
-        code = int(flat[s])
+    if flat.size == 0 or not flat.any():
+        return {}
+    out = {}
+    for code in np.flatnonzero(np.bincount(flat, minlength=len(CLASS_NAMES))):
         if code != EXACT:
-            out.setdefault(CLASS_NAMES[code], []).append([s, n])
+            mask = flat == code
+            out[CLASS_NAMES[int(code)]] = {"count": int(np.count_nonzero(mask)),
+                                           "bitmap": base64.b64encode(np.packbits(mask).tobytes()).decode()}
     return out
 
 
-def classes_from_runs(runs: dict[str, list[list[int]]], size: int) -> np.ndarray:
+def classes_from_masks(masks: dict[str, dict[str, Any]], size: int) -> np.ndarray:
+    """Inverse of :func:`class_masks`: the class code of every element of a flattened file."""
     codes = {v: k for k, v in CLASS_NAMES.items()}
     flat = np.zeros(size, dtype=np.uint8)
-    for name, spans in runs.items():
-        for s, n in spans:
-            flat[s:s + n] = codes[name]
+    for name, m in masks.items():
+        bits = np.unpackbits(np.frombuffer(base64.b64decode(m["bitmap"]), np.uint8), count=size).astype(bool)
+        flat[bits] = codes[name]
     return flat
 
 
@@ -85,9 +87,9 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
             files[fname] = file_bytes(outcome.outputs[role], profile, tile)
             entries.append(_entry(fname, role, "golden", dt, profile, tile, files[fname]))
             r, c = profile.file_shape(tile)
-            runs = class_runs(outcome.classes[role][:r, :c])
-            if runs:
-                classes[fname] = runs
+            masks = class_masks(outcome.classes[role][:r, :c])
+            if masks:
+                classes[fname] = masks
         expected["classes"] = classes
     manifest = {
         "format": FORMAT,
@@ -111,22 +113,24 @@ def _entry(fname: str, role: str, kind: str, dt: dtypes.DType, profile: Profile,
             "sha256": hashlib.sha256(data).hexdigest()}
 
 
+_JSON = json.JSONEncoder(separators=(", ", ": "))
+
+
 def dump_manifest(manifest: dict[str, Any]) -> str:
     """JSON with one top-level key per line and one list item (file entry, ...) per line: diff-friendly."""
-    compact = {"separators": (", ", ": ")}
     lines = []
     for key, value in manifest.items():
         if isinstance(value, list) and value and isinstance(value[0], dict):
-            items = ",\n  ".join(json.dumps(v, **compact) for v in value)
-            lines.append(f" {json.dumps(key)}: [\n  {items}\n ]")
+            items = ",\n  ".join(_JSON.encode(v) for v in value)
+            lines.append(f' "{key}": [\n  {items}\n ]')
         else:
-            lines.append(f" {json.dumps(key)}: {json.dumps(value, **compact)}")
+            lines.append(f' "{key}": {_JSON.encode(value)}')
     return "{\n" + ",\n".join(lines) + "\n}\n"
 
 
 def check_writable(out_dir: Path, names: list[str], force: bool) -> None:
     """Refuse before writing anything: duplicate names, or existing folders without ``force``."""
-    dupes = sorted({n for n in names if names.count(n) > 1})
+    dupes = sorted(n for n, k in collections.Counter(names).items() if k > 1)
     if dupes:
         raise UsageError(f"two cases would share the folder {dupes[0]!r}")
     if out_dir.exists() and not out_dir.is_dir():
@@ -140,30 +144,37 @@ def check_writable(out_dir: Path, names: list[str], force: bool) -> None:
 
 
 def write(out_dir: Path, content: FolderContent, force: bool) -> Path:
-    """Write one case folder atomically (temporary sibling, then rename)."""
+    """Write one case folder atomically: into a hidden temporary sibling, then renamed into place."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    final = out_dir / content.name
-    tmp = out_dir / f".{content.name}.tmp-{os.getpid()}"
-    if tmp.exists():
-        shutil.rmtree(tmp)
-    tmp.mkdir()
+    final = os.path.join(out_dir, content.name)
+    tmp = os.path.join(out_dir, f".{content.name}.tmp-{os.getpid()}")
     try:
-        for fname, data in content.files.items():
-            (tmp / fname).write_bytes(data)
-        (tmp / MANIFEST).write_text(dump_manifest(content.manifest))
-        if final.exists():
+        os.mkdir(tmp)
+    except FileExistsError:  # left by a killed run of this same process id
+        shutil.rmtree(tmp)
+        os.mkdir(tmp)
+    try:
+        for fname, data in (*content.files.items(), (MANIFEST, dump_manifest(content.manifest).encode())):
+            fd = os.open(os.path.join(tmp, fname), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view):]
+            finally:
+                os.close(fd)
+        if os.path.lexists(final):
             if not force:
-                raise UsageError(f"case folder {str(final)!r} already exists; pass --force to overwrite")
-            old = out_dir / f".{content.name}.old-{os.getpid()}"
-            final.rename(old)
-            tmp.rename(final)
+                raise UsageError(f"case folder {final!r} already exists; pass --force to overwrite")
+            old = os.path.join(out_dir, f".{content.name}.old-{os.getpid()}")
+            os.rename(final, old)
+            os.rename(tmp, final)
             shutil.rmtree(old, ignore_errors=True)
         else:
-            tmp.rename(final)
+            os.rename(tmp, final)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return final
+    return Path(final)
 
 
 # ---- reading ----------------------------------------------------------------------------------------------

@@ -84,8 +84,8 @@ class Instruction:
     def evaluate(self, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
         """Run the case's platform oracle, after the platform's dtype check."""
         sup = self.support(case.platform)
-        if case.dtype not in sup.dtypes:
-            dt = dtypes.get(case.dtype)
+        dt = dtypes.get(case.dtype)
+        if dt.name not in sup.dtypes:
             why = f"{self.name} on {case.platform} does not accept {dt.name} (accepts: {', '.join(sup.dtypes)})"
             if sup.bad_dtype == "fault":
                 return Outcome.faulted("Fault_TileLegality", 5, why)

@@ -9,7 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptofuzz import api, registry
+from ptofuzz import api, casefolder, registry
+from ptofuzz.case import EXACT
 
 WITH_FILES = [(op, p) for op in ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN") for p in registry.PLATFORMS
               if registry.get(op).support(p).profile.canonical]
@@ -40,9 +41,8 @@ def test_check_passes_on_random_cases(platform, tmp_path, cli):
 def _first_exact_index(case_dir: Path, fname: str) -> int:
     """Flat index of an element the manifest expects bit-exactly (not nan/zero/undefined)."""
     m = json.loads((case_dir / "ptofuzz.json").read_text())
-    runs = m["expected"]["classes"].get(fname, {})
-    loose = {i for spans in runs.values() for s, n in spans for i in range(s, s + n)}
-    return next(i for i in range(10_000) if i not in loose)
+    classes = casefolder.classes_from_masks(m["expected"]["classes"].get(fname, {}), 4096)
+    return int(np.flatnonzero(classes == EXACT)[0])
 
 
 @pytest.mark.parametrize("target", ["golden.bin", "output.bin"])
@@ -171,3 +171,20 @@ def test_inplace_and_zero_size_are_case_parameters(tmp_path, cli):
     # src1 is empty, so the destination (which is src0) keeps src0's values
     assert (case / "golden.bin").read_bytes() == (case / "input1.bin").read_bytes()
     assert cli("check", case).code == 0
+
+
+def test_manifest_class_bitmaps_match_the_oracle(tmp_path):
+    """The manifest's nan/zero/undefined bitmaps decode to exactly the oracle's per-element classes."""
+    result = api.generate("tpartmax", "a5", tmp_path, random=12, seed=4, special_rate=0.3)
+    seen = set()
+    for gc in result.cases:
+        m = json.loads((gc.path / "ptofuzz.json").read_text())
+        inputs, outcome = api.realize(registry.get("tpartmax"), gc.name, gc.case, 4, 0.3)
+        expected = outcome.classes["dst"][:gc.case.tile("dst").valid_rows, :gc.case.tile("dst").valid_cols]
+        masks = m["expected"]["classes"].get("golden.bin", {})
+        decoded = casefolder.classes_from_masks(masks, expected.size)
+        assert np.array_equal(decoded, expected.ravel())
+        assert all(v["count"] == int(np.count_nonzero(decoded == code))
+                   for code, name in ((1, "nan"), (2, "zero"), (3, "undefined")) for k, v in masks.items() if k == name)
+        seen.update(masks)
+    assert "undefined" in seen
