@@ -138,7 +138,7 @@ def check_writable(out_dir: Path, names: list[str], force: bool) -> None:
     if not force:
         existing = [n for n in names if (out_dir / n).exists()]
         if existing:
-            more = f" and {len(existing) - 1} more" if len(existing) > 1 else ""
+            more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
             raise UsageError(f"case folder {str(out_dir / existing[0])!r}{more} already exists; "
                              "pass --force to overwrite or choose another --out")
 

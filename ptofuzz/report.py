@@ -109,16 +109,23 @@ def capabilities(rows: list[dict[str, Any]], *, as_json: bool = False) -> None:
     if as_json:
         _print_json(rows)
         return
+    from rich import box
+
     all_dtypes = list(dtypes.DTYPES)
-    table = Table(title="instruction x platform x dtype", show_lines=False)
-    table.add_column("op")
-    table.add_column("platform")
+    table = Table(title="instruction x platform x dtype (x = accepted)", box=box.SIMPLE, pad_edge=False)
+    table.add_column("op", no_wrap=True)
+    table.add_column("platform", no_wrap=True)
     for d in all_dtypes:
-        table.add_column(dtypes.DTYPES[d].spec_name.lower(), justify="center")
-    table.add_column("system test")
+        table.add_column(dtypes.DTYPES[d].spec_name.lower(), justify="center", no_wrap=True)
+    table.add_column("pto-isa system test", no_wrap=True)
     for r in rows:
         marks = ["x" if d in r["dtypes"] else "-" for d in all_dtypes]
-        test = f"{r['suite']} ({r['canonical_cases']} cases, {r['layout']})" if r["system_test"] else \
-            f"none ({r['layout']})"
+        n = r["canonical_cases"]
+        if r["system_test"]:
+            test = f"{r['suite']}: {n} cases, {r['layout']}"
+        else:
+            test = f"none; ptofuzz's own: {n} cases, {r['layout']}" if n else "none with case folders"
         table.add_row(r["op"], r["platform"], *marks, test)
-    _console().print(table)
+    con = _console()
+    con.width = max(con.width, 130)  # never squeeze the matrix; pipes and logs get the full rows
+    con.print(table)

@@ -105,7 +105,7 @@ def test_list_shows_the_matrix(cli):
     res = cli("list")
     assert res.code == 0
     row = next(line for line in res.out.splitlines() if "TPARTMUL" in line and " a5 " in line)
-    assert "TPARTMULTest (9 cases, compact-valid)" in row
+    assert "TPARTMULTest: 9 cases, compact-valid" in row
     res = cli("list", "--json")
     rows = json.loads(res.out)
     a2a3 = next(r for r in rows if r["op"] == "TPARTADD" and r["platform"] == "a2a3")
