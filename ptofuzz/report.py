@@ -127,5 +127,5 @@ def capabilities(rows: list[dict[str, Any]], *, as_json: bool = False) -> None:
             test = f"none; ptofuzz's own: {n} cases, {r['layout']}" if n else "none with case folders"
         table.add_row(r["op"], r["platform"], *marks, test)
     con = _console()
-    con.width = max(con.width, 130)  # never squeeze the matrix; pipes and logs get the full rows
+    con.width = max(con.width, 140)  # never squeeze the matrix; pipes and logs get the full rows
     con.print(table)

@@ -15,21 +15,10 @@ import pytest
 
 from ptofuzz import dtypes, registry
 from ptofuzz.case import EXACT, NAN, UNDEFINED, ZERO, Case, Tile
+from tpart_helpers import case
 
 # ---------------------------------------------------------------------------------------------------------
 # helpers
-
-
-def case(op, platform, dtype, dst, src0, src1, shapes=None, inplace=None):
-    """dst/src0/src1 are valid regions (r, c); physical shape = valid region unless ``shapes[role]``."""
-    shapes = shapes or {}
-    tiles = []
-    for role, (r, c) in (("dst", dst), ("src0", src0), ("src1", src1)):
-        R, C = shapes.get(role, (r, c))
-        tiles.append((role, Tile(R, C, r, c)))
-    params = (("inplace", inplace),) if inplace else ()
-    return Case(op, platform, dtype, tuple(tiles), params)
-
 
 def fill(dtype, shape, start=1):
     """Distinct nonzero element bits start, start+1, ... row-major at ``shape``."""
