@@ -144,6 +144,7 @@ class FileVerdict:
     file: str
     comparison: Comparison | None  # None when the file could not be compared
     problem: str = ""  # why it fails without an element comparison (absent golden, unexpected file, ...)
+    dtype: str = ""  # element type of the file
 
     @property
     def ok(self) -> bool:
@@ -216,10 +217,11 @@ def _check_one(path: Path, platform: str | None) -> CaseVerdict:
             if is_golden and shape[0] * shape[1] > 0:
                 files.append(FileVerdict(fname, None, "missing"))
             continue
-        actual = casefolder.read_tile_file(fpath, dt, shape)
+        fdt = lc.inst.dtype_of(case, role)
+        actual = casefolder.read_tile_file(fpath, fdt, shape)
         r, c = shape
-        cmp = compare(outcome.outputs[role][:r, :c], outcome.classes[role][:r, :c], actual, dt)
-        files.append(FileVerdict(fname, cmp))
+        cmp = compare(outcome.outputs[role][:r, :c], outcome.classes[role][:r, :c], actual, fdt)
+        files.append(FileVerdict(fname, cmp, dtype=fdt.name))
     verdict = "pass" if not messages and all(f.ok for f in files) else "fail"
     return CaseVerdict(**base, verdict=verdict, files=tuple(files), message="; ".join(messages), file_shape=shape)
 

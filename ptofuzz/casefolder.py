@@ -72,20 +72,19 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
           *, name: str, seed: int, special_rate: float, replay: str) -> FolderContent:
     """Assemble files and manifest for one case (no I/O)."""
     profile = inst.support(case.platform).profile
-    dt = dtypes.get(case.dtype)
     files: dict[str, bytes] = {}
     entries = []
     expected: dict[str, Any] = outcome.summary()
     for fname, role in profile.inputs:
         tile = case.tile(role)
         files[fname] = file_bytes(inputs[role], profile, tile)
-        entries.append(_entry(fname, role, "input", dt, profile, tile, files[fname]))
+        entries.append(_entry(fname, role, "input", inst.dtype_of(case, role), profile, tile, files[fname]))
     if outcome.kind == "ok":
         classes: dict[str, Any] = {}
         for fname, role in profile.golden:
             tile = case.tile(role)
             files[fname] = file_bytes(outcome.outputs[role], profile, tile)
-            entries.append(_entry(fname, role, "golden", dt, profile, tile, files[fname]))
+            entries.append(_entry(fname, role, "golden", inst.dtype_of(case, role), profile, tile, files[fname]))
             r, c = profile.file_shape(tile)
             masks = class_masks(outcome.classes[role][:r, :c])
             if masks:
@@ -252,9 +251,8 @@ def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int], *, opti
 
 def read_inputs(lc: LoadedCase) -> dict[str, np.ndarray]:
     """Input bits at each tile's physical shape (compact files are the whole tile)."""
-    dt = dtypes.get(lc.case.dtype)
     out = {}
     for fname, role in lc.profile.inputs:
         tile = lc.case.tile(role)
-        out[role] = read_tile_file(lc.path / fname, dt, lc.profile.file_shape(tile))
+        out[role] = read_tile_file(lc.path / fname, lc.inst.dtype_of(lc.case, role), lc.profile.file_shape(tile))
     return out

@@ -60,6 +60,8 @@ class Instruction:
         random_case: ``(source, platform, constraints) -> Case`` drawing a case legal on that platform.
         explicit_case: ``(platform, options) -> Case`` building the one case the CLI flags describe.
         draw_inputs: ``(source, case, special_rate) -> {role: bits}`` at each input tile's physical shape.
+        role_dtypes: roles whose element type is fixed rather than the case's (an index tile is uint32);
+            8-byte sort records are carried as pairs of uint32 words.
     """
 
     name: str
@@ -71,6 +73,11 @@ class Instruction:
     random_case: Callable[[Source, str, Mapping[str, Any]], Case]
     explicit_case: Callable[[str, Mapping[str, Any]], Case]
     draw_inputs: Callable[[Source, Case, float], dict[str, np.ndarray]]
+    role_dtypes: Mapping[str, str] = dataclasses.field(default_factory=dict)
+
+    def dtype_of(self, case: Case, role: str) -> dtypes.DType:
+        """Element type of a role's tile (and file) in ``case``."""
+        return dtypes.get(self.role_dtypes.get(role, case.dtype))
 
     def support(self, platform: str) -> PlatformSupport:
         if platform not in PLATFORMS:

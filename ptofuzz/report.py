@@ -81,7 +81,6 @@ def checked(verdicts: list[CaseVerdict], *, as_json: bool = False) -> None:
         con.print(f"[bold red]FAIL[/]  {escape(v.name)}  [dim]({v.op} {v.platform} {v.dtype})[/]")
         if v.message:
             con.print(f"      {escape(v.message)}")
-        dt = dtypes.get(v.dtype)
         for f in v.files:
             if f.ok:
                 continue
@@ -90,6 +89,7 @@ def checked(verdicts: list[CaseVerdict], *, as_json: bool = False) -> None:
                 continue
             cmp = f.comparison
             assert cmp is not None
+            dt = dtypes.get(f.dtype or v.dtype)
             con.print(f"      {f.file}: {cmp.mismatches} of {cmp.checked} elements differ")
             for e in cmp.first:
                 want = dtypes.format_bits(e.expected, dt)
