@@ -9,33 +9,16 @@ the edge values (0, +-1, min, max, min+1, max-1).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
 
 from ptofuzz.dtypes import DType
+from ptofuzz.errors import UsageError
 from ptofuzz.generators.source import Source
 
 DEFAULT_SPECIAL_RATE = 0.05
-SNAN_SHARE, QNAN_SHARE = 0.25, 0.10  # of the special values: sNaNs and payload qNaNs
-
-
-@functools.cache
-def float_specials(dt: DType) -> np.ndarray:
-    """Fixed special bit patterns of a float type (NaNs with random payloads are added by :func:`draw`):
-    +-0, +-inf, +-canonical qNaN, smallest and largest subnormal, smallest normal, largest finite, +-1."""
-    s = dt.sign_mask
-    one = ((1 << (dt.exp_bits - 1)) - 1) << dt.man_bits
-    fixed = [0, dt.exp_mask, dt.canonical_nan, 1, dt.man_mask, dt.man_mask + 1, dt.exp_mask - 1, one]
-    return np.array(fixed + [v | s for v in fixed], dtype=dt.bits_dtype)
-
-
-@functools.cache
-def int_specials(dt: DType) -> np.ndarray:
-    vals = [0, 1, dt.int_max, dt.int_max - 1, dt.int_min, dt.int_min + 1]
-    if dt.kind == "int":
-        vals.append(-1)
-    return np.array([v & ((1 << dt.bits) - 1) for v in vals], dtype=np.uint64).astype(dt.bits_dtype)
 
 
 def _nans(raw: np.ndarray, dt: DType, signaling: bool) -> np.ndarray:
@@ -46,34 +29,111 @@ def _nans(raw: np.ndarray, dt: DType, signaling: bool) -> np.ndarray:
 
 POOL_SIZE = 4096
 
+# Special-value kinds a mix can ask for; integers know only zero and extreme (min, max, +-1, min+1, max-1).
+ELEMENT_KINDS = ("snan", "qnan", "zero", "inf", "subnormal", "extreme")
+TIE = "tie"  # copies of other elements of the same row: duplicates and ties
+ROW_PATTERNS = ("sorted", "reversed", "equal")  # whole rows already sorted, reverse sorted or all equal
+KINDS = (*ELEMENT_KINDS, TIE, *ROW_PATTERNS)
+PROFILES = {
+    "default": ELEMENT_KINDS,
+    "none": (),
+    "nan": ("snan", "qnan"),
+    "sort": KINDS,
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class ValueMix:
+    """How values are drawn: the share of special values and which kinds (see :data:`KINDS`)."""
+
+    rate: float = DEFAULT_SPECIAL_RATE
+    kinds: tuple[str, ...] = ELEMENT_KINDS
+
+    @classmethod
+    def parse(cls, special: str | None, rate: float = DEFAULT_SPECIAL_RATE) -> ValueMix:
+        """``--special`` text: a profile name (default, none, nan, sort) or a comma list of kinds."""
+        if not 0.0 <= rate <= 1.0:
+            raise UsageError(f"--special-rate {rate} must be between 0 and 1")
+        if special is None:
+            return cls(rate)
+        words = [w.strip().lower() for w in special.split(",") if w.strip()]
+        if len(words) == 1 and words[0] in PROFILES:
+            return cls(rate if words[0] != "none" else 0.0, PROFILES[words[0]])
+        for w in words:
+            if w not in KINDS:
+                raise UsageError(f"--special {w!r} is no special-value kind; use a profile "
+                                 f"({', '.join(PROFILES)}) or kinds from: {', '.join(KINDS)}")
+        if not words:
+            raise UsageError("--special is empty; name a profile or kinds, e.g. --special snan,zero,tie")
+        return cls(rate, tuple(k for k in KINDS if k in words))
+
+    def describe(self) -> dict[str, object]:
+        return {"rate": self.rate, "kinds": list(self.kinds)}
+
+
+def _kind_table(dt: DType, kind: str) -> list[int]:
+    s = dt.sign_mask
+    if not dt.is_float:
+        return {"zero": [0], "extreme": [v & ((1 << dt.bits) - 1) for v in
+                                         (1, dt.int_max, dt.int_max - 1, dt.int_min, dt.int_min + 1,
+                                          *((-1,) if dt.kind == "int" else ()))]}.get(kind, [])
+    one = ((1 << (dt.exp_bits - 1)) - 1) << dt.man_bits
+    table = {
+        "qnan": [dt.canonical_nan],
+        "zero": [0],
+        "inf": [dt.exp_mask],
+        "subnormal": [1, dt.man_mask, dt.man_mask >> 1],
+        "extreme": [dt.exp_mask - 1, dt.man_mask + 1, one],
+    }.get(kind, [])
+    return table + [v | s for v in table]
+
 
 @functools.cache
-def special_pool(dt: DType) -> np.ndarray:
-    """A fixed, shuffled pool of special values for ``dt``, built once from a fixed seed: for floats a
-    quarter sNaNs and a tenth qNaNs with random signs and payloads, the rest the fixed table; for integers
-    the edge values. Draws pick from it, so a case's specials cost one index draw."""
-    table = float_specials(dt) if dt.is_float else int_specials(dt)
+def special_pool(dt: DType, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarray:
+    """A fixed, shuffled pool of special values of the given kinds, built once from a fixed seed; sNaNs and
+    qNaNs get random signs and payloads. Draws index into it, so a case's specials cost one draw."""
     rng = np.random.default_rng(0x5EC1A1)
-    pool = table[rng.integers(0, len(table), POOL_SIZE)]
-    if dt.is_float:
-        raw = rng.integers(0, 1 << dt.bits, POOL_SIZE, dtype=np.uint64).astype(dt.bits_dtype)
-        u = rng.random(POOL_SIZE)
-        pool = np.where(u < SNAN_SHARE + QNAN_SHARE, _nans(raw, dt, signaling=False), pool)
-        pool = np.where(u < SNAN_SHARE, _nans(raw, dt, signaling=True), pool)
+    parts = []
+    for kind in kinds:
+        if kind not in ELEMENT_KINDS:
+            continue
+        if dt.is_float and kind in ("snan", "qnan"):
+            raw = rng.integers(0, 1 << dt.bits, POOL_SIZE, dtype=np.uint64).astype(dt.bits_dtype)
+            nans = _nans(raw, dt, signaling=kind == "snan")
+            parts.append(np.concatenate([nans, np.array(_kind_table(dt, kind), dt.bits_dtype)]))
+        elif dt.is_float and kind == "subnormal":
+            raw = rng.integers(1, 1 << dt.man_bits, POOL_SIZE, dtype=np.uint64)
+            sign = rng.integers(0, 2, POOL_SIZE, dtype=np.uint64) * np.uint64(dt.sign_mask)
+            parts.append(np.concatenate([(raw | sign).astype(dt.bits_dtype), np.array(_kind_table(dt, kind),
+                                                                                        dt.bits_dtype)]))
+        else:
+            table = _kind_table(dt, kind)
+            if table:
+                parts.append(np.array(table, dtype=np.uint64).astype(dt.bits_dtype))
+    if not parts:
+        return np.zeros(0, dt.bits_dtype)
+    # every kind gets an equal share of the pool, whatever its table size
+    pool = np.concatenate([p[rng.integers(0, len(p), POOL_SIZE // len(parts))] for p in parts])
+    pool = pool[rng.permutation(len(pool))]
     pool.setflags(write=False)
     return pool
 
 
-def specials(source: Source, dt: DType, n: int) -> np.ndarray:
-    """``n`` special values: table entries, sNaNs and payload qNaNs (floats) or edge values (integers)."""
-    return special_pool(dt)[source.integers(0, POOL_SIZE - 1, n)]
+def specials(source: Source, dt: DType, n: int, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarray:
+    """``n`` special values of the given kinds."""
+    pool = special_pool(dt, kinds)
+    return pool[source.integers(0, len(pool) - 1, n)]
 
 
-def draw(source: Source, dt: DType, shape: tuple[int, ...], special_rate: float = DEFAULT_SPECIAL_RATE) -> np.ndarray:
+def draw(source: Source, dt: DType, shape: tuple[int, ...], mix: ValueMix | float = DEFAULT_SPECIAL_RATE
+         ) -> np.ndarray:
     """Random element bits of ``dt`` with the given shape (integer operations on raw bits only)."""
+    if not isinstance(mix, ValueMix):
+        mix = ValueMix(float(mix))
     n = 1
     for d in shape:
         n *= d
+    rate = mix.rate
     sel = source.bits(32, n)  # low half: which population; high half: the moderate value
     population = sel & 0xFFFF
     pick = ((sel >> 16) & 0xFF).astype(dt.bits_dtype)
@@ -86,8 +146,49 @@ def draw(source: Source, dt: DType, shape: tuple[int, ...], special_rate: float 
         moderate = (wide & (dt.sign_mask | dt.man_mask)) | exponent
     else:
         moderate = pick - 128 if dt.kind == "int" else pick  # [-128, 127] (wrapping) or [0, 255]
-    out = np.where(population < int((0.5 + special_rate / 2) * 65536), moderate, wide)
-    where = np.flatnonzero(population < int(special_rate * 65536))
+    out = np.where(population < int((0.5 + rate / 2) * 65536), moderate, wide)
+    where = np.flatnonzero(population < int(rate * 65536))
+    if where.size and len(special_pool(dt, mix.kinds)):
+        out[where] = specials(source, dt, where.size, mix.kinds)
+    out = out.reshape(shape)
+    if len(shape) == 2 and shape[0] * shape[1] and rate > 0:
+        if TIE in mix.kinds:
+            out = _ties(source, out, rate)
+        patterns = [p for p in ROW_PATTERNS if p in mix.kinds]
+        if patterns:
+            out = _row_patterns(source, out, dt, patterns, rate)
+    return out
+
+
+def _ties(source: Source, out: np.ndarray, rate: float) -> np.ndarray:
+    """Copy a random element of the same row over ``rate`` of the elements: duplicates and ties."""
+    rows, cols = out.shape
+    where = np.flatnonzero(source.random(rows * cols) < rate)
     if where.size:
-        out[where] = specials(source, dt, where.size)
-    return out.reshape(shape)
+        donor_cols = source.integers(0, cols - 1, where.size)
+        flat = out.reshape(-1)
+        flat[where] = out[where // cols, donor_cols]
+    return out
+
+
+def _row_patterns(source: Source, out: np.ndarray, dt: DType, patterns: list[str], rate: float) -> np.ndarray:
+    """Replace ``rate`` of the rows by a whole-row pattern: ascending, descending (numeric order, NaNs last)
+    or all equal to one of its elements."""
+    from ptofuzz.oracles.sort import sort_keys
+
+    rows, cols = out.shape
+    chosen = source.random(rows) < max(rate, 1 / max(rows, 1)) if rows else np.zeros(0, bool)
+    which = source.integers(0, len(patterns) - 1, rows)
+    result = out.copy()
+    for k, pattern in enumerate(patterns):
+        m = chosen & (which == k)
+        if not m.any():
+            continue
+        block = out[m]
+        if pattern == "equal":
+            result[m] = block[:, :1]
+        else:
+            keys = sort_keys(block, dt, descending=pattern == "reversed") if dt.is_float else \
+                (block.view(f"<i{dt.itemsize}") if dt.kind == "int" else block)
+            result[m] = np.take_along_axis(block, np.argsort(keys, axis=1, kind="stable"), axis=1)
+    return result

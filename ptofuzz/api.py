@@ -99,34 +99,36 @@ def _check_dtype(inst: registry.Instruction, platform: str, name: str) -> None:
                          f"{', '.join(sup.dtypes)}")
 
 
-def realize(inst: registry.Instruction, name: str, case: Case, seed: int, special_rate: float
+def realize(inst: registry.Instruction, name: str, case: Case, seed: int, mix: values.ValueMix | float
             ) -> tuple[dict[str, np.ndarray], Outcome]:
     """Draw a case's inputs (seeded by ``seed`` and the folder name) and run its platform oracle."""
-    inputs = inst.draw_inputs(seeded(seed, name), case, special_rate)
+    if not isinstance(mix, values.ValueMix):
+        mix = values.ValueMix(float(mix))
+    inputs = inst.draw_inputs(seeded(seed, name), case, mix)
     return inputs, inst.evaluate(case, inputs)
 
 
 def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0, force: bool = False,
              random: int | None = None, explicit: Mapping[str, Any] | None = None,
-             special_rate: float = values.DEFAULT_SPECIAL_RATE) -> GenerateResult:
+             special_rate: float = values.DEFAULT_SPECIAL_RATE, special: str | None = None) -> GenerateResult:
     """Write case folders (inputs, golden, ``ptofuzz.json``) for ``op`` on ``platform`` into ``out_dir``.
 
     Nothing is written when any folder would clash with an existing one (unless ``force``) or when a
-    requested case is unsupported on the platform.
+    requested case is unsupported on the platform. ``special`` picks special-value kinds or a profile
+    (see :class:`ptofuzz.generators.values.ValueMix`), ``special_rate`` their share.
     """
-    if not 0.0 <= special_rate <= 1.0:
-        raise UsageError(f"--special-rate {special_rate} must be between 0 and 1")
+    mix = values.ValueMix.parse(special, special_rate)
     inst = registry.get(op)
     out = Path(out_dir)
     planned = plan(op, platform, seed=seed, random=random, explicit=explicit)
     casefolder.check_writable(out, [n for n, _, _ in planned], force)
     contents = []
     for name, case, replay in planned:
-        inputs, outcome = realize(inst, name, case, seed, special_rate)
+        inputs, outcome = realize(inst, name, case, seed, mix)
         if outcome.kind == "unsupported":
             raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
         contents.append((case, outcome, casefolder.build(inst, case, inputs, outcome, name=name, seed=seed,
-                                                         special_rate=special_rate, replay=replay)))
+                                                         mix=mix, replay=replay)))
     written = []
     for case, outcome, content in contents:
         path = casefolder.write(out, content, force)

@@ -84,6 +84,10 @@ class Case:
     tiles: tuple[tuple[str, Tile], ...]
     params: tuple[tuple[str, Any], ...] = ()
 
+    def __post_init__(self) -> None:
+        # one spelling per case: params sorted by name, None values dropped
+        object.__setattr__(self, "params", tuple(sorted((k, v) for k, v in self.params if v is not None)))
+
     def tile(self, role: str) -> Tile:
         return dict(self.tiles)[role]
 

@@ -69,7 +69,7 @@ class FolderContent:
 
 
 def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray], outcome: Outcome,
-          *, name: str, seed: int, special_rate: float, replay: str) -> FolderContent:
+          *, name: str, seed: int, mix: Any, replay: str) -> FolderContent:
     """Assemble files and manifest for one case (no I/O)."""
     profile = inst.support(case.platform).profile
     files: dict[str, bytes] = {}
@@ -97,7 +97,7 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
         **case.to_json(),
         "layout": profile.layout,
         "seed": seed,
-        "special_rate": special_rate,
+        "values": mix.describe(),
         "files": entries,
         "expected": expected,
         "replay": replay,

@@ -90,6 +90,9 @@ def gen(
     src0: Annotated[Optional[str], typer.Option(help="src0 valid region RxC.")] = None,
     src1: Annotated[Optional[str], typer.Option(help="src1 valid region RxC.")] = None,
     inplace: Annotated[Optional[str], typer.Option(help="Destination is this source tile: src0 or src1.")] = None,
+    special: Annotated[Optional[str], typer.Option(
+        help="Special-value kinds (snan,qnan,zero,inf,subnormal,extreme,tie,sorted,reversed,equal) or a profile "
+             "(default, none, nan, sort).")] = None,
     special_rate: Annotated[float, typer.Option(help="Share of special values (NaN, inf, 0, subnormal, ...).")] = 0.05,
     json_out: JsonOpt = False,
 ) -> None:
@@ -104,7 +107,7 @@ def gen(
         explicit = {"dtype": dtype, "shape": _rxc(shape, "--shape"), "dst": _rxc(dst, "--dst"),
                     "src0": _rxc(src0, "--src0"), "src1": _rxc(src1, "--src1"), "inplace": inplace}
         result = api.generate(op, platform, out, seed=seed, force=force, random=random, explicit=explicit,
-                              special_rate=special_rate)
+                              special_rate=special_rate, special=special)
         report.generated(result, as_json=json_out)
 
 

@@ -44,6 +44,8 @@ class Profile:
         name_roles: roles whose tiles appear in a general-grammar name, in order.
         compact: True for valid-region-only files, False for whole physical tiles.
         spelling: dtype name -> how this test spells it in case names.
+        param_tokens: (param, prefix) of integer parameters written as ``_<prefix><value>`` after the tiles.
+        derive: builds every role's tile from the named roles' tiles (roles that share a geometry).
         canonical: (case part of the name, case) of every case the pto-isa test defines, in its order.
         physical: for full-tile profiles, the default physical shape for a valid region and dtype.
         src1_form: also read the cpu ``case_<dt>_<R>x<C>_src1_<r>x<c>`` names.
@@ -63,6 +65,8 @@ class Profile:
     physical: Callable[[int, int, dtypes.DType], tuple[int, int]] | None = None
     src1_form: bool = False
     note: str = ""
+    param_tokens: tuple[tuple[str, str], ...] = ()
+    derive: Callable[[dict[str, Tile]], tuple[tuple[str, Tile], ...]] | None = None
 
     @property
     def layout(self) -> str:
@@ -92,6 +96,9 @@ class Profile:
         parts = ["case", self._spell(case.dtype)] + [case.tile(role).token() for role in self.name_roles]
         if case.param("inplace"):
             parts.append(f"inplace_{case.param('inplace')}")
+        for param, prefix in self.param_tokens:
+            if case.param(param) is not None:
+                parts.append(f"{prefix}{int(case.param(param))}")
         if index is not None:
             parts.append(f"n{index}")
         return f"{self.suite}.{'_'.join(parts)}"
@@ -111,7 +118,8 @@ class Profile:
             dt = self._checked_dtype(cpu.group(1), folder_name)
             R, C, r, c = (int(cpu.group(i)) for i in range(2, 6))
             return self._case(dt, [Tile(R, C, R, C), Tile(R, C, R, C), Tile(R, C, r, c)], None, folder_name)
-        m = re.fullmatch(rf"case_([a-z]+\d*)_((?:{_TOKEN}_)*{_TOKEN})(?:_inplace_(\w+?))?(?:_n\d+)?", rest)
+        params = "".join(rf"(?:_{prefix}(\d+))?" for _, prefix in self.param_tokens)
+        m = re.fullmatch(rf"case_([a-z]+\d*)_((?:{_TOKEN}_)*{_TOKEN})(?:_inplace_(\w+?))?{params}(?:_n\d+)?", rest)
         if m is None:
             raise CaseFolderError(
                 f"cannot parse folder name {folder_name!r}: expected {self.suite}.case_<dtype>_"
@@ -130,7 +138,8 @@ class Profile:
             vr, vc = int(t.group(1)), int(t.group(2))
             rows, cols = (int(t.group(3)), int(t.group(4))) if t.group(3) else (vr, vc)
             tiles.append(Tile(rows, cols, vr, vc))
-        return self._case(dt, tiles, m.group(3), folder_name)
+        values = {p: int(m.group(4 + i)) for i, (p, _) in enumerate(self.param_tokens) if m.group(4 + i) is not None}
+        return self._case(dt, tiles, m.group(3), folder_name, values)
 
     def _checked_dtype(self, word: str, folder_name: str) -> str:
         try:
@@ -138,7 +147,8 @@ class Profile:
         except Exception:
             raise CaseFolderError(f"folder name {folder_name!r}: unknown dtype spelling {word!r}") from None
 
-    def _case(self, dt: str, tiles: list[Tile], inplace: str | None, folder_name: str) -> Case:
+    def _case(self, dt: str, tiles: list[Tile], inplace: str | None, folder_name: str,
+              values: dict[str, int] | None = None) -> Case:
         for role, t in zip(self.name_roles, tiles):
             if t.valid_rows > t.rows or t.valid_cols > t.cols:
                 raise CaseFolderError(
@@ -146,5 +156,9 @@ class Profile:
                     f"than its tile {t.rows}x{t.cols}")
         if inplace is not None and inplace not in self.name_roles:
             raise CaseFolderError(f"folder name {folder_name!r}: unknown in-place role {inplace!r}")
-        params = (("inplace", inplace),) if inplace else ()
-        return Case(self.op, self.platform, dt, tuple(zip(self.name_roles, tiles)), params)
+        params = dict(values or {})
+        if inplace:
+            params["inplace"] = inplace
+        named = tuple(zip(self.name_roles, tiles))
+        all_tiles = self.derive(dict(named)) if self.derive else named
+        return Case(self.op, self.platform, dt, all_tiles, tuple(sorted(params.items())))

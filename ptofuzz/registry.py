@@ -59,7 +59,7 @@ class Instruction:
         platforms: platform name -> support.
         random_case: ``(source, platform, constraints) -> Case`` drawing a case legal on that platform.
         explicit_case: ``(platform, options) -> Case`` building the one case the CLI flags describe.
-        draw_inputs: ``(source, case, special_rate) -> {role: bits}`` at each input tile's physical shape.
+        draw_inputs: ``(source, case, value_mix) -> {role: bits}`` at each input tile's physical shape.
         role_dtypes: roles whose element type is fixed rather than the case's (an index tile is uint32);
             8-byte sort records are carried as pairs of uint32 words.
     """
@@ -72,7 +72,7 @@ class Instruction:
     platforms: Mapping[str, PlatformSupport]
     random_case: Callable[[Source, str, Mapping[str, Any]], Case]
     explicit_case: Callable[[str, Mapping[str, Any]], Case]
-    draw_inputs: Callable[[Source, Case, float], dict[str, np.ndarray]]
+    draw_inputs: Callable[[Source, Case, Any], dict[str, np.ndarray]]
     role_dtypes: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     def dtype_of(self, case: Case, role: str) -> dtypes.DType:

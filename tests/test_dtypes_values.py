@@ -50,7 +50,7 @@ def test_format_bits():
 @pytest.mark.parametrize("name", list(dtypes.DTYPES))
 def test_values_cover_the_range_and_are_not_all_zero(name):
     dt = dtypes.get(name)
-    bits = values.draw(seeded(1, name), dt, (64, 64), special_rate=0.1)
+    bits = values.draw(seeded(1, name), dt, (64, 64), 0.1)
     assert bits.dtype == np.dtype(dt.bits_dtype) and bits.shape == (64, 64)
     assert np.count_nonzero(bits) > 3000
     if not dt.is_float:
@@ -63,7 +63,7 @@ def test_values_cover_the_range_and_are_not_all_zero(name):
 @pytest.mark.parametrize("name", FLOATS)
 def test_float_specials_present(name):
     dt = dtypes.get(name)
-    bits = values.draw(seeded(2, name), dt, (128, 128), special_rate=0.2)
+    bits = values.draw(seeded(2, name), dt, (128, 128), 0.2)
     for what in (ieee.is_snan, ieee.is_inf, ieee.is_zero, ieee.is_subnormal):
         assert np.any(what(bits, dt)), what.__name__
     assert np.any(ieee.is_nan(bits, dt) & ~ieee.is_snan(bits, dt) & (bits != dt.canonical_nan))  # payload qNaN
@@ -75,7 +75,7 @@ def test_float_specials_present(name):
 
 def test_special_rate_zero_has_no_nans():
     dt = dtypes.get("float16")
-    bits = values.draw(seeded(3), dt, (64, 64), special_rate=0.0)
+    bits = values.draw(seeded(3), dt, (64, 64), 0.0)
     assert not np.any(ieee.is_nan(bits, dt) | ieee.is_inf(bits, dt))
 
 

@@ -55,7 +55,7 @@ def pool_bits(seed, dtype, shape):
         pool = np.array([0, dt.sign_mask, one, one | dt.sign_mask, dt.exp_mask | dt.sign_mask, 1,
                          dt.exp_mask | 5, dt.exp_mask | dt.quiet_bit | 3 | dt.sign_mask], dt.bits_dtype)
     else:
-        pool = values.int_specials(dt)
+        pool = np.unique(values.special_pool(dt, ("zero", "extreme")))
     return pool[np.random.default_rng(seed).integers(0, len(pool), size=shape)]
 
 

@@ -192,11 +192,11 @@ def explicit_case(op: str, profiles: Mapping[str, Profile], sup_dtypes: Mapping[
     return Case(op, platform, dt.name, tiles, params)
 
 
-def draw_inputs(source: Source, case: Case, special_rate: float) -> dict[str, np.ndarray]:
+def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
     """Source bits over each whole physical tile (outside the valid region too: implementations must not
     read there). An in-place destination starts as its source, so nothing extra is drawn."""
     dt = dtypes.get(case.dtype)
-    return {role: values.draw(source, dt, case.tile(role).shape, special_rate) for role in ("src0", "src1")}
+    return {role: values.draw(source, dt, case.tile(role).shape, mix) for role in ("src0", "src1")}
 
 
 def instructions() -> list[Instruction]:
