@@ -65,12 +65,16 @@ def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
     sup = inst.support(platform)
     prof = sup.profile
     explicit = {k: v for k, v in (explicit or {}).items() if v is not None}
+    alien = sorted(set(explicit) - set(inst.options))
+    if alien:
+        raise UsageError(f"--{alien[0].replace('_', '-')} does not apply to {inst.name}; its options are: "
+                         + ", ".join(f"--{o.replace('_', '-')}" for o in inst.options))
     if random is not None:
         if random < 1:
             raise UsageError(f"--random {random} must be at least 1")
-        unknown = set(explicit) - {"dtype", "shape"}
+        unknown = sorted(set(explicit) & {"dst", "src0", "src1", "inplace", "contract"})
         if unknown:
-            raise UsageError(f"--random draws regions itself; drop --{sorted(unknown)[0]} or drop --random")
+            raise UsageError(f"--random draws regions itself; drop --{unknown[0]} or drop --random")
         if "dtype" in explicit:
             _check_dtype(inst, platform, explicit["dtype"])
         src = seeded(seed, inst.name, platform, "random-geometry")

@@ -90,6 +90,11 @@ def gen(
     src0: Annotated[Optional[str], typer.Option(help="src0 valid region RxC.")] = None,
     src1: Annotated[Optional[str], typer.Option(help="src1 valid region RxC.")] = None,
     inplace: Annotated[Optional[str], typer.Option(help="Destination is this source tile: src0 or src1.")] = None,
+    sort_width: Annotated[Optional[int], typer.Option(help="TSORT group width (1..64; 0 = 32).")] = None,
+    descending: Annotated[Optional[bool], typer.Option("--descending/--ascending",
+                                                       help="TSORT direction.")] = None,
+    bf16_contract: Annotated[bool, typer.Option("--bf16-contract", help="TSORT: accept BF16 as pto-spec's "
+                                                "contract header does (its executable model rejects it).")] = False,
     special: Annotated[Optional[str], typer.Option(
         help="Special-value kinds (snan,qnan,zero,inf,subnormal,extreme,tie,sorted,reversed,equal) or a profile "
              "(default, none, nan, sort).")] = None,
@@ -105,7 +110,8 @@ def gen(
         from ptofuzz import api, report
 
         explicit = {"dtype": dtype, "shape": _rxc(shape, "--shape"), "dst": _rxc(dst, "--dst"),
-                    "src0": _rxc(src0, "--src0"), "src1": _rxc(src1, "--src1"), "inplace": inplace}
+                    "src0": _rxc(src0, "--src0"), "src1": _rxc(src1, "--src1"), "inplace": inplace,
+                    "sort_width": sort_width, "descending": descending, "contract": 1 if bf16_contract else None}
         result = api.generate(op, platform, out, seed=seed, force=force, random=random, explicit=explicit,
                               special_rate=special_rate, special=special)
         report.generated(result, as_json=json_out)

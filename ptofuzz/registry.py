@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ptofuzz.layouts import Profile
 
 PLATFORMS = ("spec", "cpu", "a2a3", "a5")
-MODULES = ("ptofuzz.instructions.tpart",)
+MODULES = ("ptofuzz.instructions.tpart", "ptofuzz.instructions.sort")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,6 +62,7 @@ class Instruction:
         draw_inputs: ``(source, case, value_mix) -> {role: bits}`` at each input tile's physical shape.
         role_dtypes: roles whose element type is fixed rather than the case's (an index tile is uint32);
             8-byte sort records are carried as pairs of uint32 words.
+        options: the explicit-case options (CLI flags) the instruction understands.
     """
 
     name: str
@@ -74,6 +75,7 @@ class Instruction:
     explicit_case: Callable[[str, Mapping[str, Any]], Case]
     draw_inputs: Callable[[Source, Case, Any], dict[str, np.ndarray]]
     role_dtypes: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    options: tuple[str, ...] = ("dtype", "shape")
 
     def dtype_of(self, case: Case, role: str) -> dtypes.DType:
         """Element type of a role's tile (and file) in ``case``."""

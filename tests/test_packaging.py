@@ -32,7 +32,7 @@ def test_readme_capability_matrix_matches_the_registry():
     text = (ROOT / "README.md").read_text()
     rows = {}
     for line in text.splitlines():
-        m = re.match(r"\| (TPART\w+) \| (\w+) \| (.*) \|$", line)
+        m = re.match(r"\| (T[A-Z0-9]+) \| (\w+) \| (.*) \|$", line)
         if m:
             cells = [c.strip() for c in m.group(3).split("|")]
             rows[(m.group(1), m.group(2))] = cells

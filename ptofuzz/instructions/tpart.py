@@ -17,7 +17,7 @@ from ptofuzz.errors import UsageError
 from ptofuzz.generators import tpart as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
-from ptofuzz.layouts import Profile
+from ptofuzz.layouts import Profile, spec_physical
 from ptofuzz.oracles import tpart as oracles
 from ptofuzz.registry import Instruction, PlatformSupport
 
@@ -39,17 +39,6 @@ PLAIN = {"float32": "float", "float16": "half", "bfloat16": "bf16"}  # others: n
 A5_MAXMIN = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int8": "s8", "int16": "s16",
              "int32": "s32", "int64": "s64", "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64"}
 SPEC_SPELLING: dict[str, str] = {}  # ptofuzz's own names
-
-
-def spec_physical(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[int, int]:
-    """The smallest legal pto-spec tile descriptor holding a valid region: physical columns a power of two,
-    capacity 128 B * 2**k, rows = capacity / (cols * element size) (pto-spec-notes §4)."""
-    cols = 1 << max(valid_cols - 1, 0).bit_length()
-    row_bytes = cols * dt.itemsize
-    capacity = 128
-    while capacity < max(valid_rows, 1) * row_bytes:
-        capacity *= 2
-    return max(capacity // row_bytes, 1), cols
 
 
 def _compact(op: str, platform: str, dt: str, d: str, s0: str, s1: str) -> Case:
@@ -233,5 +222,6 @@ def instructions() -> list[Instruction]:
             name=op, family="irregular-and-complex",
             summary=f"partial {oracles.OPS[op]}: op where both sources are valid, copy where one is",
             inputs=("src0", "src1"), outputs=("dst",), platforms=platforms,
-            random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs))
+            random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs,
+            options=("dtype", "shape", "dst", "src0", "src1", "inplace")))
     return out

@@ -1,0 +1,578 @@
+"""pto-isa TMRGSORT platform oracles: merge pre-sorted lists of 8-byte sort records (pto-isa-conventions.md §6).
+
+Record streams
+--------------
+A sort record is 8 bytes, little-endian: float32 ``[f32 value][u32 index]``; float16 ``[f16 value][2 pad bytes]
+[u32 index]``. Every function here takes and returns a record stream as a uint32 *word* array, two words per
+record: word 0 holds the value bits (float16: value in the low 16 bits, the pad bytes in the high 16 bits) and
+word 1 the index. Whole records are moved, so pad bytes travel with their record. :func:`split_records` and
+:func:`join_records` convert to and from (value bits, index) arrays.
+
+Results are :class:`MergeResult`: the dst record stream at its valid width, one class per word (EXACT or
+UNDEFINED, see ``ptofuzz.case``; the words under UNDEFINED are 0 placeholders) and the executed counts.
+
+Platforms
+---------
+``cpu`` (pto-isa's CPU simulator, include/pto/cpu/TMrgSort.hpp):
+  * Each output record is chosen by scanning the list heads from list 0 up: the first non-empty head is the
+    candidate and a later head replaces it only if its value is strictly greater (IEEE ``>``). Hence ties go to
+    the lower-numbered list, each list keeps its order, +0 and -0 tie, and a NaN head is never chosen over a
+    candidate, while a NaN at the head of the lowest non-empty list *is* the first candidate and is emitted
+    at once (and then blocks nothing, because it is gone).
+  * Multi-list: stops when dst's valid record count is written or every list is empty; with ``exhausted`` it
+    also stops right after the write that empties any list (an initially empty list stops it after the first
+    write). The executed counts (records consumed per list, 4 x uint16, unused lists 0) are always written.
+    dst records after the last write are untouched, hence UNDEFINED.
+  * Single-list: the group extent comes from *dst's* valid width; each full group of 4 blocks is merged as 4
+    lists; a trailing partial group leaves dst untouched. ``block_len`` 0 or not a whole number of records
+    writes nothing.
+
+``npu`` (a2a3 and a5: the ``vmrgsort4`` unit; include/pto/npu/{a2a3,a5}/TMrgSort.hpp):
+  * A stable merge, ties to the lower list (per pto-isa docs). What it does with NaN, with -0 against +0 and
+    with subnormals (possibly compared as zero) is undocumented, so this oracle never guesses:
+      - from the first output position at which a NaN reaches the head of any list, everything is UNDEFINED;
+      - the run of near-zero records (zeros and subnormals; contiguous under every plausible comparison) is
+        UNDEFINED when those records come from two or more lists and are not all the same bit pattern. In
+        exhausted mode, if such a run is reached and some list ends inside it, the stop point itself is
+        unknown: everything from the run on is UNDEFINED and the executed counts are unknown (None).
+  * Unsorted input (numbers, ignoring NaN, not in descending order; +0 == -0) is undefined per the docs
+    ("Feeding unsorted data produces undefined output"): every record is UNDEFINED. So is an exhausted-mode
+    merge with an empty list (how the unit treats a list that starts exhausted is undocumented).
+  * Multi-list: the whole merge goes into ``tmp`` (not capped by dst) and then dst's full width is copied from
+    ``tmp``, so dst records past the merged count are stale (UNDEFINED). The executed counts come from the
+    VMS4_SR register in exhausted mode only (the full hardware stop point, not capped by dst); otherwise None.
+  * Single-list: the group extent (``repeatTimes``) comes from *src's* valid width; ``block_len`` must be a
+    multiple of 64 and the group count in [1, 255] (documented constraints), else every record is UNDEFINED.
+    Groups beyond dst's valid width are cut off.
+  * Assumption: like the CPU, the unit moves whole 8-byte records, float16 pad bytes included.
+
+Vectorisation: when every list is sorted (descending, +0 == -0) and NaN-free, the merge order equals a stable
+sort by (value descending, list number, position in list): one ``np.argsort(kind="stable")`` per merge (one
+batched argsort for all groups of the single-list form). Only a list that is unsorted, holds a NaN or holds an
+unknown record (see :func:`topk`) falls back to an explicit head-by-head simulation loop.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ptofuzz.case import EXACT, UNDEFINED
+from ptofuzz.dtypes import DType, get
+from ptofuzz.oracles import ieee
+
+RECORD_BYTES = 8
+MAX_LISTS = 4
+NPU_BLOCK_MULTIPLE = 64  # elements
+NPU_MAX_REPEAT = 255
+TOPK_FIRST_BLOCK = 64  # elements: the topk kernel's first blockLen
+_PLATFORMS = {"cpu": "cpu", "npu": "npu", "a2a3": "npu", "a5": "npu"}
+
+
+@dataclasses.dataclass(frozen=True)
+class MergeResult:
+    """One TMRGSORT (or topk kernel) result.
+
+    Attributes:
+        words: dst record stream, uint32 of shape ``(2 * dst_records,)``.
+        classes: uint8 per word, ``EXACT`` or ``UNDEFINED`` (both words of a record share the class).
+        executed: per-list consumed record counts ``(l0, l1, l2, l3)`` as written to ``MrgSortExecutedNumList``,
+            or None when the platform does not write them (npu without ``exhausted``, the single-list form, the
+            topk kernel) or they cannot be determined (see the npu rules).
+    """
+
+    words: np.ndarray
+    classes: np.ndarray
+    executed: tuple[int, int, int, int] | None
+
+
+# ---------------------------------------------------------------------------------------------------------
+# record streams
+
+
+def elements_per_record(dt: str | DType) -> int:
+    """Tile elements per 8-byte record: 2 for float32, 4 for float16."""
+    return RECORD_BYTES // _dtype(dt).itemsize
+
+
+def split_records(words: np.ndarray, dt: str | DType) -> tuple[np.ndarray, np.ndarray]:
+    """``(value bits, index)`` of a record stream ``words`` (uint32, shape ``(..., 2n)``).
+
+    Value bits are uint32 for float32 and uint16 for float16 (the float16 pad half-word is dropped; it is
+    ``words[..., 0::2] >> 16``); the index is uint32. Both have shape ``(..., n)``.
+    """
+    d = _dtype(dt)
+    w = _words(words)
+    first = w[..., 0::2]
+    values = first.copy() if d.itemsize == 4 else (first & 0xFFFF).astype(np.uint16)
+    return values, w[..., 1::2].copy()
+
+
+def join_records(values: np.ndarray, idx: np.ndarray, dt: str | DType, pad: np.ndarray | int = 0) -> np.ndarray:
+    """Record stream (uint32 words, shape ``(..., 2n)``) from value bits and indices of shape ``(..., n)``.
+
+    ``pad`` fills the float16 pad half-word (pto-isa's files write 0); it must be 0 for float32.
+    """
+    d = _dtype(dt)
+    v = np.asarray(values).astype(np.uint32)
+    i = np.asarray(idx).astype(np.uint32)
+    p = np.asarray(pad).astype(np.uint32)
+    if d.itemsize == 4:
+        if np.any(p):
+            raise ValueError("float32 records have no pad bytes")
+        first = v
+    else:
+        first = (v & 0xFFFF) | ((p & 0xFFFF) << 16)
+    first, i = np.broadcast_arrays(first, i)
+    out = np.empty(first.shape[:-1] + (2 * first.shape[-1],), np.uint32)
+    out[..., 0::2] = first
+    out[..., 1::2] = i
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# public oracles
+
+
+def merge(lists: list[np.ndarray], dt: str | DType, *, dst_records: int, exhausted: bool, platform: str
+          ) -> MergeResult:
+    """Multi-list TMRGSORT: merge 2..4 descending lists (record streams at their valid widths) into dst.
+
+    ``dst_records`` is dst's valid width in records (valid columns / elements per record).
+    """
+    d = _dtype(dt)
+    plat = _platform(platform)
+    if not 2 <= len(lists) <= MAX_LISTS:
+        raise ValueError(f"TMRGSORT merges 2..4 lists, not {len(lists)}")
+    cap = _count(dst_records, "dst_records")
+    srcs = [_Recs.of(lst) for lst in lists]
+    out = _merge_impl(srcs, d, plat, cap, exhausted)
+    return _result(out.recs, out.defined, out.executed)
+
+
+def single(words: np.ndarray, dt: str | DType, *, block_len: int, dst_records: int, platform: str,
+           ) -> MergeResult:
+    """Single-list TMRGSORT: merge each group of 4 consecutive sorted blocks of ``src`` (``words``).
+
+    ``block_len`` is the instruction's operand, in *tile elements* (64 = 32 float32 or 16 float16 records);
+    ``words`` is src at its valid width; ``dst_records`` is dst's valid width in records.
+    """
+    d = _dtype(dt)
+    out = _single_impl(_Recs.of(words), d, _platform(platform), block_len, _count(dst_records, "dst_records"))
+    return _result(out.recs, out.defined & out.written, None)
+
+
+def topk(words: np.ndarray, dt: str | DType, *, cols: int, topk: int, platform: str) -> MergeResult:
+    """pto-isa's TMRGSORT "topk" test kernel (tests/{cpu,npu/*}/.../tmrgsort/tmrgsort_kernel.cpp), whole.
+
+    ``cols`` and ``topk`` are the kernel's tile widths in tile elements of ``dt`` (for the float16 cases that is
+    twice the ``*_col``/``topk`` numbers of gen_data.py, which count 4-byte words); ``words`` holds at least
+    ``cols`` elements of records, pre-sorted in blocks of 64 elements. The kernel:
+
+    1. single-list passes src -> tmp with blockLen 64, 256, 1024, ... while ``4 * blockLen <= cols``, each
+       followed by copying the merged full groups back over the front of src;
+    2. if ``blockLen < cols`` afterwards: split ``cols`` greedily into chunks of blockLen, blockLen/4, ... down
+       to 64 elements (a remainder below 64 is ignored) and fold them left to right with 2-list non-exhausted
+       merges (src0 = the first ``min(sum so far, topk)`` elements, src1 = the next chunk capped at ``topk``,
+       dst = ``topk`` elements), copying dst's ``topk`` elements back over the front of src after each merge;
+       with a single chunk no merge runs at all and dst is never written;
+    3. otherwise dst = the first ``topk`` elements of tmp (never written if no pass ran).
+
+    Both platforms' kernels compute the same thing (the npu one aliases dst onto src, harmlessly because the
+    merge goes through tmp). Records that the kernel takes from never-written memory are unknown: a merge that
+    would compare one is UNDEFINED from there on (this happens when ``topk`` exceeds the sum of the first two
+    tail chunks and there are three or more chunks). Returns dst's ``topk`` elements; ``executed`` is None.
+    """
+    d = _dtype(dt)
+    plat = _platform(platform)
+    e = RECORD_BYTES // d.itemsize
+    for name, v in (("cols", cols), ("topk", topk)):
+        if int(v) != v or v <= 0 or v % e:
+            raise ValueError(f"{name}={v} must be a positive multiple of {e} elements for {d.name}")
+    if cols >= 1 << 16:
+        raise ValueError(f"cols={cols} overflows the kernel's uint16 column counters")
+    if topk > cols:
+        raise ValueError(f"topk={topk} exceeds cols={cols}: the kernel would copy past its src tile")
+    n, k = cols // e, topk // e
+    given = _Recs.of(words)
+    if given.n < n:
+        raise ValueError(f"words hold {given.n} records, the kernel reads {n}")
+    src = _Recs(given.recs[:n].copy(), np.ones(n, bool))
+    tmp = _Recs(np.zeros((n, 2), np.uint32), np.zeros(n, bool))
+    dst = _Recs(np.zeros((k, 2), np.uint32), np.zeros(k, bool))
+
+    block = TOPK_FIRST_BLOCK
+    while 4 * block <= cols:
+        g = cols // (4 * block) * (4 * block) // e  # records in full groups: what is copied back
+        if plat == "cpu":  # extent from dst (tmp, valid = cols)
+            out = _single_impl(src, d, plat, block, n)
+        else:  # extent from src (valid = the full groups)
+            out = _single_impl(_Recs(src.recs[:g], src.known[:g]), d, plat, block, g)
+        tmp.store(0, out)
+        src.copy_from(tmp, g)
+        block *= 4
+
+    if block < cols:
+        chunks = _greedy_chunks(cols, block)
+        done = 0
+        for i in range(len(chunks) - 1):
+            done += chunks[i]
+            a0 = min(done, topk) // e
+            a1 = min(chunks[i + 1], topk) // e
+            start = done // e
+            lists = [src.slice(0, a0), src.slice(start, start + a1)]
+            dst.store(0, _merge_impl(lists, d, plat, k, False))
+            src.copy_from(dst, k)
+    else:
+        dst.copy_from(tmp, k)
+    return _result(dst.recs, dst.known, None)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# internals
+
+
+@dataclasses.dataclass
+class _Recs:
+    """Records ``(n, 2)`` uint32 plus a per-record ``known`` mask (False: contents never defined)."""
+
+    recs: np.ndarray
+    known: np.ndarray
+
+    @staticmethod
+    def of(words: np.ndarray) -> _Recs:
+        w = _words(words)
+        if w.ndim != 1:
+            raise ValueError(f"a record stream is one tile row (1-D words), got shape {w.shape}")
+        r = w.reshape(-1, 2).copy()
+        return _Recs(r, np.ones(len(r), bool))
+
+    @property
+    def n(self) -> int:
+        return len(self.recs)
+
+    def slice(self, lo: int, hi: int) -> _Recs:
+        """Records ``lo:hi``; positions past the end are unknown (reading beyond the buffer)."""
+        take = max(0, min(hi, self.n) - lo)
+        recs = np.zeros((hi - lo, 2), np.uint32)
+        known = np.zeros(hi - lo, bool)
+        recs[:take] = self.recs[lo:lo + take]
+        known[:take] = self.known[lo:lo + take]
+        return _Recs(recs, known)
+
+    def store(self, at: int, out: _Out) -> None:
+        """Apply an instruction's dst writes (untouched positions keep their contents)."""
+        w = out.written[: self.n - at]
+        seg = slice(at, at + len(w))
+        self.recs[seg][w] = out.recs[: len(w)][w]
+        self.known[seg][w] = out.defined[: len(w)][w]
+
+    def copy_from(self, other: _Recs, count: int) -> None:
+        """Plain copy of ``count`` records from the front of ``other`` to the front of self."""
+        src = other.slice(0, count)
+        m = min(count, self.n)
+        self.recs[:m] = src.recs[:m]
+        self.known[:m] = src.known[:m]
+
+
+@dataclasses.dataclass
+class _Out:
+    """dst after one instruction: records, defined mask, written mask (False: untouched), executed counts."""
+
+    recs: np.ndarray
+    defined: np.ndarray
+    written: np.ndarray
+    executed: tuple[int, int, int, int] | None
+
+    @staticmethod
+    def blank(cap: int) -> _Out:
+        return _Out(np.zeros((cap, 2), np.uint32), np.zeros(cap, bool), np.zeros(cap, bool), None)
+
+
+@dataclasses.dataclass
+class _List:
+    """Per-list comparison data derived once from the record values."""
+
+    key: np.ndarray  # int64, ascending = value descending, +0 and -0 equal (meaningless for NaN/unknown)
+    val: np.ndarray  # float64 values for the IEEE comparisons of the simulation loop
+    nan: np.ndarray
+    unknown: np.ndarray
+    tiny: np.ndarray  # zero or subnormal
+    bits: np.ndarray  # value bits (for "all the same bit pattern")
+    sorted: bool  # descending among the known non-NaN records
+
+    @staticmethod
+    def of(r: _Recs, d: DType) -> _List:
+        bits = r.recs[:, 0] if d.itemsize == 4 else (r.recs[:, 0] & 0xFFFF).astype(np.uint16)
+        key = _desc_key(bits, d)
+        nan = ieee.is_nan(bits, d)
+        unknown = ~r.known
+        num = key[~(nan | unknown)]
+        tiny = ieee.is_zero(bits, d) | ieee.is_subnormal(bits, d)
+        return _List(key, ieee.to_float64(bits, d), nan, unknown, tiny, bits, bool(np.all(np.diff(num) >= 0)))
+
+    @property
+    def clean(self) -> bool:
+        return self.sorted and not self.nan.any() and not self.unknown.any()
+
+
+def _merge_impl(srcs: list[_Recs], d: DType, plat: str, cap: int, exhausted: bool) -> _Out:
+    """One multi-list merge of ``srcs`` into a dst of ``cap`` records."""
+    lists = [_List.of(s, d) for s in srcs]
+    lens = [s.n for s in srcs]
+    allrecs = np.concatenate([s.recs for s in srcs]) if srcs else np.zeros((0, 2), np.uint32)
+    out = _Out.blank(cap)
+    if plat == "npu":
+        out.written[:] = True  # dst's full width is copied from tmp
+        if (exhausted and min(lens) == 0) or not all(lst.sorted for lst in lists):
+            return out
+    if all(lst.clean for lst in lists):
+        gidx, defined, executed = _plan_sorted(lists, lens, plat, cap, exhausted)
+    else:
+        gidx, defined, executed, undetermined = _plan_loop(lists, lens, plat, cap, exhausted)
+        if plat == "cpu" and undetermined:
+            out.written[:] = True  # the stop point is unknown: treat every position as maybe written
+    m = len(gidx)
+    out.recs[:m][defined] = allrecs[gidx[defined]]
+    out.defined[:m] = defined
+    if plat == "cpu":
+        out.written[:m] = True
+    out.executed = executed
+    return out
+
+
+def _plan_sorted(lists: list[_List], lens: list[int], plat: str, cap: int, exhausted: bool):
+    """Vectorised merge of sorted NaN-free lists: (global record index per output position, defined, executed)."""
+    total = sum(lens)
+    key = np.concatenate([lst.key for lst in lists])
+    lid = np.repeat(np.arange(len(lists)), lens)
+    order = np.argsort(key, kind="stable")  # concatenation order = (list, position): ties go to the lower list
+    rank = np.empty(total, np.int64)
+    rank[order] = np.arange(total)
+    ends = np.cumsum(lens) - 1  # global index of each list's last record
+    if not exhausted:
+        stop = total
+    elif min(lens) == 0:  # cpu only (npu returned earlier): stops after the first write
+        stop = min(1, total)
+    else:
+        stop = int(rank[ends].min()) + 1
+    merged = min(cap, stop)
+    gidx = order[:merged]
+    defined = np.ones(merged, bool)
+    if plat == "cpu":
+        executed = _counts(lid[gidx])
+    else:
+        executed = _counts(lid[order[:stop]]) if exhausted else None
+        tiny = np.concatenate([lst.tiny for lst in lists])
+        if _tiny_ambiguous(tiny, lid, np.concatenate([lst.bits for lst in lists])):
+            a = int(rank[tiny].min())
+            b = a + int(tiny.sum())
+            if not exhausted:
+                defined[a:b] = False
+            elif stop > a:
+                ends_tiny = tiny[ends[np.asarray(lens) > 0]]
+                if ends_tiny.any():  # some list ends inside the run: the stop point is unknown
+                    defined[a:] = False
+                    executed = None
+                else:
+                    defined[a:b] = False
+    return gidx, defined, executed
+
+
+def _plan_loop(lists: list[_List], lens: list[int], plat: str, cap: int, exhausted: bool):
+    """Head-by-head simulation (unsorted lists, NaN or unknown records).
+
+    Returns (global record index per output position, defined, executed, undetermined stop).
+    """
+    nl = len(lists)
+    offs = np.concatenate([[0], np.cumsum(lens)[:-1]]).astype(np.int64)
+    total = sum(lens)
+    heads = [0] * nl
+    picks: list[int] = []
+    cut = None  # first output position whose contents depend on undefined behaviour
+    amb_tiny = False
+    if plat == "npu":
+        lid = np.repeat(np.arange(nl), lens)
+        ok = ~np.concatenate([lst.nan | lst.unknown for lst in lists])
+        tiny = np.concatenate([lst.tiny for lst in lists]) & ok
+        amb_tiny = _tiny_ambiguous(tiny, lid, np.concatenate([lst.bits for lst in lists]))
+    val = [lst.val.tolist() for lst in lists]
+    unk = [lst.unknown.tolist() for lst in lists]
+    nan = [lst.nan.tolist() for lst in lists]
+    tin = [lst.tiny.tolist() for lst in lists]
+    # npu exhausted mode runs to the hardware stop point (not capped by dst) for the executed counts
+    limit = total if (plat == "npu" and exhausted) else min(cap, total)
+    while len(picks) < limit:
+        pick, best = -1, 0.0
+        for j in range(nl):
+            h = heads[j]
+            if h >= lens[j]:
+                continue
+            if unk[j][h] or (plat == "npu" and nan[j][h]):
+                cut = len(picks)
+                break
+            v = val[j][h]
+            if pick < 0 or v > best:  # IEEE: a NaN candidate is never replaced, a NaN never replaces
+                pick, best = j, v
+        if cut is not None or pick < 0:
+            break
+        if amb_tiny and tin[pick][heads[pick]]:
+            cut = len(picks)
+            break
+        picks.append(int(offs[pick]) + heads[pick])
+        heads[pick] += 1
+        if exhausted and any(heads[j] == lens[j] for j in range(nl)):
+            break
+    undetermined = cut is not None and exhausted
+    if cut is None:
+        merged = min(len(picks), cap)
+    else:  # non-exhausted: the count written is fixed; exhausted: the stop point is unknown
+        merged = min(cap, total) if not exhausted else cap
+    gidx = np.zeros(merged, np.int64)
+    m = min(len(picks), merged)  # picks stop at the cut, so these are the defined positions
+    gidx[:m] = picks[:m]
+    defined = np.zeros(merged, bool)
+    defined[:m] = True
+    consumed = None
+    if cut is None:
+        consumed = heads
+    elif plat == "cpu" and not exhausted and total <= cap:
+        consumed = lens  # every list is consumed whatever the order
+    executed = None
+    if consumed is not None and (plat == "cpu" or exhausted):
+        executed = tuple(c & 0xFFFF for c in list(consumed) + [0] * (MAX_LISTS - nl))
+    return gidx, defined, executed, undetermined
+
+
+def _single_impl(src: _Recs, d: DType, plat: str, block_len: int, cap: int) -> _Out:
+    """Single-list form over ``src`` into a dst of ``cap`` records (``written`` marks the groups' records)."""
+    e = RECORD_BYTES // d.itemsize
+    out = _Out.blank(cap)
+    if int(block_len) != block_len or block_len <= 0:
+        if plat == "npu":
+            out.written[:] = True  # outside the documented contract: anything may happen
+        return out
+    if plat == "cpu":
+        if block_len % e:
+            return out
+        b = block_len // e
+        groups = cap // (4 * b)
+    else:
+        b = block_len * d.itemsize // RECORD_BYTES
+        groups = src.n // (4 * b) if b else 0
+        if block_len % NPU_BLOCK_MULTIPLE or not 1 <= groups <= NPU_MAX_REPEAT:
+            out.written[:] = True
+            return out
+    if groups == 0:
+        return out
+    span = 4 * b
+    data = src.slice(0, groups * span)  # cpu reads src past its valid width if dst is wider: unknown
+    recs = data.recs.reshape(groups, 4, b, 2)
+    lst = _List.of(data, d)
+    key = lst.key.reshape(groups, 4, b)
+    bad = (lst.nan | lst.unknown).reshape(groups, 4, b)
+    clean = ~bad.any(axis=(1, 2)) & np.all(np.diff(key, axis=2) >= 0, axis=(1, 2))
+
+    res = np.zeros((groups, span, 2), np.uint32)
+    defined = np.ones((groups, span), bool)
+    written = np.ones((groups, span), bool)
+    if clean.any():
+        c = np.flatnonzero(clean)
+        order = np.argsort(key[c].reshape(len(c), span), axis=1, kind="stable")
+        res[c] = np.take_along_axis(recs[c].reshape(len(c), span, 2), order[..., None], axis=1)
+        if plat == "npu":
+            tiny = lst.tiny.reshape(groups, 4, b)[c]
+            bits = lst.bits.reshape(groups, 4, b)[c]
+            amb = _tiny_ambiguous_groups(tiny, bits)
+            if amb.any():
+                tiny_sorted = np.take_along_axis(tiny.reshape(len(c), span), order, axis=1)
+                defined[c] &= ~(tiny_sorted & amb[:, None])
+    for g in np.flatnonzero(~clean):
+        blocks = [_Recs(recs[g, i], data.known.reshape(groups, 4, b)[g, i]) for i in range(4)]
+        o = _merge_impl(blocks, d, plat, span, False)
+        res[g], defined[g], written[g] = o.recs, o.defined, o.written
+    m = min(cap, groups * span)
+    out.recs[:m] = res.reshape(-1, 2)[:m]
+    out.defined[:m] = defined.reshape(-1)[:m]
+    out.written[:m] = written.reshape(-1)[:m]
+    return out
+
+
+def _tiny_ambiguous(tiny: np.ndarray, lid: np.ndarray, bits: np.ndarray) -> bool:
+    """npu: near-zero records from >= 2 lists with >= 2 distinct bit patterns (their order is undocumented)."""
+    if not tiny.any():
+        return False
+    return len(np.unique(lid[tiny])) >= 2 and len(np.unique(bits[tiny])) >= 2
+
+
+def _tiny_ambiguous_groups(tiny: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """:func:`_tiny_ambiguous` per group for arrays of shape (groups, 4 lists, block)."""
+    lists_with = tiny.any(axis=2).sum(axis=1) >= 2
+    big = np.iinfo(np.int64).max
+    b64 = bits.astype(np.int64)
+    lo = np.where(tiny, b64, big).min(axis=(1, 2))
+    hi = np.where(tiny, b64, -1).max(axis=(1, 2))
+    return lists_with & (hi > lo)
+
+
+def _desc_key(bits: np.ndarray, d: DType) -> np.ndarray:
+    """int64 keys whose ascending order is descending value; +0 and -0 get the same key."""
+    key = ieee.order_key(bits, d).astype(np.int64)
+    key[ieee.is_zero(bits, d)] = d.sign_mask
+    return -key
+
+
+def _greedy_chunks(cols: int, block: int) -> list[int]:
+    """The topk kernel's tail split of ``cols`` elements: block, block/4, ... >= 64, greedily."""
+    chunks: list[int] = []
+    rest = cols
+    size = block
+    while size >= TOPK_FIRST_BLOCK:
+        count = rest // size
+        chunks += [size] * count
+        rest -= count * size
+        size //= 4
+    return chunks
+
+
+def _counts(list_ids: np.ndarray) -> tuple[int, int, int, int]:
+    c = np.bincount(list_ids, minlength=MAX_LISTS)[:MAX_LISTS]
+    return tuple(int(x) & 0xFFFF for x in c)  # type: ignore[return-value]
+
+
+def _result(recs: np.ndarray, defined: np.ndarray, executed) -> MergeResult:
+    words = np.where(defined[:, None], recs, 0).astype(np.uint32).reshape(-1)
+    classes = np.repeat(np.where(defined, EXACT, UNDEFINED).astype(np.uint8), 2)
+    return MergeResult(words, classes, executed)
+
+
+def _words(words: np.ndarray) -> np.ndarray:
+    w = np.asarray(words)
+    if w.dtype != np.uint32:
+        if w.size and (w.dtype.kind not in "ui" or w.min() < 0 or w.max() > 0xFFFFFFFF):
+            raise ValueError("record words must be uint32")
+        w = w.astype(np.uint32)
+    if w.ndim == 0 or w.shape[-1] % 2:
+        raise ValueError(f"a record stream has an even number of words, got shape {w.shape}")
+    return w
+
+
+def _dtype(dt: str | DType) -> DType:
+    d = get(dt)
+    if d.name not in ("float32", "float16"):
+        raise ValueError(f"TMRGSORT records hold float32 or float16 values, not {d.name}")
+    return d
+
+
+def _platform(platform: str) -> str:
+    try:
+        return _PLATFORMS[platform]
+    except KeyError:
+        raise ValueError(f"unknown TMRGSORT platform {platform!r}; use one of: {', '.join(_PLATFORMS)}") from None
+
+
+def _count(v: int, name: str) -> int:
+    if int(v) != v or v < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
+    return int(v)

@@ -1,0 +1,216 @@
+"""Sorting semantics: pto-spec TSORT (the seed contract, pto-spec-notes §2).
+
+Each valid row is cut from column 0 into groups of ``sort_width`` columns (the last may be short and never reads
+padding); each group is sorted stably, ascending or descending, numbers before every NaN in both directions, +0
+and -0 equal, values moved bit for bit; the U32 index is the column offset within the group.
+
+Vectorised: one stable argsort per row over a composite key ``(group, NaN?, order key)``; no Python loop over
+elements.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
+from ptofuzz.dtypes import DType, get
+from ptofuzz.oracles import ieee
+
+DEFAULT_SORT_WIDTH = 32
+MAX_SORT_WIDTH = 64
+
+
+def sort_keys(bits: np.ndarray, dt: DType, *, descending: bool) -> np.ndarray:
+    """Unsigned keys whose ascending order is the requested order: numbers by value (+0 == -0), then NaNs.
+
+    Ties (equal keys) are left to the stable sort, so equal values and all NaNs keep their input order.
+    """
+    wide = bits.astype(np.uint64)
+    key = ieee.order_key(wide, dt) & np.uint64((1 << dt.bits) - 1)  # only dt's sign bit is used
+    zero_key = np.uint64(dt.sign_mask)  # the key of +0; -0 gets it too
+    key = np.where(ieee.is_zero(bits, dt), zero_key, key)
+    if descending:
+        key = np.uint64((1 << dt.bits) - 1) - key
+    return np.where(ieee.is_nan(bits, dt), np.uint64(1 << dt.bits), key)
+
+
+def group_sort(bits: np.ndarray, valid_cols: int, width: int, dt: DType, *, descending: bool
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Sort each row's first ``valid_cols`` columns in groups of ``width``: (sorted bits, U32 indices)."""
+    cols = np.arange(valid_cols)
+    group = (cols // width).astype(np.uint64)
+    keys = sort_keys(bits[..., :valid_cols], dt, descending=descending) | (group << np.uint64(dt.bits + 1))
+    perm = np.argsort(keys, axis=-1, kind="stable")
+    values = np.take_along_axis(bits[..., :valid_cols], perm, axis=-1)
+    index = (perm - (perm // width) * width).astype(np.uint32)
+    return values, index
+
+
+def tsort(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
+    """pto-spec 0.58.3 TSORT on a source tile; outputs ``dst`` (values) and ``idx`` (U32 indices).
+
+    Params: ``sort_width`` (omitted or 0 -> 32; 1..64), ``descending`` (0 or 1), ``contract`` (1: accept BF16 as
+    the contract header says; otherwise BF16 is Fault_TileLegality as in the executable model and ADR 0083).
+    """
+    dt = get(case.dtype)
+    src = case.tile("src")
+    width = case.param("sort_width", 0) or DEFAULT_SORT_WIDTH
+    flag = case.param("descending", 0)
+    fault = _legality(case, dt, width, flag)
+    if fault:
+        return Outcome.faulted("Fault_TileLegality", 5, fault)
+    vr, vc = src.valid
+    bits = inputs["src"]
+    values, index = group_sort(bits[..., :vr, :], vc, width, dt, descending=bool(flag))
+    shape = bits.shape[:-2] + src.shape
+    out = np.zeros(shape, bits.dtype)
+    idx = np.zeros(shape, np.uint32)
+    classes = np.full(shape, UNDEFINED, np.uint8)
+    out[..., :vr, :vc] = values
+    idx[..., :vr, :vc] = index
+    classes[..., :vr, :vc] = EXACT
+    snan = bool(np.any(ieee.is_snan(bits[..., :vr, :vc], dt)))
+    return Outcome("ok", outputs={"dst": out, "idx": idx}, classes={"dst": classes, "idx": classes.copy()},
+                   flags=(ieee.NV,) if snan else ())
+
+
+def _legality(case: Case, dt: DType, width: int, flag: int) -> str:
+    if not 1 <= width <= MAX_SORT_WIDTH:
+        return f"sort_width {width} is outside 1..{MAX_SORT_WIDTH}"
+    if flag not in (0, 1):
+        return f"descending flag {flag} is neither 0 nor 1"
+    if dt.name == "bfloat16" and not case.param("contract"):
+        return "BF16 TSORT is illegal in pto-spec 0.58.3's executable model (the contract header lists it)"
+    if case.param("layout", "row_major") != "row_major":
+        return f"layout {case.param('layout')} is not row-major"
+    src = case.tile("src")
+    if 0 in src.valid:
+        return f"source valid region {src.valid[0]}x{src.valid[1]} is empty"
+    for role in ("dst", "idx"):
+        t = dict(case.tiles).get(role)
+        if t is not None and (t.shape, t.valid) != (src.shape, src.valid):
+            return (f"{role} shape {t.rows}x{t.cols} (valid {t.valid_rows}x{t.valid_cols}) differs from the "
+                    f"source {src.rows}x{src.cols} (valid {src.valid_rows}x{src.valid_cols})")
+    return ""
+
+
+# ---------------------------------------------------------------------------------------------------------
+# pto-isa TSORT32: 32-wide blocks, descending, 8-byte records [value (+2 zero bytes for 16-bit types)][u32 idx]
+
+BLOCK = 32
+
+
+def records(values: np.ndarray, index: np.ndarray, dt: DType) -> np.ndarray:
+    """Pack (value bits, u32 index) into little-endian record words: (..., 2n) uint32."""
+    out = np.empty(values.shape[:-1] + (2 * values.shape[-1],), np.uint32)
+    out[..., 0::2] = values.astype(np.uint32)  # 16-bit values: the two pad bytes above them are zero
+    out[..., 1::2] = index
+    return out
+
+
+def _value_keys(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """Descending order keys (smaller sorts first) for TSORT32: floats by value with +0 == -0, integers by
+    signed value."""
+    if dt.is_float:
+        return sort_keys(bits, dt, descending=True)
+    signed = bits.view(f"<i{dt.itemsize}").astype(np.int64)
+    return (np.int64((1 << (dt.bits - 1)) - 1) - signed).astype(np.uint64)
+
+
+def tsort32(case: Case, inputs: dict[str, np.ndarray], platform: str) -> Outcome:
+    """pto-isa TSORT32(dst, src, idx[, tmp]) on cpu, a2a3 or a5 (pto-isa-conventions §5).
+
+    Each valid row is cut into blocks of 32 columns and sorted descending; ``idx`` is permuted with the
+    values (on the NPUs a 1-row idx tile is broadcast to every row); ``dst`` receives 8-byte records.
+
+    cpu: ``std::stable_sort`` by (value desc, idx value asc); a block holding a NaN has no strict weak order,
+    so its records are undefined; returns without writing when idx's valid region differs from src's; for
+    2-byte types block b is written at record 16*b (so later blocks overwrite earlier ones when C > 32).
+    a2a3/a5: hardware vbitsort; ties go to the smaller index, which the Ascend docs describe by position, so
+    a tie whose index order disagrees with its position order, or a tie of +0 with -0, leaves those records
+    undefined; NaN order is undocumented, so a block holding a NaN is undefined; the 3-argument form
+    (param ``form=3``) ignores a tail block (undefined), the 4-argument form pads it so that the padding
+    sorts last.
+    """
+    dt = get(case.dtype)
+    src, idx_tile, dst = case.tile("src"), case.tile("idx"), case.tile("dst")
+    vr, vc = src.valid
+    bits = inputs["src"]
+    idx_in = inputs["idx"]
+    out = np.zeros(bits.shape[:-2] + dst.shape, np.uint32)
+    classes = np.full(out.shape, UNDEFINED, np.uint8)
+    cpu = platform == "cpu"
+    if vr == 0 or vc == 0:
+        return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+    if idx_tile.valid == (1, vc) and vr > 1 and not cpu:
+        idx = np.broadcast_to(idx_in[..., :1, :vc], bits.shape[:-2] + (vr, vc))
+    elif idx_tile.valid == (vr, vc):
+        idx = idx_in[..., :vr, :vc]
+    else:
+        if cpu:  # TSort32.hpp returns silently
+            return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+        return Outcome.unsupported(f"idx valid region {idx_tile.valid_rows}x{idx_tile.valid_cols} is neither "
+                                   f"src's {vr}x{vc} nor one broadcast row")
+    full = vc - vc % BLOCK
+    sorted_cols = vc if (cpu or case.param("form", 4) == 4) else full
+    if sorted_cols == 0:
+        return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+    v = bits[..., :vr, :sorted_cols]
+    ix = idx[..., :sorted_cols]
+    cols = np.arange(sorted_cols)
+    block = np.broadcast_to((cols // BLOCK).astype(np.uint64), v.shape)
+    vkey = _value_keys(v, dt)
+    tie_break = ix.astype(np.uint64) if cpu else np.broadcast_to(cols.astype(np.uint64), v.shape)
+    perm = np.lexsort((tie_break, vkey, block), axis=-1)
+    sv = np.take_along_axis(v, perm, axis=-1)
+    si = np.take_along_axis(np.ascontiguousarray(ix), perm, axis=-1)
+    rec = records(sv, si, dt)
+    rec_cls = np.zeros(rec.shape, np.uint8)
+    # blocks holding a NaN: no defined order on any platform
+    if dt.is_float:
+        nan_in_block = _per_block_any(ieee.is_nan(v, dt), sorted_cols)
+        rec_cls[np.repeat(nan_in_block, 2, axis=-1)] = UNDEFINED
+    if not cpu:
+        skey = np.take_along_axis(vkey, perm, axis=-1)
+        ambiguous = _ambiguous_ties(skey, sv, si, np.take_along_axis(block, perm, axis=-1))
+        rec_cls[np.repeat(ambiguous, 2, axis=-1)] = UNDEFINED
+    if cpu and dt.bits == 16 and sorted_cols > BLOCK:
+        return _cpu_overlapping_blocks(case, rec, rec_cls, out, classes)
+    out[..., :vr, :2 * sorted_cols] = rec
+    classes[..., :vr, :2 * sorted_cols] = rec_cls
+    return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+
+
+def _per_block_any(mask: np.ndarray, cols: int) -> np.ndarray:
+    """Spread, over every column of a 32-block, whether any element of the block is set."""
+    blocks = -(-cols // BLOCK)
+    padded = np.zeros(mask.shape[:-1] + (blocks * BLOCK,), bool)
+    padded[..., :cols] = mask
+    anyb = padded.reshape(mask.shape[:-1] + (blocks, BLOCK)).any(axis=-1)
+    return np.repeat(anyb, BLOCK, axis=-1)[..., :cols]
+
+
+def _ambiguous_ties(keys: np.ndarray, values: np.ndarray, index: np.ndarray, block: np.ndarray) -> np.ndarray:
+    """Sorted records whose place "ties to the smaller index" and "ties to the earlier position" do not
+    agree on: every member of a run of equal keys (sorted by position) that holds two different values
+    (+0 and -0) or an index smaller than its predecessor's."""
+    same = (keys[..., 1:] == keys[..., :-1]) & (block[..., 1:] == block[..., :-1])
+    bad = same & ((values[..., 1:] != values[..., :-1]) | (index[..., 1:] < index[..., :-1]))
+    starts = np.concatenate([np.ones(same.shape[:-1] + (1,), bool), ~same], axis=-1)
+    run = np.cumsum(starts.reshape(-1)).reshape(keys.shape)  # run ids, unique over the whole array
+    tainted = np.zeros(int(run.max()) + 1, bool)
+    tainted[run[..., 1:][bad]] = True
+    return tainted[run]
+
+
+def _cpu_overlapping_blocks(case: Case, rec: np.ndarray, rec_cls: np.ndarray, out: np.ndarray,
+                            classes: np.ndarray) -> Outcome:
+    """cpu TSort32.hpp places block b at record 2*b*... = 16*b for 2-byte types: later blocks overwrite."""
+    vr, vc = case.tile("src").valid
+    blocks = -(-vc // BLOCK)
+    for b in range(blocks):  # at most C/32 iterations, each a vectorised copy of whole rows
+        n = min(BLOCK, vc - b * BLOCK)
+        start = 16 * b
+        out[..., :vr, 2 * start:2 * (start + n)] = rec[..., 2 * b * BLOCK:2 * (b * BLOCK + n)]
+        classes[..., :vr, 2 * start:2 * (start + n)] = rec_cls[..., 2 * b * BLOCK:2 * (b * BLOCK + n)]
+    return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})

@@ -1,0 +1,212 @@
+"""TSORT (pto-spec) and TSORT32 (pto-isa cpu, a2a3, a5): capabilities, layouts, canonical cases.
+
+Facts from pto-spec-notes.md §2 and pto-isa-conventions.md §5 (pto-isa 3186c381). Semantics live in
+``oracles/sort.py``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ptofuzz import dtypes
+from ptofuzz.case import Case, Tile
+from ptofuzz.errors import UsageError
+from ptofuzz.generators import values
+from ptofuzz.generators.source import Source
+from ptofuzz.layouts import Profile, spec_physical
+from ptofuzz.oracles import sort as oracles
+from ptofuzz.registry import Instruction, PlatformSupport
+
+SPEC_DTYPES = ("float32", "float16", "bfloat16")  # BF16: contract header yes, executable model no (param)
+CPU_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16")
+NPU_DTYPES = ("float32", "float16")
+PLAIN = {"float32": "float", "float16": "half", "bfloat16": "bf16"}
+MAX_ROWS, MAX_COLS = 16, 300
+
+
+# ---- TSORT (spec) ------------------------------------------------------------------------------------------
+
+def _tsort_tiles(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
+    src = named["src"]
+    return (("src", src), ("dst", src), ("idx", src))
+
+
+def _tsort_case(dt: str, vr: int, vc: int, **params: Any) -> Case:
+    d = dtypes.get(dt)
+    src = Tile(*spec_physical(vr, vc, d), vr, vc)
+    return Case("TSORT", "spec", d.name, _tsort_tiles({"src": src}), tuple(params.items()))
+
+
+def _tsort_canonical() -> tuple[tuple[str, Case], ...]:
+    """The TSORT32 platforms' geometries (width 32, descending) plus the spec's own worked shapes."""
+    cases = [_tsort_case(dt, r, c, descending=1) for dt, r, c in
+             (("float16", 16, 16), ("float32", 8, 32), ("float32", 7, 32), ("float16", 32, 16),
+              ("float32", 2, 32), ("float16", 4, 64), ("float32", 1, 8192), ("float32", 2, 13),
+              ("float32", 1, 4164), ("float32", 2, 2084), ("float32", 2, 100))]
+    cases += [_tsort_case("float32", 1, 4, sort_width=3), _tsort_case("float32", 2, 4, sort_width=3),
+              _tsort_case("float32", 1, 2, sort_width=2), _tsort_case("float32", 1, 32),
+              _tsort_case("float16", 4, 100, sort_width=64), _tsort_case("float32", 3, 50, sort_width=1),
+              _tsort_case("float16", 5, 40, sort_width=7, descending=1),
+              _tsort_case("bfloat16", 2, 8), _tsort_case("bfloat16", 2, 8, contract=1)]
+    prof = _tsort_profile(())
+    return tuple((prof.name(c)[len(prof.suite) + 1:], c) for c in cases)
+
+
+def _tsort_profile(canonical: tuple[tuple[str, Case], ...]) -> Profile:
+    return Profile("TSORT", "spec", "TSORTSpec", (("input0.bin", "src"),),
+                   (("golden_val.bin", "dst"), ("golden_idx.bin", "idx")),
+                   (("output_val.bin", "dst"), ("output_idx.bin", "idx")),
+                   ("src",), compact=False, spelling={}, canonical=canonical, physical=spec_physical,
+                   param_tokens=(("sort_width", "w"), ("descending", "desc"), ("contract", "contract")),
+                   derive=_tsort_tiles,
+                   note="ptofuzz full-tile layout; values and U32 indices in separate files")
+
+
+def _tsort_random(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
+    dt = constraints.get("dtype") or source.choice(SPEC_DTYPES[:2])
+    vr, vc = constraints.get("shape") or (int(source.integers(1, MAX_ROWS)), _cols(source))
+    width = constraints.get("sort_width")
+    if width is None:
+        width = int(source.choice((0, 32, 1, 2, 3, 7, 16, 31, 33, 63, 64, int(source.integers(1, 64)))))
+    desc = constraints.get("descending")
+    if desc is None:
+        desc = int(source.integers(0, 1))
+    return _tsort_case(dt, vr, vc, sort_width=width or None, descending=desc or None)
+
+
+def _cols(source: Source) -> int:
+    """Row lengths shorter than, equal to and longer than the usual group widths."""
+    return int(source.choice((1, 2, 3, 13, 31, 32, 33, 63, 64, 65, 100, int(source.integers(1, MAX_COLS)))))
+
+
+def _tsort_explicit(platform: str, opts: Mapping[str, Any]) -> Case:
+    dt = opts.get("dtype") or "float32"
+    vr, vc = opts.get("shape") or (1, 32)
+    width = opts.get("sort_width")
+    desc = opts.get("descending")
+    return _tsort_case(dtypes.get(dt).name, vr, vc, sort_width=width or None,
+                       descending=int(desc) if desc else None, contract=opts.get("contract"))
+
+
+# ---- TSORT32 (pto-isa) -------------------------------------------------------------------------------------
+
+def _tsort32_tiles(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
+    src = named["src"]
+    idx = named.get("idx", src)
+    dst = Tile(src.rows, 2 * src.cols, src.valid_rows, 2 * src.valid_cols)  # records as pairs of u32 words
+    tmp = Tile(1, src.cols, 1, src.valid_cols)
+    return (("src", src), ("idx", idx), ("dst", dst), ("tmp", tmp))
+
+
+def _tsort32_case(platform: str, dt: str, r: int, c: int, *, idx_rows: int | None = None,
+                  form: int | None = None) -> Case:
+    src = Tile(r, c, r, c)
+    idx = Tile(idx_rows or r, c, idx_rows or r, c)
+    return Case("TSORT32", platform, dtypes.get(dt).name, _tsort32_tiles({"src": src, "idx": idx}),
+                (("form", form),))
+
+
+CPU_CASES = (("test0", "float16", 16, 16), ("test1", "float32", 8, 32), ("test2", "float32", 7, 32),
+             ("test3", "float16", 32, 16))
+NPU_CASES = (("case1", "float32", 2, 32), ("case2", "float16", 4, 64), ("case3", "float32", 1, 8192),
+             ("case4", "float32", 2, 13))
+A5_EXTRA = (("case5", "float32", 1, 4164), ("case6", "float32", 2, 2084), ("case7", "float32", 2, 100))
+
+
+def _tsort32_profiles() -> dict[str, Profile]:
+    def canon(platform: str, rows: tuple[tuple[str, str, int, int], ...]) -> tuple[tuple[str, Case], ...]:
+        return tuple((name, _tsort32_case(platform, dt, r, c)) for name, dt, r, c in rows)
+
+    common = dict(name_roles=("src", "idx"), compact=True, spelling=PLAIN, param_tokens=(("form", "arg"),),
+                  derive=_tsort32_tiles)
+    npu_io = (("input_arr.bin", "src"), ("input_idx.bin", "idx"))
+    return {
+        "cpu": Profile("TSORT32", "cpu", "TSORT32Test", (("input0.bin", "src"), ("input1.bin", "idx")),
+                       (("golden.bin", "dst"),), (("output.bin", "dst"),), canonical=canon("cpu", CPU_CASES),
+                       note="tests/cpu/st/testcase/tsort32", **common),
+        "a2a3": Profile("TSORT32", "a2a3", "TSort32Test", (*npu_io, ("input_tmp.bin", "tmp")),
+                        (("golden_output.bin", "dst"),), (("output.bin", "dst"),),
+                        canonical=canon("a2a3", NPU_CASES), note="tests/npu/a2a3/src/st/testcase/tsort32",
+                        **common),
+        "a5": Profile("TSORT32", "a5", "TSort32Test", npu_io, (("golden_output.bin", "dst"),),
+                      (("output.bin", "dst"),), canonical=canon("a5", NPU_CASES + A5_EXTRA),
+                      note="tests/npu/a5/src/st/testcase/tsort32", **common),
+    }
+
+
+def _tsort32_random(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
+    choices = CPU_DTYPES if platform == "cpu" else NPU_DTYPES
+    dt = constraints.get("dtype") or source.choice(choices)
+    r, c = constraints.get("shape") or (int(source.integers(1, MAX_ROWS)), _cols(source))
+    idx_rows = 1 if platform != "cpu" and float(source.random(1)[0]) < 0.2 else None
+    form = 3 if platform != "cpu" and float(source.random(1)[0]) < 0.2 else None
+    return _tsort32_case(platform, dt, r, c, idx_rows=idx_rows, form=form)
+
+
+def _tsort32_explicit(platform: str, opts: Mapping[str, Any]) -> Case:
+    dt = opts.get("dtype") or "float32"
+    r, c = opts.get("shape") or (1, 32)
+    return _tsort32_case(platform, dtypes.get(dt).name, r, c)
+
+
+# ---- inputs ----------------------------------------------------------------------------------------------------
+
+def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
+    """Values over the whole source tile; TSORT32 indices are 0..R*C-1 row-major as in pto-isa's tests (a
+    fifth of the time a random permutation, so that index order and position order differ); a2a3's tmp
+    file is zeros."""
+    dt = dtypes.get(case.dtype)
+    src = case.tile("src")
+    out = {"src": values.draw(source, dt, src.shape, mix)}
+    if case.op == "TSORT32":
+        idx = case.tile("idx")
+        n = idx.rows * idx.cols
+        order = np.arange(n, dtype=np.uint32)
+        if float(source.random(1)[0]) < 0.2:
+            order = order[np.argsort(source.bits(32, n), kind="stable")].astype(np.uint32)
+        out["idx"] = order.reshape(idx.shape)
+        out["tmp"] = np.zeros(case.tile("tmp").shape, dt.bits_dtype)
+    return out
+
+
+def _checked(explicit: Any) -> Any:
+    def build(platform: str, opts: Mapping[str, Any]) -> Case:
+        shape = opts.get("shape")
+        if shape is not None and (shape[0] < 0 or shape[1] < 0):
+            raise UsageError(f"--shape {shape[0]}x{shape[1]} must not be negative")
+        return explicit(platform, opts)
+    return build
+
+
+def instructions() -> list[Instruction]:
+    tsort_prof = _tsort_profile(_tsort_canonical())
+    tsort = Instruction(
+        name="TSORT", family="irregular-and-complex",
+        summary="sort each row in groups of sort_width, values and U32 in-group indices",
+        inputs=("src",), outputs=("dst", "idx"),
+        platforms={"spec": PlatformSupport(SPEC_DTYPES, oracles.tsort, tsort_prof, bad_dtype="fault",
+                                           has_system_test=False,
+                                           notes="BF16 illegal in the executable model; --contract accepts it")},
+        random_case=_tsort_random, explicit_case=_checked(_tsort_explicit), draw_inputs=draw_inputs,
+        role_dtypes={"idx": "uint32"}, options=("dtype", "shape", "sort_width", "descending", "contract"))
+    profiles = _tsort32_profiles()
+
+    def oracle(platform: str):
+        return lambda case, inputs: oracles.tsort32(case, inputs, platform)
+
+    tsort32 = Instruction(
+        name="TSORT32", family="irregular-and-complex",
+        summary="sort each row in 32-wide blocks, descending, into 8-byte value/index records",
+        inputs=("src", "idx"), outputs=("dst",),
+        platforms={
+            "cpu": PlatformSupport(CPU_DTYPES, oracle("cpu"), profiles["cpu"],
+                                   notes="std::stable_sort; 16-bit blocks overlap when C > 32"),
+            "a2a3": PlatformSupport(NPU_DTYPES, oracle("a2a3"), profiles["a2a3"], notes="vbitsort"),
+            "a5": PlatformSupport(NPU_DTYPES, oracle("a5"), profiles["a5"], notes="vbitsort"),
+        },
+        random_case=_tsort32_random, explicit_case=_checked(_tsort32_explicit), draw_inputs=draw_inputs,
+        role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"))
+    return [tsort, tsort32]
