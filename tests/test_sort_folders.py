@@ -1,0 +1,80 @@
+"""Sort case folders: pto-isa names and sizes, check catching a flipped index byte, sNaNs kept on disk."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from ptofuzz import api, casefolder, dtypes
+from ptofuzz.case import EXACT
+from ptofuzz.oracles import ieee
+
+
+@pytest.mark.parametrize("platform", ["cpu", "a2a3", "a5"])
+def test_tsort32_check_fails_on_a_flipped_index_byte(platform, tmp_path, cli):
+    assert cli("gen", "tsort32", "--platform", platform, "-o", tmp_path).code == 0
+    assert cli("check", tmp_path).code == 0
+    case = sorted(tmp_path.iterdir())[-1]
+    golden = next(case.glob("golden*.bin"))
+    m = json.loads((case / "ptofuzz.json").read_text())
+    words = np.fromfile(golden, np.uint32)
+    cls = casefolder.classes_from_masks(m["expected"]["classes"].get(golden.name, {}), words.size)
+    word = int(np.flatnonzero((cls == EXACT) & (np.arange(words.size) % 2 == 1))[0])  # an index word
+    data = bytearray(golden.read_bytes())
+    data[4 * word] ^= 0x01
+    golden.write_bytes(bytes(data))
+    res = cli("check", case)
+    assert res.code == 1, res
+    assert f"element {word} " in res.out and f"expected 0x{int(words[word]):08x}" in res.out
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_snans_survive_writing_and_reading_back(dtype, tmp_path):
+    dt = dtypes.get(dtype)
+    explicit = {"dtype": dtype, "shape": (8, 64), "descending": True, "contract": 1 if dtype == "bfloat16" else None}
+    api.generate("tsort", "spec", tmp_path, explicit=explicit, special="snan", special_rate=0.3)
+    (case,) = tmp_path.iterdir()
+    src = np.fromfile(case / "input0.bin", dt.bits_dtype)
+    snans = src[ieee.is_snan(src, dt)]
+    assert snans.size > 20 and np.all((snans & dt.quiet_bit) == 0) and np.all((snans & dt.man_mask) != 0)
+    out = np.fromfile(case / "golden_val.bin", dt.bits_dtype)
+    # every sNaN bit pattern of the valid region reappears in the golden, unquieted
+    tile = json.loads((case / "ptofuzz.json").read_text())["tiles"]["src"]
+    rows, cols = tile["shape"]
+    vr, vc = tile["valid"]
+    valid_src = src.reshape(rows, cols)[:vr, :vc]
+    valid_out = out.reshape(rows, cols)[:vr, :vc]
+    assert sorted(valid_src[ieee.is_snan(valid_src, dt)].tolist()) == sorted(valid_out[ieee.is_snan(valid_out, dt)].tolist())
+    assert json.loads((case / "ptofuzz.json").read_text())["expected"]["flags"] == ["NV"]
+
+
+def test_tsort32_half_golden_pad_bytes_are_zero(tmp_path):
+    api.generate("tsort32", "a5", tmp_path, explicit={"dtype": "half", "shape": (4, 64)})
+    (case,) = tmp_path.iterdir()
+    words = np.fromfile(case / "golden_output.bin", np.uint32)
+    assert words.size == 4 * 64 * 2 and np.all(words[0::2] >> 16 == 0)
+
+
+def test_sort_options_only_apply_to_sorts(cli, tmp_path):
+    res = cli("gen", "tpartadd", "--platform", "a5", "--sort-width", "4", "-o", tmp_path)
+    assert res.code == 2 and "--sort-width does not apply to TPARTADD" in res.err
+    res = cli("gen", "tsort", "--platform", "spec", "--special", "snan,bogus", "-o", tmp_path)
+    assert res.code == 2 and "'bogus' is no special-value kind" in res.err
+    res = cli("gen", "tsort", "--platform", "spec", "--sort-width", "65", "--shape", "2x70", "-o", tmp_path)
+    assert res.code == 0  # an illegal width is a legality-fault case, written without a golden
+    (case,) = tmp_path.iterdir()
+    assert json.loads((case / "ptofuzz.json").read_text())["expected"]["fault"]["trap"] == 5
+    assert not (case / "golden_val.bin").exists()
+
+
+@pytest.mark.parametrize("platform", ["cpu", "a2a3", "a5"])
+def test_random_tsort32_cases_check(platform, tmp_path, cli):
+    assert cli("gen", "tsort32", "--platform", platform, "--random", "15", "--special", "sort", "-o", tmp_path).code == 0
+    assert cli("check", tmp_path).code == 0
+
+
+def test_random_tsort_cases_check(tmp_path, cli):
+    assert cli("gen", "tsort", "--platform", "spec", "--random", "25", "--special", "sort", "-o", tmp_path).code == 0
+    assert cli("check", tmp_path).code == 0
