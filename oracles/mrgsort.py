@@ -16,9 +16,10 @@ Platforms
 ``cpu`` (pto-isa's CPU simulator, include/pto/cpu/TMrgSort.hpp):
   * Each output record is chosen by scanning the list heads from list 0 up: the first non-empty head is the
     candidate and a later head replaces it only if its value is strictly greater (IEEE ``>``). Hence ties go to
-    the lower-numbered list, each list keeps its order, +0 and -0 tie, and a NaN head is never chosen over a
-    candidate, while a NaN at the head of the lowest non-empty list *is* the first candidate and is emitted
-    at once (and then blocks nothing, because it is gone).
+    the lower-numbered list, each list keeps its order, +0 and -0 tie, and a NaN head never replaces a
+    candidate nor is replaced: a NaN at the head of the lowest non-empty list is the first candidate and goes
+    out at once, while a NaN heading a higher list waits (holding back the records behind it) until every
+    lower list is empty.
   * Multi-list: stops when dst's valid record count is written or every list is empty; with ``exhausted`` it
     also stops right after the write that empties any list (an initially empty list stops it after the first
     write). The executed counts (records consumed per list, 4 x uint16, unused lists 0) are always written.
@@ -151,8 +152,7 @@ def merge(lists: list[np.ndarray], dt: str | DType, *, dst_records: int, exhaust
     return _result(out.recs, out.defined, out.executed)
 
 
-def single(words: np.ndarray, dt: str | DType, *, block_len: int, dst_records: int, platform: str,
-           ) -> MergeResult:
+def single(words: np.ndarray, dt: str | DType, *, block_len: int, dst_records: int, platform: str) -> MergeResult:
     """Single-list TMRGSORT: merge each group of 4 consecutive sorted blocks of ``src`` (``words``).
 
     ``block_len`` is the instruction's operand, in *tile elements* (64 = 32 float32 or 16 float16 records);

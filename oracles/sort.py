@@ -14,7 +14,7 @@ import numpy as np
 
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.dtypes import DType, get
-from ptofuzz.oracles import ieee
+from ptofuzz.oracles import descriptors, ieee
 
 DEFAULT_SORT_WIDTH = 32
 MAX_SORT_WIDTH = 64
@@ -59,6 +59,10 @@ def tsort(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
     fault = _legality(case, dt, width, flag)
     if fault:
         return Outcome.faulted("Fault_TileLegality", 5, fault)
+    for role, rdt in (("dst", dt), ("idx", get("uint32"))):  # new Local destinations shaped like the source
+        bad = descriptors.problem(src, rdt, max_bytes=descriptors.LOCAL_MAX)
+        if bad:
+            return Outcome.faulted("Fault_TileAllocation", 5, f"{role} destination: {bad}")
     vr, vc = src.valid
     bits = inputs["src"]
     values, index = group_sort(bits[..., :vr, :], vc, width, dt, descending=bool(flag))
@@ -86,6 +90,9 @@ def _legality(case: Case, dt: DType, width: int, flag: int) -> str:
     src = case.tile("src")
     if 0 in src.valid:
         return f"source valid region {src.valid[0]}x{src.valid[1]} is empty"
+    bad = descriptors.problem(src, dt, max_bytes=descriptors.SHARED_MAX)
+    if bad:
+        return f"source: {bad}"
     for role in ("dst", "idx"):
         t = dict(case.tiles).get(role)
         if t is not None and (t.shape, t.valid) != (src.shape, src.valid):

@@ -20,7 +20,7 @@ import numpy as np
 
 from ptofuzz.case import EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, Tile
 from ptofuzz.dtypes import DType, get
-from ptofuzz.oracles import ieee, integer
+from ptofuzz.oracles import descriptors, ieee, integer
 
 OPS = {"TPARTADD": "add", "TPARTMUL": "mul", "TPARTMAX": "max", "TPARTMIN": "min"}
 
@@ -164,8 +164,11 @@ def spec(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
     """pto-spec 0.58.3 ``ExecuteTilePartial`` (pto-spec-notes §3.1-3.2).
 
     Legal only with a non-empty destination valid region, non-empty sources that each fit inside it, and at
-    least one source covering it whole; anything else is Fault_TileLegality (trap 5) before any effect.
+    least one source covering it whole; anything else is Fault_TileLegality (trap 5) before any effect. Every
+    tile must be a legal descriptor (power-of-two columns, 128 B * 2**k); a destination that is not is
+    Fault_TileAllocation (also trap 5).
     """
+    dt = get(case.dtype)
     d, s0, s1 = case.tile("dst").valid, case.tile("src0").valid, case.tile("src1").valid
     if 0 in d:
         return Outcome.faulted("Fault_TileLegality", 5, f"destination valid region {d[0]}x{d[1]} is empty")
@@ -179,6 +182,14 @@ def spec(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
         return Outcome.faulted("Fault_TileLegality", 5,
                                f"neither source covers the destination {d[0]}x{d[1]} "
                                f"(src0 {s0[0]}x{s0[1]}, src1 {s1[0]}x{s1[1]})")
+    # the schema checks above come first at commit; then the destination is allocated (pto-spec-notes §1.8)
+    bad_dst = descriptors.problem(case.tile("dst"), dt, max_bytes=descriptors.LOCAL_MAX)
+    if bad_dst:
+        return Outcome.faulted("Fault_TileAllocation", 5, f"destination: {bad_dst}")
+    for role in ("src0", "src1"):
+        bad = descriptors.problem(case.tile(role), dt, max_bytes=descriptors.SHARED_MAX)
+        if bad:
+            return Outcome.faulted("Fault_TileLegality", 5, f"{role}: {bad}")
     return _partial(case, inputs, spec_element, neither=None, with_flags=True)
 
 

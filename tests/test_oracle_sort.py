@@ -12,7 +12,9 @@ from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
 from ptofuzz.oracles import ieee
+from ptofuzz.layouts import spec_physical
 from ptofuzz.oracles.sort import sort_keys
+from tpart_helpers import cropped
 
 F32 = dtypes.get("float32")
 
@@ -22,12 +24,14 @@ def f32(*vals) -> list[int]:
 
 
 def tsort(bits, dtype="float32", **params):
+    """TSORT of ``bits`` (the valid region) in the smallest legal pto-spec tile; outputs cut to the region."""
     bits = np.asarray(bits, dtypes.get(dtype).bits_dtype)
     if bits.ndim == 1:
         bits = bits[None, :]
-    t = Tile(bits.shape[0], bits.shape[1], bits.shape[0], bits.shape[1])
-    c = Case("TSORT", "spec", dtype, (("src", t), ("dst", t), ("idx", t)), tuple(params.items()))
-    return registry.get("TSORT").evaluate(c, {"src": bits})
+    r, c = bits.shape
+    t = Tile(*spec_physical(r, c, dtypes.get(dtype)), r, c)
+    case = Case("TSORT", "spec", dtype, (("src", t), ("dst", t), ("idx", t)), tuple(params.items()))
+    return cropped(registry.get("TSORT").evaluate(case, {"src": bits}), r, c)
 
 
 def tsort32(platform, bits, idx, dtype="float32", idx_rows=None, form=None):
@@ -97,9 +101,9 @@ def test_illegal_parameters_fault(params, why):
 
 
 def test_empty_region_and_bf16_choice():
-    t = Tile(2, 2, 0, 2)
+    t = Tile(32, 4, 0, 2)
     c = Case("TSORT", "spec", "float32", (("src", t), ("dst", t), ("idx", t)))
-    assert registry.get("TSORT").evaluate(c, {"src": np.zeros((2, 2), np.uint32)}).kind == "fault"
+    assert registry.get("TSORT").evaluate(c, {"src": np.zeros((32, 4), np.uint32)}).kind == "fault"
     bf = np.array([[0x4000, 0x3F80]], np.uint16)
     assert tsort(bf, "bfloat16").kind == "fault"  # the executable model
     out = tsort(bf, "bfloat16", contract=1)  # the contract header
@@ -107,14 +111,27 @@ def test_empty_region_and_bf16_choice():
 
 
 def test_mismatched_destination_shape_faults():
-    s, d = Tile(1, 4, 1, 4), Tile(1, 8, 1, 4)
+    s, d = Tile(32, 4, 1, 4), Tile(16, 8, 1, 4)
     c = Case("TSORT", "spec", "float32", (("src", s), ("dst", d), ("idx", s)))
-    out = registry.get("TSORT").evaluate(c, {"src": np.zeros((1, 4), np.uint32)})
-    assert out.kind == "fault" and "dst shape 1x8" in out.fault.reason
+    out = registry.get("TSORT").evaluate(c, {"src": np.zeros((32, 4), np.uint32)})
+    assert out.kind == "fault" and "dst shape 16x8" in out.fault.reason
+
+
+def test_tile_descriptor_rules():
+    # pto-spec-notes §2.1: a source that is no legal descriptor is illegal; destinations too big for a Local
+    # tile (the U32 index copy of a 64 KiB FP16 source is 128 KiB) cannot be allocated.
+    bad = Tile(3, 3, 3, 3)
+    c = Case("TSORT", "spec", "float32", (("src", bad), ("dst", bad), ("idx", bad)))
+    out = registry.get("TSORT").evaluate(c, {"src": np.zeros((3, 3), np.uint32)})
+    assert out.kind == "fault" and out.fault.name == "Fault_TileLegality" and "power of two" in out.fault.reason
+    big = Tile(32, 1024, 32, 1024)  # 64 KiB of FP16
+    c = Case("TSORT", "spec", "float16", (("src", big), ("dst", big), ("idx", big)))
+    out = registry.get("TSORT").evaluate(c, {"src": np.zeros((32, 1024), np.uint16)})
+    assert out.kind == "fault" and out.fault.name == "Fault_TileAllocation" and "idx" in out.fault.reason
 
 
 def test_outside_valid_region_is_undefined():
-    t = Tile(4, 8, 2, 5)
+    t = Tile(4, 8, 2, 5)  # 128 B
     c = Case("TSORT", "spec", "float32", (("src", t), ("dst", t), ("idx", t)))
     out = registry.get("TSORT").evaluate(c, {"src": np.arange(32, dtype=np.uint32).reshape(4, 8)})
     cls = out.classes["dst"]

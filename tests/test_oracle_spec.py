@@ -13,7 +13,7 @@ import pytest
 
 from ptofuzz import dtypes, registry
 from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
-from tpart_helpers import case
+from tpart_helpers import case, cropped
 
 # ---------------------------------------------------------------------------------------------------------
 # helpers
@@ -33,7 +33,8 @@ def spec(op, dtype, src0, src1, dst=None, dst_shape=None):
     a, b = arr(dtype, src0), arr(dtype, src1)
     dst = dst or (max(a.shape[0], b.shape[0]), max(a.shape[1], b.shape[1]))
     c = case(op, "spec", dtype, dst, a.shape, b.shape, {"dst": dst_shape} if dst_shape else None)
-    return registry.get(op).evaluate(c, {"src0": a, "src1": b})
+    out = registry.get(op).evaluate(c, {"src0": a, "src1": b})
+    return out if dst_shape else cropped(out, *dst)
 
 
 def one(op, dtype, x, y):
@@ -87,13 +88,21 @@ def test_tpartadd_s16_overlap_001():
 
 
 def test_tpartadd_s16_bundle_001_geometry_lb0_3_lb2_4():
-    # tile-exec-tpartadd-bundle-001: same data, LB0 = 3 (ValidCol), LB2 = 4 (Col): dst tile 1x4, valid 1x3.
-    # The 4th physical element is Null padding: undefined.
-    out = spec("TPARTADD", "int16", [[1, 2, 7]], [[3, 4]], dst=(1, 3), dst_shape=(1, 4))
+    # tile-exec-tpartadd-bundle-001: same data, LB0 = 3 (ValidCol), LB2 = 4 (Col), SizeCode 1 (128 B): the
+    # S16 dst tile is 16x4 (rows = 128 / (4 * 2)), valid 1x3. Everything else is Null padding: undefined.
+    out = spec("TPARTADD", "int16", [[1, 2, 7]], [[3, 4]], dst=(1, 3), dst_shape=(16, 4))
     dst, cls = assert_ok(out)
-    assert dst.shape == (1, 4)
+    assert dst.shape == (16, 4)
     assert dst[0, :3].tolist() == [4, 6, 7]
-    assert cls.tolist() == [[EXACT, EXACT, EXACT, UNDEFINED]]
+    assert cls[0].tolist() == [EXACT, EXACT, EXACT, UNDEFINED]
+    assert (cls[1:] == UNDEFINED).all()
+
+
+def test_a_destination_that_is_no_legal_descriptor_is_an_allocation_fault():
+    # pto-spec-notes §3.1/§4: physical Col must be a power of two, capacity 128 B * 2**k (<= 64 KiB Local).
+    for shape in ((1, 4), (16, 3), (1024, 64)):
+        out = spec("TPARTADD", "int16", [[1, 2, 3]], [[3, 4]], dst=(1, 3), dst_shape=shape)
+        assert out.kind == "fault" and out.fault.name == "Fault_TileAllocation" and out.fault.trap == 5
 
 
 def test_tpartmul_u8_wrap_001():
@@ -218,13 +227,13 @@ def test_elements_outside_the_destination_valid_region_are_undefined():
 
 def test_sources_with_larger_physical_tiles_only_read_their_valid_region():
     # src1's physical tile is 4x4 with valid 1x2; the garbage around its valid region is never used.
-    c = case("TPARTADD", "spec", "uint16", (2, 3), (2, 3), (1, 2), shapes={"src1": (4, 4)})
+    c = case("TPARTADD", "spec", "uint16", (2, 3), (2, 3), (1, 2), shapes={"src1": (16, 4)})
     a = arr("uint16", [[1, 2, 3], [4, 5, 6]])
-    b = np.full((4, 4), 0xEEEE, np.uint16)
+    b = np.full((16, 4), 0xEEEE, np.uint16)
     b[0, :2] = [100, 200]
     dst, cls = assert_ok(registry.get("TPARTADD").evaluate(c, {"src0": a, "src1": b}))
-    assert dst.tolist() == [[101, 202, 3], [4, 5, 6]]
-    assert (cls == EXACT).all()
+    assert dst[:2, :3].tolist() == [[101, 202, 3], [4, 5, 6]]
+    assert (cls[:2, :3] == EXACT).all()
 
 
 @pytest.mark.parametrize("inplace", ["src0", "src1"])
@@ -236,7 +245,7 @@ def test_inplace_destination_gives_the_same_result(inplace):
     alias = case("TPARTADD", "spec", "int8", (2, 2), (2, 2), (2, 2), inplace=inplace)
     r0 = registry.get("TPARTADD").evaluate(base, {"src0": a, "src1": b})
     r1 = registry.get("TPARTADD").evaluate(alias, {"src0": a, "src1": b})
-    assert r1.outputs["dst"].tolist() == r0.outputs["dst"].tolist() == [[11, 1], [0x83, 0x83]]
+    assert r1.outputs["dst"][:2, :2].tolist() == r0.outputs["dst"][:2, :2].tolist() == [[11, 1], [0x83, 0x83]]
 
 
 # ---------------------------------------------------------------------------------------------------------
