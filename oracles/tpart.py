@@ -118,13 +118,19 @@ def cpu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
     return res, _exact(res.shape), {}
 
 
+def _flush(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """Subnormals replaced by a zero of the same sign (what a flush-to-zero unit would see)."""
+    return np.where(ieee.is_subnormal(bits, dt), bits & np.array(dt.sign_mask, bits.dtype), bits)
+
+
 def npu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
     """a2a3 / a5 vector units (vadd/vmul/vmax/vmin), as far as pto-isa documents them.
 
-    Known: non-NaN float add/mul follow IEEE RNE; a NaN result is some NaN. Not documented, so undefined:
-    integer overflow of add/mul (wrap or saturate), 16-bit float subnormal operands or results (flush or
-    not), max/min with a NaN operand. max/min of mixed-sign zeros is some zero. The placeholder bits under
-    those classes are the spec's result.
+    Known: float add/mul round to nearest even; a NaN result is some NaN; max/min of mixed-sign zeros is some
+    zero. Not documented, so undefined where it matters: integer overflow of add/mul (wrap or saturate),
+    float overflow from finite operands (inf or saturation), subnormals (an element is undefined when flushing
+    subnormal operands to zero would change its result, or when the result is tiny before rounding), max/min
+    with a NaN operand. The placeholder bits under those classes are the IEEE result.
     """
     if not dt.is_float:
         res = integer.add_mul(op, a, b, dt) if op in ("add", "mul") else integer.max_min(op, a, b, dt)
@@ -132,23 +138,25 @@ def npu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
         if op in ("add", "mul") and dt.bits <= 32:
             cls = np.where(integer.overflows(op, a, b, dt), np.uint8(UNDEFINED), cls).astype(np.uint8)
         return res, cls, {}
+    fa, fb = _flush(a, dt), _flush(b, dt)
     if op in ("add", "mul"):
         res, exact, nan = ieee.add_mul_fast(op, a, b, dt)
-        cls = nan.astype(np.uint8) * np.uint8(NAN)
-        if dt.bits == 16:  # subnormal operand, or a result that is tiny before rounding
-            magnitude = np.abs(exact)
-            # a float32 product of tiny bfloat16s may underflow to 0; the exact one is nonzero iff both factors are
-            nonzero = (magnitude > 0) if op == "add" else ~ieee.is_zero(a, dt) & ~ieee.is_zero(b, dt)
-            tiny = nonzero & (magnitude < ieee.min_normal(dt))
-            tiny |= ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt)
-            cls = np.where(tiny & ~nan, np.uint8(UNDEFINED), cls)
+        flushed, _, _ = ieee.add_mul_fast(op, fa, fb, dt)
+        magnitude = np.abs(exact)
+        # a float32 product of tiny bfloat16s may underflow to 0; the exact one is nonzero iff both factors are
+        nonzero = (magnitude > 0) if op == "add" else ~ieee.is_zero(a, dt) & ~ieee.is_zero(b, dt)
+        tiny = nonzero & (magnitude < ieee.min_normal(dt))
+        finite = ~ieee.is_nan(a, dt) & ~ieee.is_inf(a, dt) & ~ieee.is_nan(b, dt) & ~ieee.is_inf(b, dt)
+        overflow = finite & ieee.is_inf(res, dt)
+        undefined = (tiny | (flushed != res) | overflow) & ~nan
+        cls = np.where(undefined, np.uint8(UNDEFINED), nan.astype(np.uint8) * np.uint8(NAN))
         return res, cls.astype(np.uint8), {}
     res, _ = ieee.spec_max_min(op, a, b, dt)
-    mixed_zero = ieee.is_zero(a, dt) & ieee.is_zero(b, dt) & (a != b)
-    cls = np.where(mixed_zero, np.uint8(ZERO), np.uint8(EXACT))
-    undefined = ieee.is_nan(a, dt) | ieee.is_nan(b, dt)
-    if dt.bits == 16:
-        undefined |= ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt)
+    flushed, _ = ieee.spec_max_min(op, fa, fb, dt)
+    zero_result = ieee.is_zero(res, dt) & ieee.is_zero(flushed, dt)
+    cls = np.where(zero_result & ((res != flushed) | (ieee.is_zero(a, dt) & ieee.is_zero(b, dt) & (a != b))),
+                   np.uint8(ZERO), np.uint8(EXACT))
+    undefined = ieee.is_nan(a, dt) | ieee.is_nan(b, dt) | ((flushed != res) & ~zero_result)
     return res, np.where(undefined, np.uint8(UNDEFINED), cls).astype(np.uint8), {}
 
 

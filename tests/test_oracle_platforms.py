@@ -370,18 +370,33 @@ def test_npu_max_min_mixed_sign_zeros_is_any_zero(platform, op):
 
 @pytest.mark.parametrize("platform", NPU)
 def test_npu_float16_subnormals_in_add_are_undefined(platform):
-    assert one("TPARTADD", platform, "float16", 0x0001, 0x3C00)[1] == UNDEFINED  # subnormal operand
-    assert one("TPARTADD", platform, "float16", 0x3C00, 0x83FF)[1] == UNDEFINED
+    # undefined only where flushing a subnormal operand to zero would change the result ...
+    assert one("TPARTADD", platform, "float16", 0x0001, 0x0001)[1] == UNDEFINED  # subnormal + subnormal
+    assert one("TPARTADD", platform, "float16", 0x0001, 0x0400)[1] == UNDEFINED  # min normal + 2**-24
+    # ... not where the subnormal is lost in rounding anyway: 1 + 2**-24 and 1 - 1023*2**-24 are 1.0
+    assert one("TPARTADD", platform, "float16", 0x0001, 0x3C00) == (0x3C00, EXACT)
+    assert one("TPARTADD", platform, "float16", 0x3C00, 0x83FF) == (0x3C00, EXACT)
     assert one("TPARTADD", platform, "float16", 0x0401, 0x8400)[1] == UNDEFINED  # normal - normal -> subnormal
     assert one("TPARTMUL", platform, "float16", 0x0400, 0x3800)[1] == UNDEFINED  # min normal * 0.5
     # normal operands with a normal result: exact IEEE RNE (1 + 3*2**-11 -> 1 + 2**-9)
     assert one("TPARTADD", platform, "float16", 0x3C00, 0x1600) == (0x3C02, EXACT)
 
 
-def test_a5_bfloat16_subnormals_in_add_are_undefined_float32_are_not():
-    # The 16-bit rule covers bfloat16 too; float32 subnormal arithmetic stays exact (npu_element).
-    assert one("TPARTADD", "a5", "bfloat16", 0x0001, 0x3F80)[1] == UNDEFINED
-    assert one("TPARTADD", "a5", "float32", 0x00000001, 0x00000001) == (0x00000002, EXACT)
+def test_a5_subnormal_rules_cover_bfloat16_and_float32():
+    assert one("TPARTADD", "a5", "bfloat16", 0x0001, 0x0001)[1] == UNDEFINED
+    assert one("TPARTADD", "a5", "float32", 0x00000001, 0x00000001)[1] == UNDEFINED
+    assert one("TPARTADD", "a5", "float32", 0x00000001, 0x3F800000) == (0x3F800000, EXACT)
+
+
+@pytest.mark.parametrize("platform", NPU)
+def test_npu_float_overflow_and_subnormal_max_min(platform):
+    big = 0x7F7FFFFF  # float32 max: max + max overflows (inf or saturation: undocumented)
+    assert one("TPARTADD", platform, "float32", big, big)[1] == UNDEFINED
+    assert one("TPARTADD", platform, "float32", 0x7F800000, 0x3F800000) == (0x7F800000, EXACT)  # inf + 1
+    assert one("TPARTMAX", platform, "float16", 0x0001, 0x3C00) == (0x3C00, EXACT)  # flushing cannot matter
+    assert one("TPARTMAX", platform, "float16", 0x0001, 0xBC00)[1] == UNDEFINED  # the subnormal itself wins
+    assert one("TPARTMIN", platform, "float16", 0x8001, 0x0000)[1] == UNDEFINED  # -sub, or -0 when flushed
+    assert one("TPARTMAX", platform, "float16", 0x0000, 0x8000)[1] == ZERO  # mixed zeros: some zero
 
 
 @pytest.mark.parametrize("platform", NPU)
