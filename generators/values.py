@@ -192,3 +192,16 @@ def _row_patterns(source: Source, out: np.ndarray, dt: DType, patterns: list[str
                 (block.view(f"<i{dt.itemsize}") if dt.kind == "int" else block)
             result[m] = np.take_along_axis(block, np.argsort(keys, axis=1, kind="stable"), axis=1)
     return result
+
+
+def plain(source: Source, dt: DType, n: int) -> np.ndarray:
+    """``n`` unremarkable values: floats of magnitude [2**-5, 8) (no operation of two of them overflows,
+    underflows or meets a NaN), integers in [-8, 7] or [0, 15] (no sum or product of two overflows even in
+    8 bits). Used to replace inputs where a platform leaves the result undefined."""
+    raw = source.bits(32, n)
+    if dt.is_float:
+        exponent = (((1 << (dt.exp_bits - 1)) + 1 - ((raw >> 24) & 7)) << dt.man_bits).astype(dt.bits_dtype)
+        frac_sign = (raw & (dt.sign_mask | dt.man_mask)).astype(dt.bits_dtype)
+        return frac_sign | exponent
+    small = (raw & 0xF).astype(np.int64) - (8 if dt.kind == "int" else 0)
+    return small.astype(np.uint64).astype(dt.bits_dtype)

@@ -103,23 +103,41 @@ def _check_dtype(inst: registry.Instruction, platform: str, name: str) -> None:
                          f"{', '.join(sup.dtypes)}")
 
 
-def realize(inst: registry.Instruction, name: str, case: Case, seed: int, mix: values.ValueMix | float
-            ) -> tuple[dict[str, np.ndarray], Outcome]:
-    """Draw a case's inputs (seeded by ``seed`` and the folder name) and run its platform oracle."""
+REDRAW_ROUNDS = 3
+
+
+def realize(inst: registry.Instruction, name: str, case: Case, seed: int, mix: values.ValueMix | float,
+            *, defined: bool = True) -> tuple[dict[str, np.ndarray], Outcome]:
+    """Draw a case's inputs (seeded by ``seed`` and the folder name) and run its platform oracle.
+
+    With ``defined`` (the default), inputs whose values leave result elements undefined on the platform
+    (integer overflow or subnormals on an NPU, a NaN in an NPU sort block, ...) are replaced by plain values,
+    so that a golden holds no placeholder where the geometry allows; undefined elements that the geometry
+    causes stay, and are listed in the manifest either way.
+    """
     if not isinstance(mix, values.ValueMix):
         mix = values.ValueMix(float(mix))
-    inputs = inst.draw_inputs(seeded(seed, name), case, mix)
-    return inputs, inst.evaluate(case, inputs)
+    source = seeded(seed, name)
+    inputs = inst.draw_inputs(source, case, mix)
+    outcome = inst.evaluate(case, inputs)
+    for _ in range(REDRAW_ROUNDS if defined and inst.redraw else 0):
+        new = inst.redraw(source, case, inputs, outcome) if outcome.kind == "ok" else None
+        if new is None:
+            break
+        inputs, outcome = new, inst.evaluate(case, new)
+    return inputs, outcome
 
 
 def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0, force: bool = False,
              random: int | None = None, explicit: Mapping[str, Any] | None = None,
-             special_rate: float = values.DEFAULT_SPECIAL_RATE, special: str | None = None) -> GenerateResult:
+             special_rate: float = values.DEFAULT_SPECIAL_RATE, special: str | None = None,
+             allow_undefined: bool = False) -> GenerateResult:
     """Write case folders (inputs, golden, ``ptofuzz.json``) for ``op`` on ``platform`` into ``out_dir``.
 
     Nothing is written when any folder would clash with an existing one (unless ``force``) or when a
     requested case is unsupported on the platform. ``special`` picks special-value kinds or a profile
-    (see :class:`ptofuzz.generators.values.ValueMix`), ``special_rate`` their share.
+    (see :class:`ptofuzz.generators.values.ValueMix`), ``special_rate`` their share; ``allow_undefined``
+    keeps inputs that leave golden elements undefined on the platform (see :func:`realize`).
     """
     mix = values.ValueMix.parse(special, special_rate)
     inst = registry.get(op)
@@ -128,7 +146,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     casefolder.check_writable(out, [n for n, _, _ in planned], force)
     contents = []
     for name, case, replay in planned:
-        inputs, outcome = realize(inst, name, case, seed, mix)
+        inputs, outcome = realize(inst, name, case, seed, mix, defined=not allow_undefined)
         if outcome.kind == "unsupported":
             raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
         contents.append((case, outcome, casefolder.build(inst, case, inputs, outcome, name=name, seed=seed,

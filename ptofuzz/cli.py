@@ -99,6 +99,9 @@ def gen(
         help="Special-value kinds (snan,qnan,zero,inf,subnormal,extreme,tie,sorted,reversed,equal) or a profile "
              "(default, none, nan, sort).")] = None,
     special_rate: Annotated[float, typer.Option(help="Share of special values (NaN, inf, 0, subnormal, ...).")] = 0.05,
+    allow_undefined: Annotated[bool, typer.Option(
+        "--allow-undefined", help="Keep inputs that leave golden elements undefined on the platform (by default "
+                                  "they are redrawn, so goldens hold no placeholders).")] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Write case folders (input*.bin, golden.bin, ptofuzz.json) for OP on a platform.
@@ -113,7 +116,7 @@ def gen(
                     "src0": _rxc(src0, "--src0"), "src1": _rxc(src1, "--src1"), "inplace": inplace,
                     "sort_width": sort_width, "descending": descending, "contract": 1 if bf16_contract else None}
         result = api.generate(op, platform, out, seed=seed, force=force, random=random, explicit=explicit,
-                              special_rate=special_rate, special=special)
+                              special_rate=special_rate, special=special, allow_undefined=allow_undefined)
         report.generated(result, as_json=json_out)
 
 

@@ -175,11 +175,11 @@ def test_inplace_and_zero_size_are_case_parameters(tmp_path, cli):
 
 def test_manifest_class_bitmaps_match_the_oracle(tmp_path):
     """The manifest's nan/zero/undefined bitmaps decode to exactly the oracle's per-element classes."""
-    result = api.generate("tpartmax", "a5", tmp_path, random=12, seed=4, special_rate=0.3)
+    result = api.generate("tpartmax", "a5", tmp_path, random=12, seed=4, special_rate=0.3, allow_undefined=True)
     seen = set()
     for gc in result.cases:
         m = json.loads((gc.path / "ptofuzz.json").read_text())
-        inputs, outcome = api.realize(registry.get("tpartmax"), gc.name, gc.case, 4, 0.3)
+        inputs, outcome = api.realize(registry.get("tpartmax"), gc.name, gc.case, 4, 0.3, defined=False)
         expected = outcome.classes["dst"][:gc.case.tile("dst").valid_rows, :gc.case.tile("dst").valid_cols]
         masks = m["expected"]["classes"].get("golden.bin", {})
         decoded = casefolder.classes_from_masks(masks, expected.size)
@@ -188,3 +188,16 @@ def test_manifest_class_bitmaps_match_the_oracle(tmp_path):
                    for code, name in ((1, "nan"), (2, "zero"), (3, "undefined")) for k, v in masks.items() if k == name)
         seen.update(masks)
     assert "undefined" in seen
+
+
+@pytest.mark.parametrize("op", ["tpartadd", "tpartmul", "tpartmax"])
+def test_npu_goldens_are_fully_defined_by_default(op, tmp_path):
+    """Canonical a5 goldens hold no placeholder: inputs that would overflow, flush or meet a NaN in max/min
+    are redrawn; --allow-undefined keeps them (and the manifest lists them)."""
+    strict = api.generate(op, "a5", tmp_path / "strict", special_rate=0.3)
+    for c in strict.cases:
+        m = json.loads((c.path / "ptofuzz.json").read_text())
+        assert "undefined" not in m["expected"]["classes"].get("golden.bin", {}), c.name
+    loose = api.generate(op, "a5", tmp_path / "loose", special_rate=0.3, allow_undefined=True)
+    assert any("undefined" in json.loads((c.path / "ptofuzz.json").read_text())["expected"]["classes"].get(
+        "golden.bin", {}) for c in loose.cases)

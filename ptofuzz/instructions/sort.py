@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ptofuzz import dtypes
-from ptofuzz.case import Case, Tile
+from ptofuzz.case import UNDEFINED, Case, Tile
 from ptofuzz.errors import UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -172,6 +172,18 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
     return out
 
 
+def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Any) -> dict[str, np.ndarray] | None:
+    """Plain values over every valid row with an undefined record (a NaN block, an ambiguous tie)."""
+    vr, vc = case.tile("src").valid
+    bad = np.flatnonzero((outcome.classes["dst"][:vr, :2 * vc] == UNDEFINED).any(axis=1))
+    if bad.size == 0:
+        return None
+    dt = dtypes.get(case.dtype)
+    new = {role: bits.copy() for role, bits in inputs.items()}
+    new["src"][bad, :vc] = values.plain(source, dt, bad.size * vc).reshape(bad.size, vc)
+    return new
+
+
 def _checked(explicit: Any) -> Any:
     def build(platform: str, opts: Mapping[str, Any]) -> Case:
         shape = opts.get("shape")
@@ -208,5 +220,5 @@ def instructions() -> list[Instruction]:
             "a5": PlatformSupport(NPU_DTYPES, oracle("a5"), profiles["a5"], notes="vbitsort"),
         },
         random_case=_tsort32_random, explicit_case=_checked(_tsort32_explicit), draw_inputs=draw_inputs,
-        role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"))
+        role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=redraw)
     return [tsort, tsort32]

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ptofuzz import dtypes
-from ptofuzz.case import Case, Tile
+from ptofuzz.case import UNDEFINED, Case, Tile
 from ptofuzz.errors import UsageError
 from ptofuzz.generators import tpart as gen
 from ptofuzz.generators import values
@@ -188,6 +188,21 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
     return {role: values.draw(source, dt, case.tile(role).shape, mix) for role in ("src0", "src1")}
 
 
+def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Any) -> dict[str, np.ndarray] | None:
+    """Plain values in both sources wherever an element both cover came out undefined."""
+    d, t0, t1 = (case.tile(r) for r in ROLES)
+    rows = min(d.valid_rows, t0.valid_rows, t1.valid_rows)
+    cols = min(d.valid_cols, t0.valid_cols, t1.valid_cols)
+    r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED)
+    if r.size == 0:
+        return None
+    dt = dtypes.get(case.dtype)
+    new = {role: bits.copy() for role, bits in inputs.items()}
+    for role in ("src0", "src1"):
+        new[role][r, c] = values.plain(source, dt, r.size)
+    return new
+
+
 def instructions() -> list[Instruction]:
     out = []
     for op in OPS:
@@ -223,5 +238,5 @@ def instructions() -> list[Instruction]:
             summary=f"partial {oracles.OPS[op]}: op where both sources are valid, copy where one is",
             inputs=("src0", "src1"), outputs=("dst",), platforms=platforms,
             random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs,
-            options=("dtype", "shape", "dst", "src0", "src1", "inplace")))
+            options=("dtype", "shape", "dst", "src0", "src1", "inplace"), redraw=redraw))
     return out
