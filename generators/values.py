@@ -134,13 +134,13 @@ def draw(source: Source, dt: DType, shape: tuple[int, ...], mix: ValueMix | floa
     for d in shape:
         n *= d
     rate = mix.rate
-    sel = source.bits(32, n)  # low half: which population; high half: the moderate value
-    population = sel & 0xFFFF
-    pick = ((sel >> 16) & 0xFF).astype(dt.bits_dtype)
-    wide = source.bits(dt.bits, n)
+    raw = source.bits(64, n)  # per element: low bits the wide value, top 16 which population, 8 more a pick
+    population = (raw >> np.uint64(48)).astype(np.uint32)
+    pick = ((raw >> np.uint64(40)) & np.uint64(0xFF)).astype(dt.bits_dtype)
+    wide = raw.astype(dt.bits_dtype) if dt.bits < 64 else source.bits(64, n)
     if dt.is_float:
         all_ones = (wide & dt.exp_mask) == dt.exp_mask
-        wide = np.where(all_ones, wide ^ (1 << (dt.bits - 2)), wide)  # clear the top exponent bit: finite
+        wide ^= all_ones.astype(dt.bits_dtype) << (dt.bits - 2)  # clear the top exponent bit: finite
         # moderate: random sign and fraction, magnitude in [2**-5, 8)
         exponent = ((1 << (dt.exp_bits - 1)) + 1 - (pick & 7)) << dt.man_bits
         moderate = (wide & (dt.sign_mask | dt.man_mask)) | exponent

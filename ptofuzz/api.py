@@ -121,10 +121,11 @@ def realize(inst: registry.Instruction, name: str, case: Case, seed: int, mix: v
     inputs = inst.draw_inputs(source, case, mix)
     outcome = inst.evaluate(case, inputs)
     for _ in range(REDRAW_ROUNDS if defined and inst.redraw else 0):
-        new = inst.redraw(source, case, inputs, outcome) if outcome.kind == "ok" else None
-        if new is None:
+        redrawn = inst.redraw(source, case, inputs, outcome) if outcome.kind == "ok" else None
+        if redrawn is None:
             break
-        inputs, outcome = new, inst.evaluate(case, new)
+        inputs, patched = redrawn
+        outcome = patched if patched is not None else inst.evaluate(case, inputs)
     return inputs, outcome
 
 

@@ -63,8 +63,9 @@ class Instruction:
         role_dtypes: roles whose element type is fixed rather than the case's (an index tile is uint32);
             8-byte sort records are carried as pairs of uint32 words.
         options: the explicit-case options (CLI flags) the instruction understands.
-        redraw: ``(source, case, inputs, outcome) -> inputs | None``: new inputs with plain values where the
-            data (not the geometry) made result elements undefined, or None when nothing can be improved.
+        redraw: ``(source, case, inputs, outcome) -> (inputs, outcome or None) | None``: new inputs with plain
+            values where the data (not the geometry) made result elements undefined, and their outcome when the
+            instruction can patch it cheaply (None: evaluate again); None when nothing can be improved.
     """
 
     name: str
@@ -78,7 +79,7 @@ class Instruction:
     draw_inputs: Callable[[Source, Case, Any], dict[str, np.ndarray]]
     role_dtypes: Mapping[str, str] = dataclasses.field(default_factory=dict)
     options: tuple[str, ...] = ("dtype", "shape")
-    redraw: Callable[[Source, Case, dict[str, np.ndarray], Outcome], dict[str, np.ndarray] | None] | None = None
+    redraw: Callable[[Source, Case, dict[str, np.ndarray], Outcome], Any] | None = None
 
     def dtype_of(self, case: Case, role: str) -> dtypes.DType:
         """Element type of a role's tile (and file) in ``case``."""

@@ -181,7 +181,7 @@ def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: A
     dt = dtypes.get(case.dtype)
     new = {role: bits.copy() for role, bits in inputs.items()}
     new["src"][bad, :vc] = values.plain(source, dt, bad.size * vc).reshape(bad.size, vc)
-    return new
+    return new, None
 
 
 def _checked(explicit: Any) -> Any:

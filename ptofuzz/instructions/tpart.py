@@ -188,19 +188,22 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
     return {role: values.draw(source, dt, case.tile(role).shape, mix) for role in ("src0", "src1")}
 
 
-def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Any) -> dict[str, np.ndarray] | None:
-    """Plain values in both sources wherever an element both cover came out undefined."""
+def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Any) -> Any:
+    """Plain values in both sources wherever an element both cover came out undefined (then only those
+    elements are recomputed: the operation is elementwise)."""
+    dt = dtypes.get(case.dtype)
+    if case.platform == "a5" and dt.bits == 64:
+        return None  # Int64Part's undefined elements come from the geometry, not the data
     d, t0, t1 = (case.tile(r) for r in ROLES)
     rows = min(d.valid_rows, t0.valid_rows, t1.valid_rows)
     cols = min(d.valid_cols, t0.valid_cols, t1.valid_cols)
     r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED)
     if r.size == 0:
         return None
-    dt = dtypes.get(case.dtype)
     new = {role: bits.copy() for role, bits in inputs.items()}
     for role in ("src0", "src1"):
         new[role][r, c] = values.plain(source, dt, r.size)
-    return new
+    return new, oracles.repatch(case, new, outcome, r, c)
 
 
 def instructions() -> list[Instruction]:
