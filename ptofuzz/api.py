@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,16 +41,23 @@ def _replay_command(op: str, platform: str, seed: int, mode: str) -> str:
     return f"ptofuzz gen {op.lower()} --platform {platform} --seed {seed}{mode}"
 
 
-def _explicit_flags(case: Case) -> str:
+def _explicit_flags(inst: registry.Instruction, case: Case) -> str:
+    """The explicit-case flags that describe ``case`` again."""
     parts = [f" --dtype {case.dtype}"]
-    for role, t in case.tiles:
+    region_roles = [r for r in ("dst", "src0", "src1") if r in inst.options]
+    for role in region_roles:
+        t = case.tile(role)
         parts.append(f" --{role} {t.valid_rows}x{t.valid_cols}")
     shapes = {t.shape for _, t in case.tiles}
-    if len(shapes) == 1:
+    if not region_roles:
+        src = case.tile(inst.inputs[0])
+        parts.append(f" --shape {src.valid_rows}x{src.valid_cols}")
+    elif len(shapes) == 1:
         (r, c), = shapes
         parts.append(f" --shape {r}x{c}")
-    if case.param("inplace"):
-        parts.append(f" --inplace {case.param('inplace')}")
+    flags = {"inplace": lambda v: f" --inplace {v}", "sort_width": lambda v: f" --sort-width {v}",
+             "descending": lambda v: " --descending" if v else "", "contract": lambda v: " --bf16-contract" if v else ""}
+    parts += [flags[k](v) for k, v in case.params if k in flags]
     return "".join(parts)
 
 
@@ -70,8 +78,8 @@ def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
         raise UsageError(f"--{alien[0].replace('_', '-')} does not apply to {inst.name}; its options are: "
                          + ", ".join(f"--{o.replace('_', '-')}" for o in inst.options))
     if random is not None:
-        if random < 1:
-            raise UsageError(f"--random {random} must be at least 1")
+        if not 1 <= random <= MAX_RANDOM:
+            raise UsageError(f"--random {random} must be between 1 and {MAX_RANDOM}")
         unknown = sorted(set(explicit) & {"dst", "src0", "src1", "inplace", "contract"})
         if unknown:
             raise UsageError(f"--random draws regions itself; drop --{unknown[0]} or drop --random")
@@ -80,19 +88,33 @@ def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
         src = seeded(seed, inst.name, platform, "random-geometry")
         out = []
         for k in range(random):
-            case = inst.random_case(src, platform, explicit)
+            case = _check_size(inst.random_case(src, platform, explicit))
             out.append((prof.name(case, k), case, _replay_command(inst.name, platform, seed, f" --random {random}")))
         return out
     if explicit:
         if "dtype" in explicit:
             _check_dtype(inst, platform, explicit["dtype"])
-        case = inst.explicit_case(platform, explicit)
-        return [(prof.name(case), case, _replay_command(inst.name, platform, seed, _explicit_flags(case)))]
+        case = _check_size(inst.explicit_case(platform, explicit))
+        return [(prof.name(case), case, _replay_command(inst.name, platform, seed, _explicit_flags(inst, case)))]
     if not prof.canonical:
         raise UsageError(f"pto-isa has no file-based {inst.name} system test on {platform}; use --random N or "
                          "explicit flags (--dtype, --dst, --src0, --src1)")
     return [(f"{prof.suite}.{alias}", case, _replay_command(inst.name, platform, seed, ""))
             for alias, case in prof.canonical]
+
+
+MAX_RANDOM = 1_000_000
+MAX_TILE_ELEMENTS = 1 << 22  # 4,194,304: far above any pto-isa tile, small enough to stay in memory
+
+
+def _check_size(case: Case) -> Case:
+    for role, t in case.tiles:
+        if min(t.rows, t.cols, t.valid_rows, t.valid_cols) < 0:
+            raise UsageError(f"{role} tile {t.rows}x{t.cols} (valid {t.valid_rows}x{t.valid_cols}) has a negative size")
+        if t.rows * t.cols > MAX_TILE_ELEMENTS:
+            raise UsageError(f"{role} tile {t.rows}x{t.cols} has {t.rows * t.cols:,} elements; ptofuzz handles "
+                             f"tiles up to {MAX_TILE_ELEMENTS:,} elements: use smaller --shape/regions")
+    return case
 
 
 def _check_dtype(inst: registry.Instruction, platform: str, name: str) -> None:
@@ -145,21 +167,28 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     out = Path(out_dir)
     planned = plan(op, platform, seed=seed, random=random, explicit=explicit)
     casefolder.check_writable(out, [n for n, _, _ in planned], force)
-    contents = []
-    for name, case, replay in planned:
-        inputs, outcome = realize(inst, name, case, seed, mix, defined=not allow_undefined)
-        if outcome.kind == "unsupported":
-            raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
-        contents.append((case, outcome, casefolder.build(inst, case, inputs, outcome, name=name, seed=seed,
-                                                         mix=mix, replay=replay)))
-    written = []
-    for case, outcome, content in contents:
-        path = casefolder.write(out, content, force)
-        not_exact = sum(m["count"] for masks in content.manifest["expected"].get("classes", {}).values()
-                        for m in masks.values())
-        written.append(GeneratedCase(content.name, path, case, outcome.kind,
-                                     {f: len(b) for f, b in content.files.items()}, not_exact))
-    return GenerateResult(inst.name, platform, out, seed, tuple(written))
+    staged: list[tuple[str, str, GeneratedCase]] = []
+    try:  # every folder is staged first, so a failure (bad case, full disk) leaves no output at all
+        for name, case, replay in planned:
+            inputs, outcome = realize(inst, name, case, seed, mix, defined=not allow_undefined)
+            if outcome.kind == "unsupported":
+                raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
+            content = casefolder.build(inst, case, inputs, outcome, name=name, seed=seed, mix=mix, replay=replay)
+            not_exact = sum(m["count"] for masks in content.manifest["expected"].get("classes", {}).values()
+                            for m in masks.values())
+            info = GeneratedCase(name, out / name, case, outcome.kind,
+                                 {f: len(b) for f, b in content.files.items()}, not_exact)
+            staged.append((name, casefolder.stage(out, content), info))
+    except BaseException:
+        casefolder.discard([tmp for _, tmp, _ in staged])
+        raise
+    for k, (name, tmp, _) in enumerate(staged):
+        try:
+            casefolder.commit(out, name, tmp, force)
+        except BaseException:
+            casefolder.discard([t for _, t, _ in staged[k:]])
+            raise
+    return GenerateResult(inst.name, platform, out, seed, tuple(info for _, _, info in staged))
 
 
 # ---- check ------------------------------------------------------------------------------------------------
@@ -219,6 +248,10 @@ def _check_one(path: Path, platform: str | None) -> CaseVerdict:
     outcome = lc.inst.evaluate(case, casefolder.read_inputs(lc))
     base = dict(path=path, name=path.name, op=case.op, platform=case.platform, dtype=dt.name, outcome=outcome.kind)
     messages = []
+    for entry in (lc.manifest or {}).get("files", []):
+        fpath = path / entry.get("name", "")
+        if fpath.is_file() and hashlib.sha256(fpath.read_bytes()).hexdigest() != entry.get("sha256"):
+            messages.append(f"{entry['name']} is not the file ptofuzz wrote (sha256 differs from ptofuzz.json)")
     expected = (lc.manifest or {}).get("expected", {})
     if expected and expected.get("outcome") != outcome.kind:
         messages.append(f"manifest expects outcome {expected.get('outcome')!r}, recomputed {outcome.kind!r}"

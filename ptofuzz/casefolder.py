@@ -142,38 +142,58 @@ def check_writable(out_dir: Path, names: list[str], force: bool) -> None:
                              "pass --force to overwrite or choose another --out")
 
 
-def write(out_dir: Path, content: FolderContent, force: bool) -> Path:
-    """Write one case folder atomically: into a hidden temporary sibling, then renamed into place."""
-    out_dir.mkdir(parents=True, exist_ok=True)
-    final = os.path.join(out_dir, content.name)
+def stage(out_dir: Path, content: FolderContent) -> str:
+    """Write one case folder into a hidden temporary folder next to its final place; return its path."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise UsageError(f"cannot create --out {str(out_dir)!r}: {e.strerror}; choose another --out") from None
     tmp = os.path.join(out_dir, f".{content.name}.tmp-{os.getpid()}")
+    target = tmp
     try:
+        if os.path.lexists(tmp):  # left by a killed run of this same process id
+            shutil.rmtree(tmp)
         os.mkdir(tmp)
-    except FileExistsError:  # left by a killed run of this same process id
-        shutil.rmtree(tmp)
-        os.mkdir(tmp)
-    try:
         for fname, data in (*content.files.items(), (MANIFEST, dump_manifest(content.manifest).encode())):
-            fd = os.open(os.path.join(tmp, fname), os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            target = os.path.join(tmp, fname)
+            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
             try:
                 view = memoryview(data)
                 while view:
                     view = view[os.write(fd, view):]
             finally:
                 os.close(fd)
-        if os.path.lexists(final):
-            if not force:
-                raise UsageError(f"case folder {final!r} already exists; pass --force to overwrite")
-            old = os.path.join(out_dir, f".{content.name}.old-{os.getpid()}")
-            os.rename(final, old)
-            os.rename(tmp, final)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, final)
-    except BaseException:
+    except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        raise UsageError(f"cannot write {target!r}: {e.strerror}; free some space or choose another --out") from None
+    return tmp
+
+
+def commit(out_dir: Path, name: str, staged: str, force: bool) -> Path:
+    """Move a staged folder into place, replacing an existing entry only with ``force``."""
+    final = os.path.join(out_dir, name)
+    if os.path.lexists(final):
+        if not force:
+            raise UsageError(f"case folder {final!r} already exists; pass --force to overwrite")
+        if os.path.isdir(final) and not os.path.islink(final):
+            old = os.path.join(out_dir, f".{name}.old-{os.getpid()}")
+            os.rename(final, old)
+            os.rename(staged, final)
+            shutil.rmtree(old)
+            return Path(final)
+        os.unlink(final)  # a file or a symlink: replaced, never followed
+    os.rename(staged, final)
     return Path(final)
+
+
+def discard(staged: list[str]) -> None:
+    for tmp in staged:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def write(out_dir: Path, content: FolderContent, force: bool) -> Path:
+    """Write one case folder atomically: staged in a hidden temporary sibling, then renamed into place."""
+    return commit(out_dir, content.name, stage(out_dir, content), force)
 
 
 # ---- reading ----------------------------------------------------------------------------------------------
@@ -200,7 +220,8 @@ def discover(paths: list[Path]) -> list[Path]:
         if is_case_folder(p):
             found.append(p)
             continue
-        kids = sorted(k for k in p.iterdir() if is_case_folder(k)) if p.is_dir() else []
+        kids = sorted(k for k in p.iterdir() if not k.name.startswith(".") and is_case_folder(k)) \
+            if p.is_dir() else []
         if not kids:
             raise UsageError(f"{str(p)!r} is not a case folder and holds none (no {MANIFEST}, no .bin files)")
         found.extend(kids)
@@ -214,13 +235,16 @@ def load(path: Path, platform: str | None) -> LoadedCase:
         try:
             manifest = json.loads(mpath.read_text())
             case = Case.from_json(manifest)
-        except (ValueError, KeyError, TypeError) as e:
-            raise CaseFolderError(f"{str(mpath)!r} is not a valid ptofuzz manifest ({e}); regenerate the case") from None
-        inst = registry.get(case.op)
-        return LoadedCase(path, inst, case, inst.support(case.platform).profile, manifest)
+            inst = registry.get(case.op)
+            profile = inst.support(case.platform).profile
+            _validate(inst, case)
+        except (ValueError, KeyError, TypeError, AttributeError) as e:  # UsageError is a ValueError
+            raise CaseFolderError(f"{str(mpath)!r} is not a valid ptofuzz manifest ({e}); regenerate the case"
+                                  ) from None
+        return LoadedCase(path, inst, case, profile, manifest)
     if platform is None:
-        raise UsageError(f"{str(path)!r} has no {MANIFEST}; pass --platform cpu|a2a3|a5 to read it as a pto-isa "
-                         "case folder")
+        raise CaseFolderError(f"{str(path)!r} has no {MANIFEST}; pass --platform cpu|a2a3|a5 to read it as a "
+                              "pto-isa case folder")
     suite = path.name.partition(".")[0]
     for inst in registry.all_instructions().values():
         sup = inst.platforms.get(platform)
@@ -231,6 +255,18 @@ def load(path: Path, platform: str | None) -> LoadedCase:
                      for p, s in i.platforms.items() if p == platform})
     raise CaseFolderError(f"folder name {path.name!r}: suite {suite!r} is no {platform} test "
                           f"(known: {', '.join(suites)})")
+
+
+def _validate(inst: registry.Instruction, case: Case) -> None:
+    dtypes.get(case.dtype)
+    tiles = dict(case.tiles)
+    for role in (*inst.inputs, *inst.outputs):
+        if role not in tiles:
+            raise KeyError(f"no {role} tile")
+    for role, t in case.tiles:
+        if min(t.rows, t.cols, t.valid_rows, t.valid_cols) < 0 or t.valid_rows > t.rows or t.valid_cols > t.cols:
+            raise ValueError(f"{role} valid region {t.valid_rows}x{t.valid_cols} does not fit its tile "
+                             f"{t.rows}x{t.cols}")
 
 
 def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int], *, optional_if_empty: bool = True

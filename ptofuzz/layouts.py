@@ -93,10 +93,13 @@ class Profile:
         return self.spelling.get(dtype, dtype)
 
     def _unspell(self, word: str) -> str:
+        """The dtype a case name spells: this test's own spelling, or ptofuzz's name for the others."""
         for name, spelled in self.spelling.items():
             if spelled == word:
                 return name
-        return dtypes.get(word).name
+        if word in dtypes.DTYPES and word not in self.spelling:
+            return word
+        raise KeyError(word)
 
     def name(self, case: Case, index: int | None = None) -> str:
         """Folder name of ``case``; ``index`` numbers random cases (``_n<k>``)."""
@@ -165,8 +168,11 @@ class Profile:
                 raise CaseFolderError(
                     f"folder name {folder_name!r}: {role} valid region {t.valid_rows}x{t.valid_cols} is larger "
                     f"than its tile {t.rows}x{t.cols}")
-        if inplace is not None and inplace not in self.name_roles:
-            raise CaseFolderError(f"folder name {folder_name!r}: unknown in-place role {inplace!r}")
+        if inplace is not None:
+            named = dict(zip(self.name_roles, tiles))
+            if inplace not in self.name_roles[1:] or named[inplace] != tiles[0]:
+                raise CaseFolderError(f"folder name {folder_name!r}: in-place {inplace!r} must name a source whose "
+                                      f"tile equals the destination's")
         params = dict(values or {})
         if inplace:
             params["inplace"] = inplace

@@ -1,0 +1,119 @@
+"""Review findings: sizes, partial failures, --force over files and links, tampered folders, mixed parents."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from ptofuzz import api, casefolder, registry
+from ptofuzz.errors import CaseFolderError, UsageError
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--dst", "70000x70000"], "4,194,304 elements"),
+    (["--dst", "99999999999999999999x1"], "elements"),
+    (["--random", "0"], "between 1 and"),
+])
+def test_huge_or_silly_sizes_are_usage_errors(cli, tmp_path, args, needle):
+    res = cli("gen", "tpartadd", "--platform", "a5", "-o", tmp_path, *args)
+    assert res.code == 2 and needle in res.err and "Traceback" not in res.err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_failure_midway_leaves_no_output(tmp_path, monkeypatch):
+    real = casefolder.stage
+    calls = {"n": 0}
+
+    def flaky(out_dir, content):
+        calls["n"] += 1
+        if calls["n"] == 4:
+            raise UsageError(f"cannot write {content.name!r}: No space left on device; free some space")
+        return real(out_dir, content)
+
+    monkeypatch.setattr(casefolder, "stage", flaky)
+    with pytest.raises(UsageError, match="No space left"):
+        api.generate("tpartmax", "a2a3", tmp_path)
+    assert list(tmp_path.iterdir()) == []  # neither finished folders nor hidden temporaries
+
+
+def test_io_error_names_the_file(cli, tmp_path):
+    blocker = tmp_path / "out"
+    blocker.write_text("not a directory")
+    res = cli("gen", "tpartadd", "--platform", "a5", "-o", blocker / "sub")
+    assert res.code == 2 and str(blocker) in res.err and "choose another --out" in res.err
+
+
+@pytest.mark.parametrize("kind", ["file", "symlink"])
+def test_force_replaces_files_and_links_without_following_them(tmp_path, kind):
+    target = tmp_path / "elsewhere"
+    target.mkdir()
+    (target / "keep.txt").write_text("keep")
+    name = "TPARTMAXTest.test1"
+    if kind == "file":
+        (tmp_path / name).write_text("x")
+    else:
+        os.symlink(target, tmp_path / name)
+    with pytest.raises(UsageError, match="already exists"):
+        api.generate("tpartmax", "a2a3", tmp_path)
+    api.generate("tpartmax", "a2a3", tmp_path, force=True)
+    assert (tmp_path / name).is_dir() and not (tmp_path / name).is_symlink()
+    assert (target / "keep.txt").read_text() == "keep"
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+
+
+def test_check_notices_edits_the_recomputation_cannot_see(cli, tmp_path):
+    """A byte changed at an element whose value is free (a NaN payload, an undefined placeholder) still
+    fails: the file is not the one ptofuzz wrote."""
+    api.generate("tpartadd", "a5", tmp_path, special_rate=0.5, allow_undefined=True)
+    case = tmp_path / "TPARTADDTest.case_half_8x48_8x16_8x48"
+    m = json.loads((case / "ptofuzz.json").read_text())
+    masks = m["expected"]["classes"]["golden.bin"]
+    loose = casefolder.classes_from_masks(masks, 8 * 48)
+    i = int(next(k for k in range(loose.size) if loose[k] != 0))
+    data = bytearray((case / "golden.bin").read_bytes())
+    data[2 * i] ^= 0x01
+    (case / "golden.bin").write_bytes(bytes(data))
+    res = cli("check", case)
+    assert res.code == 1 and "golden.bin is not the file ptofuzz wrote" in res.out
+
+
+def test_check_keeps_going_over_bad_and_foreign_folders(cli, tmp_path):
+    api.generate("tpartmin", "a5", tmp_path, explicit={"dst": (2, 2)})
+    foreign = tmp_path / "TPARTADDTest.case_float_8x8_8x8_8x8"  # no manifest, no --platform
+    foreign.mkdir()
+    (foreign / "input1.bin").write_bytes(b"\0" * 256)
+    broken = tmp_path / "TPARTMINTest.broken"
+    broken.mkdir()
+    (broken / "ptofuzz.json").write_text(json.dumps({"op": "TPARTFOO", "platform": "a5", "dtype": "float32",
+                                                     "tiles": {}}))
+    (tmp_path / ".TPARTMINTest.case_x.tmp-1").mkdir()  # a leftover temporary: not a case
+    res = cli("check", tmp_path)
+    assert res.code == 2
+    assert "PASS  TPARTMINTest.case_fp32_2x2_2x2_2x2" in res.out
+    assert "ERROR TPARTADDTest.case_float_8x8_8x8_8x8" in res.out and "pass --platform" in res.out
+    assert "ERROR TPARTMINTest.broken" in res.out and "unknown instruction 'TPARTFOO'" in res.out
+    assert ".tmp-" not in res.out
+
+
+def test_manifest_with_impossible_tiles_is_a_folder_error(tmp_path):
+    api.generate("tpartmin", "a5", tmp_path, explicit={"dst": (2, 2)})
+    (case,) = tmp_path.iterdir()
+    m = json.loads((case / "ptofuzz.json").read_text())
+    m["tiles"]["src0"]["valid"] = [9, 9]
+    (case / "ptofuzz.json").write_text(json.dumps(m))
+    with pytest.raises(CaseFolderError, match="does not fit its tile"):
+        casefolder.load(case, None)
+    del m["tiles"]["src1"]
+    (case / "ptofuzz.json").write_text(json.dumps(m))
+    with pytest.raises(CaseFolderError, match="no src1 tile"):
+        casefolder.load(case, None)
+
+
+@pytest.mark.parametrize("name", ["TPARTADDTest.case_fp32_8x8_8x8_8x8",  # a5 MAX/MIN spelling on TPARTADD
+                                  "TPARTADDTest.case_float_8x8_4x4_8x8_inplace_src0",  # src0 is not dst's tile
+                                  "TPARTADDTest.case_float_8x8_8x8_8x8_inplace_dst"])
+def test_names_parse_strictly(name):
+    with pytest.raises(CaseFolderError):
+        registry.get("TPARTADD").support("a5").profile.parse(name)
