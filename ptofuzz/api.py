@@ -256,6 +256,9 @@ def _check_one(path: Path, platform: str | None) -> CaseVerdict:
     if expected and expected.get("outcome") != outcome.kind:
         messages.append(f"manifest expects outcome {expected.get('outcome')!r}, recomputed {outcome.kind!r}"
                         + (f" ({outcome.reason})" if outcome.reason else ""))
+    if expected.get("executed") is not None and outcome.extra.get("executed") != expected["executed"]:
+        messages.append(f"manifest executed counts {expected['executed']} differ from recomputed "
+                        f"{outcome.extra.get('executed')}")
     if outcome.kind == "ok" and expected.get("flags") is not None and outcome.flags is not None \
             and list(outcome.flags) != list(expected["flags"]):
         messages.append(f"manifest flags {expected['flags']} differ from recomputed {list(outcome.flags)}")

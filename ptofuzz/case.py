@@ -141,6 +141,7 @@ class Outcome:
     flags: tuple[str, ...] | None = None
     fault: Fault | None = None
     reason: str = ""
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)  # e.g. TMRGSORT's executed counts
 
     @classmethod
     def faulted(cls, name: str, trap: int, reason: str) -> Outcome:
@@ -159,4 +160,5 @@ class Outcome:
             d["reason"] = self.reason
         if self.flags is not None:
             d["flags"] = list(self.flags)
+        d.update(self.extra)
         return d

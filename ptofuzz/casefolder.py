@@ -75,7 +75,10 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
     files: dict[str, bytes] = {}
     entries = []
     expected: dict[str, Any] = outcome.summary()
+    present = dict(case.tiles)
     for fname, role in profile.inputs:
+        if role not in present:  # e.g. a TMRGSORT list this case does not use
+            continue
         tile = case.tile(role)
         files[fname] = file_bytes(inputs[role], profile, tile)
         entries.append(_entry(fname, role, "input", inst.dtype_of(case, role), profile, tile, files[fname]))
@@ -288,7 +291,10 @@ def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int], *, opti
 def read_inputs(lc: LoadedCase) -> dict[str, np.ndarray]:
     """Input bits at each tile's physical shape (compact files are the whole tile)."""
     out = {}
+    present = dict(lc.case.tiles)
     for fname, role in lc.profile.inputs:
+        if role not in present:
+            continue
         tile = lc.case.tile(role)
         out[role] = read_tile_file(lc.path / fname, lc.inst.dtype_of(lc.case, role), lc.profile.file_shape(tile))
     return out

@@ -93,6 +93,9 @@ def gen(
     sort_width: Annotated[Optional[int], typer.Option(help="TSORT group width (1..64; 0 = 32).")] = None,
     descending: Annotated[Optional[bool], typer.Option("--descending/--ascending",
                                                        help="TSORT direction.")] = None,
+    lists: Annotated[Optional[int], typer.Option(help="TMRGSORT: merge this many lists (2..4).")] = None,
+    blocks: Annotated[Optional[int], typer.Option(help="TMRGSORT single-list form: records per block.")] = None,
+    exhausted: Annotated[bool, typer.Option("--exhausted", help="TMRGSORT: stop when a list runs out.")] = False,
     bf16_contract: Annotated[bool, typer.Option("--bf16-contract", help="TSORT: accept BF16 as pto-spec's "
                                                 "contract header does (its executable model rejects it).")] = False,
     special: Annotated[Optional[str], typer.Option(
@@ -114,7 +117,8 @@ def gen(
 
         explicit = {"dtype": dtype, "shape": _rxc(shape, "--shape"), "dst": _rxc(dst, "--dst"),
                     "src0": _rxc(src0, "--src0"), "src1": _rxc(src1, "--src1"), "inplace": inplace,
-                    "sort_width": sort_width, "descending": descending, "contract": 1 if bf16_contract else None}
+                    "sort_width": sort_width, "descending": descending, "contract": 1 if bf16_contract else None,
+                    "lists": lists, "blocks": blocks, "exhausted": True if exhausted else None}
         result = api.generate(op, platform, out, seed=seed, force=force, random=random, explicit=explicit,
                               special_rate=special_rate, special=special, allow_undefined=allow_undefined)
         report.generated(result, as_json=json_out)

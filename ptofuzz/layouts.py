@@ -77,6 +77,7 @@ class Profile:
     src1_form: bool = False
     note: str = ""
     param_tokens: tuple[tuple[str, str], ...] = ()
+    variable_roles: bool = False  # names list the tiles of a prefix of name_roles (TMRGSORT's 1-4 lists)
     derive: Callable[[dict[str, Tile]], tuple[tuple[str, Tile], ...]] | None = None
 
     @property
@@ -107,7 +108,8 @@ class Profile:
             for alias, c in self.canonical:
                 if c == case:
                     return f"{self.suite}.{alias}"
-        parts = ["case", self._spell(case.dtype)] + [case.tile(role).token() for role in self.name_roles]
+        present = dict(case.tiles)
+        parts = ["case", self._spell(case.dtype)] + [present[r].token() for r in self.name_roles if r in present]
         if case.param("inplace"):
             parts.append(f"inplace_{case.param('inplace')}")
         for param, prefix in self.param_tokens:
@@ -141,7 +143,7 @@ class Profile:
                 f"({', '.join(a for a, _ in self.canonical[:3]) or 'none'}...)")
         dt = self._checked_dtype(m.group(1), folder_name)
         tokens = m.group(2).split("_")
-        if len(tokens) != len(self.name_roles):
+        if len(tokens) != len(self.name_roles) and not (self.variable_roles and 2 <= len(tokens) <= len(self.name_roles)):
             raise CaseFolderError(
                 f"folder name {folder_name!r} has {len(tokens)} tiles; {self.suite} names "
                 f"{len(self.name_roles)} ({', '.join(self.name_roles)})")
@@ -163,7 +165,7 @@ class Profile:
 
     def _case(self, dt: str, tiles: list[Tile], inplace: str | None, folder_name: str,
               values: dict[str, int] | None = None) -> Case:
-        for role, t in zip(self.name_roles, tiles):
+        for role, t in zip(self.name_roles, tiles):  # zip: a variable-roles name names a prefix of the roles
             if t.valid_rows > t.rows or t.valid_cols > t.cols:
                 raise CaseFolderError(
                     f"folder name {folder_name!r}: {role} valid region {t.valid_rows}x{t.valid_cols} is larger "

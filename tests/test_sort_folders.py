@@ -78,3 +78,37 @@ def test_random_tsort32_cases_check(platform, tmp_path, cli):
 def test_random_tsort_cases_check(tmp_path, cli):
     assert cli("gen", "tsort", "--platform", "spec", "--random", "25", "--special", "sort", "-o", tmp_path).code == 0
     assert cli("check", tmp_path).code == 0
+
+
+@pytest.mark.parametrize("platform", ["cpu", "a2a3", "a5"])
+def test_tmrgsort_folders_check_and_catch_a_flipped_index_byte(platform, tmp_path, cli):
+    assert cli("gen", "tmrgsort", "--platform", platform, "-o", tmp_path).code == 0
+    assert cli("check", tmp_path).code == 0
+    case = tmp_path / "TMRGSORTTest.case_multi1"
+    m = json.loads((case / "ptofuzz.json").read_text())
+    assert m["params"] == {"lists": 4}
+    data = bytearray((case / "golden.bin").read_bytes())
+    data[4 * 7] ^= 0x01  # record 3's index word
+    (case / "golden.bin").write_bytes(bytes(data))
+    (case / "ptofuzz.json").unlink()  # as a pto-isa-made folder: found by the recomputation alone
+    res = cli("check", case, "--platform", platform)
+    assert res.code == 1 and "element 7 " in res.out
+
+
+def test_tmrgsort_exhausted_counts_and_explicit_forms(tmp_path, cli):
+    res = cli("gen", "tmrgsort", "--platform", "cpu", "--lists", "3", "--shape", "1x16", "--exhausted", "-o", tmp_path)
+    assert res.code == 0, res
+    (case,) = tmp_path.iterdir()
+    m = json.loads((case / "ptofuzz.json").read_text())
+    executed = m["expected"]["executed"]
+    assert len(executed) == 4 and executed[3] == 0 and 16 in executed[:3]  # stopped when one list ran out
+    assert cli("check", case).code == 0
+    res = cli("gen", "tmrgsort", "--platform", "a5", "--lists", "2", "--blocks", "32", "-o", tmp_path / "x")
+    assert res.code == 2 and "--lists and --blocks" in res.err
+
+
+@pytest.mark.parametrize("platform", ["cpu", "a2a3", "a5"])
+def test_random_tmrgsort_cases_check(platform, tmp_path, cli):
+    assert cli("gen", "tmrgsort", "--platform", platform, "--random", "20", "--special", "sort", "-o",
+               tmp_path).code == 0
+    assert cli("check", tmp_path).code == 0

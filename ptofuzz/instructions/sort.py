@@ -221,4 +221,175 @@ def instructions() -> list[Instruction]:
         },
         random_case=_tsort32_random, explicit_case=_checked(_tsort32_explicit), draw_inputs=draw_inputs,
         role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=redraw)
-    return [tsort, tsort32]
+    return [tsort, tsort32, mrg_instruction()]
+
+
+# ---- TMRGSORT (pto-isa) ----------------------------------------------------------------------------------------
+
+MRG_ROLES = ("dst", "src0", "src1", "src2", "src3")
+# name, dtype, valid records per list, records per input file, dst valid records (topk), golden records
+MULTI = (("case_multi1", "float32", (64, 64, 64, 64), 64, 256, 256, None),
+         ("case_multi2", "float16", (64, 64, 64, 64), 64, 256, 256, None),
+         ("case_multi3", "float32", (64, 64, 64, 32), 64, 224, 256, None),
+         ("case_multi4", "float32", (64, 64, 32), 64, 64, 192, None),
+         ("case_exhausted1", "float32", (32, 32), 32, 64, 64, 1),
+         ("case_exhausted2", "float16", (128, 128, 128), 128, 384, 384, 1))
+# name, dtype, records, block records
+SINGLE = (("case_single1", "float32", 128, 32), ("case_single2", "float32", 160, 32),
+          ("case_single3", "float32", 256, 32), ("case_single4", "float32", 320, 32),
+          ("case_single5", "float16", 128, 32), ("case_single6", "float16", 160, 32),
+          ("case_single7", "float16", 256, 32), ("case_single8", "float16", 512, 128))
+# name, dtype, records, kept (topk) records
+TOPK = (("case_topk1", "float32", 1024, 512), ("case_topk2", "float32", 1024, 1024),
+        ("case_topk3", "float32", 640, 256), ("case_topk4", "float16", 1024, 512),
+        ("case_topk5", "float16", 1024, 1024), ("case_topk6", "float16", 640, 256))
+CPU_MRG = {"case_multi1", "case_multi2", "case_exhausted1", "case_exhausted2", "case_single1", "case_single3",
+           "case_single5", "case_single7", "case_single8", "case_topk2", "case_topk5"}
+TOPK_RUN_RECORDS = 32  # pto-isa's topk inputs are pre-sorted in runs of 32 records
+
+
+def _row(records: int, valid: int) -> Tile:
+    return Tile(1, 2 * records, 1, 2 * valid)  # one row of 8-byte records as uint32 words
+
+
+def _mrg_case(platform: str, dt: str, tiles: dict[str, Tile], **params: Any) -> Case:
+    return Case("TMRGSORT", platform, dtypes.get(dt).name, tuple((r, tiles[r]) for r in MRG_ROLES if r in tiles),
+                tuple(params.items()))
+
+
+def _mrg_canonical(platform: str) -> tuple[tuple[str, Case], ...]:
+    out = []
+    for name, dt, lists, file_recs, keep, golden, exhausted in MULTI:
+        tiles = {"dst": _row(golden, keep)} | {f"src{i}": _row(file_recs, n) for i, n in enumerate(lists)}
+        out.append((name, _mrg_case(platform, dt, tiles, lists=len(lists), exhausted=exhausted)))
+    for name, dt, recs, block in SINGLE:
+        out.append((name, _mrg_case(platform, dt, {"dst": _row(recs, recs), "src0": _row(recs, recs)},
+                                    lists=1, block=block)))
+    for name, dt, recs, keep in TOPK:
+        out.append((name, _mrg_case(platform, dt, {"dst": _row(recs, keep), "src0": _row(recs, recs)},
+                                    lists=1, topk=1)))
+    keep_names = CPU_MRG if platform == "cpu" else None
+    return tuple(sorted((n, c) for n, c in out if keep_names is None or n in keep_names))
+
+
+def tmrgsort(case: Case, inputs: dict[str, np.ndarray], platform: str) -> Any:
+    """pto-isa TMRGSORT on ``platform`` through ``oracles/mrgsort.py``: the multi-list form (``lists`` 2..4,
+    ``exhausted``), the single-list form (``block`` records per block) or the test's topk kernel (``topk``)."""
+    from ptofuzz.case import Outcome
+    from ptofuzz.oracles import mrgsort
+
+    dt = dtypes.get(case.dtype)
+    per = mrgsort.elements_per_record(dt)
+    dst = case.tile("dst")
+    keep = dst.valid_cols // 2
+    lists = case.param("lists", 1)
+    if case.param("topk"):
+        src = case.tile("src0")
+        res = mrgsort.topk(inputs["src0"][0, :src.valid_cols], dt, cols=src.valid_cols // 2 * per,
+                           topk=keep * per, platform=platform)
+    elif lists == 1:
+        src = case.tile("src0")
+        res = mrgsort.single(inputs["src0"][0, :src.valid_cols], dt, block_len=case.param("block", 32) * per,
+                             dst_records=keep, platform=platform)
+    else:
+        srcs = [inputs[f"src{i}"][0, :case.tile(f"src{i}").valid_cols] for i in range(lists)]
+        res = mrgsort.merge(srcs, dt, dst_records=keep, exhausted=bool(case.param("exhausted")),
+                            platform=platform)
+    out = np.zeros((1, dst.cols), np.uint32)
+    classes = np.full((1, dst.cols), UNDEFINED, np.uint8)
+    n = min(res.words.size, dst.cols)
+    out[0, :n] = res.words[:n]
+    classes[0, :n] = res.classes[:n]
+    outcome = Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+    if res.executed is not None:
+        outcome.extra["executed"] = list(res.executed)
+    return outcome
+
+
+def _mrg_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
+    """Each list pre-sorted descending (numbers, then NaNs) in runs (whole lists, ``block`` records, or 32
+    records for the topk kernel), indices 0.. over all lists in order, 16-bit pad bytes zero."""
+    from ptofuzz.oracles import mrgsort
+    from ptofuzz.oracles.sort import sort_keys
+
+    dt = dtypes.get(case.dtype)
+    out = {}
+    base = 0
+    for role, tile in case.tiles:
+        if role == "dst":
+            continue
+        n = tile.cols // 2
+        run = n if case.param("lists", 1) > 1 else (case.param("block") or TOPK_RUN_RECORDS)
+        vals = values.draw(source, dt, (1, n), mix)[0]
+        padded = -(-n // run) * run
+        keys = np.full(padded, np.iinfo(np.uint64).max, np.uint64)
+        keys[:n] = sort_keys(vals, dt, descending=True)
+        order = np.argsort(keys.reshape(-1, run), axis=1, kind="stable") + np.arange(0, padded, run)[:, None]
+        order = order.reshape(-1)
+        order = order[order < n]
+        out[role] = mrgsort.join_records(vals[order], np.arange(base, base + n, dtype=np.uint32), dt)[None, :]
+        base += n
+    return out
+
+
+def _mrg_random(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
+    dt = constraints.get("dtype") or source.choice(NPU_DTYPES)
+    kind = source.choice(("multi", "multi", "single"))
+    if kind == "single":
+        block = 32 if platform != "cpu" else int(source.choice((8, 16, 32)))
+        recs = block * 4 * int(source.integers(1, 3)) + int(source.choice((0, 0, block)))
+        return _mrg_case(platform, dt, {"dst": _row(recs, recs), "src0": _row(recs, recs)}, lists=1, block=block)
+    lists = int(source.integers(2, 4))
+    lens = [int(source.choice((0, 1, 8, 16, 32, 64, int(source.integers(1, 64))))) for _ in range(lists)]
+    file_recs = max(max(lens), 1)
+    total = sum(lens)
+    keep = total if float(source.random(1)[0]) < 0.6 else int(source.integers(0, total))
+    exhausted = 1 if float(source.random(1)[0]) < 0.3 else None
+    tiles = {"dst": _row(total, keep)} | {f"src{i}": _row(file_recs, n) for i, n in enumerate(lens)}
+    return _mrg_case(platform, dt, tiles, lists=lists, exhausted=exhausted)
+
+
+def _mrg_explicit(platform: str, opts: Mapping[str, Any]) -> Case:
+    dt = dtypes.get(opts.get("dtype") or "float32").name
+    lists = opts.get("lists")
+    blocks = opts.get("blocks")
+    if lists and blocks:
+        raise UsageError("--lists and --blocks describe different TMRGSORT forms; pass one of them")
+    if blocks:  # single-list form: 4 blocks of --blocks records each per group
+        recs = 4 * blocks * max(1, (opts.get("shape") or (1, 4 * blocks))[1] // (4 * blocks))
+        return _mrg_case(platform, dt, {"dst": _row(recs, recs), "src0": _row(recs, recs)}, lists=1, block=blocks)
+    lists = lists or 2
+    if not 2 <= lists <= 4:
+        raise UsageError(f"--lists {lists} must be 2, 3 or 4")
+    per = (opts.get("shape") or (1, 32))[1]
+    tiles = {"dst": _row(per * lists, per * lists)} | {f"src{i}": _row(per, per) for i in range(lists)}
+    return _mrg_case(platform, dt, tiles, lists=lists, exhausted=1 if opts.get("exhausted") else None)
+
+
+def _mrg_tiles(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
+    return tuple((r, named[r]) for r in MRG_ROLES if r in named)
+
+
+def _mrg_profile(platform: str) -> Profile:
+    return Profile("TMRGSORT", platform, "TMRGSORTTest",
+                   tuple((f"input{i}.bin", f"src{i}") for i in range(4)), (("golden.bin", "dst"),),
+                   (("output.bin", "dst"),), MRG_ROLES, compact=False, spelling=PLAIN,
+                   canonical=_mrg_canonical(platform), variable_roles=True,
+                   param_tokens=(("lists", "l"), ("block", "b"), ("exhausted", "x"), ("topk", "k")),
+                   derive=_mrg_tiles,
+                   note=f"tests/{'cpu/st' if platform == 'cpu' else 'npu/' + platform + '/src/st'}/testcase/tmrgsort")
+
+
+def mrg_instruction() -> Instruction:
+    def oracle(platform: str):
+        return lambda case, inputs: tmrgsort(case, inputs, platform)
+
+    return Instruction(
+        name="TMRGSORT", family="irregular-and-complex",
+        summary="merge pre-sorted lists of 8-byte records (2-4 lists, or groups of 4 blocks of one list)",
+        inputs=("src0",), outputs=("dst",),
+        platforms={p: PlatformSupport(NPU_DTYPES, oracle(p), _mrg_profile(p),
+                                      notes="cpu: strict > merge" if p == "cpu" else "vmrgsort4")
+                   for p in ("cpu", "a2a3", "a5")},
+        random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs,
+        role_dtypes={r: "uint32" for r in MRG_ROLES}, options=("dtype", "shape", "lists", "blocks", "exhausted"))
