@@ -138,20 +138,22 @@ def npu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
         if op in ("add", "mul") and dt.bits <= 32:
             cls = np.where(integer.overflows(op, a, b, dt), np.uint8(UNDEFINED), cls).astype(np.uint8)
         return res, cls, {}
-    any_subnormal = bool(np.any(ieee.is_subnormal(a, dt)) or np.any(ieee.is_subnormal(b, dt)))
-    fa, fb = (_flush(a, dt), _flush(b, dt)) if any_subnormal else (a, b)
+    sub_a, sub_b = ieee.is_subnormal(a, dt), ieee.is_subnormal(b, dt)
+    any_subnormal = bool(sub_a.any() or sub_b.any())
     if op in ("add", "mul"):
         res, exact, nan = ieee.add_mul_fast(op, a, b, dt)
-        flushed = ieee.add_mul_fast(op, fa, fb, dt)[0] if any_subnormal else res
         magnitude = np.abs(exact)
         # a float32 product of tiny bfloat16s may underflow to 0; the exact one is nonzero iff both factors are
         nonzero = (magnitude > 0) if op == "add" else ~ieee.is_zero(a, dt) & ~ieee.is_zero(b, dt)
-        tiny = nonzero & (magnitude < ieee.min_normal(dt))
-        finite = ~ieee.is_nan(a, dt) & ~ieee.is_inf(a, dt) & ~ieee.is_nan(b, dt) & ~ieee.is_inf(b, dt)
-        overflow = finite & ieee.is_inf(res, dt)
-        undefined = (tiny | (flushed != res) | overflow) & ~nan
+        undefined = nonzero & (magnitude < ieee.min_normal(dt))  # tiny before rounding
+        undefined |= np.isinf(exact) & ~ieee.is_inf(a, dt) & ~ieee.is_inf(b, dt)  # overflow (NaN operands: nan)
+        if any_subnormal:  # flushing subnormal operands would change the result
+            flushed = ieee.add_mul_fast(op, _flush(a, dt), _flush(b, dt), dt)[0]
+            undefined |= (flushed != res) & (sub_a | sub_b)
+        undefined &= ~nan
         cls = np.where(undefined, np.uint8(UNDEFINED), nan.astype(np.uint8) * np.uint8(NAN))
-        return res, cls.astype(np.uint8), {}
+        return res, cls, {}
+    fa, fb = (_flush(a, dt), _flush(b, dt)) if any_subnormal else (a, b)
     res, _ = ieee.spec_max_min(op, a, b, dt)
     flushed = ieee.spec_max_min(op, fa, fb, dt)[0] if any_subnormal else res
     zero_result = ieee.is_zero(res, dt) & ieee.is_zero(flushed, dt)

@@ -147,10 +147,11 @@ def check_writable(out_dir: Path, names: list[str], force: bool) -> None:
 
 def stage(out_dir: Path, content: FolderContent) -> str:
     """Write one case folder into a hidden temporary folder next to its final place; return its path."""
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise UsageError(f"cannot create --out {str(out_dir)!r}: {e.strerror}; choose another --out") from None
+    if not os.path.isdir(out_dir):
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"cannot create --out {str(out_dir)!r}: {e.strerror}; choose another --out") from None
     tmp = os.path.join(out_dir, f".{content.name}.tmp-{os.getpid()}")
     target = tmp
     try:
