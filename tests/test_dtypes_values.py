@@ -112,3 +112,32 @@ def test_list_shows_the_matrix(cli):
     assert a2a3["dtypes"] == ["float32", "float16", "int32", "int16"] and a2a3["canonical_cases"] == 9
     cpu_mul = next(r for r in rows if r["op"] == "TPARTMUL" and r["platform"] == "cpu")
     assert cpu_mul["system_test"] is False
+
+
+@pytest.mark.parametrize("name", FLOATS)
+def test_sort_profile_rows_ties_and_specials(name):
+    """--special sort: duplicates within rows, rows already sorted, reverse sorted and all equal, plus the
+    element kinds, all from bit patterns."""
+    from ptofuzz.oracles.sort import sort_keys
+
+    dt = dtypes.get(name)
+    mix = values.ValueMix.parse("sort", 0.3)
+    bits = values.draw(seeded(5, name), dt, (64, 40), mix)
+    keys_up = sort_keys(bits, dt, descending=False)
+    keys_down = sort_keys(bits, dt, descending=True)
+    ascending = np.all(keys_up[:, :-1] <= keys_up[:, 1:], axis=1)
+    descending = np.all(keys_down[:, :-1] <= keys_down[:, 1:], axis=1)
+    equal = np.all(bits == bits[:, :1], axis=1)
+    assert (ascending & ~equal).any() and (descending & ~equal).any() and equal.any()
+    dup_rows = [len(set(r.tolist())) < len(r) for r in bits[~equal]]
+    assert sum(dup_rows) > 10
+    assert np.any(ieee.is_snan(bits, dt)) and np.any(ieee.is_zero(bits, dt) & ieee.is_negative(bits, dt))
+
+
+def test_special_kinds_select_only_those_values():
+    dt = dtypes.get("float16")
+    bits = values.draw(seeded(6), dt, (64, 64), values.ValueMix.parse("snan,zero", 1.0))
+    assert np.all(ieee.is_snan(bits, dt) | ieee.is_zero(bits, dt))
+    assert np.any(ieee.is_snan(bits, dt)) and np.any(ieee.is_zero(bits, dt))
+    ints = values.draw(seeded(6), dtypes.get("int8"), (8, 8), values.ValueMix.parse("extreme", 1.0))
+    assert set(ints.view(np.int8).ravel().tolist()) <= {1, 127, 126, -128, -127, -1}
