@@ -138,8 +138,8 @@ def npu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
         if op in ("add", "mul") and dt.bits <= 32:
             cls = np.where(integer.overflows(op, a, b, dt), np.uint8(UNDEFINED), cls).astype(np.uint8)
         return res, cls, {}
-    sub_a, sub_b = ieee.is_subnormal(a, dt), ieee.is_subnormal(b, dt)
-    any_subnormal = bool(sub_a.any() or sub_b.any())
+    subnormal = ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt)
+    where = np.nonzero(subnormal)  # usually few: only those elements are recomputed with flushed operands
     if op in ("add", "mul"):
         res, exact, nan = ieee.add_mul_fast(op, a, b, dt)
         magnitude = np.abs(exact)
@@ -147,15 +147,16 @@ def npu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
         nonzero = (magnitude > 0) if op == "add" else ~ieee.is_zero(a, dt) & ~ieee.is_zero(b, dt)
         undefined = nonzero & (magnitude < ieee.min_normal(dt))  # tiny before rounding
         undefined |= np.isinf(exact) & ~ieee.is_inf(a, dt) & ~ieee.is_inf(b, dt)  # overflow (NaN operands: nan)
-        if any_subnormal:  # flushing subnormal operands would change the result
-            flushed = ieee.add_mul_fast(op, _flush(a, dt), _flush(b, dt), dt)[0]
-            undefined |= (flushed != res) & (sub_a | sub_b)
+        if where[0].size:  # flushing subnormal operands would change the result
+            flushed = ieee.add_mul_fast(op, _flush(a[where], dt), _flush(b[where], dt), dt)[0]
+            undefined[where] |= flushed != res[where]
         undefined &= ~nan
         cls = np.where(undefined, np.uint8(UNDEFINED), nan.astype(np.uint8) * np.uint8(NAN))
         return res, cls, {}
-    fa, fb = (_flush(a, dt), _flush(b, dt)) if any_subnormal else (a, b)
     res, _ = ieee.spec_max_min(op, a, b, dt)
-    flushed = ieee.spec_max_min(op, fa, fb, dt)[0] if any_subnormal else res
+    flushed = res.copy()
+    if where[0].size:
+        flushed[where] = ieee.spec_max_min(op, _flush(a[where], dt), _flush(b[where], dt), dt)[0]
     zero_result = ieee.is_zero(res, dt) & ieee.is_zero(flushed, dt)
     cls = np.where(zero_result & ((res != flushed) | (ieee.is_zero(a, dt) & ieee.is_zero(b, dt) & (a != b))),
                    np.uint8(ZERO), np.uint8(EXACT))
