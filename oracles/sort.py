@@ -54,7 +54,7 @@ def tsort(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
     """
     dt = get(case.dtype)
     src = case.tile("src")
-    width = case.param("sort_width", 0) or DEFAULT_SORT_WIDTH
+    width = (case.param("sort_width", 0) % 65536) or DEFAULT_SORT_WIDTH  # LB0 is (GPR + uimm17) mod 2**16
     flag = case.param("descending", 0)
     fault = _legality(case, dt, width, flag)
     if fault:
@@ -179,8 +179,14 @@ def tsort32(case: Case, inputs: dict[str, np.ndarray], platform: str) -> Outcome
         rec_cls[np.repeat(nan_in_block, 2, axis=-1)] = UNDEFINED
     if not cpu:
         skey = np.take_along_axis(vkey, perm, axis=-1)
-        ambiguous = _ambiguous_ties(skey, sv, si, np.take_along_axis(block, perm, axis=-1))
-        rec_cls[np.repeat(ambiguous, 2, axis=-1)] = UNDEFINED
+        sblock = np.take_along_axis(block, perm, axis=-1)
+        mixed = _tie_runs(skey, sblock, sv[..., 1:] != sv[..., :-1])  # +0 with -0: value and index unknown
+        reordered = _tie_runs(skey, sblock, si[..., 1:] < si[..., :-1])  # index order != position order
+        rec_cls[..., 0::2][mixed] = UNDEFINED
+        rec_cls[..., 1::2][mixed | reordered] = UNDEFINED
+        blocks = -(-sorted_cols // BLOCK)
+        if blocks > 255 and blocks % 255 == 0:  # the last 255-block chunk gets repeat 0 (a2a3) / 0-1 (a5)
+            rec_cls[..., 2 * (blocks - 255) * BLOCK:] = UNDEFINED
     if cpu and dt.bits == 16 and sorted_cols > BLOCK:
         return _cpu_overlapping_blocks(case, rec, rec_cls, out, classes)
     out[..., :vr, :2 * sorted_cols] = rec
@@ -197,12 +203,11 @@ def _per_block_any(mask: np.ndarray, cols: int) -> np.ndarray:
     return np.repeat(anyb, BLOCK, axis=-1)[..., :cols]
 
 
-def _ambiguous_ties(keys: np.ndarray, values: np.ndarray, index: np.ndarray, block: np.ndarray) -> np.ndarray:
-    """Sorted records whose place "ties to the smaller index" and "ties to the earlier position" do not
-    agree on: every member of a run of equal keys (sorted by position) that holds two different values
-    (+0 and -0) or an index smaller than its predecessor's."""
+def _tie_runs(keys: np.ndarray, block: np.ndarray, bad_pair: np.ndarray) -> np.ndarray:
+    """Members of every run of equal sort keys (within a block) that holds a neighbouring pair flagged in
+    ``bad_pair`` (shape (..., n-1))."""
     same = (keys[..., 1:] == keys[..., :-1]) & (block[..., 1:] == block[..., :-1])
-    bad = same & ((values[..., 1:] != values[..., :-1]) | (index[..., 1:] < index[..., :-1]))
+    bad = same & bad_pair
     starts = np.concatenate([np.ones(same.shape[:-1] + (1,), bool), ~same], axis=-1)
     run = np.cumsum(starts.reshape(-1)).reshape(keys.shape)  # run ids, unique over the whole array
     tainted = np.zeros(int(run.max()) + 1, bool)

@@ -44,6 +44,8 @@ def _replay_command(op: str, platform: str, seed: int, mode: str) -> str:
 def _explicit_flags(inst: registry.Instruction, case: Case) -> str:
     """The explicit-case flags that describe ``case`` again."""
     parts = [f" --dtype {case.dtype}"]
+    if inst.replay_flags is not None:
+        return parts[0] + inst.replay_flags(case)
     region_roles = [r for r in ("dst", "src0", "src1") if r in inst.options]
     for role in region_roles:
         t = case.tile(role)
@@ -80,7 +82,7 @@ def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
     if random is not None:
         if not 1 <= random <= MAX_RANDOM:
             raise UsageError(f"--random {random} must be between 1 and {MAX_RANDOM}")
-        unknown = sorted(set(explicit) & {"dst", "src0", "src1", "inplace", "contract"})
+        unknown = sorted(set(explicit) & {"dst", "src0", "src1", "inplace", "contract", "lists", "blocks", "exhausted"})
         if unknown:
             raise UsageError(f"--random draws regions itself; drop --{unknown[0]} or drop --random")
         if "dtype" in explicit:
@@ -128,6 +130,12 @@ def _check_dtype(inst: registry.Instruction, platform: str, name: str) -> None:
 REDRAW_ROUNDS = 3
 
 
+def _undefined(outcome: Outcome) -> int:
+    from ptofuzz.case import UNDEFINED
+
+    return sum(int(np.count_nonzero(c == UNDEFINED)) for c in outcome.classes.values())
+
+
 def realize(inst: registry.Instruction, name: str, case: Case, seed: int, mix: values.ValueMix | float,
             *, defined: bool = True) -> tuple[dict[str, np.ndarray], Outcome]:
     """Draw a case's inputs (seeded by ``seed`` and the folder name) and run its platform oracle.
@@ -146,8 +154,11 @@ def realize(inst: registry.Instruction, name: str, case: Case, seed: int, mix: v
         redrawn = inst.redraw(source, case, inputs, outcome) if outcome.kind == "ok" else None
         if redrawn is None:
             break
-        inputs, patched = redrawn
-        outcome = patched if patched is not None else inst.evaluate(case, inputs)
+        new_inputs, patched = redrawn
+        new_outcome = patched if patched is not None else inst.evaluate(case, new_inputs)
+        if _undefined(new_outcome) >= _undefined(outcome):  # no better: keep the original data
+            break
+        inputs, outcome = new_inputs, new_outcome
     return inputs, outcome
 
 

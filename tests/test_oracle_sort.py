@@ -187,8 +187,29 @@ def test_tsort32_half_records_have_zero_pad_and_cpu_tie_uses_index_value():
     assert v.tolist() == [[0x4000, 0x3C00, 0x3C00]] and i.tolist() == [[9, 5, 7]]  # tie: smaller idx value
     v, i, cls = _recs(tsort32("a5", half, idx, "float16"))
     assert v.tolist() == [[0x4000, 0x3C00, 0x3C00]]
-    # position order (5 before 7? no: 7 is first by position) disagrees with index order: undefined there
+    # the tied 1.0s: position order (idx 7 first) disagrees with index order (idx 5 first), so which index
+    # lands in which record is unknown; the value words are 1.0 either way
+    assert cls[0].tolist() == [EXACT, EXACT, EXACT, UNDEFINED, EXACT, UNDEFINED]
+    # +0 tied with -0: value and index words unknown
+    z = np.array([[0x0000, 0x8000, 0x4000]], np.uint16)
+    v, i, cls = _recs(tsort32("a5", z, [[0, 1, 2]], "float16"))
     assert cls[0].tolist() == [EXACT, EXACT, UNDEFINED, UNDEFINED, UNDEFINED, UNDEFINED]
+
+
+def test_tsort32_npu_last_chunk_of_a_multiple_of_255_blocks_is_undefined():
+    """a2a3/a5 split rows into 255-block chunks; with 510 blocks the last chunk's repeat count is 0."""
+    row = np.arange(510 * 32, dtype=np.float32).view(np.uint32)[None, :]
+    out = tsort32("a2a3", row, [np.arange(510 * 32)])
+    cls = out.classes["dst"][0]
+    assert (cls[:2 * 255 * 32] == EXACT).all() and (cls[2 * 255 * 32:] == UNDEFINED).all()
+    cpu = tsort32("cpu", row, [np.arange(510 * 32)])
+    assert (cpu.classes["dst"] == EXACT).all()
+
+
+def test_tsort_width_is_taken_mod_2_16():
+    out = tsort(f32(*range(40, 0, -1)), sort_width=65536 + 4)
+    assert out.kind == "ok" and out.outputs["idx"][0, :4].tolist() == [3, 2, 1, 0]
+    assert tsort(f32(3, 2, 1), sort_width=65536).outputs["idx"][0].tolist() == [2, 1, 0]  # 0 -> 32
 
 
 def test_tsort32_nan_block_is_undefined_and_3_arg_form_ignores_the_tail():

@@ -112,3 +112,45 @@ def test_random_tmrgsort_cases_check(platform, tmp_path, cli):
     assert cli("gen", "tmrgsort", "--platform", platform, "--random", "20", "--special", "sort", "-o",
                tmp_path).code == 0
     assert cli("check", tmp_path).code == 0
+
+
+def test_npu_tmrgsort_goldens_are_defined_except_where_the_kernel_writes_nothing(tmp_path):
+    result = api.generate("tmrgsort", "a5", tmp_path, special_rate=0.3)
+    by_name = {c.name: c for c in result.cases}
+    assert by_name["TMRGSORTTest.case_multi1"].not_exact == 0  # NaNs and zeros were redrawn
+    assert by_name["TMRGSORTTest.case_single1"].not_exact == 0
+    # multi3 keeps 224 of 256 records: the last 32 records (64 words) are never written
+    assert by_name["TMRGSORTTest.case_multi3"].not_exact == 64
+
+
+def test_tsort32_redraw_keeps_specials_where_only_the_geometry_is_undefined(tmp_path):
+    """cpu 16-bit rows longer than 32 always have an unwritten tail (overlapping blocks); that alone must not
+    wipe the requested special values."""
+    api.generate("tsort32", "cpu", tmp_path, explicit={"dtype": "half", "shape": (16, 64)}, special="zero,tie",
+                 special_rate=0.3)
+    (case,) = tmp_path.iterdir()
+    src = np.fromfile(case / "input0.bin", np.uint16)
+    assert np.count_nonzero((src & 0x7FFF) == 0) > 20
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["--lists", "2", "--shape", "1x0"], "at least one record"),
+    (["--blocks", "0"], "--blocks 0"),
+    (["--lists", "5"], "--lists 5"),
+    (["--lists", "2", "--shape", "3x8"], "one row"),
+    (["--random", "2", "--lists", "2"], "drop --lists"),
+])
+def test_tmrgsort_bad_flags(cli, tmp_path, args, needle):
+    res = cli("gen", "tmrgsort", "--platform", "cpu", "-o", tmp_path, *args)
+    assert res.code == 2 and needle in res.err and "Traceback" not in res.err
+
+
+def test_tmrgsort_replay_rebuilds_the_case(tmp_path, cli):
+    assert cli("gen", "tmrgsort", "--platform", "cpu", "--lists", "3", "--shape", "1x16", "--exhausted",
+               "-o", tmp_path / "a").code == 0
+    (case,) = (tmp_path / "a").iterdir()
+    replay = json.loads((case / "ptofuzz.json").read_text())["replay"].split()[1:]  # drop "ptofuzz"
+    assert cli(*replay, "-o", tmp_path / "b").code == 0
+    (again,) = (tmp_path / "b").iterdir()
+    assert again.name == case.name
+    assert (again / "golden.bin").read_bytes() == (case / "golden.bin").read_bytes()

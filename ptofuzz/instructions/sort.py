@@ -172,16 +172,102 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
     return out
 
 
-def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Any) -> dict[str, np.ndarray] | None:
-    """Plain values over every valid row with an undefined record (a NaN block, an ambiguous tie)."""
+def _structural(case: Case, inputs: dict[str, np.ndarray], roles: tuple[str, ...], evaluate: Any) -> np.ndarray:
+    """Where ``dst`` is undefined whatever the data: the classes for plain, distinct, well-ordered inputs."""
+    dt = dtypes.get(case.dtype)
+    plain = dict(inputs)
+    for role in roles:
+        t = case.tile(role)
+        n = t.rows * t.cols
+        ramp = values.plain(seeded_plain(), dt, n) if dt.is_float else np.arange(n).astype(dt.bits_dtype)
+        plain[role] = ramp.reshape(t.shape)
+    return evaluate(case, plain).classes["dst"] == UNDEFINED
+
+
+def seeded_plain() -> Source:
+    from ptofuzz.generators.source import seeded
+
+    return seeded(0, "structural")
+
+
+def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Any) -> Any:
+    """Plain values over the valid rows whose records are undefined because of the data (a NaN block, an
+    ambiguous tie); records the geometry leaves undefined (an unwritten tail, overlapping cpu blocks) do not
+    count, so rows with only those keep their special values."""
     vr, vc = case.tile("src").valid
-    bad = np.flatnonzero((outcome.classes["dst"][:vr, :2 * vc] == UNDEFINED).any(axis=1))
+    undefined = outcome.classes["dst"] == UNDEFINED
+    if not undefined[:vr, :2 * vc].any():
+        return None
+    from ptofuzz import registry
+
+    structural = _structural(case, inputs, ("src",), registry.get(case.op).evaluate)
+    bad = np.flatnonzero((undefined & ~structural)[:vr, :2 * vc].any(axis=1))
     if bad.size == 0:
         return None
     dt = dtypes.get(case.dtype)
     new = {role: bits.copy() for role, bits in inputs.items()}
-    new["src"][bad, :vc] = values.plain(source, dt, bad.size * vc).reshape(bad.size, vc)
+    rows = new["src"][bad, :vc]
+    odd = np.zeros(rows.shape, bool)
+    if dt.is_float:  # first only what makes the order undocumented: NaNs (and on the NPUs signed zeros)
+        from ptofuzz.oracles import ieee
+
+        odd = ieee.is_nan(rows, dt) | (ieee.is_zero(rows, dt) if case.platform != "cpu" else False)
+    if not odd.any():  # an ambiguous tie: the whole row
+        odd[:] = True
+    rows[odd] = values.plain(source, dt, int(odd.sum()))
+    new["src"][bad, :vc] = rows
     return new, None
+
+
+def _mrg_redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Any) -> Any:
+    """Replace NaNs, zeros and subnormals in the lists by plain values (each run re-sorted), when the merge
+    left records undefined that plain data would define (the NPUs' undocumented NaN and near-zero orders)."""
+    from ptofuzz import registry
+    from ptofuzz.oracles import ieee, mrgsort
+
+    undefined = outcome.classes["dst"] == UNDEFINED
+    srcs = tuple(r for r, _ in case.tiles if r != "dst")
+    if not undefined.any():
+        return None
+    structural = _mrg_structural(case, inputs, srcs, registry.get(case.op).evaluate)
+    if not (undefined & ~structural).any():
+        return None
+    dt = dtypes.get(case.dtype)
+    new = dict(inputs)
+    for role in srcs:
+        vals, idx = mrgsort.split_records(inputs[role][0], dt)
+        vals = vals.astype(dt.bits_dtype)
+        odd = ieee.is_nan(vals, dt) | ieee.is_zero(vals, dt) | ieee.is_subnormal(vals, dt)
+        if odd.any():
+            vals = vals.copy()
+            vals[odd] = values.plain(source, dt, int(odd.sum()))
+        new[role] = mrgsort.join_records(_sorted_runs(vals, case, dt), idx, dt)[None, :]
+    return new, None
+
+
+def _sorted_runs(vals: np.ndarray, case: Case, dt: Any) -> np.ndarray:
+    from ptofuzz.oracles.sort import sort_keys
+
+    n = vals.size
+    run = max(1, n if case.param("lists", 1) > 1 else (case.param("block") or TOPK_RUN_RECORDS))
+    padded = -(-n // run) * run
+    keys = np.full(padded, np.iinfo(np.uint64).max, np.uint64)
+    keys[:n] = sort_keys(vals, dt, descending=True)
+    order = (np.argsort(keys.reshape(-1, run), axis=1, kind="stable") + np.arange(0, padded, run)[:, None]).ravel()
+    return vals[order[order < n]]
+
+
+def _mrg_structural(case: Case, inputs: dict[str, np.ndarray], srcs: tuple[str, ...], evaluate: Any) -> np.ndarray:
+    """Undefined records of the merge for plain, distinct, sorted lists of the same lengths."""
+    from ptofuzz.oracles import mrgsort
+
+    dt = dtypes.get(case.dtype)
+    plain = {}
+    for role in srcs:
+        vals, idx = mrgsort.split_records(inputs[role][0], dt)
+        ramp = values.plain(seeded_plain(), dt, vals.size)
+        plain[role] = mrgsort.join_records(_sorted_runs(ramp, case, dt), idx, dt)[None, :]
+    return evaluate(case, plain).classes["dst"] == UNDEFINED
 
 
 def _checked(explicit: Any) -> Any:
@@ -319,7 +405,7 @@ def _mrg_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
         if role == "dst":
             continue
         n = tile.cols // 2
-        run = n if case.param("lists", 1) > 1 else (case.param("block") or TOPK_RUN_RECORDS)
+        run = max(1, n if case.param("lists", 1) > 1 else (case.param("block") or TOPK_RUN_RECORDS))
         vals = values.draw(source, dt, (1, n), mix)[0]
         padded = -(-n // run) * run
         keys = np.full(padded, np.iinfo(np.uint64).max, np.uint64)
@@ -350,20 +436,43 @@ def _mrg_random(source: Source, platform: str, constraints: Mapping[str, Any]) -
 
 
 def _mrg_explicit(platform: str, opts: Mapping[str, Any]) -> Case:
-    dt = dtypes.get(opts.get("dtype") or "float32").name
+    """``--lists N --shape 1xR [--exhausted]``: N lists of R records merged into N*R; ``--blocks B --shape 1xR``:
+    the single-list form over R records (groups of 4 blocks of B records; a partial group stays unwritten)."""
+    d = dtypes.get(opts.get("dtype") or "float32")
+    dt = d.name
     lists = opts.get("lists")
     blocks = opts.get("blocks")
-    if lists and blocks:
+    shape = opts.get("shape")
+    if shape is not None and (shape[0] != 1 or shape[1] < 1):
+        raise UsageError(f"--shape {shape[0]}x{shape[1]}: TMRGSORT lists are one row of at least one record; "
+                         "use --shape 1xRECORDS")
+    if lists is not None and blocks is not None:
         raise UsageError("--lists and --blocks describe different TMRGSORT forms; pass one of them")
-    if blocks:  # single-list form: 4 blocks of --blocks records each per group
-        recs = 4 * blocks * max(1, (opts.get("shape") or (1, 4 * blocks))[1] // (4 * blocks))
+    if blocks is not None:  # single-list form: 4 blocks of --blocks records each per group
+        if blocks < 1:
+            raise UsageError(f"--blocks {blocks} must be at least 1 record")
+        per_record = 8 // d.itemsize
+        if platform != "cpu" and (blocks * per_record) % 64:
+            raise UsageError(f"--blocks {blocks}: {platform}'s vmrgsort needs blockLen a multiple of 64 elements "
+                             f"({64 // per_record} {dt} records)")
+        if opts.get("exhausted"):
+            raise UsageError("--exhausted applies to merges of --lists, not to the single-list form")
+        recs = shape[1] if shape else 4 * blocks
         return _mrg_case(platform, dt, {"dst": _row(recs, recs), "src0": _row(recs, recs)}, lists=1, block=blocks)
     lists = lists or 2
     if not 2 <= lists <= 4:
         raise UsageError(f"--lists {lists} must be 2, 3 or 4")
-    per = (opts.get("shape") or (1, 32))[1]
+    per = shape[1] if shape else 32
     tiles = {"dst": _row(per * lists, per * lists)} | {f"src{i}": _row(per, per) for i in range(lists)}
     return _mrg_case(platform, dt, tiles, lists=lists, exhausted=1 if opts.get("exhausted") else None)
+
+
+def _mrg_flags(case: Case) -> str:
+    """The explicit flags that describe a TMRGSORT case again (records, not words)."""
+    if case.param("lists", 1) == 1 and case.param("block"):
+        return f" --blocks {case.param('block')} --shape 1x{case.tile('src0').cols // 2}"
+    flags = f" --lists {case.param('lists')} --shape 1x{case.tile('src0').valid_cols // 2}"
+    return flags + (" --exhausted" if case.param("exhausted") else "")
 
 
 def _mrg_tiles(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
@@ -391,5 +500,6 @@ def mrg_instruction() -> Instruction:
         platforms={p: PlatformSupport(NPU_DTYPES, oracle(p), _mrg_profile(p),
                                       notes="cpu: strict > merge" if p == "cpu" else "vmrgsort4")
                    for p in ("cpu", "a2a3", "a5")},
-        random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs,
-        role_dtypes={r: "uint32" for r in MRG_ROLES}, options=("dtype", "shape", "lists", "blocks", "exhausted"))
+        random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs, redraw=_mrg_redraw,
+        role_dtypes={r: "uint32" for r in MRG_ROLES}, options=("dtype", "shape", "lists", "blocks", "exhausted"),
+        replay_flags=_mrg_flags)
