@@ -185,7 +185,11 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
     """Source bits over each whole physical tile (outside the valid region too: implementations must not
     read there). An in-place destination starts as its source, so nothing extra is drawn."""
     dt = dtypes.get(case.dtype)
-    return {role: values.draw(source, dt, case.tile(role).shape, mix) for role in ("src0", "src1")}
+    if mix.rate > 0 and set(mix.kinds) & {values.TIE, *values.ROW_PATTERNS}:  # row-level kinds: per tile
+        return {role: values.draw(source, dt, case.tile(role).shape, mix) for role in ("src0", "src1")}
+    (r0, c0), (r1, c1) = case.tile("src0").shape, case.tile("src1").shape
+    both = values.draw(source, dt, (r0 * c0 + r1 * c1,), mix)  # one draw for both tiles: half the overhead
+    return {"src0": both[:r0 * c0].reshape(r0, c0), "src1": both[r0 * c0:].reshape(r1, c1)}
 
 
 def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Any) -> Any:
