@@ -195,11 +195,6 @@ def discard(staged: list[str]) -> None:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def write(out_dir: Path, content: FolderContent, force: bool) -> Path:
-    """Write one case folder atomically: staged in a hidden temporary sibling, then renamed into place."""
-    return commit(out_dir, content.name, stage(out_dir, content), force)
-
-
 # ---- reading ----------------------------------------------------------------------------------------------
 
 @dataclasses.dataclass

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from ptofuzz import dtypes, registry
-from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.case import EXACT, UNDEFINED
 from tpart_helpers import case, cropped
 
 # ---------------------------------------------------------------------------------------------------------
