@@ -51,14 +51,9 @@ class RngSource:
 
 def seeded(seed: int, *key: str) -> RngSource:
     """A source determined by ``seed`` and a key path (e.g. the case folder name): same inputs, same draws, on
-    any machine and in any order of generation. The PCG64 state and increment are a SHA-256 of both, so
-    nearby seeds and similar names give unrelated streams."""
+    any machine and in any order of generation. The PCG64 seed is 128 bits of a SHA-256 of both, so nearby
+    seeds and similar names give unrelated streams."""
     h = hashlib.sha256(str(int(seed)).encode())
     for k in key:
         h.update(b"\0" + k.encode())
-    digest = h.digest()
-    pcg = np.random.PCG64()
-    pcg.state = {"bit_generator": "PCG64", "has_uint32": 0, "uinteger": 0,
-                 "state": {"state": int.from_bytes(digest[:16], "little"),
-                           "inc": int.from_bytes(digest[16:], "little") | 1}}
-    return RngSource(np.random.Generator(pcg))
+    return RngSource(np.random.Generator(np.random.PCG64(int.from_bytes(h.digest()[:16], "little"))))
