@@ -59,7 +59,7 @@ import dataclasses
 
 import numpy as np
 
-from ptofuzz.case import EXACT, UNDEFINED
+from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.dtypes import DType, get
 from ptofuzz.oracles import ieee
 
@@ -576,3 +576,38 @@ def _count(v: int, name: str) -> int:
     if int(v) != v or v < 0:
         raise ValueError(f"{name} must be a non-negative integer, got {v!r}")
     return int(v)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the registry's view: a case and its input tiles
+
+
+def tmrgsort(case: Case, inputs: dict[str, np.ndarray], platform: str) -> Outcome:
+    """pto-isa TMRGSORT for a registry case (tiles of uint32 record words): the multi-list form (param
+    ``lists`` 2..4, ``exhausted``), the single-list form (``block`` records per block) or the test's topk
+    kernel (``topk``). dst words past what the kernel writes are UNDEFINED; executed counts go to ``extra``."""
+    dt = get(case.dtype)
+    per = elements_per_record(dt)
+    dst = case.tile("dst")
+    keep = dst.valid_cols // 2
+    lists = case.param("lists", 1)
+    if case.param("topk"):
+        src = case.tile("src0")
+        res = topk(inputs["src0"][0, :src.valid_cols], dt, cols=src.valid_cols // 2 * per, topk=keep * per,
+                   platform=platform)
+    elif lists == 1:
+        src = case.tile("src0")
+        res = single(inputs["src0"][0, :src.valid_cols], dt, block_len=case.param("block", 32) * per,
+                     dst_records=keep, platform=platform)
+    else:
+        srcs = [inputs[f"src{i}"][0, :case.tile(f"src{i}").valid_cols] for i in range(lists)]
+        res = merge(srcs, dt, dst_records=keep, exhausted=bool(case.param("exhausted")), platform=platform)
+    out = np.zeros((1, dst.cols), np.uint32)
+    classes = np.full((1, dst.cols), UNDEFINED, np.uint8)
+    n = min(res.words.size, dst.cols)
+    out[0, :n] = res.words[:n]
+    classes[0, :n] = res.classes[:n]
+    outcome = Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+    if res.executed is not None:
+        outcome.extra["executed"] = list(res.executed)
+    return outcome

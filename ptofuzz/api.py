@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from ptofuzz import casefolder, dtypes, registry
-from ptofuzz.case import Case, Outcome
+from ptofuzz.case import UNDEFINED, Case, Outcome
 from ptofuzz.compare import Comparison, compare
 from ptofuzz.errors import CaseFolderError, UsageError
 from ptofuzz.generators import values
@@ -42,25 +42,11 @@ def _replay_command(op: str, platform: str, seed: int, mode: str) -> str:
 
 
 def _explicit_flags(inst: registry.Instruction, case: Case) -> str:
-    """The explicit-case flags that describe ``case`` again."""
-    parts = [f" --dtype {case.dtype}"]
+    """The explicit-case flags that describe ``case`` again (the instruction's own, else its source shape)."""
     if inst.replay_flags is not None:
-        return parts[0] + inst.replay_flags(case)
-    region_roles = [r for r in ("dst", "src0", "src1") if r in inst.options]
-    for role in region_roles:
-        t = case.tile(role)
-        parts.append(f" --{role} {t.valid_rows}x{t.valid_cols}")
-    shapes = {t.shape for _, t in case.tiles}
-    if not region_roles:
-        src = case.tile(inst.inputs[0])
-        parts.append(f" --shape {src.valid_rows}x{src.valid_cols}")
-    elif len(shapes) == 1:
-        (r, c), = shapes
-        parts.append(f" --shape {r}x{c}")
-    flags = {"inplace": lambda v: f" --inplace {v}", "sort_width": lambda v: f" --sort-width {v}",
-             "descending": lambda v: " --descending" if v else "", "contract": lambda v: " --bf16-contract" if v else ""}
-    parts += [flags[k](v) for k, v in case.params if k in flags]
-    return "".join(parts)
+        return f" --dtype {case.dtype}" + inst.replay_flags(case)
+    src = case.tile(inst.inputs[0])
+    return f" --dtype {case.dtype} --shape {src.valid_rows}x{src.valid_cols}"
 
 
 def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
@@ -82,9 +68,9 @@ def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
     if random is not None:
         if not 1 <= random <= MAX_RANDOM:
             raise UsageError(f"--random {random} must be between 1 and {MAX_RANDOM}")
-        unknown = sorted(set(explicit) & {"dst", "src0", "src1", "inplace", "contract", "lists", "blocks", "exhausted"})
+        unknown = sorted(set(explicit) - set(inst.random_options))
         if unknown:
-            raise UsageError(f"--random draws regions itself; drop --{unknown[0]} or drop --random")
+            raise UsageError(f"--random draws regions itself; drop --{unknown[0].replace('_', '-')} or drop --random")
         if "dtype" in explicit:
             _check_dtype(inst, platform, explicit["dtype"])
         src = seeded(seed, inst.name, platform, "random-geometry")
@@ -100,7 +86,7 @@ def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
         return [(prof.name(case), case, _replay_command(inst.name, platform, seed, _explicit_flags(inst, case)))]
     if not prof.canonical:
         raise UsageError(f"pto-isa has no file-based {inst.name} system test on {platform}; use --random N or "
-                         "explicit flags (--dtype, --dst, --src0, --src1)")
+                         "explicit flags (" + ", ".join(f"--{o.replace('_', '-')}" for o in inst.options) + ")")
     return [(f"{prof.suite}.{alias}", case, _replay_command(inst.name, platform, seed, ""))
             for alias, case in prof.canonical]
 
@@ -131,8 +117,6 @@ REDRAW_ROUNDS = 3
 
 
 def _undefined(outcome: Outcome) -> int:
-    from ptofuzz.case import UNDEFINED
-
     return sum(int(np.count_nonzero(c == UNDEFINED)) for c in outcome.classes.values())
 
 
@@ -227,7 +211,6 @@ class CaseVerdict:
     verdict: str  # pass / fail / error
     files: tuple[FileVerdict, ...] = ()
     message: str = ""
-    file_shape: tuple[int, int] = (0, 0)
 
     @property
     def reproduce(self) -> str:
@@ -274,7 +257,6 @@ def _check_one(path: Path, platform: str | None) -> CaseVerdict:
             and list(outcome.flags) != list(expected["flags"]):
         messages.append(f"manifest flags {expected['flags']} differ from recomputed {list(outcome.flags)}")
     files = []
-    shape = (0, 0)
     for fname, role in (*prof.golden, *prof.outputs):
         fpath = path / fname
         is_golden = (fname, role) in prof.golden
@@ -295,7 +277,7 @@ def _check_one(path: Path, platform: str | None) -> CaseVerdict:
         cmp = compare(outcome.outputs[role][:r, :c], outcome.classes[role][:r, :c], actual, fdt)
         files.append(FileVerdict(fname, cmp, dtype=fdt.name))
     verdict = "pass" if not messages and all(f.ok for f in files) else "fail"
-    return CaseVerdict(**base, verdict=verdict, files=tuple(files), message="; ".join(messages), file_shape=shape)
+    return CaseVerdict(**base, verdict=verdict, files=tuple(files), message="; ".join(messages))
 
 
 # ---- capabilities ---------------------------------------------------------------------------------------------
@@ -311,5 +293,5 @@ def capabilities() -> list[dict[str, Any]]:
             rows.append({"op": inst.name, "platform": plat, "dtypes": list(sup.dtypes),
                          "system_test": sup.has_system_test, "suite": sup.profile.suite,
                          "layout": sup.profile.layout, "canonical_cases": len(sup.profile.canonical),
-                         "notes": sup.notes})
+                         "notes": sup.notes, "source": sup.profile.note})
     return rows

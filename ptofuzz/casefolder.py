@@ -268,12 +268,12 @@ def _validate(inst: registry.Instruction, case: Case) -> None:
                              f"{t.rows}x{t.cols}")
 
 
-def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int], *, optional_if_empty: bool = True
-                   ) -> np.ndarray:
-    """Read a raw little-endian file of ``shape`` elements, refusing a wrong size."""
+def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int]) -> np.ndarray:
+    """Read a raw little-endian file of ``shape`` elements, refusing a wrong size (an empty region's file may
+    be absent)."""
     need = shape[0] * shape[1] * dt.itemsize
     if not path.is_file():
-        if need == 0 and optional_if_empty:
+        if need == 0:
             return np.zeros(shape, dtype=dt.bits_dtype)
         raise CaseFolderError(f"{str(path)!r} is missing; the case needs it ({shape[0]}x{shape[1]} {dt.name})")
     size = path.stat().st_size

@@ -63,6 +63,7 @@ class Instruction:
         role_dtypes: roles whose element type is fixed rather than the case's (an index tile is uint32);
             8-byte sort records are carried as pairs of uint32 words.
         options: the explicit-case options (CLI flags) the instruction understands.
+        random_options: those that may also constrain ``--random`` cases.
         replay_flags: the explicit flags (after ``--dtype``) that rebuild a case, when the generic ones do not.
         redraw: ``(source, case, inputs, outcome) -> (inputs, outcome or None) | None``: new inputs with plain
             values where the data (not the geometry) made result elements undefined, and their outcome when the
@@ -80,6 +81,7 @@ class Instruction:
     draw_inputs: Callable[[Source, Case, Any], dict[str, np.ndarray]]
     role_dtypes: Mapping[str, str] = dataclasses.field(default_factory=dict)
     options: tuple[str, ...] = ("dtype", "shape")
+    random_options: tuple[str, ...] = ("dtype", "shape")
     redraw: Callable[[Source, Case, dict[str, np.ndarray], Outcome], Any] | None = None
     replay_flags: Callable[[Case], str] | None = None
 

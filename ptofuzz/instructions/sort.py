@@ -17,6 +17,7 @@ from ptofuzz.errors import UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.layouts import Profile, spec_physical
+from ptofuzz.oracles import mrgsort as mrgsort_oracle
 from ptofuzz.oracles import sort as oracles
 from ptofuzz.registry import Instruction, PlatformSupport
 
@@ -144,6 +145,18 @@ def _tsort32_random(source: Source, platform: str, constraints: Mapping[str, Any
     idx_rows = 1 if platform != "cpu" and float(source.random(1)[0]) < 0.2 else None
     form = 3 if platform != "cpu" and float(source.random(1)[0]) < 0.2 else None
     return _tsort32_case(platform, dt, r, c, idx_rows=idx_rows, form=form)
+
+
+def _tsort_flags(case: Case) -> str:
+    src = case.tile("src")
+    flags = {"sort_width": f" --sort-width {case.param('sort_width')}", "descending": " --descending",
+             "contract": " --bf16-contract"}
+    return f" --shape {src.valid_rows}x{src.valid_cols}" + "".join(flags[k] for k, v in case.params if v and k in flags)
+
+
+def _tsort32_flags(case: Case) -> str:
+    src = case.tile("src")
+    return f" --shape {src.valid_rows}x{src.valid_cols}"
 
 
 def _tsort32_explicit(platform: str, opts: Mapping[str, Any]) -> Case:
@@ -289,7 +302,8 @@ def instructions() -> list[Instruction]:
                                            has_system_test=False,
                                            notes="BF16 illegal in the executable model; --contract accepts it")},
         random_case=_tsort_random, explicit_case=_checked(_tsort_explicit), draw_inputs=draw_inputs,
-        role_dtypes={"idx": "uint32"}, options=("dtype", "shape", "sort_width", "descending", "contract"))
+        role_dtypes={"idx": "uint32"}, options=("dtype", "shape", "sort_width", "descending", "contract"),
+        random_options=("dtype", "shape", "sort_width", "descending"), replay_flags=_tsort_flags)
     profiles = _tsort32_profiles()
 
     def oracle(platform: str):
@@ -306,7 +320,8 @@ def instructions() -> list[Instruction]:
             "a5": PlatformSupport(NPU_DTYPES, oracle("a5"), profiles["a5"], notes="vbitsort"),
         },
         random_case=_tsort32_random, explicit_case=_checked(_tsort32_explicit), draw_inputs=draw_inputs,
-        role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=redraw)
+        role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=redraw,
+        replay_flags=_tsort32_flags)
     return [tsort, tsort32, mrg_instruction()]
 
 
@@ -358,45 +373,10 @@ def _mrg_canonical(platform: str) -> tuple[tuple[str, Case], ...]:
     return tuple(sorted((n, c) for n, c in out if keep_names is None or n in keep_names))
 
 
-def tmrgsort(case: Case, inputs: dict[str, np.ndarray], platform: str) -> Any:
-    """pto-isa TMRGSORT on ``platform`` through ``oracles/mrgsort.py``: the multi-list form (``lists`` 2..4,
-    ``exhausted``), the single-list form (``block`` records per block) or the test's topk kernel (``topk``)."""
-    from ptofuzz.case import Outcome
-    from ptofuzz.oracles import mrgsort
-
-    dt = dtypes.get(case.dtype)
-    per = mrgsort.elements_per_record(dt)
-    dst = case.tile("dst")
-    keep = dst.valid_cols // 2
-    lists = case.param("lists", 1)
-    if case.param("topk"):
-        src = case.tile("src0")
-        res = mrgsort.topk(inputs["src0"][0, :src.valid_cols], dt, cols=src.valid_cols // 2 * per,
-                           topk=keep * per, platform=platform)
-    elif lists == 1:
-        src = case.tile("src0")
-        res = mrgsort.single(inputs["src0"][0, :src.valid_cols], dt, block_len=case.param("block", 32) * per,
-                             dst_records=keep, platform=platform)
-    else:
-        srcs = [inputs[f"src{i}"][0, :case.tile(f"src{i}").valid_cols] for i in range(lists)]
-        res = mrgsort.merge(srcs, dt, dst_records=keep, exhausted=bool(case.param("exhausted")),
-                            platform=platform)
-    out = np.zeros((1, dst.cols), np.uint32)
-    classes = np.full((1, dst.cols), UNDEFINED, np.uint8)
-    n = min(res.words.size, dst.cols)
-    out[0, :n] = res.words[:n]
-    classes[0, :n] = res.classes[:n]
-    outcome = Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
-    if res.executed is not None:
-        outcome.extra["executed"] = list(res.executed)
-    return outcome
-
-
 def _mrg_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
     """Each list pre-sorted descending (numbers, then NaNs) in runs (whole lists, ``block`` records, or 32
     records for the topk kernel), indices 0.. over all lists in order, 16-bit pad bytes zero."""
     from ptofuzz.oracles import mrgsort
-    from ptofuzz.oracles.sort import sort_keys
 
     dt = dtypes.get(case.dtype)
     out = {}
@@ -405,15 +385,8 @@ def _mrg_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
         if role == "dst":
             continue
         n = tile.cols // 2
-        run = max(1, n if case.param("lists", 1) > 1 else (case.param("block") or TOPK_RUN_RECORDS))
-        vals = values.draw(source, dt, (1, n), mix)[0]
-        padded = -(-n // run) * run
-        keys = np.full(padded, np.iinfo(np.uint64).max, np.uint64)
-        keys[:n] = sort_keys(vals, dt, descending=True)
-        order = np.argsort(keys.reshape(-1, run), axis=1, kind="stable") + np.arange(0, padded, run)[:, None]
-        order = order.reshape(-1)
-        order = order[order < n]
-        out[role] = mrgsort.join_records(vals[order], np.arange(base, base + n, dtype=np.uint32), dt)[None, :]
+        vals = _sorted_runs(values.draw(source, dt, (1, n), mix)[0], case, dt)
+        out[role] = mrgsort.join_records(vals, np.arange(base, base + n, dtype=np.uint32), dt)[None, :]
         base += n
     return out
 
@@ -491,7 +464,7 @@ def _mrg_profile(platform: str) -> Profile:
 
 def mrg_instruction() -> Instruction:
     def oracle(platform: str):
-        return lambda case, inputs: tmrgsort(case, inputs, platform)
+        return lambda case, inputs: mrgsort_oracle.tmrgsort(case, inputs, platform)
 
     return Instruction(
         name="TMRGSORT", family="irregular-and-complex",

@@ -192,6 +192,16 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
     return {"src0": both[:r0 * c0].reshape(r0, c0), "src1": both[r0 * c0:].reshape(r1, c1)}
 
 
+def replay_flags(case: Case) -> str:
+    """The explicit flags that rebuild ``case``: its regions, a common tile shape, in-place."""
+    flags = "".join(f" --{r} {case.tile(r).valid_rows}x{case.tile(r).valid_cols}" for r in ROLES)
+    shapes = {t.shape for _, t in case.tiles}
+    if len(shapes) == 1:
+        (r, c), = shapes
+        flags += f" --shape {r}x{c}"
+    return flags + (f" --inplace {case.param('inplace')}" if case.param("inplace") else "")
+
+
 def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Any) -> Any:
     """Plain values in both sources wherever an element both cover came out undefined (then only those
     elements are recomputed: the operation is elementwise)."""
@@ -245,5 +255,6 @@ def instructions() -> list[Instruction]:
             summary=f"partial {oracles.OPS[op]}: op where both sources are valid, copy where one is",
             inputs=("src0", "src1"), outputs=("dst",), platforms=platforms,
             random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs,
-            options=("dtype", "shape", "dst", "src0", "src1", "inplace"), redraw=redraw))
+            options=("dtype", "shape", "dst", "src0", "src1", "inplace"), redraw=redraw,
+            replay_flags=replay_flags))
     return out
