@@ -49,6 +49,11 @@ def _explicit_flags(inst: registry.Instruction, case: Case) -> str:
     return f" --dtype {case.dtype} --shape {src.valid_rows}x{src.valid_cols}"
 
 
+def _flag(option: str) -> str:
+    """The CLI flag of an explicit-case option."""
+    return "--" + {"contract": "bf16-contract"}.get(option, option.replace("_", "-"))
+
+
 def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
          explicit: Mapping[str, Any] | None = None) -> list[tuple[str, Case, str]]:
     """The cases a ``gen`` call writes: (folder name, case, replay command), without data.
@@ -63,14 +68,14 @@ def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
     explicit = {k: v for k, v in (explicit or {}).items() if v is not None}
     alien = sorted(set(explicit) - set(inst.options))
     if alien:
-        raise UsageError(f"--{alien[0].replace('_', '-')} does not apply to {inst.name}; its options are: "
-                         + ", ".join(f"--{o.replace('_', '-')}" for o in inst.options))
+        raise UsageError(f"{_flag(alien[0])} does not apply to {inst.name}; its options are: "
+                         + ", ".join(_flag(o) for o in inst.options))
     if random is not None:
         if not 1 <= random <= MAX_RANDOM:
             raise UsageError(f"--random {random} must be between 1 and {MAX_RANDOM}")
         unknown = sorted(set(explicit) - set(inst.random_options))
         if unknown:
-            raise UsageError(f"--random draws regions itself; drop --{unknown[0].replace('_', '-')} or drop --random")
+            raise UsageError(f"--random draws these itself; drop {_flag(unknown[0])} or drop --random")
         if "dtype" in explicit:
             _check_dtype(inst, platform, explicit["dtype"])
         src = seeded(seed, inst.name, platform, "random-geometry")
@@ -86,7 +91,7 @@ def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
         return [(prof.name(case), case, _replay_command(inst.name, platform, seed, _explicit_flags(inst, case)))]
     if not prof.canonical:
         raise UsageError(f"pto-isa has no file-based {inst.name} system test on {platform}; use --random N or "
-                         "explicit flags (" + ", ".join(f"--{o.replace('_', '-')}" for o in inst.options) + ")")
+                         "explicit flags (" + ", ".join(_flag(o) for o in inst.options) + ")")
     return [(f"{prof.suite}.{alias}", case, _replay_command(inst.name, platform, seed, ""))
             for alias, case in prof.canonical]
 
