@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
+from numpy.random.bit_generator import ISeedSequence
 
 T = TypeVar("T")
 
@@ -49,11 +50,25 @@ class RngSource:
         return options[int(self.rng.integers(0, len(options)))]
 
 
+class _Digest(ISeedSequence):
+    """The 256 bits of a SHA-256 digest as PCG64's seed material (state and increment), used as they are:
+    numpy's SeedSequence mixing costs more than the whole draw of a small case, and a digest is mixed already."""
+
+    def __init__(self, digest: bytes) -> None:
+        self.words = np.frombuffer(digest, dtype="<u8")
+
+    def generate_state(self, n_words: int, dtype: Any = np.uint32) -> np.ndarray:
+        words = self.words.view(np.dtype(dtype).newbyteorder("<"))
+        if n_words > len(words):
+            raise ValueError(f"a digest seeds at most {len(words)} words of {np.dtype(dtype)}")
+        return words[:n_words].astype(dtype)
+
+
 def seeded(seed: int, *key: str) -> RngSource:
     """A source determined by ``seed`` and a key path (e.g. the case folder name): same inputs, same draws, on
-    any machine and in any order of generation. The PCG64 seed is 128 bits of a SHA-256 of both, so nearby
+    any machine and in any order of generation. PCG64's state and increment are a SHA-256 of both, so nearby
     seeds and similar names give unrelated streams."""
     h = hashlib.sha256(str(int(seed)).encode())
     for k in key:
         h.update(b"\0" + k.encode())
-    return RngSource(np.random.Generator(np.random.PCG64(int.from_bytes(h.digest()[:16], "little"))))
+    return RngSource(np.random.Generator(np.random.PCG64(_Digest(h.digest()))))

@@ -123,6 +123,24 @@ def _flush(bits: np.ndarray, dt: DType) -> np.ndarray:
     return np.where(ieee.is_subnormal(bits, dt), bits & np.array(dt.sign_mask, bits.dtype), bits)
 
 
+def _npu_add_mul_undefined(op: str, a: np.ndarray, b: np.ndarray, res: np.ndarray, exact: np.ndarray,
+                           nan: np.ndarray, dt: DType) -> np.ndarray:
+    """Which NPU float add/mul results are undefined: tiny before rounding, overflow from finite operands, or
+    changed by flushing subnormal operands to zero (never a NaN result: that is class NAN)."""
+    magnitude = np.abs(exact)
+    # a float32 product of tiny bfloat16s may underflow to 0; the exact one is nonzero iff both factors are
+    nonzero = (magnitude > 0) if op == "add" else ~ieee.is_zero(a, dt) & ~ieee.is_zero(b, dt)
+    undefined = nonzero & (magnitude < ieee.min_normal(dt))  # tiny before rounding
+    # overflow: an infinite result of finite operands (judged on the rounded result: a float16 sum can be
+    # finite in float32 and still round to inf)
+    undefined |= ieee.is_inf(res, dt) & ~ieee.is_inf(a, dt) & ~ieee.is_inf(b, dt)
+    sub = ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt)
+    if sub.any():  # flushing subnormal operands would change the result
+        flushed = ieee.add_mul_fast(op, _flush(a[sub], dt), _flush(b[sub], dt), dt)[0]
+        undefined[sub] |= flushed != res[sub]
+    return undefined & ~nan
+
+
 def npu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
     """a2a3 / a5 vector units (vadd/vmul/vmax/vmin), as far as pto-isa documents them.
 
@@ -138,21 +156,21 @@ def npu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
         if op in ("add", "mul") and dt.bits <= 32:
             cls = np.where(integer.overflows(op, a, b, dt), np.uint8(UNDEFINED), cls).astype(np.uint8)
         return res, cls, {}
-    subnormal = ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt)
-    where = np.nonzero(subnormal)  # usually few: only those elements are recomputed with flushed operands
     if op in ("add", "mul"):
         res, exact, nan = ieee.add_mul_fast(op, a, b, dt)
+        # Only elements with a zero, subnormal, non-finite or tiny-or-huge operand or result can be undefined:
+        # screen for them cheaply, then classify just those.
         magnitude = np.abs(exact)
-        # a float32 product of tiny bfloat16s may underflow to 0; the exact one is nonzero iff both factors are
-        nonzero = (magnitude > 0) if op == "add" else ~ieee.is_zero(a, dt) & ~ieee.is_zero(b, dt)
-        undefined = nonzero & (magnitude < ieee.min_normal(dt))  # tiny before rounding
-        undefined |= np.isinf(exact) & ~ieee.is_inf(a, dt) & ~ieee.is_inf(b, dt)  # overflow (NaN operands: nan)
-        if where[0].size:  # flushing subnormal operands would change the result
-            flushed = ieee.add_mul_fast(op, _flush(a[where], dt), _flush(b[where], dt), dt)[0]
-            undefined[where] |= flushed != res[where]
-        undefined &= ~nan
-        cls = np.where(undefined, np.uint8(UNDEFINED), nan.astype(np.uint8) * np.uint8(NAN))
+        suspect = ~(magnitude >= ieee.min_normal(dt)) | ((res & dt.exp_mask) == dt.exp_mask)
+        suspect |= ((a & dt.exp_mask) == 0) | ((b & dt.exp_mask) == 0)
+        cls = nan.view(np.uint8)  # EXACT 0, NAN 1: the NaN mask is already the class array
+        where = np.nonzero(suspect)
+        if where[0].size:
+            cls[where] = np.where(_npu_add_mul_undefined(op, a[where], b[where], res[where], exact[where],
+                                                         nan[where], dt), np.uint8(UNDEFINED), cls[where])
         return res, cls, {}
+    subnormal = ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt)
+    where = np.nonzero(subnormal)  # usually few: only those elements are recomputed with flushed operands
     res, _ = ieee.spec_max_min(op, a, b, dt)
     flushed = res.copy()
     if where[0].size:

@@ -167,6 +167,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     out = Path(out_dir)
     planned = plan(op, platform, seed=seed, random=random, explicit=explicit)
     casefolder.check_writable(out, [n for n, _, _ in planned], force)
+    casefolder.prepare_out(out)
     staged: list[tuple[str, str, GeneratedCase]] = []
     try:  # every folder is staged first, so a failure (bad case, full disk) leaves no output at all
         for name, case, replay in planned:

@@ -115,19 +115,12 @@ def _entry(fname: str, role: str, kind: str, dt: dtypes.DType, profile: Profile,
             "sha256": hashlib.sha256(data).hexdigest()}
 
 
-_JSON = json.JSONEncoder(separators=(", ", ": "))
+_JSON = json.JSONEncoder(separators=(",", ":"))
 
 
-def dump_manifest(manifest: dict[str, Any]) -> str:
-    """JSON with one top-level key per line and one list item (file entry, ...) per line: diff-friendly."""
-    lines = []
-    for key, value in manifest.items():
-        if isinstance(value, list) and value and isinstance(value[0], dict):
-            items = ",\n  ".join(_JSON.encode(v) for v in value)
-            lines.append(f' "{key}": [\n  {items}\n ]')
-        else:
-            lines.append(f' "{key}": {_JSON.encode(value)}')
-    return "{\n" + ",\n".join(lines) + "\n}\n"
+def dump_manifest(manifest: dict[str, Any]) -> bytes:
+    """The manifest as compact one-line JSON (one C-encoder call; ``jq . ptofuzz.json`` pretty-prints it)."""
+    return (_JSON.encode(manifest) + "\n").encode()
 
 
 def check_writable(out_dir: Path, names: list[str], force: bool) -> None:
@@ -145,26 +138,38 @@ def check_writable(out_dir: Path, names: list[str], force: bool) -> None:
                              "pass --force to overwrite or choose another --out")
 
 
-def stage(out_dir: Path, content: FolderContent) -> str:
-    """Write one case folder into a hidden temporary folder next to its final place; return its path."""
+def prepare_out(out_dir: Path) -> None:
+    """Create ``--out`` (and its parents) if needed."""
     if not os.path.isdir(out_dir):
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise UsageError(f"cannot create --out {str(out_dir)!r}: {e.strerror}; choose another --out") from None
-    tmp = os.path.join(out_dir, f".{content.name}.tmp-{os.getpid()}")
+
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+
+
+def stage(out_dir: Path, content: FolderContent) -> str:
+    """Write one case folder into a hidden temporary folder next to its final place (``out_dir`` exists, see
+    :func:`prepare_out`); return its path."""
+    tmp = f"{os.fspath(out_dir)}{os.sep}.{content.name}.tmp-{os.getpid()}"
     target = tmp
     try:
-        if os.path.lexists(tmp):  # left by a killed run of this same process id
+        try:
+            os.mkdir(tmp)
+        except FileExistsError:  # left by a killed run of this same process id
             shutil.rmtree(tmp)
-        os.mkdir(tmp)
-        for fname, data in (*content.files.items(), (MANIFEST, dump_manifest(content.manifest).encode())):
-            target = os.path.join(tmp, fname)
-            fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            os.mkdir(tmp)
+        for fname, data in (*content.files.items(), (MANIFEST, dump_manifest(content.manifest))):
+            target = f"{tmp}{os.sep}{fname}"
+            fd = os.open(target, _WRITE_FLAGS, 0o644)
             try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view):]
+                written = os.write(fd, data)
+                if written < len(data):
+                    view = memoryview(data)[written:]
+                    while view:
+                        view = view[os.write(fd, view):]
             finally:
                 os.close(fd)
     except OSError as e:

@@ -399,6 +399,15 @@ def test_npu_float_overflow_and_subnormal_max_min(platform):
     assert one("TPARTMAX", platform, "float16", 0x0000, 0x8000)[1] == ZERO  # mixed zeros: some zero
 
 
+@pytest.mark.parametrize("platform, dtype, big", [("a2a3", "float16", 0x7BFF), ("a5", "float16", 0x7BFF),
+                                                   ("a5", "bfloat16", 0x7F7F)])
+def test_npu_half_and_bf16_overflow_is_undefined(platform, dtype, big):
+    # 65504 + 65504 is finite in float32 but rounds to inf in float16: judged on the rounded result
+    assert one("TPARTADD", platform, dtype, big, big)[1] == UNDEFINED
+    assert one("TPARTMUL", platform, dtype, big, big)[1] == UNDEFINED
+    assert one("TPARTADD", platform, dtype, big, big ^ 0x8000) == (0x0000, EXACT)  # max - max = +0
+
+
 @pytest.mark.parametrize("platform", NPU)
 def test_npu_nan_add_result_is_class_nan(platform):
     assert one("TPARTADD", platform, "float32", F32_INF, F32_NEG_INF)[1] == NAN
