@@ -143,6 +143,95 @@ def check(
             raise typer.Exit(int(ExitCode.MISMATCH))
 
 
+@app.command()
+def fuzz(
+    op: Annotated[str, typer.Argument(help="Instruction, e.g. tpartadd (see `ptofuzz list`).")],
+    oracles: Annotated[Optional[str], typer.Option(
+        help="Comma list of oracles to compare (default: every platform with a model of OP).")] = None,
+    engine: Annotated[str, typer.Option(help="random (seeded, batched) or atheris (coverage-guided).")] = "random",
+    time_s: Annotated[Optional[float], typer.Option("--time", help="Stop after this many seconds.")] = None,
+    runs: Annotated[Optional[int], typer.Option(help="Stop after this many cases (atheris: executions).")] = None,
+    seed: Annotated[int, typer.Option(help="Seed; the same seed draws the same cases.")] = 0,
+    jobs: Annotated[int, typer.Option(help="Worker processes (random engine); results do not depend on it.")] = 1,
+    corpus: Annotated[Optional[Path], typer.Option(
+        help="random: case records replayed first; atheris: the libFuzzer corpus folder (kept across runs).")] = None,
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Save one record folder per signature here "
+                                                "(earlier findings there count as seen).")] = None,
+    dtype: Annotated[Optional[str], typer.Option(help="Only this element type.")] = None,
+    shape: Annotated[Optional[str], typer.Option(help="Only this tile shape RxC.")] = None,
+    batch: Annotated[int, typer.Option(help="Cases per batch of one geometry (random engine).")] = 1024,
+    special: Annotated[Optional[str], typer.Option(help="Special-value kinds or profile (as for gen).")] = None,
+    special_rate: Annotated[float, typer.Option(help="Share of special values.")] = 0.05,
+    json_out: JsonOpt = False,
+) -> None:
+    """Differential fuzzing: run random cases through several oracles and save each kind of disagreement once.
+
+    Exit 1 when a new signature turned up (neither a documented platform difference nor one saved in --out
+    before), 0 otherwise.
+    """
+    with _errors():
+        from ptofuzz import campaign, report
+
+        if time_s is None and runs is None:
+            raise UsageError("give --time SECONDS or --runs N (e.g. --time 60)")
+        names = [o.strip() for o in oracles.split(",") if o.strip()] if oracles else None
+        plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
+                                  special=special, rate=special_rate)
+        if engine == "random":
+            with report.progress(enabled=not json_out) as show:
+                store, stats = campaign.run_random(plan, runs=runs, seconds=time_s, jobs=jobs, out=out,
+                                                   corpus=corpus, progress=show)
+        elif engine == "atheris":
+            from ptofuzz import atheris_engine
+
+            if jobs != 1:
+                raise UsageError("--engine atheris runs one process; drop --jobs (libFuzzer's own -fork is not "
+                                 "wired up)")
+            with report.progress(enabled=not json_out) as show:
+                store, stats = atheris_engine.run(plan, runs=runs, seconds=time_s, out=out, corpus=corpus,
+                                                  progress=show)
+        else:
+            raise UsageError(f"--engine {engine!r} is not random or atheris")
+        report.campaign(store, stats, as_json=json_out)
+        if store.new:
+            raise typer.Exit(int(ExitCode.MISMATCH))
+
+
+@app.command()
+def replay(
+    paths: Annotated[list[Path], typer.Argument(help="Finding folders, corpus .json records, or folders of them.")],
+    json_out: JsonOpt = False,
+) -> None:
+    """Run recorded cases through their oracles again; exit 1 when any outcome or signature changed."""
+    with _errors():
+        from ptofuzz import report
+        from ptofuzz.replay import replay as run
+
+        results = run(paths)
+        report.replayed(results, as_json=json_out)
+        if any(r.verdict == "error" for r in results):
+            raise typer.Exit(int(ExitCode.USAGE))
+        if any(r.verdict == "changed" for r in results):
+            raise typer.Exit(int(ExitCode.MISMATCH))
+
+
+@app.command()
+def minimize(
+    case: Annotated[Path, typer.Argument(help="A finding folder (or record .json) to shrink.")],
+    signature: Annotated[Optional[str], typer.Option(help="Keep this signature (default: the finding's).")] = None,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an earlier minimized copy.")] = False,
+    json_out: JsonOpt = False,
+) -> None:
+    """Shrink a disagreement (tile, valid regions, non-zero elements, values) while its signature stays;
+    writes the result next to the original as <folder>.min."""
+    with _errors():
+        from ptofuzz import report
+        from ptofuzz.minimize import minimize_path
+
+        result = minimize_path(case, signature=signature, force=force)
+        report.minimized(result, as_json=json_out)
+
+
 @app.command("list")
 def list_(json_out: JsonOpt = False) -> None:
     """Print the instruction x platform x dtype capability matrix."""

@@ -68,6 +68,18 @@ class Instruction:
         redraw: ``(source, case, inputs, outcome) -> (inputs, outcome or None) | None``: new inputs with plain
             values where the data (not the geometry) made result elements undefined, and their outcome when the
             instruction can patch it cheaply (None: evaluate again); None when nothing can be improved.
+
+    For differential fuzzing (all optional):
+        draw_batch: ``(source, case, value_mix, n) -> {role: bits}`` with a leading axis of ``n`` cases; when
+            set, every oracle of the instruction accepts such stacked inputs (one outcome for the batch).
+        geometry_class: ``case -> str``, a coarse name of the case's geometry for fuzz signatures.
+        regions: ``(case, role) -> (names, codes)``: a region code per element of an output tile, so that a
+            mismatch says where it lies (overlap, copied from one source, outside the valid region, ...).
+        permutes: outputs are reorderings of the inputs (sorts): same elements in another order is "ordering".
+        known_difference: ``signature -> reason | None``: the documented, intended differences between two
+            platforms; a campaign still saves them, once each, but they do not count as new findings.
+        shrink: ``(case, inputs) -> iterable of (smaller case, its inputs)`` for ``ptofuzz minimize`` (None: the
+            generic deletion of rows and columns, :func:`ptofuzz.minimize.shrink_candidates`).
     """
 
     name: str
@@ -84,6 +96,12 @@ class Instruction:
     random_options: tuple[str, ...] = ("dtype", "shape")
     redraw: Callable[[Source, Case, dict[str, np.ndarray], Outcome], Any] | None = None
     replay_flags: Callable[[Case], str] | None = None
+    draw_batch: Callable[[Source, Case, Any, int], dict[str, np.ndarray]] | None = None
+    geometry_class: Callable[[Case], str] | None = None
+    regions: Callable[[Case, str], tuple[tuple[str, ...], np.ndarray]] | None = None
+    permutes: bool = False
+    known_difference: Callable[[Any], str | None] | None = None
+    shrink: Callable[[Case, dict[str, np.ndarray]], Any] | None = None
 
     def dtype_of(self, case: Case, role: str) -> dtypes.DType:
         """Element type of a role's tile (and file) in ``case``."""

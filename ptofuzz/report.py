@@ -6,7 +6,9 @@ on stdout instead.
 
 from __future__ import annotations
 
+import contextlib
 import json
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from rich.console import Console
@@ -129,3 +131,88 @@ def capabilities(rows: list[dict[str, Any]], *, as_json: bool = False) -> None:
     con = _console()
     con.width = max(con.width, 140)  # never squeeze the matrix; pipes and logs get the full rows
     con.print(table)
+
+
+# ---- fuzzing ------------------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def progress(enabled: bool = True) -> Iterator[Callable[[Any], None]]:
+    """A live one-line campaign status on stderr (only when stderr is a terminal); yields the update callback."""
+    con = Console(stderr=True, highlight=False)
+    if not enabled or not con.is_terminal:
+        yield lambda stats: None
+        return
+    from rich.live import Live
+
+    with Live(console=con, transient=True, refresh_per_second=4) as live:
+        def update(stats: Any) -> None:
+            left = "" if stats.time_left is None else f"  {stats.time_left:,.0f} s left"
+            live.update(f"[bold]fuzzing[/]  {stats.cases:,} cases  {stats.rate:,.0f} cases/s  "
+                        f"{stats.signatures} signatures ({stats.new} new){left}")
+        yield update
+
+
+def campaign(store: Any, stats: Any, *, as_json: bool = False) -> None:
+    from ptofuzz.campaign import summary_json
+
+    data = summary_json(store, stats)
+    if as_json:
+        _print_json(data)
+        return
+    from rich import box
+
+    con = _console()
+    table = Table(box=box.SIMPLE, pad_edge=False, title=f"{data['op']}: {', '.join(data['oracles'])}")
+    for col in ("signature", "hits", "first seen", "status"):
+        table.add_column(col, no_wrap=col != "signature", overflow="fold")
+    for s in data["signatures"]:
+        status = "[bold red]NEW[/]" if s["new"] else "[dim]known[/]" if s["known"] else "seen before"
+        table.add_row(escape(s["signature"]), f"{s['hits']:,}", escape(s["first_seen"]), status)
+    if data["signatures"]:
+        con.print(table)
+    for s in data["signatures"]:
+        if s["new"] and s["replay"]:
+            con.print(f"[bold red]new[/] {escape(s['signature'])}\n    reproduce: {escape(s['replay'])}")
+    con.print(f"{data['cases']:,} cases in {data['elapsed_s']:.1f} s ({data['cases_per_s']:,.0f}/s), "
+              f"{len(data['signatures'])} signature(s), {data['new']} new; seed {data['seed']} "
+              f"({data['engine']} engine)")
+    if data["new"] and not any(s["replay"] for s in data["signatures"]):
+        con.print(f"rerun with --out DIR to save the cases; campaign: {escape(data['command'])}")
+
+
+def replayed(results: list[Any], *, as_json: bool = False) -> None:
+    if as_json:
+        _print_json({"records": [{"path": str(r.path), "op": r.op, "verdict": r.verdict, "changes": list(r.changes),
+                                  "signatures": list(r.signatures)} for r in results],
+                     "changed": sum(r.verdict == "changed" for r in results)})
+        return
+    con = _console()
+    for r in results:
+        if r.verdict == "same":
+            shows = f"shows {len(r.signatures)} signature(s)" if r.signatures else "all oracles agree"
+            con.print(f"[green]SAME[/]     {escape(str(r.path))}  [dim]{shows}[/]")
+        elif r.verdict == "error":
+            con.print(f"[bold red]ERROR[/]    {escape(str(r.path))}: {escape('; '.join(r.changes))}")
+        else:
+            con.print(f"[bold red]CHANGED[/]  {escape(str(r.path))}")
+            for c in r.changes:
+                con.print(f"          {escape(c)}")
+            con.print(f"          reproduce: {escape(r.reproduce)}")
+    changed = sum(r.verdict == "changed" for r in results)
+    con.print(f"{len(results) - changed} of {len(results)} record(s) unchanged"
+              + (f"; {changed} changed" if changed else ""))
+
+
+def minimized(result: Any, *, as_json: bool = False) -> None:
+    data = {"source": str(result.source), "path": str(result.path), "signature": result.signature,
+            "tiles_before": result.before, "tiles_after": result.after, "nonzero_before": result.nonzero_before,
+            "nonzero_after": result.nonzero_after, "evaluations": result.evaluations}
+    if as_json:
+        _print_json(data)
+        return
+    con = _console()
+    con.print(f"minimized {escape(str(result.source))} -> {escape(str(result.path))}")
+    con.print(f"  signature {escape(result.signature)}")
+    con.print(f"  tiles {escape(result.before)} -> {escape(result.after)}; non-zero input elements "
+              f"{result.nonzero_before} -> {result.nonzero_after} ({result.evaluations} evaluations)")
+    con.print(f"  reproduce: ptofuzz replay {escape(str(result.path))}")

@@ -159,6 +159,29 @@ def _tsort32_flags(case: Case) -> str:
     return f" --shape {src.valid_rows}x{src.valid_cols}"
 
 
+def _tsort32_geometry(case: Case) -> str:
+    """Element width, whether a row spans more than one 32-wide block, a partial tail block, a one-row
+    (broadcast) index tile, the 4-argument form."""
+    src, idx = case.tile("src"), case.tile("idx")
+    c = src.valid_cols
+    parts = [f"{dtypes.get(case.dtype).bits}-bit", "cols>32" if c > 32 else "cols<=32"]
+    if c % 32:
+        parts.append("tail")
+    if idx.valid_rows == 1 and src.valid_rows > 1:
+        parts.append("idx1")
+    if case.param("form"):
+        parts.append(f"form{case.param('form')}")
+    return ",".join(parts)
+
+
+def _tsort32_known(sig: Any) -> str | None:
+    """Intended TSORT32 differences (pto-isa-conventions §5)."""
+    if "cpu" in sig.oracles() and "16-bit" in sig.geometry and "cols>32" in sig.geometry:
+        return ("pto-isa cpu TSort32 writes block b of a 16-bit type at record 16*b, so later 32-wide blocks "
+                "overwrite earlier ones when C > 32 (a cpu simulator bug, modelled); the NPUs place blocks at 32*b")
+    return None
+
+
 def _tsort32_explicit(platform: str, opts: Mapping[str, Any]) -> Case:
     dt = opts.get("dtype") or "float32"
     r, c = opts.get("shape") or (1, 32)
@@ -321,7 +344,8 @@ def instructions() -> list[Instruction]:
         },
         random_case=_tsort32_random, explicit_case=_checked(_tsort32_explicit), draw_inputs=draw_inputs,
         role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=redraw,
-        replay_flags=_tsort32_flags)
+        replay_flags=_tsort32_flags, geometry_class=_tsort32_geometry, permutes=True,
+        known_difference=_tsort32_known)
     return [tsort, tsort32, mrg_instruction()]
 
 
@@ -475,4 +499,4 @@ def mrg_instruction() -> Instruction:
                    for p in ("cpu", "a2a3", "a5")},
         random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs, redraw=_mrg_redraw,
         role_dtypes={r: "uint32" for r in MRG_ROLES}, options=("dtype", "shape", "lists", "blocks", "exhausted"),
-        replay_flags=_mrg_flags)
+        replay_flags=_mrg_flags, permutes=True)

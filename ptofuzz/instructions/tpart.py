@@ -18,6 +18,7 @@ from ptofuzz.generators import tpart as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.layouts import Profile, spec_physical
+from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import tpart as oracles
 from ptofuzz.registry import Instruction, PlatformSupport
 
@@ -192,6 +193,79 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
     return {"src0": both[:r0 * c0].reshape(r0, c0), "src1": both[r0 * c0:].reshape(r1, c1)}
 
 
+def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
+    """``n`` cases' source bits at once, stacked on a leading axis (element-level special values only)."""
+    dt = dtypes.get(case.dtype)
+    (r0, c0), (r1, c1) = case.tile("src0").shape, case.tile("src1").shape
+    k0 = r0 * c0
+    both = values.draw(source, dt, (n * (k0 + r1 * c1),), mix).reshape(n, -1)
+    return {"src0": both[:, :k0].reshape(n, r0, c0), "src1": both[:, k0:].reshape(n, r1, c1)}
+
+
+def _relation(v: tuple[int, int], d: tuple[int, int]) -> str:
+    if 0 in v:
+        return "empty"
+    if v == d:
+        return "eq"
+    if v[0] <= d[0] and v[1] <= d[1]:
+        return "rows" if v[1] == d[1] else "cols" if v[0] == d[0] else "in"
+    return "over"
+
+
+def geometry_class(case: Case) -> str:
+    """How each source's valid region relates to the destination's (eq, fewer rows, fewer cols, inside,
+    empty, overhanging); ``dst=empty``; or ``nodesc`` when a tile is no legal pto-spec descriptor (the one
+    thing that matters then)."""
+    dt = dtypes.get(case.dtype)
+    if any(descriptors.problem(t, dt, max_bytes=descriptors.SHARED_MAX) for _, t in case.tiles):
+        return "nodesc"
+    d = case.tile("dst").valid
+    if 0 in d:
+        return "dst=empty"
+    return f"src0={_relation(case.tile('src0').valid, d)},src1={_relation(case.tile('src1').valid, d)}"
+
+
+# "op" first: the elementwise operation, whose result does not depend on the geometry (see differential.py)
+REGIONS = ("op", "src0-only", "src1-only", "neither", "outside")
+
+
+def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
+    """Region code of every destination element: both sources valid (op), one of them, neither, or outside
+    the destination valid region."""
+    d = case.tile("dst")
+    rows = np.arange(d.rows)[:, None]
+    cols = np.arange(d.cols)[None, :]
+    inside = {r: (rows < case.tile(r).valid_rows) & (cols < case.tile(r).valid_cols) for r in ("src0", "src1")}
+    code = np.where(inside["src0"], np.where(inside["src1"], 0, 1), np.where(inside["src1"], 2, 3))
+    return REGIONS, np.where((rows < d.valid_rows) & (cols < d.valid_cols), code, 4).astype(np.uint8)
+
+
+def _spec_legal(geometry: str) -> bool:
+    """Whether a geometry class is a pattern pto-spec accepts (one source eq, the other eq or inside)."""
+    if geometry in ("dst=empty", "nodesc"):
+        return False
+    rel = dict(part.split("=") for part in geometry.split(","))
+    return "eq" in rel.values() and set(rel.values()) <= {"eq", "rows", "cols", "in"}
+
+
+def known_difference(sig: Any) -> str | None:
+    """The intended differences between TPART* models (pto-spec-notes §3, pto-isa-conventions §3)."""
+    a, b = sig.oracles()
+    if sig.kind == "fault-vs-value" and "spec" in (a, b):
+        if sig.dtype_class == "int64":
+            return "pto-spec has no 64-bit integer TPART*; a5 implements them (Int64Part)"
+        if not _spec_legal(sig.geometry):
+            return ("pto-spec faults on this geometry (no source equals dst, an empty or overhanging source, an "
+                    "empty destination, or a tile that is no legal descriptor); pto-isa implementations do not "
+                    "check it (cpu) or accept it (a2a3/a5 empty regions)")
+    if (a, b) == ("cpu", "spec") and sig.op in ("TPARTMAX", "TPARTMIN") and sig.region == "op" \
+            and sig.kind in ("nan-vs-number", "nan-encoding", "signed-zero"):
+        return ("cpu TPARTMAX/MIN are std::max/std::min: a NaN wins as src0, ties and mixed zeros return src0 "
+                "bit for bit; pto-spec lets a number beat a NaN, returns the canonical NaN for two NaNs and "
+                "orders -0 < +0")
+    return None
+
+
 def replay_flags(case: Case) -> str:
     """The explicit flags that rebuild ``case``: its regions, a common tile shape, in-place."""
     flags = "".join(f" --{r} {case.tile(r).valid_rows}x{case.tile(r).valid_cols}" for r in ROLES)
@@ -256,5 +330,6 @@ def instructions() -> list[Instruction]:
             inputs=("src0", "src1"), outputs=("dst",), platforms=platforms,
             random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape", "dst", "src0", "src1", "inplace"), redraw=redraw,
-            replay_flags=replay_flags))
+            replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
+            known_difference=known_difference))
     return out

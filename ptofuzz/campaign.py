@@ -1,0 +1,380 @@
+"""Fuzz campaigns: draw cases, run every chosen oracle on them, keep one example per disagreement signature.
+
+The random engine works in **batches**: batch ``k`` draws one geometry and dtype from the stream
+``(seed, op, "fuzz-geometry", k)`` (from the input space of one of the chosen oracles, so that patterns one
+platform accepts and another rejects come up), then the inputs of all its cases at once from
+``(seed, op, "fuzz-data", k)`` as stacked arrays, and evaluates each oracle once on the whole stack. A batch's
+size depends only on its geometry, so the same seed gives the same cases whatever ``--runs``, ``--time`` or
+``--jobs`` say; with ``--jobs N`` batches run in N processes and are merged in batch order, so the first
+example of each signature is the same as with one process.
+
+A :class:`FindingStore` keeps the findings: per signature a hit count, where it was first seen, whether it is
+a documented platform difference (``known_difference`` of the instruction) and, with ``--out``, a record
+folder (:mod:`ptofuzz.records`) written as soon as the signature first appears.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import json
+import multiprocessing
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ptofuzz import differential, records, registry
+from ptofuzz.case import Case
+from ptofuzz.differential import Signature
+from ptofuzz.errors import UsageError
+from ptofuzz.generators import values
+from ptofuzz.generators.source import Source, seeded
+
+DEFAULT_BATCH = 1024
+ELEMENT_BUDGET = 1 << 18  # elements of the largest tile times the batch size, at most
+SUMMARY = "campaign.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """What a campaign draws and compares (everything that decides its cases)."""
+
+    op: str
+    oracles: tuple[str, ...]
+    seed: int = 0
+    batch: int = DEFAULT_BATCH
+    constraints: tuple[tuple[str, Any], ...] = ()  # dtype / shape for random_case
+    special: str | None = None
+    rate: float = values.DEFAULT_SPECIAL_RATE
+    max_elements: int = 4096  # tiles larger than this are redrawn smaller (fuzzing wants many small cases)
+
+    @property
+    def mix(self) -> values.ValueMix:
+        return values.ValueMix.parse(self.special, self.rate)
+
+    def command(self, runs: int | None = None, engine: str = "random") -> str:
+        """The ``ptofuzz fuzz`` command line that runs this plan."""
+        parts = [f"ptofuzz fuzz {self.op.lower()} --oracles {','.join(self.oracles)} --seed {self.seed}"]
+        if engine != "random":
+            parts.append(f"--engine {engine}")
+        if runs is not None:
+            parts.append(f"--runs {runs}")
+        if self.batch != DEFAULT_BATCH:
+            parts.append(f"--batch {self.batch}")
+        for k, v in self.constraints:
+            parts.append(f"--{k} {v[0]}x{v[1]}" if k == "shape" else f"--{k} {v}")
+        if self.special is not None:
+            parts.append(f"--special {self.special}")
+        if self.rate != values.DEFAULT_SPECIAL_RATE:
+            parts.append(f"--special-rate {self.rate}")
+        return " ".join(parts)
+
+
+def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, batch: int = DEFAULT_BATCH,
+              dtype: str | None = None, shape: tuple[int, int] | None = None, special: str | None = None,
+              rate: float = values.DEFAULT_SPECIAL_RATE, instruction: registry.Instruction | None = None) -> Plan:
+    """Check the request against the registry and return the plan (one-line UsageErrors otherwise)."""
+    from ptofuzz import dtypes
+
+    inst = instruction or registry.get(op)
+    chosen = tuple(oracles) if oracles else tuple(p for p in registry.PLATFORMS if p in inst.platforms)
+    for o in chosen:
+        inst.support(o)  # unknown platform, or no model of this instruction: one-line error
+    if len(set(chosen)) != len(chosen):
+        raise UsageError(f"--oracles {','.join(chosen)} names an oracle twice")
+    if len(chosen) < 2:
+        raise UsageError(f"--oracles {','.join(chosen)}: a differential campaign needs two oracles or more; "
+                         f"{inst.name} has: {', '.join(inst.platforms)}")
+    if not 1 <= batch <= 1 << 16:
+        raise UsageError(f"--batch {batch} must be between 1 and 65536")
+    values.ValueMix.parse(special, rate)
+    constraints: list[tuple[str, Any]] = []
+    if dtype is not None:
+        dt = dtypes.get(dtype)
+        if not any(dt.name in inst.platforms[o].dtypes for o in chosen):
+            raise UsageError(f"no chosen oracle runs {inst.name} on {dt.name}; pick a dtype one of "
+                             f"{', '.join(chosen)} accepts")
+        constraints.append(("dtype", dt.name))
+    if shape is not None:
+        if min(shape) < 1 or shape[0] * shape[1] > 1 << 16:
+            raise UsageError(f"--shape {shape[0]}x{shape[1]}: fuzzing takes tiles of 1 to 65536 elements")
+        constraints.append(("shape", tuple(shape)))
+    return Plan(inst.name, chosen, seed, batch, tuple(constraints), special, rate,
+                max(4096, shape[0] * shape[1]) if shape else 4096)
+
+
+# ---- one batch ------------------------------------------------------------------------------------------------
+
+def batch_geometry(inst: registry.Instruction, plan: Plan, k: int) -> tuple[Case, int]:
+    """Batch ``k``'s case (geometry, dtype, params) and its size."""
+    src = seeded(plan.seed, inst.name, "fuzz-geometry", str(k))
+    return draw_case(inst, plan, src)
+
+
+def draw_case(inst: registry.Instruction, plan: Plan, src: Source) -> tuple[Case, int]:
+    """A case from one chosen oracle's input space (tiles above ``plan.max_elements`` are redrawn) and the
+    batch size its geometry allows."""
+    constraints = dict(plan.constraints)
+    for _ in range(8):
+        platform = src.choice(plan.oracles)
+        case = inst.random_case(src, platform, constraints)
+        largest = max(t.rows * t.cols for _, t in case.tiles)
+        if largest <= plan.max_elements:
+            break
+    n = max(1, min(plan.batch, ELEMENT_BUDGET // max(largest, 1))) if inst.draw_batch else 1
+    return case, n
+
+
+@dataclasses.dataclass
+class BatchResult:
+    index: int
+    size: int  # cases evaluated
+    case: Case
+    hits: dict[str, tuple[int, int]]  # signature key -> (cases showing it, first item)
+    examples: dict[str, dict[str, np.ndarray]]  # signature key -> inputs of its first item
+
+
+def run_batch(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int) -> BatchResult:
+    """Evaluate the first ``take`` of batch ``k``'s ``size`` cases (drawn at full size: item data never depend
+    on how many are taken)."""
+    src = seeded(plan.seed, inst.name, "fuzz-data", str(k))
+    if inst.draw_batch is not None:
+        inputs = inst.draw_batch(src, case, plan.mix, size)
+        if take < size:
+            inputs = {r: v[:take] for r, v in inputs.items()}
+        outcomes = differential.run_oracles(inst, case, inputs, plan.oracles)
+        hits = differential.compare_batch(inst, case, outcomes, take)
+
+        def item(i: int) -> dict[str, np.ndarray]:
+            return {r: np.array(v[i]) for r, v in inputs.items()}
+    else:
+        one = inst.draw_inputs(src, case, plan.mix)
+        outcomes = differential.run_oracles(inst, case, one, plan.oracles)
+        hits = differential.compare_batch(inst, case, outcomes, None)
+
+        def item(i: int) -> dict[str, np.ndarray]:
+            return {r: np.array(v) for r, v in one.items()}
+    keys = {s: s.key for s in hits.counts}
+    return BatchResult(k, take, case, {keys[s]: (c, hits.first[s]) for s, c in hits.counts.items()},
+                       {keys[s]: item(hits.first[s]) for s in hits.counts})
+
+
+def _worker(plan: Plan, k: int, case: Case, size: int, take: int) -> BatchResult:
+    return run_batch(registry.get(plan.op), plan, k, case, size, take)
+
+
+# ---- findings ---------------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Finding:
+    signature: Signature
+    hits: int  # in this campaign
+    first: str  # where this campaign first met it: "batch 3 item 17" / an exec number / a corpus path
+    known: str | None  # the documented reason, for an intended platform difference
+    new: bool  # neither known nor saved by an earlier campaign in the same --out
+    path: Path | None = None  # its record folder
+    case_number: int | None = None  # cases run up to and including the first hit (for a --runs replay)
+
+
+@dataclasses.dataclass
+class Stats:
+    cases: int = 0
+    batches: int = 0
+    elapsed: float = 0.0
+    signatures: int = 0
+    new: int = 0
+    time_left: float | None = None
+
+    @property
+    def rate(self) -> float:
+        return self.cases / self.elapsed if self.elapsed > 0 else 0.0
+
+
+class FindingStore:
+    """Signatures met so far, with their first example saved under ``out`` (when given)."""
+
+    def __init__(self, inst: registry.Instruction, plan: Plan, out: Path | None, *, engine: str = "random",
+                 force: bool = False) -> None:
+        self.inst, self.plan, self.out, self.engine = inst, plan, out, engine
+        self.findings: dict[str, Finding] = {}
+        self.saved: dict[str, Path] = {}  # signature key -> record.json from this or an earlier campaign
+        if out is not None:
+            if out.exists() and not out.is_dir():
+                raise UsageError(f"--out {str(out)!r} is a file; pass a directory")
+            for rec in sorted(out.glob(f"*/{records.RECORD}")):
+                try:
+                    key = json.loads(rec.read_text()).get("finding", {}).get("signature")
+                except (OSError, ValueError):
+                    continue
+                if key:
+                    self.saved[key] = rec
+
+    def add(self, key: str, count: int, first: str, case: Case, inputs: Mapping[str, np.ndarray],
+            case_number: int | None = None) -> Finding:
+        f = self.findings.get(key)
+        if f is None:
+            sig = Signature.from_key(key)
+            known = self.inst.known_difference(sig) if self.inst.known_difference else None
+            f = Finding(sig, 0, first, known, new=known is None and key not in self.saved,
+                        case_number=case_number)
+            self.findings[key] = f
+            if self.out is not None:
+                f.path = self.saved.get(key) or self._save(f, case, inputs)
+        f.hits += count
+        return f
+
+    def _save(self, f: Finding, case: Case, inputs: Mapping[str, np.ndarray]) -> Path:
+        outcomes, sigs = differential.signatures_of(self.inst, case, inputs, self.plan.oracles)
+        folder = self.out / f.signature.slug  # type: ignore[operator]
+        extra: dict[str, Any] = {
+            "finding": {"signature": f.signature.key, "hits": 0, "first_seen": f.first, "known": f.known,
+                        "seed": self.plan.seed, "engine": self.engine},
+            "replay": f"ptofuzz replay {folder}",
+        }
+        if self.engine == "random" and f.case_number is not None:
+            extra["finding"]["campaign"] = self.plan.command(runs=f.case_number)
+        rec = records.Record(case, {r: np.asarray(v) for r, v in inputs.items()}, self.plan.oracles,
+                             {o: records.describe(out) for o, out in outcomes.items()},
+                             tuple(s.key for s in sigs), extra)
+        path = records.write(rec, self.inst, folder, outcomes=outcomes, force=True)
+        self.saved[f.signature.key] = path
+        return path
+
+    def finish(self, stats: Stats) -> None:
+        """Add this campaign's hits to each saved record and write ``campaign.json`` (the summary)."""
+        if self.out is None:
+            return
+        for key, f in self.findings.items():
+            if f.path is not None and f.path.is_file():
+                data = json.loads(f.path.read_text())
+                finding = dict(data.get("finding", {}))
+                finding["hits"] = int(finding.get("hits", 0)) + f.hits
+                records.update_json(f.path, {"finding": finding})
+        self.out.mkdir(parents=True, exist_ok=True)
+        tmp = self.out / f".{SUMMARY}.tmp-{os.getpid()}"
+        tmp.write_text(json.dumps(summary_json(self, stats), indent=1) + "\n")
+        os.replace(tmp, self.out / SUMMARY)
+
+    @property
+    def new(self) -> list[Finding]:
+        return [f for f in self.findings.values() if f.new]
+
+
+def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
+    plan = store.plan
+    return {
+        "op": plan.op, "oracles": list(plan.oracles), "engine": store.engine, "seed": plan.seed,
+        "cases": stats.cases, "elapsed_s": round(stats.elapsed, 3), "cases_per_s": round(stats.rate, 1),
+        "signatures": [
+            {"signature": f.signature.key, "hits": f.hits, "first_seen": f.first, "new": f.new, "known": f.known,
+             "path": str(f.path.parent) if f.path else None,
+             "replay": f"ptofuzz replay {f.path.parent}" if f.path else None}
+            for f in sorted(store.findings.values(), key=lambda f: f.signature)],
+        "new": len(store.new),
+        "command": plan.command(),
+    }
+
+
+# ---- the random engine ----------------------------------------------------------------------------------------
+
+Progress = Callable[[Stats], None]
+
+
+def run_random(plan: Plan, *, runs: int | None = None, seconds: float | None = None, jobs: int = 1,
+               out: Path | None = None, corpus: Path | None = None, progress: Progress | None = None,
+               instruction: registry.Instruction | None = None) -> tuple[FindingStore, Stats]:
+    """Run the random engine until ``runs`` cases or ``seconds`` have passed (whichever is given; both: the
+    first reached). ``corpus``: case records replayed first, as extra cases."""
+    if runs is None and seconds is None:
+        raise UsageError("give --runs N or --time SECONDS")
+    if runs is not None and runs < 1:
+        raise UsageError(f"--runs {runs} must be at least 1")
+    if seconds is not None and seconds <= 0:
+        raise UsageError(f"--time {seconds} must be positive")
+    if not 1 <= jobs <= 256:
+        raise UsageError(f"--jobs {jobs} must be between 1 and 256")
+    inst = instruction or registry.get(plan.op)
+    if jobs > 1 and instruction is not None and instruction is not registry.get(plan.op):
+        raise UsageError("--jobs > 1 runs the registered instructions only")
+    store = FindingStore(inst, plan, out)
+    stats = Stats()
+    start = time.perf_counter()
+    if corpus is not None:
+        stats.cases += _run_corpus(store, corpus)
+    for res in _batches(inst, plan, runs, seconds, jobs, start):
+        base = stats.cases
+        for key in sorted(res.hits, key=lambda k: (res.hits[k][1], k)):
+            count, item = res.hits[key]
+            store.add(key, count, f"batch {res.index} item {item}", res.case, res.examples[key],
+                      case_number=base + item + 1)
+        stats.cases += res.size
+        stats.batches += 1
+        stats.elapsed = time.perf_counter() - start
+        stats.signatures, stats.new = len(store.findings), len(store.new)
+        if seconds is not None:
+            stats.time_left = max(0.0, seconds - stats.elapsed)
+        if progress is not None:
+            progress(stats)
+    stats.elapsed = time.perf_counter() - start
+    store.finish(stats)
+    return store, stats
+
+
+def _plan_batches(inst: registry.Instruction, plan: Plan, runs: int | None) -> Iterator[tuple[int, Case, int, int]]:
+    planned = 0
+    k = 0
+    while runs is None or planned < runs:
+        case, size = batch_geometry(inst, plan, k)
+        take = size if runs is None else min(size, runs - planned)
+        yield k, case, size, take
+        planned += take
+        k += 1
+
+
+def _batches(inst: registry.Instruction, plan: Plan, runs: int | None, seconds: float | None, jobs: int,
+             start: float) -> Iterator[BatchResult]:
+    def time_up() -> bool:
+        return seconds is not None and time.perf_counter() - start >= seconds
+
+    todo = _plan_batches(inst, plan, runs)
+    if jobs == 1:
+        for k, case, size, take in todo:
+            if time_up():
+                return
+            yield run_batch(inst, plan, k, case, size, take)
+        return
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        window: deque[concurrent.futures.Future[BatchResult]] = deque()
+        exhausted = False
+        while True:
+            while not exhausted and len(window) < 4 * jobs and not time_up():
+                nxt = next(todo, None)
+                if nxt is None:
+                    exhausted = True
+                    break
+                window.append(pool.submit(_worker, plan, *nxt))
+            if not window:
+                return
+            yield window.popleft().result()
+            if time_up():
+                exhausted = True
+
+
+def _run_corpus(store: FindingStore, corpus: Path) -> int:
+    """Replay the case records under ``corpus`` for this instruction as campaign cases; return how many."""
+    n = 0
+    for path in records.discover([corpus]):
+        rec = records.read(path)
+        if rec.case.op != store.inst.name:
+            continue
+        _, sigs = differential.signatures_of(store.inst, rec.case, rec.inputs, store.plan.oracles)
+        for sig in sigs:
+            store.add(sig.key, 1, f"corpus {path}", rec.case, rec.inputs)
+        n += 1
+    return n

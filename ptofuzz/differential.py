@@ -1,0 +1,202 @@
+"""Differential comparison: run one case (or a batch of cases of one geometry) through several oracles and
+describe every disagreement by a :class:`Signature`.
+
+Two outcomes are compared only where both oracles say something: "unsupported" on either side is never a
+disagreement; a fault against a value is; two faults disagree when their names differ; two values are compared
+element by element on the elements both oracles define (EXACT bits, "some NaN", "some zero"). Each mismatching
+element gets a mismatch class (NaN encoding, NaN vs number, signed zero, inf, a ULP band, integer value,
+ordering) and the region of the tile it lies in; a case yields one signature per (oracle pair, mismatch class,
+region) it shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ptofuzz import dtypes, registry
+from ptofuzz.case import NAN, UNDEFINED, ZERO, Case, Outcome
+from ptofuzz.oracles import ieee
+
+# Mismatch classes of one element (value against value), in the order used for their codes.
+ELEMENT_KINDS = ("nan-encoding", "nan-vs-number", "signed-zero", "inf-vs-finite", "ulp-1", "ulp-2..16",
+                 "ulp-large", "int-value")
+FAULT_VS_VALUE = "fault-vs-value"
+FAULT_KIND = "fault-kind"
+ORDERING = "ordering"
+OP_REGION = "op"  # the region name of an instruction's elementwise operation (geometry-independent)
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Signature:
+    """What kind of disagreement a case shows; one saved example and a hit count per signature."""
+
+    op: str
+    dtype_class: str  # float / int / int64
+    pair: str  # "a5~spec": the two oracles, sorted
+    kind: str  # mismatch class
+    region: str  # where in the tile ("-" for whole-outcome disagreements)
+    geometry: str  # the instruction's geometry class of the case
+
+    @property
+    def key(self) -> str:
+        return "/".join((self.op, self.dtype_class, self.pair, self.kind, self.region, self.geometry))
+
+    @property
+    def slug(self) -> str:
+        """A file-system-safe folder name."""
+        return re.sub(r"[^A-Za-z0-9_.+-]+", "_", "_".join(
+            (self.op, self.dtype_class, self.pair.replace("~", "-vs-"), self.kind, self.region, self.geometry)))
+
+    @classmethod
+    def from_key(cls, key: str) -> Signature:
+        parts = key.split("/")
+        if len(parts) != 6:
+            raise ValueError(f"signature {key!r} is not op/dtype-class/pair/kind/region/geometry")
+        return cls(*parts)
+
+    def oracles(self) -> tuple[str, str]:
+        a, _, b = self.pair.partition("~")
+        return a, b
+
+
+def dtype_class(dtype: str) -> str:
+    """float, int, or int64 (64-bit integers, which only some platforms implement)."""
+    dt = dtypes.get(dtype)
+    return "float" if dt.is_float else "int64" if dt.bits == 64 else "int"
+
+
+def pair_name(a: str, b: str) -> str:
+    return "~".join(sorted((a, b)))
+
+
+def run_oracles(inst: registry.Instruction, case: Case, inputs: Mapping[str, np.ndarray],
+                oracles: Sequence[str]) -> dict[str, Outcome]:
+    """Each oracle's outcome of the same tiles and inputs (``case`` re-targeted to each platform)."""
+    return {o: inst.evaluate(case.replace(platform=o), inputs) for o in oracles}
+
+
+@dataclasses.dataclass
+class Hits:
+    """Per signature: how many of the batch's cases show it and the first (lowest index) that does."""
+
+    counts: dict[Signature, int] = dataclasses.field(default_factory=dict)
+    first: dict[Signature, int] = dataclasses.field(default_factory=dict)
+
+    def add(self, sig: Signature, items: np.ndarray) -> None:
+        if items.size:
+            self.counts[sig] = self.counts.get(sig, 0) + int(items.size)
+            self.first[sig] = min(self.first.get(sig, 1 << 62), int(items.min()))
+
+
+def compare_batch(inst: registry.Instruction, case: Case, outcomes: Mapping[str, Outcome], size: int | None
+                  ) -> Hits:
+    """Signatures shown by a batch of ``size`` cases (outputs with a leading batch axis) or by one case
+    (``size`` None, outputs without it)."""
+    hits = Hits()
+    n = 1 if size is None else size
+    every = np.arange(n)
+    dclass = dtype_class(case.dtype)
+    geometry = inst.geometry_class(case) if inst.geometry_class else "-"
+    for a, b in itertools.combinations(sorted(outcomes), 2):
+        oa, ob = outcomes[a], outcomes[b]
+        pair = pair_name(a, b)
+        if "unsupported" in (oa.kind, ob.kind):
+            continue
+        if oa.kind == "fault" or ob.kind == "fault":
+            if oa.kind != ob.kind:
+                hits.add(Signature(case.op, dclass, pair, FAULT_VS_VALUE, "-", geometry), every)
+            elif oa.fault and ob.fault and oa.fault.name != ob.fault.name:
+                hits.add(Signature(case.op, dclass, pair, FAULT_KIND, "-", geometry), every)
+            continue
+        for role in inst.outputs:
+            for kind, region, items in _value_mismatches(inst, case, role, oa, ob, size):
+                # an instruction's first region is its elementwise operation: the geometry is no part of the cause
+                where = "-" if inst.regions is not None and region == OP_REGION else geometry
+                hits.add(Signature(case.op, dclass, pair, kind, region, where), items)
+    return hits
+
+
+def _value_mismatches(inst: registry.Instruction, case: Case, role: str, oa: Outcome, ob: Outcome,
+                      size: int | None) -> list[tuple[str, str, np.ndarray]]:
+    """(mismatch class, region, batch items showing it) for one output role of two value outcomes."""
+    x, y = oa.outputs[role], ob.outputs[role]
+    kx, ky = oa.classes[role], ob.classes[role]
+    if size is None:
+        x, y, kx, ky = x[None], y[None], kx[None], ky[None]
+    bad = (x != y) & (kx != UNDEFINED) & (ky != UNDEFINED)
+    where = np.nonzero(bad)
+    if not where[0].size:
+        return []
+    xs, ys, kxs, kys = x[where], y[where], kx[where], ky[where]
+    dt = inst.dtype_of(case, role)
+    if dt.is_float:
+        nx, ny = ieee.is_nan(xs, dt), ieee.is_nan(ys, dt)
+        zx, zy = ieee.is_zero(xs, dt), ieee.is_zero(ys, dt)
+        loose_nan = (kxs == NAN) | (kys == NAN)
+        loose_zero = (kxs == ZERO) | (kys == ZERO)
+        agree = (loose_nan & nx & ny) | (loose_zero & zx & zy)
+        keep = ~agree
+        where = tuple(w[keep] for w in where)
+        if not where[0].size:
+            return []
+        xs, ys, nx, ny, zx, zy = xs[keep], ys[keep], nx[keep], ny[keep], zx[keep], zy[keep]
+        ix, iy = ieee.is_inf(xs, dt), ieee.is_inf(ys, dt)
+        ulps = _ulps(xs, ys, dt)
+        codes = np.select(
+            [nx & ny, nx | ny, zx & zy, ix | iy, ulps <= 1, ulps <= 16],
+            [0, 1, 2, 3, 4, 5], default=6)
+    else:
+        loose_zero = (kxs == ZERO) | (kys == ZERO)
+        keep = ~(loose_zero & (xs == 0) & (ys == 0))
+        where = tuple(w[keep] for w in where)
+        if not where[0].size:
+            return []
+        codes = np.full(where[0].size, 7)
+    items = where[0]
+    if inst.permutes and _same_values(x, y, kx, ky, np.unique(items)):
+        perm_items = np.unique(items)
+        return [(ORDERING, "-", perm_items)]
+    region_names, region_codes = _regions(inst, case, role, where[1:])
+    out = []
+    combined = codes * 64 + region_codes
+    for value in np.unique(combined):
+        sel = combined == value
+        out.append((ELEMENT_KINDS[int(value) // 64], region_names[int(value) % 64], np.unique(items[sel])))
+    return out
+
+
+def _ulps(xs: np.ndarray, ys: np.ndarray, dt: dtypes.DType) -> np.ndarray:
+    """Distance in units in the last place between finite values (through the monotone order key)."""
+    kx = ieee.order_key(xs, dt).astype(np.int64)
+    ky = ieee.order_key(ys, dt).astype(np.int64)
+    return np.abs(kx - ky)
+
+
+def _same_values(x: np.ndarray, y: np.ndarray, kx: np.ndarray, ky: np.ndarray, items: np.ndarray) -> bool:
+    """Whether, for every listed item, both outputs hold the same multiset of defined elements (a reordering)."""
+    for i in items:
+        dx = np.sort(x[i][(kx[i] != UNDEFINED) & (ky[i] != UNDEFINED)])
+        dy = np.sort(y[i][(kx[i] != UNDEFINED) & (ky[i] != UNDEFINED)])
+        if not np.array_equal(dx, dy):
+            return False
+    return True
+
+
+def _regions(inst: registry.Instruction, case: Case, role: str, index: tuple[np.ndarray, ...]
+             ) -> tuple[tuple[str, ...], np.ndarray]:
+    if inst.regions is None:
+        return ("-",), np.zeros(index[0].size, dtype=np.int64)
+    names, codes = inst.regions(case, role)
+    return names, codes[index].astype(np.int64)
+
+
+def signatures_of(inst: registry.Instruction, case: Case, inputs: Mapping[str, np.ndarray],
+                  oracles: Sequence[str]) -> tuple[dict[str, Outcome], list[Signature]]:
+    """One case (no batch axis): every oracle's outcome and the signatures they show, sorted."""
+    outcomes = run_oracles(inst, case, inputs, oracles)
+    return outcomes, sorted(compare_batch(inst, case, outcomes, None).counts)

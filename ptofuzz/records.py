@@ -1,0 +1,209 @@
+"""Case records: one case, its inputs and what each oracle said of it, as a small JSON file plus ``.bin`` inputs.
+
+The same format serves three purposes:
+
+* a **finding** of a fuzz campaign: ``OUT/<signature-slug>/record.json`` with the inputs, every oracle's output
+  (``<oracle>.<role>.bin``), the signature, its hit count and where the campaign first met it;
+* a **corpus entry** under ``corpora/``: a case to replay, whose inputs are inline hex (tiny tiles), ``.bin``
+  files next to it, or a seeded draw (``{"draw": {"seed": 0, "rate": 0.05}}``);
+* the **minimized** form of a finding (``OUT/<slug>.min/``).
+
+``expect`` holds each oracle's outcome and a digest of its outputs and element classes, so that a replay can
+say whether anything changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import shutil
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ptofuzz import dtypes, registry
+from ptofuzz.case import Case, Outcome
+from ptofuzz.errors import CaseFolderError, UsageError
+
+FORMAT = "ptofuzz-record/1"
+RECORD = "record.json"
+INLINE_MAX = 64  # elements: inputs up to this size are written inline as hex
+
+
+@dataclasses.dataclass
+class Record:
+    """A case with concrete inputs and what the oracles said about it."""
+
+    case: Case
+    inputs: dict[str, np.ndarray]
+    oracles: tuple[str, ...]
+    expect: dict[str, dict[str, Any]] = dataclasses.field(default_factory=dict)  # oracle -> outcome, digest
+    signatures: tuple[str, ...] = ()  # signature keys the case shows
+    extra: dict[str, Any] = dataclasses.field(default_factory=dict)  # finding / note / campaign info
+    path: Path | None = None  # the record.json (or corpus .json) it was read from
+
+
+def digest(outcome: Outcome) -> str:
+    """A short fingerprint of an outcome: kind, fault, output bits and element classes."""
+    h = hashlib.sha256(outcome.kind.encode())
+    if outcome.fault is not None:
+        h.update(outcome.fault.name.encode())
+    for role in sorted(outcome.outputs):
+        h.update(role.encode())
+        h.update(np.ascontiguousarray(outcome.outputs[role]).tobytes())
+        h.update(np.ascontiguousarray(outcome.classes[role]).tobytes())
+    return h.hexdigest()[:16]
+
+
+def describe(outcome: Outcome) -> dict[str, Any]:
+    d: dict[str, Any] = {"outcome": outcome.kind, "digest": digest(outcome)}
+    if outcome.fault is not None:
+        d["fault"] = outcome.fault.name
+    if outcome.kind == "unsupported":
+        d["reason"] = outcome.reason
+    return d
+
+
+def _input_entry(bits: np.ndarray, dt: dtypes.DType, fname: str, folder: Path | None,
+                 files: dict[str, bytes]) -> dict[str, Any]:
+    entry: dict[str, Any] = {"dtype": dt.name, "shape": list(bits.shape)}
+    if bits.size <= INLINE_MAX or folder is None:
+        entry["hex"] = [format(int(v), f"0{dt.bits // 4}x") for v in bits.ravel()]
+    else:
+        data = np.ascontiguousarray(bits).astype(dt.bits_dtype, copy=False).tobytes()
+        files[fname] = data
+        entry.update(file=fname, sha256=hashlib.sha256(data).hexdigest())
+    return entry
+
+
+def to_json(rec: Record, inst: registry.Instruction, folder: Path | None) -> tuple[dict[str, Any], dict[str, bytes]]:
+    """The record's JSON and the ``.bin`` files it refers to (inputs larger than :data:`INLINE_MAX`)."""
+    files: dict[str, bytes] = {}
+    inputs = {role: _input_entry(bits, inst.dtype_of(rec.case, role), f"{role}.bin", folder, files)
+              for role, bits in sorted(rec.inputs.items())}
+    data = {"format": FORMAT, **rec.case.to_json(), "inputs": inputs, "oracles": list(rec.oracles),
+            "expect": rec.expect, "signatures": list(rec.signatures), **rec.extra}
+    return data, files
+
+
+def write(rec: Record, inst: registry.Instruction, folder: Path, *, outcomes: Mapping[str, Outcome] | None = None,
+          force: bool = False) -> Path:
+    """Write a record folder atomically: ``record.json``, input ``.bin`` files and, when ``outcomes`` are given,
+    each oracle's outputs (``<oracle>.<role>.bin``, raw bits at the tile's physical shape)."""
+    data, files = to_json(rec, inst, folder)
+    for oracle, out in sorted((outcomes or {}).items()):
+        for role, bits in sorted(out.outputs.items()):
+            files[f"{oracle}.{role}.bin"] = np.ascontiguousarray(bits).tobytes()
+    tmp = folder.with_name(f".{folder.name}.tmp-{os.getpid()}")
+    if folder.exists() and not force:
+        raise UsageError(f"{str(folder)!r} already exists; pass --force to overwrite")
+    shutil.rmtree(tmp, ignore_errors=True)
+    try:
+        tmp.mkdir(parents=True)
+        for name, blob in files.items():
+            (tmp / name).write_bytes(blob)
+        (tmp / RECORD).write_text(dumps(data))
+        if folder.exists():
+            shutil.rmtree(folder)
+        os.rename(tmp, folder)
+    except OSError as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise UsageError(f"cannot write {str(folder)!r}: {e.strerror}; free some space or choose another --out"
+                         ) from None
+    return folder / RECORD
+
+
+def dumps(data: Mapping[str, Any]) -> str:
+    """Indented JSON with innermost lists (shapes, hex values) kept on one line."""
+    text = json.dumps(data, indent=1)
+    return re.sub(r"\[\s+([^\[\]{}]*?)\s+\]", lambda m: "[" + " ".join(m.group(1).split()) + "]", text) + "\n"
+
+
+def update_json(path: Path, changes: Mapping[str, Any]) -> None:
+    """Rewrite some top-level fields of a record.json atomically."""
+    data = json.loads(path.read_text())
+    data.update(changes)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(dumps(data))
+    os.replace(tmp, path)
+
+
+def read(path: Path) -> Record:
+    """Read a record from a record folder, a ``record.json`` or a corpus ``.json`` file."""
+    jpath = path / RECORD if path.is_dir() else path
+    try:
+        data = json.loads(jpath.read_text())
+    except (OSError, ValueError) as e:
+        raise CaseFolderError(f"{str(jpath)!r} is no readable case record ({e})") from None
+    if data.get("format") != FORMAT:
+        raise CaseFolderError(f"{str(jpath)!r} is no ptofuzz case record (format {data.get('format')!r}, "
+                              f"expected {FORMAT!r})")
+    try:
+        case = Case.from_json(data)
+        inst = registry.get(case.op)
+        inputs = {role: _read_input(entry, inst.dtype_of(case, role), jpath.parent, case, role)
+                  for role, entry in data["inputs"].items()}
+        oracles = tuple(data.get("oracles") or inst.platforms)
+    except (KeyError, TypeError, ValueError) as e:
+        raise CaseFolderError(f"{str(jpath)!r}: bad case record ({e}); regenerate it") from None
+    known = {"format", "op", "platform", "dtype", "tiles", "params", "inputs", "oracles", "expect", "signatures"}
+    extra = {k: v for k, v in data.items() if k not in known}
+    return Record(case, inputs, oracles, dict(data.get("expect") or {}), tuple(data.get("signatures") or ()),
+                  extra, jpath)
+
+
+def _read_input(entry: Mapping[str, Any], dt: dtypes.DType, folder: Path, case: Case, role: str) -> np.ndarray:
+    shape = tuple(int(x) for x in entry.get("shape") or case.tile(role).shape)
+    n = int(np.prod(shape))
+    if "hex" in entry:
+        values = [int(h, 16) for h in entry["hex"]]
+        if len(values) != n:
+            raise ValueError(f"{role}: {len(values)} hex values for shape {shape}")
+        return np.array(values, dtype=np.uint64).astype(dt.bits_dtype).reshape(shape)
+    if "file" in entry:
+        fpath = folder / entry["file"]
+        data = fpath.read_bytes()
+        if len(data) != n * dt.itemsize:
+            raise ValueError(f"{fpath.name} holds {len(data)} bytes, {role} needs {n * dt.itemsize}")
+        return np.frombuffer(data, dtype=dt.bits_dtype).reshape(shape).copy()
+    if "draw" in entry:
+        from ptofuzz.generators import values
+        from ptofuzz.generators.source import seeded
+
+        d = entry["draw"]
+        mix = values.ValueMix.parse(d.get("special"), float(d.get("rate", values.DEFAULT_SPECIAL_RATE)))
+        return values.draw(seeded(int(d.get("seed", 0)), str(d.get("key", "")), role), dt, shape, mix)
+    raise ValueError(f"{role}: no hex, file or draw")
+
+
+def discover(paths: Sequence[Path]) -> list[Path]:
+    """Record files under the given paths: record folders, ``.json`` records, or folders holding them."""
+    found: list[Path] = []
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"path {str(p)!r} does not exist")
+        if p.is_file():
+            found.append(p)
+        elif (p / RECORD).is_file():
+            found.append(p / RECORD)
+        else:
+            kids = sorted(k for k in p.rglob("*.json") if not any(part.startswith(".") for part in k.parts[-2:])
+                          and _is_record(k))
+            if not kids:
+                raise UsageError(f"{str(p)!r} holds no case records (record.json or corpus .json files)")
+            found.extend(kids)
+    return found
+
+
+def _is_record(path: Path) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(200)
+    except OSError:
+        return False
+    return FORMAT.encode() in head

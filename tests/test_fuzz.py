@@ -1,0 +1,217 @@
+"""The differential fuzzing engine: a planted bug is found, saved, replayed and minimized; results do not depend
+on --jobs; documented platform differences show up once each; comparisons classify mismatches correctly."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pytest
+
+from ptofuzz import campaign, differential, dtypes, records, registry
+from ptofuzz.case import EXACT, NAN, UNDEFINED, Case, Outcome, Tile
+from ptofuzz.minimize import minimize_path
+from ptofuzz.oracles import ieee
+from ptofuzz.oracles import tpart as tpart_oracles
+from ptofuzz.replay import replay
+
+F32 = dtypes.get("float32")
+
+
+def quieting_a5(case, inputs):
+    """A wrong a5 model: copies of a signalling NaN come out quiet (the quiet bit set)."""
+    out = tpart_oracles.a5(case, inputs)
+    if out.kind != "ok" or not F32.is_float or case.dtype != "float32":
+        return out
+    dst = out.outputs["dst"].copy()
+    snan = ieee.is_snan(dst, F32)
+    dst[snan] |= np.uint32(F32.quiet_bit)
+    return Outcome("ok", outputs={"dst": dst}, classes=out.classes, flags=out.flags)
+
+
+def buggy(name="TPARTADD"):
+    inst = registry.get(name)
+    a5 = dataclasses.replace(inst.platforms["a5"], oracle=quieting_a5)
+    return dataclasses.replace(inst, platforms={**inst.platforms, "a5": a5})
+
+
+def test_planted_bug_is_found_saved_replayed_and_minimized(tmp_path):
+    inst = buggy()
+    plan = campaign.make_plan("tpartadd", ["cpu", "a5"], seed=7, dtype="float32", instruction=inst)
+    store, stats = campaign.run_random(plan, runs=20_000, out=tmp_path, instruction=inst)
+    found = [f for f in store.findings.values() if f.new]
+    assert found, f"planted bug not found in {stats.cases} cases"
+    f = found[0]
+    assert f.signature.pair == "a5~cpu" and f.signature.kind == "nan-encoding"
+    assert f.signature.region in ("src0-only", "src1-only")  # sNaNs are only copied there; the op quiets them
+    assert f.path is not None and f.path.is_file()
+    saved = json.loads(f.path.read_text())
+    assert saved["finding"]["signature"] == f.signature.key and saved["finding"]["hits"] == f.hits > 0
+    assert saved["replay"] == f"ptofuzz replay {f.path.parent}"
+
+    # replayed with the same (buggy) model: unchanged; with the real a5 model the disagreement is gone
+    (same,) = replay([f.path.parent], {"TPARTADD": inst})
+    assert same.verdict == "same" and f.signature.key in same.signatures
+    (fixed,) = replay([f.path.parent])
+    assert fixed.verdict == "changed" and any("no longer shows" in c for c in fixed.changes)
+
+    # the --runs command in the record reproduces the first hit
+    first_runs = f.case_number
+    again, _ = campaign.run_random(plan, runs=first_runs, instruction=inst)
+    assert f.signature.key in again.findings
+
+    small = minimize_path(f.path.parent, instruction=inst)
+    assert small.path == f.path.parent.with_name(f.path.parent.name + ".min")
+    assert all(t.rows <= 4 and t.cols <= 4 for _, t in small.record.case.tiles), small.after
+    assert small.nonzero_after <= 2
+    (still,) = replay([small.path], {"TPARTADD": inst})
+    assert still.verdict == "same" and f.signature.key in still.signatures
+
+
+def _summary(store, stats):
+    data = campaign.summary_json(store, stats)
+    return data["cases"], [(s["signature"], s["hits"], s["first_seen"]) for s in data["signatures"]]
+
+
+@pytest.mark.parametrize("op", ["tpartmax", "tsort32"])
+def test_jobs_do_not_change_the_results(op):
+    plan = campaign.make_plan(op, seed=11)
+    one = _summary(*campaign.run_random(plan, runs=3000, jobs=1))
+    two = _summary(*campaign.run_random(plan, runs=3000, jobs=2))
+    assert one == two and one[0] == 3000 and one[1]
+
+
+def test_cli_jobs_json_identical(cli, tmp_path):
+    outs = []
+    for jobs in (1, 2):
+        res = cli("fuzz", "tpartmin", "--runs", "4000", "--seed", "5", "--jobs", jobs, "--json")
+        assert res.code == 0, res
+        data = json.loads(res.out)
+        outs.append((data["cases"], data["signatures"]))
+    assert outs[0] == outs[1]
+
+
+def test_documented_differences_are_single_known_signatures(cli, tmp_path):
+    res = cli("fuzz", "tpartmax", "--runs", "30000", "--seed", "2", "--out", tmp_path, "--json")
+    assert res.code == 0, res  # nothing new: every difference is a documented one
+    data = json.loads(res.out)
+    sigs = {s["signature"]: s for s in data["signatures"]}
+    zero_fill = [s for k, s in sigs.items() if "cpu~spec/fault-vs-value" in k]
+    assert zero_fill and all(s["known"] for s in zero_fill)
+    nan_rule = sigs["TPARTMAX/float/cpu~spec/nan-vs-number/op/-"]
+    assert nan_rule["hits"] > 100 and "std::max" in nan_rule["known"]  # many hits, one signature, one folder
+    folders = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert len(folders) == len(sigs)
+    # a second campaign into the same --out adds hits, saves nothing new
+    again = json.loads(cli("fuzz", "tpartmax", "--runs", "2000", "--seed", "3", "--out", tmp_path,
+                           "--json").out)
+    assert again["new"] == 0
+    rec = json.loads((tmp_path / differential.Signature.from_key(nan_rule["signature"]).slug
+                      / "record.json").read_text())
+    assert rec["finding"]["hits"] > nan_rule["hits"]
+
+
+def test_new_signature_exits_1_and_prints_replay(cli, tmp_path, monkeypatch):
+    inst = buggy()
+    monkeypatch.setattr(registry, "_REGISTRY", {**registry.all_instructions(), "TPARTADD": inst})
+    res = cli("fuzz", "tpartadd", "--oracles", "cpu,a5", "--dtype", "f32", "--runs", "20000", "--seed", "7",
+              "--out", tmp_path)
+    assert res.code == 1, res
+    assert "NEW" in res.out and f"ptofuzz replay {tmp_path}" in res.out
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--oracles", "spec,a6", "--runs", "5"], "unknown platform 'a6'"),
+    (["--oracles", "cpu", "--runs", "5"], "needs two oracles"),
+    (["--oracles", "cpu,cpu", "--runs", "5"], "names an oracle twice"),
+    ([], "--time SECONDS or --runs N"),
+    (["--runs", "0"], "--runs 0"),
+    (["--runs", "5", "--engine", "afl"], "--engine 'afl'"),
+    (["--runs", "5", "--dtype", "int64", "--oracles", "spec,cpu"], "no chosen oracle"),
+    (["--runs", "5", "--shape", "4by4"], "--shape"),
+])
+def test_bad_fuzz_requests_are_one_line_errors(cli, args, needle):
+    res = cli("fuzz", "tpartadd", *args)
+    assert res.code == 2 and needle in res.err and len(res.err.strip().splitlines()) == 1, res
+
+
+def test_tsort_has_one_oracle_only(cli):
+    res = cli("fuzz", "tsort", "--runs", "5")
+    assert res.code == 2 and "two oracles" in res.err
+
+
+# ---- comparisons ------------------------------------------------------------------------------------------------
+
+def _ok(dst, cls=None):
+    dst = np.array(dst, dtype=np.uint32)
+    return Outcome("ok", outputs={"dst": dst}, classes={"dst": np.zeros(dst.shape, np.uint8) if cls is None
+                                                       else np.array(cls, np.uint8)})
+
+
+CASE = Case("TPARTADD", "cpu", "float32", (("dst", Tile(1, 4, 1, 4)), ("src0", Tile(1, 4, 1, 4)),
+                                           ("src1", Tile(1, 4, 1, 2))))
+
+
+@pytest.mark.parametrize("x, y, kind, region", [
+    (0x7FC00000, 0x7FC00001, "nan-encoding", "op"),
+    (0x7FC00000, 0x3F800000, "nan-vs-number", "op"),
+    (0x00000000, 0x80000000, "signed-zero", "op"),
+    (0x7F800000, 0x7F7FFFFF, "inf-vs-finite", "op"),
+    (0x3F800000, 0x3F800001, "ulp-1", "op"),
+    (0x3F800000, 0x3F800010, "ulp-2..16", "op"),
+    (0x3F800000, 0x40000000, "ulp-large", "op"),
+])
+def test_element_mismatch_classes(x, y, kind, region):
+    inst = registry.get("TPARTADD")
+    hits = differential.compare_batch(inst, CASE, {"cpu": _ok([[x, 0, 0, 0]]), "spec": _ok([[y, 0, 0, 0]])}, None)
+    assert [(s.kind, s.region, s.pair, s.geometry) for s in hits.counts] == [(kind, region, "cpu~spec", "-")]
+
+
+def test_regions_name_where_a_mismatch_lies():
+    inst = registry.get("TPARTADD")
+    hits = differential.compare_batch(inst, CASE, {"a5": _ok([[0, 0, 0, 1]]), "cpu": _ok([[0, 0, 0, 2]])}, None)
+    (sig,) = hits.counts
+    assert sig.region == "src0-only" and sig.geometry == "src0=eq,src1=cols,nodesc" or sig.geometry == "nodesc"
+
+
+def test_loose_classes_and_undefined_elements_are_not_mismatches():
+    inst = registry.get("TPARTADD")
+    a = _ok([[0x7FC00000, 0x80000000, 5, 0]], [[NAN, 2, UNDEFINED, EXACT]])
+    b = _ok([[0xFFC12345, 0x00000000, 6, 0]])
+    assert not differential.compare_batch(inst, CASE, {"a5": a, "spec": b}, None).counts
+
+
+def test_unsupported_is_never_a_mismatch_but_fault_against_value_is():
+    inst = registry.get("TPARTADD")
+    un = Outcome.unsupported("no")
+    fault = Outcome.faulted("Fault_TileLegality", 5, "x")
+    assert not differential.compare_batch(inst, CASE, {"a5": un, "spec": fault}, None).counts
+    (sig,) = differential.compare_batch(inst, CASE, {"cpu": _ok([[1, 2, 3, 4]]), "spec": fault}, None).counts
+    assert sig.kind == "fault-vs-value" and sig.region == "-"
+
+
+def test_batched_comparison_counts_items_and_first_hit():
+    inst = registry.get("TPARTADD")
+    x = np.zeros((5, 1, 4), np.uint32)
+    y = x.copy()
+    y[2, 0, 0] = 1
+    y[4, 0, 0] = 1
+    hits = differential.compare_batch(inst, CASE, {"cpu": _ok(x), "spec": _ok(y)}, 5)
+    (sig,) = hits.counts
+    assert hits.counts[sig] == 2 and hits.first[sig] == 2 and sig.kind == "ulp-1"
+
+
+def test_record_round_trip(tmp_path):
+    inst = registry.get("TPARTADD")
+    inputs = {"src0": np.arange(4, dtype=np.uint32).reshape(1, 4), "src1": np.full((1, 4), 0x7F800001, np.uint32)}
+    outcomes, sigs = differential.signatures_of(inst, CASE, inputs, ("cpu", "spec"))
+    rec = records.Record(CASE, inputs, ("cpu", "spec"), {o: records.describe(v) for o, v in outcomes.items()},
+                         tuple(s.key for s in sigs))
+    path = records.write(rec, inst, tmp_path / "r", outcomes=outcomes)
+    back = records.read(path.parent)
+    assert back.case == CASE and back.oracles == ("cpu", "spec") and back.expect == rec.expect
+    assert all(np.array_equal(back.inputs[r], inputs[r]) for r in inputs)
+    assert (tmp_path / "r" / "cpu.dst.bin").read_bytes() == outcomes["cpu"].outputs["dst"].tobytes()
+    (res,) = replay([tmp_path / "r"])
+    assert res.verdict == "same"
