@@ -22,23 +22,25 @@ FLAG_ORDER = (NV, DZ, OF, UF, NX)
 
 
 def is_nan(bits: np.ndarray, dt: DType) -> np.ndarray:
-    return ((bits & dt.exp_mask) == dt.exp_mask) & ((bits & dt.man_mask) != 0)
+    return (bits & dt.abs_mask) > dt.exp_mask
 
 
 def is_snan(bits: np.ndarray, dt: DType) -> np.ndarray:
-    return is_nan(bits, dt) & ((bits & dt.quiet_bit) == 0)
+    magnitude = bits & dt.abs_mask
+    return (magnitude > dt.exp_mask) & (magnitude < (dt.exp_mask | dt.quiet_bit))
 
 
 def is_inf(bits: np.ndarray, dt: DType) -> np.ndarray:
-    return (bits & ~np.array(dt.sign_mask, bits.dtype)) == dt.exp_mask
+    return (bits & dt.abs_mask) == dt.exp_mask
 
 
 def is_zero(bits: np.ndarray, dt: DType) -> np.ndarray:
-    return (bits & ~np.array(dt.sign_mask, bits.dtype)) == 0
+    return (bits & dt.abs_mask) == 0
 
 
 def is_subnormal(bits: np.ndarray, dt: DType) -> np.ndarray:
-    return ((bits & dt.exp_mask) == 0) & ((bits & dt.man_mask) != 0)
+    # magnitude - 1 wraps around for zero, so one comparison finds 1 <= magnitude <= man_mask
+    return ((bits & dt.abs_mask) - np.array(1, bits.dtype)) < dt.man_mask
 
 
 def is_negative(bits: np.ndarray, dt: DType) -> np.ndarray:

@@ -14,7 +14,10 @@ the spec reads all sources before publishing.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import contextvars
+from collections.abc import Callable, Iterator
+from typing import Any
 
 import numpy as np
 
@@ -68,12 +71,35 @@ def _partial(case: Case, inputs: dict[str, np.ndarray], element_op: ElementOp, *
     rb, cb = min(r0, r1), min(c0, c1)
     raised: tuple[str, ...] | None = () if with_flags else None
     if rb and cb:
-        res, cls, flags = element_op(OPS[case.op], a[..., :rb, :cb], b[..., :rb, :cb], dt)
+        memo = _SHARED.get()
+        key = (element_op, case.op, dt.name, id(a), id(b), rb, cb)
+        if memo is None or key not in memo:
+            result = element_op(OPS[case.op], a[..., :rb, :cb], b[..., :rb, :cb], dt)
+            if memo is not None:
+                memo[key] = (result, a, b)  # a and b stay alive, so their ids name them for the memo's life
+        else:
+            result = memo[key][0]
+        res, cls, flags = result  # read only: copied into the outcome below
         out[..., :rb, :cb] = res
         classes[..., :rb, :cb] = cls
         if with_flags:
             raised = tuple(name for name in ieee.FLAG_ORDER if name in flags and bool(np.any(flags[name])))
     return Outcome("ok", outputs={"dst": out}, classes={"dst": classes}, flags=raised)
+
+
+_SHARED: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar("tpart_shared", default=None)
+
+
+@contextlib.contextmanager
+def shared_work() -> Iterator[None]:
+    """Within this context the TPART* oracles share element-operation results on the same inputs (a2a3 and a5
+    run the same vector operations): one case evaluated on several platforms pays for them once. Inputs must
+    not change inside the context."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
 
 
 def _exact(shape: tuple[int, ...]) -> np.ndarray:

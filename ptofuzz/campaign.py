@@ -179,6 +179,7 @@ class Finding:
     new: bool  # neither known nor saved by an earlier campaign in the same --out
     path: Path | None = None  # its record folder
     case_number: int | None = None  # cases run up to and including the first hit (for a --runs replay)
+    flushed: int = 0  # hits already added to the saved record
 
 
 @dataclasses.dataclass
@@ -246,15 +247,16 @@ class FindingStore:
         return path
 
     def finish(self, stats: Stats) -> None:
-        """Add this campaign's hits to each saved record and write ``campaign.json`` (the summary)."""
+        """Add this campaign's hits (since the last call) to each saved record and write ``campaign.json``."""
         if self.out is None:
             return
-        for key, f in self.findings.items():
-            if f.path is not None and f.path.is_file():
+        for f in self.findings.values():
+            if f.path is not None and f.path.is_file() and f.hits > f.flushed:
                 data = json.loads(f.path.read_text())
                 finding = dict(data.get("finding", {}))
-                finding["hits"] = int(finding.get("hits", 0)) + f.hits
+                finding["hits"] = int(finding.get("hits", 0)) + f.hits - f.flushed
                 records.update_json(f.path, {"finding": finding})
+                f.flushed = f.hits
         self.out.mkdir(parents=True, exist_ok=True)
         tmp = self.out / f".{SUMMARY}.tmp-{os.getpid()}"
         tmp.write_text(json.dumps(summary_json(self, stats), indent=1) + "\n")
@@ -276,7 +278,7 @@ def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
              "replay": f"ptofuzz replay {f.path.parent}" if f.path else None}
             for f in sorted(store.findings.values(), key=lambda f: f.signature)],
         "new": len(store.new),
-        "command": plan.command(),
+        "command": plan.command(engine=store.engine),
     }
 
 

@@ -89,7 +89,20 @@ class Case:
         object.__setattr__(self, "params", tuple(sorted((k, v) for k, v in self.params if v is not None)))
 
     def tile(self, role: str) -> Tile:
-        return dict(self.tiles)[role]
+        for r, t in self.tiles:
+            if r == role:
+                return t
+        raise KeyError(role)
+
+    def on(self, platform: str) -> Case:
+        """The same case for another platform (cheaper than :meth:`replace`: nothing to re-normalise)."""
+        if platform == self.platform:
+            return self
+        other = object.__new__(Case)
+        for field, value in (("op", self.op), ("platform", platform), ("dtype", self.dtype), ("tiles", self.tiles),
+                             ("params", self.params)):
+            object.__setattr__(other, field, value)
+        return other
 
     def param(self, name: str, default: Any = None) -> Any:
         return dict(self.params).get(name, default)

@@ -181,6 +181,7 @@ def fuzz(
             with report.progress(enabled=not json_out) as show:
                 store, stats = campaign.run_random(plan, runs=runs, seconds=time_s, jobs=jobs, out=out,
                                                    corpus=corpus, progress=show)
+            summary = campaign.summary_json(store, stats)
         elif engine == "atheris":
             from ptofuzz import atheris_engine
 
@@ -188,12 +189,12 @@ def fuzz(
                 raise UsageError("--engine atheris runs one process; drop --jobs (libFuzzer's own -fork is not "
                                  "wired up)")
             with report.progress(enabled=not json_out) as show:
-                store, stats = atheris_engine.run(plan, runs=runs, seconds=time_s, out=out, corpus=corpus,
-                                                  progress=show)
+                summary, _ = atheris_engine.run(plan, runs=runs, seconds=time_s, out=out, corpus=corpus,
+                                                progress=show)
         else:
             raise UsageError(f"--engine {engine!r} is not random or atheris")
-        report.campaign(store, stats, as_json=json_out)
-        if store.new:
+        report.campaign(summary, as_json=json_out)
+        if summary["new"]:
             raise typer.Exit(int(ExitCode.MISMATCH))
 
 

@@ -11,6 +11,7 @@ region) it shows.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import itertools
 import re
@@ -77,7 +78,8 @@ def pair_name(a: str, b: str) -> str:
 def run_oracles(inst: registry.Instruction, case: Case, inputs: Mapping[str, np.ndarray],
                 oracles: Sequence[str]) -> dict[str, Outcome]:
     """Each oracle's outcome of the same tiles and inputs (``case`` re-targeted to each platform)."""
-    return {o: inst.evaluate(case.replace(platform=o), inputs) for o in oracles}
+    with inst.shared() if inst.shared is not None else contextlib.nullcontext():
+        return {o: inst.evaluate(case.on(o), inputs) for o in oracles}
 
 
 @dataclasses.dataclass
@@ -101,34 +103,48 @@ def compare_batch(inst: registry.Instruction, case: Case, outcomes: Mapping[str,
     n = 1 if size is None else size
     every = np.arange(n)
     dclass = dtype_class(case.dtype)
-    geometry = inst.geometry_class(case) if inst.geometry_class else "-"
+    geometry: list[str] = []  # computed on the first hit only: most cases show none
+
+    def sig(pair: str, kind: str, region: str) -> Signature:
+        if not geometry:
+            geometry.append(inst.geometry_class(case) if inst.geometry_class else "-")
+        # an instruction's first region is its elementwise operation: the geometry is no part of the cause
+        where = "-" if inst.regions is not None and region == OP_REGION else geometry[0]
+        return Signature(case.op, dclass, pair, kind, region, where)
+
+    defined: dict[tuple[str, str], np.ndarray] = {}  # (oracle, role) -> elements it defines
     for a, b in itertools.combinations(sorted(outcomes), 2):
         oa, ob = outcomes[a], outcomes[b]
-        pair = pair_name(a, b)
         if "unsupported" in (oa.kind, ob.kind):
             continue
         if oa.kind == "fault" or ob.kind == "fault":
             if oa.kind != ob.kind:
-                hits.add(Signature(case.op, dclass, pair, FAULT_VS_VALUE, "-", geometry), every)
+                hits.add(sig(pair_name(a, b), FAULT_VS_VALUE, "-"), every)
             elif oa.fault and ob.fault and oa.fault.name != ob.fault.name:
-                hits.add(Signature(case.op, dclass, pair, FAULT_KIND, "-", geometry), every)
+                hits.add(sig(pair_name(a, b), FAULT_KIND, "-"), every)
             continue
         for role in inst.outputs:
-            for kind, region, items in _value_mismatches(inst, case, role, oa, ob, size):
-                # an instruction's first region is its elementwise operation: the geometry is no part of the cause
-                where = "-" if inst.regions is not None and region == OP_REGION else geometry
-                hits.add(Signature(case.op, dclass, pair, kind, region, where), items)
+            x, y = oa.outputs[role], ob.outputs[role]
+            differ = x != y
+            if not differ.any():
+                continue
+            for o, out in ((a, oa), (b, ob)):
+                if (o, role) not in defined:
+                    defined[o, role] = out.classes[role] != UNDEFINED
+            bad = differ & defined[a, role] & defined[b, role]
+            for kind, region, items in _value_mismatches(inst, case, role, oa, ob, bad, size):
+                hits.add(sig(pair_name(a, b), kind, region), items)
     return hits
 
 
 def _value_mismatches(inst: registry.Instruction, case: Case, role: str, oa: Outcome, ob: Outcome,
-                      size: int | None) -> list[tuple[str, str, np.ndarray]]:
-    """(mismatch class, region, batch items showing it) for one output role of two value outcomes."""
+                      bad: np.ndarray, size: int | None) -> list[tuple[str, str, np.ndarray]]:
+    """(mismatch class, region, batch items showing it) for one output role of two value outcomes, given the
+    elements both define whose bits differ (``bad``)."""
     x, y = oa.outputs[role], ob.outputs[role]
     kx, ky = oa.classes[role], ob.classes[role]
     if size is None:
-        x, y, kx, ky = x[None], y[None], kx[None], ky[None]
-    bad = (x != y) & (kx != UNDEFINED) & (ky != UNDEFINED)
+        x, y, kx, ky, bad = x[None], y[None], kx[None], ky[None], bad[None]
     where = np.nonzero(bad)
     if not where[0].size:
         return []

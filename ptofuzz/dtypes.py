@@ -58,6 +58,11 @@ class DType:
         return 1 << (self.bits - 1)
 
     @property
+    def abs_mask(self) -> int:
+        """Every bit but the sign."""
+        return (1 << (self.bits - 1)) - 1
+
+    @property
     def exp_mask(self) -> int:
         return ((1 << self.exp_bits) - 1) << self.man_bits
 
@@ -110,6 +115,9 @@ _BY_SPELLING: dict[str, DType] = {s: d for d in DTYPES.values() for s in d.spell
 
 def get(name: str | DType) -> DType:
     """Look up a dtype by any accepted spelling (``float``, ``fp32``, ``half``, ``bf16``, ``s8``, ``u16`` ...)."""
+    found = _BY_SPELLING.get(name)  # type: ignore[arg-type]  # the common case: a canonical name
+    if found is not None:
+        return found
     if isinstance(name, DType):
         return name
     try:

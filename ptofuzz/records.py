@@ -4,8 +4,9 @@ The same format serves three purposes:
 
 * a **finding** of a fuzz campaign: ``OUT/<signature-slug>/record.json`` with the inputs, every oracle's output
   (``<oracle>.<role>.bin``), the signature, its hit count and where the campaign first met it;
-* a **corpus entry** under ``corpora/``: a case to replay, whose inputs are inline hex (tiny tiles), ``.bin``
-  files next to it, or a seeded draw (``{"draw": {"seed": 0, "rate": 0.05}}``);
+* a **corpus entry** under ``corpora/``: a case to replay, whose inputs are inline hex per role (tiny tiles),
+  ``.bin`` files next to it, or one seeded draw through the instruction's own generator
+  (``"inputs": {"draw": {"seed": 0, "key": ["corpus", "<name>"], "rate": 0.05}}``);
 * the **minimized** form of a finding (``OUT/<slug>.min/``).
 
 ``expect`` holds each oracle's outcome and a digest of its outputs and element classes, so that a replay can
@@ -146,8 +147,16 @@ def read(path: Path) -> Record:
     try:
         case = Case.from_json(data)
         inst = registry.get(case.op)
-        inputs = {role: _read_input(entry, inst.dtype_of(case, role), jpath.parent, case, role)
-                  for role, entry in data["inputs"].items()}
+        if "draw" in data["inputs"]:  # a seeded draw through the instruction's own generator
+            from ptofuzz.generators import values
+            from ptofuzz.generators.source import seeded
+
+            d = data["inputs"]["draw"]
+            mix = values.ValueMix.parse(d.get("special"), float(d.get("rate", values.DEFAULT_SPECIAL_RATE)))
+            inputs = inst.draw_inputs(seeded(int(d.get("seed", 0)), *[str(k) for k in d.get("key", [])]), case, mix)
+        else:
+            inputs = {role: _read_input(entry, inst.dtype_of(case, role), jpath.parent, case, role)
+                      for role, entry in data["inputs"].items()}
         oracles = tuple(data.get("oracles") or inst.platforms)
     except (KeyError, TypeError, ValueError) as e:
         raise CaseFolderError(f"{str(jpath)!r}: bad case record ({e}); regenerate it") from None
@@ -171,14 +180,7 @@ def _read_input(entry: Mapping[str, Any], dt: dtypes.DType, folder: Path, case: 
         if len(data) != n * dt.itemsize:
             raise ValueError(f"{fpath.name} holds {len(data)} bytes, {role} needs {n * dt.itemsize}")
         return np.frombuffer(data, dtype=dt.bits_dtype).reshape(shape).copy()
-    if "draw" in entry:
-        from ptofuzz.generators import values
-        from ptofuzz.generators.source import seeded
-
-        d = entry["draw"]
-        mix = values.ValueMix.parse(d.get("special"), float(d.get("rate", values.DEFAULT_SPECIAL_RATE)))
-        return values.draw(seeded(int(d.get("seed", 0)), str(d.get("key", "")), role), dt, shape, mix)
-    raise ValueError(f"{role}: no hex, file or draw")
+    raise ValueError(f"{role}: neither hex values nor a file")
 
 
 def discover(paths: Sequence[Path]) -> list[Path]:

@@ -78,6 +78,8 @@ class Instruction:
         permutes: outputs are reorderings of the inputs (sorts): same elements in another order is "ordering".
         known_difference: ``signature -> reason | None``: the documented, intended differences between two
             platforms; a campaign still saves them, once each, but they do not count as new findings.
+        shared: ``() -> context manager`` under which the oracles may share intermediate results while one
+            case is evaluated on several platforms (inputs unchanged inside it).
         shrink: ``(case, inputs) -> iterable of (smaller case, its inputs)`` for ``ptofuzz minimize`` (None: the
             generic deletion of rows and columns, :func:`ptofuzz.minimize.shrink_candidates`).
     """
@@ -102,6 +104,7 @@ class Instruction:
     permutes: bool = False
     known_difference: Callable[[Any], str | None] | None = None
     shrink: Callable[[Case, dict[str, np.ndarray]], Any] | None = None
+    shared: Callable[[], Any] | None = None
 
     def dtype_of(self, case: Case, role: str) -> dtypes.DType:
         """Element type of a role's tile (and file) in ``case``."""

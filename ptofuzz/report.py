@@ -152,10 +152,8 @@ def progress(enabled: bool = True) -> Iterator[Callable[[Any], None]]:
         yield update
 
 
-def campaign(store: Any, stats: Any, *, as_json: bool = False) -> None:
-    from ptofuzz.campaign import summary_json
-
-    data = summary_json(store, stats)
+def campaign(data: dict[str, Any], *, as_json: bool = False) -> None:
+    """A campaign's summary (``campaign.summary_json``): one row per signature, then the totals."""
     if as_json:
         _print_json(data)
         return

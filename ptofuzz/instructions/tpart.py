@@ -331,5 +331,5 @@ def instructions() -> list[Instruction]:
             random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape", "dst", "src0", "src1", "inplace"), redraw=redraw,
             replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
-            known_difference=known_difference))
+            known_difference=known_difference, shared=oracles.shared_work))
     return out

@@ -1,0 +1,53 @@
+"""Shared setup of the standalone libFuzzer-style targets in this folder (not part of the installed package).
+
+A target decodes each input into one case of its instruction family (through ptofuzz's generators and
+:class:`ptofuzz.generators.fuzzed.FuzzedSource`), runs it through every oracle and compares them. It crashes
+(so that libFuzzer keeps the input as a reproducer) when an oracle raises, or when two oracles disagree in a way
+that is neither a documented platform difference nor listed in ``PTOFUZZ_ALLOW`` (comma-separated signature
+substrings); with ``PTOFUZZ_FINDINGS=DIR`` every signature's first case is also saved there as a record folder.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Sequence
+
+
+def main(ops: Sequence[str]) -> None:
+    import atheris
+
+    from ptofuzz.atheris_engine import import_instrumented
+
+    import_instrumented()
+    from pathlib import Path
+
+    from ptofuzz import campaign, differential, registry
+    from ptofuzz.generators.fuzzed import FuzzedSource
+
+    plans = [campaign.make_plan(op) for op in ops]
+    insts = [registry.get(p.op) for p in plans]
+    out = os.environ.get("PTOFUZZ_FINDINGS")
+    stores = [campaign.FindingStore(i, p, Path(out), engine="atheris") if out else None
+              for i, p in zip(insts, plans)]
+    allowed = [s for s in os.environ.get("PTOFUZZ_ALLOW", "").split(",") if s]
+
+    def test_one_input(data: bytes) -> None:
+        src = FuzzedSource.from_bytes(data)
+        k = src.choice(range(len(plans)))
+        plan, inst, store = plans[k], insts[k], stores[k]
+        case, _ = campaign.draw_case(inst, plan, src)
+        if max(t.rows * t.cols for _, t in case.tiles) > plan.max_elements:
+            return
+        inputs = inst.draw_inputs(src, case, plan.mix)
+        outcomes = differential.run_oracles(inst, case, inputs, plan.oracles)
+        for sig in sorted(differential.compare_batch(inst, case, outcomes, None).counts):
+            if store is not None:
+                store.add(sig.key, 1, "libFuzzer", case, inputs)
+            known = inst.known_difference(sig) if inst.known_difference else None
+            if known is None and not any(a in sig.key for a in allowed):
+                raise AssertionError(f"oracles disagree: {sig.key} ({case.dtype} "
+                                     f"{', '.join(f'{r} {t.token()}' for r, t in case.tiles)})")
+
+    atheris.Setup(sys.argv, test_one_input)
+    atheris.Fuzz()

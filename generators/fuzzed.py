@@ -1,0 +1,87 @@
+"""A :class:`~ptofuzz.generators.source.Source` over a fuzzer's input bytes (atheris' ``FuzzedDataProvider``).
+
+The same generators that draw seeded random cases then draw structure-aware cases from the fuzzer's bytes:
+every choice (platform, shape, region, dtype, values) consumes some of them, so coverage-guided mutation of the
+bytes explores geometry and values alike. When the bytes run out (libFuzzer starts with short inputs), the
+remaining draws come from a PCG64 stream seeded by the input's SHA-256: short inputs still give whole tiles
+of varied values, and the same input always gives the same case.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any, TypeVar
+
+import numpy as np
+
+T = TypeVar("T")
+
+
+class BytesProvider:
+    """The subset of ``atheris.FuzzedDataProvider`` used here, in plain Python (tests, and running without
+    atheris)."""
+
+    def __init__(self, data: bytes) -> None:
+        self.data, self.pos = data, 0
+
+    def ConsumeBytes(self, n: int) -> bytes:  # noqa: N802 - atheris' spelling
+        out = self.data[self.pos:self.pos + n]
+        self.pos += len(out)
+        return out
+
+    def remaining_bytes(self) -> int:
+        return len(self.data) - self.pos
+
+    def ConsumeIntInRange(self, low: int, high: int) -> int:  # noqa: N802
+        span = high - low
+        raw = self.ConsumeBytes((span.bit_length() + 7) // 8) if span > 0 else b""
+        return low + int.from_bytes(raw, "little") % (span + 1) if span > 0 else low
+
+
+class FuzzedSource:
+    """:class:`~ptofuzz.generators.source.Source` reading from a FuzzedDataProvider (or :class:`BytesProvider`)."""
+
+    def __init__(self, provider: Any, data: bytes = b"") -> None:
+        self.fdp = provider
+        self.data = data
+        self.rest: np.random.Generator | None = None  # the stream after the input's bytes run out
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> FuzzedSource:
+        try:
+            import atheris
+        except ImportError:  # plain bytes work the same way, just without coverage guidance
+            return cls(BytesProvider(data), data)
+        return cls(atheris.FuzzedDataProvider(data), data)
+
+    def _raw(self, nbytes: int) -> bytes:
+        got = self.fdp.ConsumeBytes(nbytes)
+        if len(got) == nbytes:
+            return got
+        if self.rest is None:
+            digest = hashlib.sha256(self.data).digest()
+            self.rest = np.random.Generator(np.random.PCG64(int.from_bytes(digest[:16], "little")))
+        return got + self.rest.bytes(nbytes - len(got))
+
+    def _int(self, low: int, high: int) -> int:
+        if self.fdp.remaining_bytes():
+            return int(self.fdp.ConsumeIntInRange(low, high))
+        return low + int.from_bytes(self._raw(8), "little") % (high - low + 1)
+
+    def integers(self, low: int, high: int, size: int | None = None) -> np.ndarray:
+        if size is None:
+            return np.array(self._int(int(low), int(high)))
+        span = int(high) - int(low) + 1
+        raw = np.frombuffer(self._raw(8 * size), dtype="<u8")
+        return (raw % np.uint64(span)).astype(np.int64) + int(low)
+
+    def random(self, size: int) -> np.ndarray:
+        raw = np.frombuffer(self._raw(4 * size), dtype="<u4")
+        return raw.astype(np.float64) / 4294967296.0
+
+    def bits(self, nbits: int, size: int) -> np.ndarray:
+        return np.frombuffer(self._raw(nbits // 8 * size), dtype=f"<u{nbits // 8}").copy()
+
+    def choice(self, options: Sequence[T]) -> T:
+        return options[self._int(0, len(options) - 1)]

@@ -1,0 +1,182 @@
+"""The coverage-guided engine: atheris (libFuzzer for Python) drives the same generators and oracles.
+
+Each fuzzer input is decoded by :class:`~ptofuzz.generators.fuzzed.FuzzedSource` into one case (which oracle's
+input space, geometry, dtype, values) and run through every chosen oracle; disagreements go to the same
+:class:`~ptofuzz.campaign.FindingStore` as the random engine's. ptofuzz's own modules (oracles, generators,
+instructions, the comparison) are instrumented, so inputs that reach new branches of the oracles are kept in
+the corpus and mutated further.
+
+libFuzzer ends the process when it is done, so :func:`run` starts the fuzzer in a child process
+(``python -m ptofuzz.atheris_engine``) that writes its summary to a file as it goes; the parent shows progress
+and reads the final summary. The standalone targets under ``fuzz/`` use :func:`target` directly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+# atheris instruments whole top-level packages (a dotted name counts for its package): all of ptofuzz, whose
+# oracle branches are the coverage that matters; numpy and the standard library stay uninstrumented
+INSTRUMENTED = ("ptofuzz",)
+FLUSH_SECONDS = 0.5
+MAX_LEN = 8192  # bytes per fuzzer input: enough for two 16x64 float32 tiles and their geometry
+
+
+def import_instrumented() -> None:
+    """Import ptofuzz's modules with atheris' coverage instrumentation (before anything else imports them)."""
+    import atheris
+
+    with atheris.instrument_imports(include=list(INSTRUMENTED)):
+        import ptofuzz.differential  # noqa: F401
+        import ptofuzz.registry as reg
+
+        reg.all_instructions()  # the instruction modules, and through them the oracles and generators
+
+
+def target(plan: Any, store: Any, on_exec: Callable[[int], None] | None = None) -> Callable[[bytes], None]:
+    """A libFuzzer ``TestOneInput`` for ``plan``: decode a case, run the oracles, record disagreements."""
+    from ptofuzz import campaign, differential, registry
+    from ptofuzz.generators.fuzzed import FuzzedSource
+
+    inst = store.inst if store is not None else registry.get(plan.op)
+    mix = plan.mix
+    count = [0]
+
+    def test_one_input(data: bytes) -> None:
+        count[0] += 1
+        src = FuzzedSource.from_bytes(data)
+        case, _ = campaign.draw_case(inst, plan, src)
+        if max(t.rows * t.cols for _, t in case.tiles) > plan.max_elements:
+            return
+        inputs = inst.draw_inputs(src, case, mix)
+        outcomes = differential.run_oracles(inst, case, inputs, plan.oracles)
+        hits = differential.compare_batch(inst, case, outcomes, None)
+        if store is not None:
+            for sig in sorted(hits.counts):
+                store.add(sig.key, 1, f"exec {count[0]}", case, inputs)
+        if on_exec is not None:
+            on_exec(count[0])
+
+    return test_one_input
+
+
+def _child(args: dict[str, Any]) -> None:
+    """The fuzzing process: instrument, build the target, hand over to libFuzzer (which never returns)."""
+    import atheris
+
+    import_instrumented()
+    from ptofuzz import campaign
+
+    plan = campaign.Plan(**{**args["plan"], "oracles": tuple(args["plan"]["oracles"]),
+                            "constraints": tuple((k, tuple(v) if k == "shape" else v)
+                                                 for k, v in args["plan"]["constraints"])})
+    out = Path(args["out"]) if args["out"] else None
+    store = campaign.FindingStore(campaign.registry.get(plan.op), plan, out, engine="atheris")
+    summary = Path(args["summary"])
+    start = time.perf_counter()
+    last = [start]
+
+    def flush(execs: int) -> None:
+        stats = campaign.Stats(cases=execs, elapsed=time.perf_counter() - start, signatures=len(store.findings),
+                               new=len(store.new))
+        data = campaign.summary_json(store, stats)
+        tmp = summary.with_name(summary.name + ".tmp")
+        tmp.write_text(json.dumps(data))
+        os.replace(tmp, summary)
+        store.finish(stats)
+        last[0] = time.perf_counter()
+
+    runs, seconds = args["runs"], args["seconds"]
+    known = {"new": 0}
+
+    def on_exec(execs: int) -> None:
+        now = time.perf_counter()
+        done = (runs is not None and execs >= runs) or (seconds is not None and now - start >= seconds)
+        if done or now - last[0] >= FLUSH_SECONDS or len(store.new) != known["new"]:
+            known["new"] = len(store.new)
+            flush(execs)
+        if done:  # libFuzzer would end the process without a last summary: stop here, after writing it
+            sys.stdout.flush()
+            os._exit(0)
+
+    fuzz_args = [sys.argv[0], *args["libfuzzer"]]
+    atheris.Setup(fuzz_args, target(plan, store, on_exec))
+    atheris.Fuzz()
+
+
+def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out: Path | None = None,
+        corpus: Path | None = None, progress: Callable[[Any], None] | None = None,
+        log: Path | None = None) -> tuple[dict[str, Any], Any]:
+    """Fuzz ``plan`` with atheris in a child process; return the final summary (as ``campaign.json``) and
+    the last statistics."""
+    from ptofuzz import campaign
+    from ptofuzz.errors import UsageError
+
+    try:
+        import atheris  # noqa: F401
+    except ImportError:
+        raise UsageError("atheris is not installed for this Python; `pip install atheris` or use "
+                         "--engine random") from None
+    if runs is None and seconds is None:
+        raise UsageError("give --runs N or --time SECONDS")
+    work = Path(tempfile.mkdtemp(prefix="ptofuzz-atheris-"))
+    if corpus is not None:
+        if corpus.exists() and not corpus.is_dir():
+            raise UsageError(f"--corpus {str(corpus)!r} is a file; atheris keeps its corpus in a folder")
+        corpus.mkdir(parents=True, exist_ok=True)
+    libfuzzer = [str(corpus)] if corpus is not None else []
+    libfuzzer += [f"-seed={plan.seed or 1}", f"-max_len={MAX_LEN}", "-print_final_stats=1"]
+    if seconds is not None:  # the child stops itself on time; this is only a backstop
+        libfuzzer.append(f"-max_total_time={int(seconds) + 60}")
+    summary = work / "summary.json"
+    args = {"plan": {**plan.__dict__, "constraints": [list(c) for c in plan.constraints]},
+            "out": str(out) if out else None, "summary": str(summary), "runs": runs, "seconds": seconds,
+            "libfuzzer": libfuzzer}
+    log_path = log or work / "libfuzzer.log"
+    start = time.perf_counter()
+    with open(log_path, "wb") as logf:
+        proc = subprocess.Popen([sys.executable, "-m", "ptofuzz.atheris_engine", json.dumps(args)],
+                                stdout=logf, stderr=subprocess.STDOUT)
+        try:
+            while proc.poll() is None:
+                time.sleep(0.25)
+                if progress is not None and summary.is_file():
+                    progress(_stats(summary, start, seconds))
+        except BaseException:
+            proc.kill()
+            raise
+    if not summary.is_file():
+        tail = log_path.read_text(errors="replace").strip().splitlines()[-1:] if log_path.is_file() else []
+        raise UsageError(f"atheris ended (exit {proc.returncode}) before its first case: "
+                         f"{tail[0] if tail else 'no output'}; see {log_path}")
+    data = json.loads(summary.read_text())
+    stats = _stats(summary, start, seconds)
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        (out / campaign.SUMMARY).write_text(json.dumps(data, indent=1) + "\n")
+    return data, stats
+
+
+def _stats(summary: Path, start: float, seconds: float | None) -> Any:
+    from ptofuzz import campaign
+
+    try:
+        data = json.loads(summary.read_text())
+    except (OSError, ValueError):
+        data = {}
+    elapsed = time.perf_counter() - start
+    return campaign.Stats(cases=int(data.get("cases", 0)), elapsed=float(data.get("elapsed_s", elapsed)),
+                          signatures=len(data.get("signatures", [])), new=int(data.get("new", 0)),
+                          time_left=None if seconds is None else max(0.0, seconds - elapsed))
+
+
+if __name__ == "__main__":
+    _child(json.loads(sys.argv[1]))

@@ -1,0 +1,116 @@
+"""Seed corpora replay unchanged and rebuild identically; the fuzzer-bytes Source and the atheris engine."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptofuzz import campaign, records
+from ptofuzz.generators.fuzzed import BytesProvider, FuzzedSource
+from ptofuzz.replay import replay
+
+ROOT = Path(__file__).resolve().parent.parent
+CORPORA = ROOT / "corpora"
+
+
+def test_every_corpus_record_replays_unchanged():
+    results = replay([CORPORA])
+    assert len(results) > 200
+    changed = [(str(r.path), r.changes) for r in results if r.verdict != "same"]
+    assert not changed, changed[:3]
+    ops = {r.op for r in results}
+    assert {"TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TSORT", "TSORT32", "TMRGSORT"} <= ops
+
+
+def test_corpora_rebuild_identically(tmp_path):
+    res = subprocess.run([sys.executable, str(ROOT / "ci" / "build_corpora.py"), "--out", str(tmp_path)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert res.returncode == 0, res.stderr
+    built = {p.relative_to(tmp_path): p.read_text() for p in tmp_path.rglob("*.json")}
+    checked_in = {p.relative_to(CORPORA): p.read_text() for p in CORPORA.rglob("*.json")}
+    assert built.keys() == checked_in.keys()
+    assert [k for k in built if built[k] != checked_in[k]] == []
+
+
+def test_corpus_holds_the_spec_worked_examples():
+    rec = records.read(CORPORA / "tpartadd" / "edge" / "spec-overlap-001.json")
+    assert rec.inputs["src0"][0, :3].tolist() == [1, 2, 7] and rec.inputs["src1"][0, :2].tolist() == [3, 4]
+    (res,) = replay([rec.path])
+    assert res.verdict == "same" and res.signatures == ()
+
+
+def test_replay_reports_a_changed_expectation(tmp_path, cli):
+    src = CORPORA / "tpartmax" / "edge" / "f32-specials-tpartmax.json"
+    data = json.loads(src.read_text())
+    data["expect"]["a5"]["digest"] = "0" * 16
+    data["signatures"] = data["signatures"][:1]
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(data))
+    res = cli("replay", bad)
+    assert res.code == 1 and "a5: outputs or element classes changed" in res.out and "now also shows" in res.out
+    assert f"reproduce: ptofuzz replay {bad}" in res.out
+    assert cli("replay", src).code == 0
+
+
+def test_random_campaign_replays_the_corpus_first():
+    plan = campaign.make_plan("tpartmax", seed=1)
+    store, stats = campaign.run_random(plan, runs=10, corpus=CORPORA / "tpartmax")
+    n = len(list((CORPORA / "tpartmax").rglob("*.json")))
+    assert stats.cases == 10 + n
+    assert any(f.first.startswith("corpus ") for f in store.findings.values())
+
+
+def test_bad_replay_paths(cli, tmp_path):
+    assert cli("replay", tmp_path / "nope").code == 2
+    (tmp_path / "x.json").write_text("{}")
+    res = cli("replay", tmp_path)
+    assert res.code == 2 and "holds no case records" in res.err
+
+
+# ---- the fuzzer-bytes Source ------------------------------------------------------------------------------------
+
+def test_fuzzed_source_is_deterministic_and_in_range():
+    data = bytes(range(256)) * 4
+
+    def draws(src):
+        return (src.integers(3, 9, 50).tolist(), src.random(5).tolist(), src.bits(16, 7).tolist(),
+                src.choice(["a", "b", "c"]), int(src.integers(-5, 5)))
+
+    one, two = draws(FuzzedSource(BytesProvider(data), data)), draws(FuzzedSource(BytesProvider(data), data))
+    assert one == two
+    ints, floats, _, _, single = one
+    assert all(3 <= v <= 9 for v in ints) and all(0 <= f < 1 for f in floats) and -5 <= single <= 5
+
+
+def test_short_inputs_still_give_varied_values():
+    src = FuzzedSource(BytesProvider(b"\x01\x02"), b"\x01\x02")
+    bits = src.bits(32, 1000)
+    assert len(np.unique(bits)) > 900  # the rest of the stream comes from the input's hash, not zeros
+    again = FuzzedSource(BytesProvider(b"\x01\x02"), b"\x01\x02").bits(32, 1000)
+    assert np.array_equal(bits, again)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 11), reason="atheris is a dependency on Python >= 3.11 only")
+def test_atheris_engine_runs_saves_and_keeps_its_corpus(cli, tmp_path):
+    corpus, out = tmp_path / "corpus", tmp_path / "out"
+    res = cli("fuzz", "tpartmax", "--engine", "atheris", "--runs", "400", "--seed", "3", "--corpus", corpus,
+              "--out", out, "--json")
+    assert res.code == 0, res
+    data = json.loads(res.out)
+    assert data["engine"] == "atheris" and data["cases"] == 400
+    assert data["signatures"] and all(s["known"] for s in data["signatures"])
+    assert all((Path(s["path"]) / "record.json").is_file() for s in data["signatures"])
+    kept = set(corpus.iterdir())
+    assert kept  # libFuzzer added inputs to the corpus folder
+    again = cli("fuzz", "tpartmax", "--engine", "atheris", "--runs", "50", "--corpus", corpus, "--json")
+    assert again.code == 0 and kept <= set(corpus.iterdir())
+
+
+def test_atheris_engine_rejects_jobs(cli):
+    res = cli("fuzz", "tpartadd", "--engine", "atheris", "--runs", "5", "--jobs", "2")
+    assert res.code == 2 and "--jobs" in res.err
