@@ -15,6 +15,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from ptofuzz.generators.source import RngSource, seeded
+
 T = TypeVar("T")
 
 
@@ -45,7 +47,7 @@ class FuzzedSource:
     def __init__(self, provider: Any, data: bytes = b"") -> None:
         self.fdp = provider
         self.data = data
-        self.rest: np.random.Generator | None = None  # the stream after the input's bytes run out
+        self.rest: RngSource | None = None  # the stream after the input's bytes run out
 
     @classmethod
     def from_bytes(cls, data: bytes) -> FuzzedSource:
@@ -55,32 +57,47 @@ class FuzzedSource:
             return cls(BytesProvider(data), data)
         return cls(atheris.FuzzedDataProvider(data), data)
 
+    def _rest(self) -> RngSource | None:
+        """The seeded stream once the input is used up (None while bytes remain)."""
+        if self.rest is None and not self.fdp.remaining_bytes():
+            self.rest = seeded(0, "fuzzed-input", hashlib.sha256(self.data).hexdigest())
+        return self.rest
+
     def _raw(self, nbytes: int) -> bytes:
         got = self.fdp.ConsumeBytes(nbytes)
         if len(got) == nbytes:
             return got
-        if self.rest is None:
-            digest = hashlib.sha256(self.data).digest()
-            self.rest = np.random.Generator(np.random.PCG64(int.from_bytes(digest[:16], "little")))
-        return got + self.rest.bytes(nbytes - len(got))
+        rest = self._rest()
+        assert rest is not None
+        return got + rest.rng.bytes(nbytes - len(got))
 
     def _int(self, low: int, high: int) -> int:
-        if self.fdp.remaining_bytes():
+        rest = self._rest()
+        if rest is None:
             return int(self.fdp.ConsumeIntInRange(low, high))
-        return low + int.from_bytes(self._raw(8), "little") % (high - low + 1)
+        return int(rest.integers(low, high))
 
     def integers(self, low: int, high: int, size: int | None = None) -> np.ndarray:
         if size is None:
             return np.array(self._int(int(low), int(high)))
+        rest = self._rest()
+        if rest is not None:
+            return rest.integers(int(low), int(high), size)
         span = int(high) - int(low) + 1
         raw = np.frombuffer(self._raw(8 * size), dtype="<u8")
         return (raw % np.uint64(span)).astype(np.int64) + int(low)
 
     def random(self, size: int) -> np.ndarray:
+        rest = self._rest()
+        if rest is not None:
+            return rest.random(size)
         raw = np.frombuffer(self._raw(4 * size), dtype="<u4")
         return raw.astype(np.float64) / 4294967296.0
 
     def bits(self, nbits: int, size: int) -> np.ndarray:
+        rest = self._rest()
+        if rest is not None:
+            return rest.bits(nbits, size)
         return np.frombuffer(self._raw(nbits // 8 * size), dtype=f"<u{nbits // 8}").copy()
 
     def choice(self, options: Sequence[T]) -> T:

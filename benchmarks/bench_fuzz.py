@@ -1,0 +1,69 @@
+#!/usr/bin/env python
+"""Fuzzing throughput: the random engine's cases/s and the atheris engine's execs/s.
+
+Workload (the issue's): TPARTADD, float32, 16x16 tiles, all four oracles (spec, cpu, a2a3, a5) compared on every
+case, findings kept in memory (no --out).
+
+* random engine: ``campaign.run_random`` in this process (one core), ``--cases`` cases (default 300,000), best
+  of ``--repeat`` runs (default 3); target >= 30,000 cases/s;
+* atheris engine: ``atheris_engine.run`` for ``--seconds`` (default 20) in its child process; execs/s is the
+  child's executed inputs over its fuzzing time (imports and instrumentation excluded); target >= 5,000.
+
+Exit status 1 when a target is missed. Not part of the pytest suite:
+
+    python benchmarks/bench_fuzz.py [--cases 300000] [--repeat 3] [--seconds 20] [--only random|atheris]
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import sys
+import time
+
+from ptofuzz import campaign
+
+RANDOM_TARGET = 30_000
+ATHERIS_TARGET = 5_000
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, default=300_000)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--seconds", type=float, default=20.0)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--only", choices=("random", "atheris"))
+    args = ap.parse_args(argv)
+    plan = campaign.make_plan("tpartadd", ["spec", "cpu", "a2a3", "a5"], seed=args.seed, dtype="float32",
+                              shape=(16, 16))
+    print(f"TPARTADD float32 16x16, oracles {','.join(plan.oracles)} (python {platform.python_version()})")
+    rows = []
+    if args.only in (None, "random"):
+        campaign.run_random(plan, runs=20_000)  # warm-up: imports, registry, first allocations
+        best = 0.0
+        sigs = 0
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            store, stats = campaign.run_random(plan, runs=args.cases)
+            rate = stats.cases / (time.perf_counter() - t0)
+            best, sigs = max(best, rate), len(store.findings)
+        rows.append(("random engine, 1 process", f"{best:,.0f} cases/s", RANDOM_TARGET, best,
+                     f"{args.cases:,} cases, best of {args.repeat}, {sigs} signatures"))
+    if args.only in (None, "atheris"):
+        from ptofuzz import atheris_engine
+
+        data, _ = atheris_engine.run(plan, seconds=args.seconds)
+        rate = data["cases"] / data["elapsed_s"] if data["elapsed_s"] else 0.0
+        rows.append(("atheris engine, 1 process", f"{rate:,.0f} execs/s", ATHERIS_TARGET, rate,
+                     f"{data['cases']:,} execs in {data['elapsed_s']:.1f} s, {len(data['signatures'])} signatures"))
+    failed = False
+    for name, shown, target, value, note in rows:
+        ok = value >= target
+        failed |= not ok
+        print(f"{name:28} {shown:>18}  target >= {target:,}  {'PASS' if ok else 'FAIL'}  ({note})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
