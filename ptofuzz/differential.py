@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import hashlib
 import itertools
 import re
 from collections.abc import Mapping, Sequence
@@ -49,9 +50,14 @@ class Signature:
 
     @property
     def slug(self) -> str:
-        """A file-system-safe folder name."""
-        return re.sub(r"[^A-Za-z0-9_.+-]+", "_", "_".join(
-            (self.op, self.dtype_class, self.pair.replace("~", "-vs-"), self.kind, self.region, self.geometry)))
+        """A file-system-safe folder name: the fields made readable, plus 8 hex digits of the key's hash so
+        that two signatures never share a folder."""
+        text = "_".join((self.op, self.dtype_class, self.pair, self.kind, self.region, self.geometry))
+        for old, new in (("~", "-vs-"), ("<=", "le"), (">=", "ge"), ("<", "lt"), (">", "gt"), ("=", "-"),
+                         (",", "+")):
+            text = text.replace(old, new)
+        text = re.sub(r"[^A-Za-z0-9_.+-]+", "_", text)
+        return f"{text}_{hashlib.sha256(self.key.encode()).hexdigest()[:8]}"
 
     @classmethod
     def from_key(cls, key: str) -> Signature:

@@ -157,17 +157,13 @@ def campaign(data: dict[str, Any], *, as_json: bool = False) -> None:
     if as_json:
         _print_json(data)
         return
-    from rich import box
-
-    con = _console()
-    table = Table(box=box.SIMPLE, pad_edge=False, title=f"{data['op']}: {', '.join(data['oracles'])}")
-    for col in ("signature", "hits", "first seen", "status"):
-        table.add_column(col, no_wrap=col != "signature", overflow="fold")
-    for s in data["signatures"]:
-        status = "[bold red]NEW[/]" if s["new"] else "[dim]known[/]" if s["known"] else "seen before"
-        table.add_row(escape(s["signature"]), f"{s['hits']:,}", escape(s["first_seen"]), status)
+    con = _console()  # one line per signature, never wrapped: logs stay greppable at any width
+    con.print(f"[bold]{data['op']}[/]: {', '.join(data['oracles'])}")
     if data["signatures"]:
-        con.print(table)
+        con.print(f"  {'status':<11} {'hits':>9}  {'first seen':<18} signature")
+    for s in data["signatures"]:
+        status = "[bold red]NEW[/]        " if s["new"] else "[dim]known[/]      " if s["known"] else "seen before"
+        con.print(f"  {status} {s['hits']:>9,}  {escape(s['first_seen'][:18]):<18} {escape(s['signature'])}")
     for s in data["signatures"]:
         if s["new"] and s["replay"]:
             con.print(f"[bold red]new[/] {escape(s['signature'])}\n    reproduce: {escape(s['replay'])}")

@@ -202,6 +202,14 @@ def test_batched_comparison_counts_items_and_first_hit():
     assert hits.counts[sig] == 2 and hits.first[sig] == 2 and sig.kind == "ulp-1"
 
 
+def test_signature_folders_never_collide():
+    keys = ["TSORT32/float/a5~cpu/int-value/-/16-bit,cols>32", "TSORT32/float/a5~cpu/int-value/-/16-bit,cols<=32",
+            "TPARTADD/float/a5~spec/fault-vs-value/-/src0=eq,src1=in", "TPARTADD/float/a5~spec/fault-vs-value/-/src0=eq+src1=in"]
+    slugs = [differential.Signature.from_key(k).slug for k in keys]
+    assert len(set(slugs)) == len(slugs)
+    assert all(differential.Signature.from_key(k).key == k for k in keys)
+
+
 def test_record_round_trip(tmp_path):
     inst = registry.get("TPARTADD")
     inputs = {"src0": np.arange(4, dtype=np.uint32).reshape(1, 4), "src1": np.full((1, 4), 0x7F800001, np.uint32)}
