@@ -12,7 +12,7 @@ import numpy as np
 
 from ptofuzz import casefolder, dtypes, registry
 from ptofuzz.case import UNDEFINED, Case, Outcome
-from ptofuzz.compare import Comparison, compare
+from ptofuzz.compare import Comparison, Mode, compare, test_eps
 from ptofuzz.errors import CaseFolderError, UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
@@ -200,6 +200,8 @@ class FileVerdict:
     comparison: Comparison | None  # None when the file could not be compared
     problem: str = ""  # why it fails without an element comparison (absent golden, unexpected file, ...)
     dtype: str = ""  # element type of the file
+    shape: tuple[int, int] = (0, 0)  # the file's elements
+    valid: tuple[int, int] = (0, 0)  # its valid region
 
     @property
     def ok(self) -> bool:
@@ -280,10 +282,100 @@ def _check_one(path: Path, platform: str | None) -> CaseVerdict:
         fdt = lc.inst.dtype_of(case, role)
         actual = casefolder.read_tile_file(fpath, fdt, shape)
         r, c = shape
-        cmp = compare(outcome.outputs[role][:r, :c], outcome.classes[role][:r, :c], actual, fdt)
-        files.append(FileVerdict(fname, cmp, dtype=fdt.name))
+        regions = None
+        if lc.inst.regions is not None and role in lc.inst.outputs:
+            names, codes = lc.inst.regions(case, role)
+            regions = (names, codes[:r, :c])
+        eps = test_eps(case.op, case.platform)
+        cmp = compare(outcome.outputs[role][:r, :c], outcome.classes[role][:r, :c], actual, fdt,
+                      valid=(min(tile.valid_rows, r), min(tile.valid_cols, c)), regions=regions, eps=eps,
+                      half_as_bits=case.platform in ("a2a3", "a5"))
+        files.append(FileVerdict(fname, cmp, dtype=fdt.name, shape=(r, c),
+                                 valid=(min(tile.valid_rows, r), min(tile.valid_cols, c))))
     verdict = "pass" if not messages and all(f.ok for f in files) else "fail"
     return CaseVerdict(**base, verdict=verdict, files=tuple(files), message="; ".join(messages))
+
+
+# ---- diff ---------------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class DiffResult:
+    label: str  # what was compared ("golden.bin vs output.bin", "a5 vs cpu: dst")
+    dtype: str
+    shape: tuple[int, int]
+    valid: tuple[int, int]
+    comparison: Comparison
+    reproduce: str
+
+
+def diff_files(golden: str | Path, output: str | Path, dtype: str, shape: tuple[int, int], *,
+               valid: tuple[int, int] | None = None, mode: Mode = Mode(), eps: float | None = None) -> DiffResult:
+    """Compare two raw little-endian files of ``shape`` elements of ``dtype``."""
+    dt = dtypes.get(dtype)
+    r, c = shape
+    if r < 0 or c < 0 or r * c > MAX_TILE_ELEMENTS:
+        raise UsageError(f"--shape {r}x{c} is no tile ptofuzz handles (up to {MAX_TILE_ELEMENTS:,} elements)")
+    v = valid or shape
+    if v[0] > r or v[1] > c:
+        raise UsageError(f"--valid {v[0]}x{v[1]} is larger than --shape {r}x{c}")
+    try:
+        exp = casefolder.read_tile_file(Path(golden), dt, shape)
+        act = casefolder.read_tile_file(Path(output), dt, shape)
+    except CaseFolderError as e:
+        raise UsageError(str(e)) from None
+    cmp = compare(exp, None, act, dt, mode=mode, valid=v, eps=eps)
+    flags = _mode_flags(mode) + (f" --valid {v[0]}x{v[1]}" if valid else "") + (f" --eps {eps:g}" if eps is not None
+                                                                               else "")
+    return DiffResult(f"{golden} vs {output}", dt.name, shape, v, cmp,
+                      f"ptofuzz diff {golden} {output} --dtype {dt.name} --shape {r}x{c}{flags}")
+
+
+def _mode_flags(mode: Mode) -> str:
+    out = "" if mode.kind == "bits" else f" --mode {mode.kind}"
+    out += f" --ulp {mode.ulp}" if mode.kind == "ulp" else ""
+    out += f" --rtol {mode.rtol:g}" if mode.rtol is not None else ""
+    out += f" --atol {mode.atol:g}" if mode.atol is not None else ""
+    out += " --nan any" if mode.nan == "any" else ""
+    out += " --zeros unsigned" if mode.zeros == "unsigned" else ""
+    return out
+
+
+def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode: Mode = Mode(),
+                eps: float | None = None) -> list[DiffResult]:
+    """Compare two oracles' outputs of a saved case record (a fuzz finding): by default the pair of its
+    signature, the first oracle's output taken as the expected side."""
+    from ptofuzz import differential, records
+
+    found = records.discover([Path(path)])
+    if len(found) != 1:
+        raise UsageError(f"{str(path)!r} holds {len(found)} records; name one finding folder or record file")
+    rec = records.read(found[0])
+    inst = registry.get(rec.case.op)
+    if oracles:
+        pair = list(oracles)
+    else:
+        key = (rec.extra.get("finding") or {}).get("signature") or (rec.signatures[0] if rec.signatures else "")
+        pair = list(differential.Signature.from_key(key).oracles()) if key else list(rec.oracles[:2])
+    if len(pair) != 2 or any(o not in inst.platforms for o in pair):
+        raise UsageError(f"--oracles {','.join(pair)}: name two of {', '.join(rec.oracles)}")
+    outcomes = differential.run_oracles(inst, rec.case, rec.inputs, pair)
+    a, b = (outcomes[o] for o in pair)
+    for o, out in zip(pair, (a, b)):
+        if out.kind != "ok":
+            raise UsageError(f"{o} gives no values for this case ({out.kind}: {out.reason}); its disagreement is "
+                             "the outcome itself")
+    results = []
+    for role in inst.outputs:
+        tile = rec.case.tile(role)
+        regions = inst.regions(rec.case, role) if inst.regions is not None else None
+        dt = inst.dtype_of(rec.case, role)
+        # elements either oracle leaves undefined are not compared
+        classes = np.where(b.classes[role] == UNDEFINED, np.uint8(UNDEFINED), a.classes[role]).astype(np.uint8)
+        cmp = compare(a.outputs[role], classes, b.outputs[role], dt, mode=mode, valid=tile.valid, regions=regions,
+                      eps=eps)
+        results.append(DiffResult(f"{pair[0]} (expected) vs {pair[1]}: {role}", dt.name, tile.shape, tile.valid, cmp,
+                                  f"ptofuzz diff {path} --oracles {pair[0]},{pair[1]}{_mode_flags(mode)}"))
+    return results
 
 
 # ---- capabilities ---------------------------------------------------------------------------------------------

@@ -233,6 +233,60 @@ def minimize(
         report.minimized(result, as_json=json_out)
 
 
+@app.command()
+def diff(
+    golden: Annotated[Path, typer.Argument(help="Expected raw file, or a saved fuzz case (record folder).")],
+    output: Annotated[Optional[Path], typer.Argument(help="Actual raw file (not for a record).")] = None,
+    dtype: Annotated[Optional[str], typer.Option(help="Element type of the raw files.")] = None,
+    shape: Annotated[Optional[str], typer.Option(help="Elements in the raw files, RxC.")] = None,
+    valid: Annotated[Optional[str], typer.Option(help="Valid region RxC (differences outside it are writes "
+                                                      "where none belong).")] = None,
+    mode: Annotated[str, typer.Option(help="bits (exact), ulp (within --ulp N) or tol (--rtol/--atol).")] = "bits",
+    ulp: Annotated[int, typer.Option(help="Allowed ULP distance for --mode ulp.")] = 1,
+    rtol: Annotated[Optional[float], typer.Option(help="Relative tolerance for --mode tol.")] = None,
+    atol: Annotated[Optional[float], typer.Option(help="Absolute tolerance for --mode tol.")] = None,
+    nan: Annotated[str, typer.Option(help="payload (NaN bits must match) or any (any NaN matches).")] = "payload",
+    zeros: Annotated[str, typer.Option(help="signed (-0 != +0) or unsigned.")] = "signed",
+    eps: Annotated[Optional[float], typer.Option(help="Also give pto-isa ResultCmp's verdict at this eps.")] = None,
+    oracles: Annotated[Optional[str], typer.Option(help="For a record: the two oracles to compare (expected "
+                                                        "first; default: its signature's pair).")] = None,
+    html: Annotated[Optional[Path], typer.Option(help="Also write the report as an HTML page.")] = None,
+    svg: Annotated[Optional[Path], typer.Option(help="Also write the report as an SVG image.")] = None,
+    junit: Annotated[Optional[Path], typer.Option(help="Also write a JUnit XML file (one test per comparison).")]
+    = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Compare two raw tile files (or two oracles' outputs of a saved fuzz case): summary, first differences
+    and a heat map of the tile. Exit 1 when they differ."""
+    with _errors():
+        from ptofuzz import api, report
+        from ptofuzz.compare import Mode
+
+        if mode not in ("bits", "ulp", "tol"):
+            raise UsageError(f"--mode {mode!r} is not bits, ulp or tol")
+        if nan not in ("payload", "any") or zeros not in ("signed", "unsigned"):
+            raise UsageError(f"--nan {nan!r} / --zeros {zeros!r}: use --nan payload|any and --zeros signed|unsigned")
+        if ulp < 0 or (eps is not None and not 0 <= eps < 1):
+            raise UsageError(f"--ulp {ulp} must be >= 0 and --eps {eps} in [0, 1)")
+        m = Mode(mode, ulp if mode == "ulp" else 0, rtol, atol, nan, zeros)
+        if output is None:
+            if not golden.exists():
+                raise UsageError(f"path {str(golden)!r} does not exist")
+            if golden.is_file() and golden.suffix == ".bin":
+                raise UsageError(f"{str(golden)!r} is a raw file: give the actual file too (ptofuzz diff GOLDEN "
+                                 "OUTPUT --dtype D --shape RxC)")
+            pair = [o.strip() for o in oracles.split(",")] if oracles else None
+            results = api.diff_record(golden, pair, mode=m, eps=eps)
+        else:
+            if dtype is None or shape is None:
+                raise UsageError("raw files need --dtype and --shape (e.g. --dtype float32 --shape 64x64)")
+            results = [api.diff_files(golden, output, dtype, _rxc(shape, "--shape"), valid=_rxc(valid, "--valid"),
+                                      mode=m, eps=eps)]
+        report.diffs(results, as_json=json_out, html=html, svg=svg, junit=junit)
+        if any(not r.comparison.ok for r in results):
+            raise typer.Exit(int(ExitCode.MISMATCH))
+
+
 @app.command("list")
 def list_(json_out: JsonOpt = False) -> None:
     """Print the instruction x platform x dtype capability matrix."""

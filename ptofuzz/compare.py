@@ -1,12 +1,24 @@
-"""Bit-level comparison of a result file against an expected outcome, class by class.
+"""The one comparison engine: an actual tile against an expected one, element by element, dtype-aware.
 
-EXACT elements must match bit for bit, NAN elements must be some NaN, ZERO elements +0 or -0, and UNDEFINED
-elements are not compared.
+Used by ``check`` (golden and output files against the recomputed outcome), ``diff`` (two raw files, or two
+oracles' outputs of a saved fuzz case) and the reports. Per element:
+
+* the expected side may carry a class (EXACT bits, NAN "some NaN", ZERO "some zero", UNDEFINED "not compared");
+* a :class:`Mode` says how strict the rest is: bit-exact, within N ULPs, or within rtol/atol (per-dtype
+  defaults); whether NaN payloads must match (``nan="payload"``) or any NaN matches any NaN (``nan="any"``);
+  whether -0 and +0 differ (``zeros="signed"``) or not;
+* every mismatch gets an **error class** (:data:`ERROR_CLASSES`): NaN payload, NaN against a number, signed
+  zero, infinity, a ULP band, integer value, a write outside the valid region, a missing (all-zero) row, or a
+  reordering (the row holds the same values in another order).
+
+Besides the strict verdict, :func:`result_cmp` gives the verdict of pto-isa's own test comparator ``ResultCmp``
+(pto-isa-conventions.md §1.5), so a report can say whether pto-isa's test would have noticed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -15,6 +27,37 @@ from ptofuzz.dtypes import DType
 from ptofuzz.oracles import ieee
 
 MAX_REPORTED = 8
+
+# error classes, by code; 0 = no error, then roughly in order of severity for the heat map
+ERROR_CLASSES = ("ok", "ulp-1", "ulp-2..16", "signed-zero", "nan-payload", "ordering", "ulp-large", "int-value",
+                 "inf", "nan-vs-number", "missing", "outside")
+ERR = {name: code for code, name in enumerate(ERROR_CLASSES)}
+NOT_COMPARED = 255  # error-code of elements that are not compared (undefined), for the heat map
+
+
+@dataclasses.dataclass(frozen=True)
+class Mode:
+    """How strictly values must agree (beyond the expected side's own NAN/ZERO/UNDEFINED classes)."""
+
+    kind: str = "bits"  # bits | ulp | tol
+    ulp: int = 0  # kind "ulp": allowed distance
+    rtol: float | None = None  # kind "tol": None = the dtype's default
+    atol: float | None = None
+    nan: str = "payload"  # payload: NaN bits must match; any: any NaN matches any NaN
+    zeros: str = "signed"  # signed: -0 != +0; unsigned: they match
+
+    def describe(self) -> str:
+        what = {"bits": "bit-exact", "ulp": f"within {self.ulp} ULP", "tol": "within rtol/atol"}[self.kind]
+        return f"{what}, NaN {'payload-exact' if self.nan == 'payload' else 'any'}, " \
+               f"zeros {'signed' if self.zeros == 'signed' else 'unsigned'}"
+
+
+def default_tolerances(dt: DType) -> tuple[float, float]:
+    """(rtol, atol) defaults: a few ULPs of the type for floats, exact for integers."""
+    if not dt.is_float:
+        return 0.0, 0.0
+    eps = 2.0 ** -dt.man_bits
+    return 4 * eps, ieee.min_normal(dt)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,6 +68,20 @@ class ElementDiff:
     expected: int  # bits
     actual: int
     cls: int  # expected class
+    error: str = ""  # error class
+    ulps: int | None = None  # floats: distance in ULPs (None where not finite)
+    region: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class ResultCmpVerdict:
+    """pto-isa ``ResultCmp(exp, act, eps)`` (threshold 0 -> int(N*eps), zeroCountThreshold 1000)."""
+
+    passed: bool
+    eps: float
+    errors: int  # elements failing its test
+    threshold: int
+    zero_count: int  # |act| <= 1e-6 where |exp| > 1e-6
 
 
 @dataclasses.dataclass(frozen=True)
@@ -32,24 +89,174 @@ class Comparison:
     checked: int  # elements compared (not undefined)
     mismatches: int
     first: tuple[ElementDiff, ...]
+    errors: np.ndarray | None = None  # per-element error code (ERR values, NOT_COMPARED), file shape
+    counts: dict[str, int] = dataclasses.field(default_factory=dict)  # error class -> elements
+    max_abs: float = 0.0
+    max_rel: float = 0.0
+    max_ulp: int = 0
+    specials: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # side -> nan/inf/zero counts
+    result_cmp: ResultCmpVerdict | None = None
+    mode: Mode = Mode()
 
     @property
     def ok(self) -> bool:
         return self.mismatches == 0
 
 
-def compare(expected: np.ndarray, classes: np.ndarray, actual: np.ndarray, dt: DType) -> Comparison:
-    """Compare 2-D bit arrays of the same shape; report the first :data:`MAX_REPORTED` differences."""
-    bad = (classes == EXACT) & (expected != actual)
+def _values(bits: np.ndarray, dt: DType) -> np.ndarray:
     if dt.is_float:
-        bad |= (classes == NAN) & ~ieee.is_nan(actual, dt)
-        bad |= (classes == ZERO) & ~ieee.is_zero(actual, dt)
+        return ieee.to_float64(bits, dt)
+    return bits.view(f"<i{dt.itemsize}").astype(np.float64) if dt.kind == "int" else bits.astype(np.float64)
+
+
+def compare(expected: np.ndarray, classes: np.ndarray | None, actual: np.ndarray, dt: DType, *,
+            mode: Mode = Mode(), valid: tuple[int, int] | None = None, regions: tuple[tuple[str, ...], np.ndarray]
+            | None = None, eps: float | None = None, half_as_bits: bool = False) -> Comparison:
+    """Compare 2-D bit arrays of the same shape; report the first :data:`MAX_REPORTED` differences.
+
+    ``classes``: the expected side's element classes (None: all EXACT). ``valid``: the valid region; a
+    difference outside it is an "outside" error (a write where none belongs). ``regions``: names and a code
+    per element, shown for each reported difference. ``eps``: also give pto-isa ``ResultCmp``'s verdict.
+    """
+    expected, actual = np.asarray(expected), np.asarray(actual)
+    if classes is None:
+        classes = np.zeros(expected.shape, dtype=np.uint8)
+    compared = classes != UNDEFINED
+    bad = (expected != actual) & compared
+    if dt.is_float:
+        nan_e, nan_a = ieee.is_nan(expected, dt), ieee.is_nan(actual, dt)
+        zero_e, zero_a = ieee.is_zero(expected, dt), ieee.is_zero(actual, dt)
+        loose_nan = (classes == NAN) | (mode.nan == "any")
+        loose_zero = (classes == ZERO) | (mode.zeros == "unsigned")
+        bad &= ~(loose_nan & nan_e & nan_a) & ~(loose_zero & zero_e & zero_a)
+        bad |= compared & (classes == NAN) & ~nan_a
+        bad |= compared & (classes == ZERO) & ~zero_a
     else:
-        bad |= (classes == ZERO) & (actual != 0)
+        bad |= compared & (classes == ZERO) & (actual != 0)
+        bad &= ~((classes == ZERO) & (actual == 0))
+    ulps = None
+    if dt.is_float and bad.any():
+        finite = ~nan_e & ~nan_a & ~ieee.is_inf(expected, dt) & ~ieee.is_inf(actual, dt)
+        ulps = np.where(finite, np.abs(ieee.order_key(expected, dt).astype(np.int64)
+                                       - ieee.order_key(actual, dt).astype(np.int64)), -1)
+        if mode.kind == "ulp":
+            bad &= ~(finite & (ulps <= mode.ulp))
+    if mode.kind == "tol" and bad.any():
+        rtol, atol = default_tolerances(dt)
+        rtol = mode.rtol if mode.rtol is not None else rtol
+        atol = mode.atol if mode.atol is not None else atol
+        with np.errstate(all="ignore"):
+            ve, va = _values(expected, dt), _values(actual, dt)
+            close = np.abs(va - ve) <= atol + rtol * np.abs(ve)
+        bad &= ~(close & np.isfinite(ve) & np.isfinite(va))
+    errors = _error_classes(expected, actual, bad, compared, dt, valid, ulps)
     flat = np.flatnonzero(bad)
-    cols = expected.shape[-1] if expected.ndim else 1
-    first = tuple(
-        ElementDiff(int(i), int(i // cols) if cols else 0, int(i % cols) if cols else 0,
-                    int(expected.flat[i]), int(actual.flat[i]), int(classes.flat[i]))
-        for i in flat[:MAX_REPORTED])
-    return Comparison(int(np.count_nonzero(classes != UNDEFINED)), int(flat.size), first)
+    cols = expected.shape[-1] if expected.ndim and expected.shape[-1] else 1
+    names, codes = regions if regions is not None else (None, None)
+    first = []
+    for i in flat[:MAX_REPORTED]:
+        r, c = int(i // cols), int(i % cols)
+        region = names[int(codes[r, c])] if names is not None else \
+            ("outside" if valid is not None and (r >= valid[0] or c >= valid[1]) else "valid" if valid else "")
+        u = int(ulps.flat[i]) if ulps is not None and ulps.flat[i] >= 0 else None
+        first.append(ElementDiff(int(i), r, c, int(expected.flat[i]), int(actual.flat[i]), int(classes.flat[i]),
+                                 ERROR_CLASSES[int(errors.flat[i])], u, region))
+    counts = {ERROR_CLASSES[k]: int(v) for k, v in enumerate(np.bincount(errors[bad], minlength=len(ERROR_CLASSES)))
+              if k and v}
+    max_abs = max_rel = 0.0
+    if flat.size:
+        with np.errstate(all="ignore"):
+            ve, va = _values(expected.flat[flat], dt), _values(actual.flat[flat], dt)
+            diff = np.abs(va - ve)
+            rel = diff / np.abs(ve)
+        fin = np.isfinite(diff)
+        max_abs = float(diff[fin].max()) if fin.any() else math.inf
+        relf = rel[np.isfinite(rel)]
+        max_rel = float(relf.max()) if relf.size else (math.inf if fin.any() else 0.0)
+    max_ulp = int(ulps[bad].max()) if ulps is not None and (ulps[bad] >= 0).any() else 0
+    specials = {}
+    if dt.is_float:
+        for side, bits in (("expected", expected), ("actual", actual)):
+            specials[side] = {"nan": int(np.count_nonzero(ieee.is_nan(bits, dt) & compared)),
+                              "inf": int(np.count_nonzero(ieee.is_inf(bits, dt) & compared)),
+                              "zero": int(np.count_nonzero(ieee.is_zero(bits, dt) & compared))}
+    verdict = result_cmp(expected, actual, dt, eps, compared, half_as_bits=half_as_bits) if eps is not None else None
+    return Comparison(int(np.count_nonzero(compared)), int(flat.size), tuple(first), errors, counts, max_abs,
+                      max_rel, max_ulp, specials, verdict, mode)
+
+
+def _error_classes(expected: np.ndarray, actual: np.ndarray, bad: np.ndarray, compared: np.ndarray, dt: DType,
+                   valid: tuple[int, int] | None, ulps: np.ndarray | None) -> np.ndarray:
+    """Error code per element (0 where fine, NOT_COMPARED where not compared)."""
+    errors = np.where(compared, np.uint8(0), np.uint8(NOT_COMPARED)).astype(np.uint8)
+    if not bad.any():
+        return errors
+    e, a = expected[bad], actual[bad]
+    if dt.is_float:
+        ne, na = ieee.is_nan(e, dt), ieee.is_nan(a, dt)
+        u = ulps[bad] if ulps is not None else np.full(e.shape, -1)
+        code = np.select(
+            [ne & na, ne | na, ieee.is_zero(e, dt) & ieee.is_zero(a, dt), ieee.is_inf(e, dt) | ieee.is_inf(a, dt),
+             u == 1, (u >= 2) & (u <= 16)],
+            [ERR["nan-payload"], ERR["nan-vs-number"], ERR["signed-zero"], ERR["inf"], ERR["ulp-1"],
+             ERR["ulp-2..16"]], default=ERR["ulp-large"])
+    else:
+        code = np.full(e.shape, ERR["int-value"])
+    errors[bad] = code
+    if expected.ndim == 2:
+        # rows whose compared values are all there but in another order; rows left all zero (never written)
+        rows = np.unique(np.nonzero(bad)[0])
+        for r in rows:
+            m = compared[r]
+            er, ar = expected[r][m], actual[r][m]
+            if not ar.any() and er.any():
+                errors[r][bad[r]] = ERR["missing"]
+            elif er.size > 1 and np.array_equal(np.sort(er), np.sort(ar)):
+                errors[r][bad[r]] = ERR["ordering"]
+        if valid is not None:
+            outside = np.ones(expected.shape, bool)
+            outside[:valid[0], :valid[1]] = False
+            errors[bad & outside] = ERR["outside"]
+    return errors
+
+
+# ---- pto-isa ResultCmp -------------------------------------------------------------------------------------
+
+# pto-isa's per-test tolerances (pto-isa-conventions.md §1.5)
+TEST_EPS = {("TPART", "cpu"): 0.0, ("TPART", "a2a3"): 1e-3, ("TPART", "a5"): 1e-3, ("TSORT32", "cpu"): 1e-3,
+            ("TSORT32", "a2a3"): 1e-3, ("TSORT32", "a5"): 1e-2, ("TMRGSORT", "cpu"): 1e-3,
+            ("TMRGSORT", "a2a3"): 1e-3, ("TMRGSORT", "a5"): 1e-3}
+
+
+def test_eps(op: str, platform: str) -> float | None:
+    """The eps pto-isa's system test of ``op`` on ``platform`` passes to ResultCmp (None: no such test)."""
+    return TEST_EPS.get(("TPART" if op.startswith("TPART") else op, platform))
+
+
+def result_cmp(expected: np.ndarray, actual: np.ndarray, dt: DType, eps: float,
+               compared: np.ndarray | None = None, *, half_as_bits: bool = False) -> ResultCmpVerdict:
+    """pto-isa ``ResultCmp<T>(exp, act, eps)``: each element as float; it fails when ``|e-a| > eps`` and
+    ``|(e-a)/e| > eps``, or when exactly one side is NaN; the test passes when at most ``int(N*eps)`` elements
+    fail (N = elements compared) and at most 1000 elements are ~0 where the golden is not. So ±inf goldens
+    pass against anything finite, -0 equals +0, and integers above 2**24 lose exactness. 64-bit integers
+    use ``ResultCmpExact`` (bit equality). ``half_as_bits``: the NPU tests' ``aclFloat16`` is ``uint16_t``,
+    so their float16 comparison is of the raw bit patterns as integers."""
+    if compared is None:
+        compared = np.ones(expected.shape, bool)
+    e_bits, a_bits = expected[compared], actual[compared]
+    n = int(e_bits.size)
+    if not dt.is_float and dt.bits == 64:
+        errors = int(np.count_nonzero(e_bits != a_bits))
+        return ResultCmpVerdict(errors == 0, 0.0, errors, 0, 0)
+    as_values = (lambda b: b.astype(np.float64)) if half_as_bits and dt.name == "float16" else \
+        (lambda b: _values(b, dt))
+    with np.errstate(all="ignore"):
+        e = as_values(e_bits).astype(np.float32).astype(np.float64)
+        a = as_values(a_bits).astype(np.float32).astype(np.float64)
+        diff = np.abs(e - a)
+        rel = np.abs(diff / e)
+        fail = ((diff > eps) & (rel > eps)) | (np.isnan(e) != np.isnan(a))
+        zero_count = int(np.count_nonzero((np.abs(a) <= 1e-6) & (np.abs(e) > 1e-6)))
+    errors = int(np.count_nonzero(fail))
+    threshold = int(n * eps)
+    return ResultCmpVerdict(errors <= threshold and zero_count <= 1000, eps, errors, threshold, zero_count)

@@ -91,14 +91,7 @@ def checked(verdicts: list[CaseVerdict], *, as_json: bool = False) -> None:
                 continue
             cmp = f.comparison
             assert cmp is not None
-            dt = dtypes.get(f.dtype or v.dtype)
-            con.print(f"      {f.file}: {cmp.mismatches} of {cmp.checked} elements differ")
-            for e in cmp.first:
-                want = dtypes.format_bits(e.expected, dt)
-                if CLASS_NAMES[e.cls] != "exact":
-                    want = f"any {CLASS_NAMES[e.cls]}"
-                con.print(f"        element {e.index} (row {e.row}, col {e.col}): expected {want}, "
-                          f"actual {dtypes.format_bits(e.actual, dt)}")
+            comparison_lines(con, cmp, dtypes.get(f.dtype or v.dtype), f.shape, f.valid, f"      {f.file}")
         con.print(f"      reproduce: {escape(v.reproduce)}")
     passed = sum(v.verdict == "pass" for v in verdicts)
     failed = sum(v.verdict == "fail" for v in verdicts)
@@ -210,3 +203,160 @@ def minimized(result: Any, *, as_json: bool = False) -> None:
     con.print(f"  tiles {escape(result.before)} -> {escape(result.after)}; non-zero input elements "
               f"{result.nonzero_before} -> {result.nonzero_after} ({result.evaluations} evaluations)")
     con.print(f"  reproduce: ptofuzz replay {escape(str(result.path))}")
+
+
+# ---- comparisons: summary, first differences, heat map ----------------------------------------------------------
+
+# heat-map glyph and style per error class (the glyph alone carries the class when there is no colour)
+GLYPHS = {"ok": (".", "green"), "ulp-1": ("1", "yellow"), "ulp-2..16": ("2", "bold yellow"),
+          "signed-zero": ("z", "cyan"), "nan-payload": ("p", "magenta"), "ordering": ("o", "blue"),
+          "ulp-large": ("U", "bold red"), "int-value": ("v", "bold red"), "inf": ("i", "bold red"),
+          "nan-vs-number": ("n", "bold magenta"), "missing": ("m", "bold white on red"),
+          "outside": ("X", "bold black on yellow")}
+
+
+def _fmt(bits: int, dt: dtypes.DType) -> str:
+    return dtypes.format_bits(bits, dt)
+
+
+def comparison_lines(con: Console, cmp: Any, dt: dtypes.DType, shape: tuple[int, int], valid: tuple[int, int],
+                     label: str, reproduce: str | None = None, heat: bool = True) -> None:
+    """The report of one comparison: verdict and summary, the first differences, the heat map."""
+    from ptofuzz.compare import ERROR_CLASSES
+    from ptofuzz.heatmap import heatmap
+
+    n = cmp.checked
+    name = label.strip()
+    con.print(f"{label}: {dt.name} {shape[0]}x{shape[1]}, valid {valid[0]}x{valid[1]}; {cmp.mode.describe()}")
+    ind = " " * (len(label) - len(name) + 2)
+    if cmp.ok:
+        con.print(f"{ind}[green]PASS[/]  {escape(name)}: all {n} compared elements agree")
+    else:
+        share = 100.0 * cmp.mismatches / n if n else 0.0
+        extra = f", max {cmp.max_ulp} ULP" if dt.is_float and cmp.max_ulp else ""
+        con.print(f"{ind}[bold red]FAIL[/]  {escape(name)}: {cmp.mismatches} of {n} elements differ ({share:.2f}%); "
+                  f"max abs {cmp.max_abs:.6g}, max rel {cmp.max_rel:.6g}{extra}")
+        con.print(f"{ind}error classes: " + ", ".join(f"{k} {v}" for k, v in cmp.counts.items()))
+    if cmp.specials:
+        con.print(ind + "; ".join(f"{side}: {d['nan']} NaN, {d['inf']} inf, {d['zero']} zero"
+                                  for side, d in cmp.specials.items()))
+    rc = cmp.result_cmp
+    if rc is not None:
+        what = "PASS" if rc.passed else "FAIL"
+        note = " (strict comparison fails, pto-isa's own test would pass)" if rc.passed and not cmp.ok else ""
+        con.print(f"{ind}pto-isa ResultCmp (eps {rc.eps:g}): {what}: {rc.errors} elements fail its test, "
+                  f"threshold {rc.threshold}, {rc.zero_count} zeroed{note}")
+    for e in cmp.first:
+        want = _fmt(e.expected, dt) if e.cls == 0 else f"any {CLASS_NAMES[e.cls]}"
+        where = "; ".join(x for x in (f"region {e.region}" if e.region else "",
+                                      f"{e.ulps} ULP" if e.ulps is not None else "", e.error) if x)
+        con.print(f"{ind}element {e.index} (row {e.row}, col {e.col}): expected {escape(want)}, actual "
+                  f"{escape(_fmt(e.actual, dt))}" + (f"; {escape(where)}" if where else ""))
+    if cmp.mismatches > len(cmp.first):
+        con.print(f"{ind}... and {cmp.mismatches - len(cmp.first)} more")
+    if heat and cmp.errors is not None and cmp.errors.size and not cmp.ok:
+        hm = heatmap(cmp.errors, valid)
+        con.print(f"{ind}heat map: {hm.cells.shape[0]}x{hm.cells.shape[1]} cells of {hm.block[0]}x{hm.block[1]} "
+                  f"elements, worst class per cell; the frame is the valid region")
+        _heat_rows(con, hm, ERROR_CLASSES)
+        present = [k for k in ERROR_CLASSES if k == "ok" or k in cmp.counts]
+        con.print(f"{ind}legend: " + "  ".join(f"[{GLYPHS[k][1]}]{GLYPHS[k][0]}[/] {k}" for k in present)
+                  + "  (blank: not compared)")
+    if reproduce and not cmp.ok:
+        con.print(f"{ind}reproduce: {escape(reproduce)}")
+
+
+def _heat_rows(con: Console, hm: Any, names: tuple[str, ...]) -> None:
+    """The grid, one text line per cell row, with a box drawn around the valid region's cells."""
+    from rich.text import Text
+
+    gr, gc = hm.cells.shape
+    vr, vc = min(hm.valid_cells[0], gr), min(hm.valid_cells[1], gc)
+    pad = " " * 8
+    con.print(Text(pad + "┌" + "─" * vc + "┐"))
+    for i in range(gr):
+        inside_rows = i < vr
+        line = Text(f"  {i * hm.block[0]:>5} " + ("│" if inside_rows else " "))
+        for j in range(gc):
+            if j == vc:
+                line.append("│" if inside_rows else " ")
+            code = int(hm.cells[i, j])
+            if code < 0:
+                line.append(" ")
+                continue
+            glyph, style = GLYPHS[names[code]]
+            line.append(glyph, style=style if code else ("green" if inside_rows and j < vc else "dim"))
+        if vc == gc:
+            line.append("│" if inside_rows else " ")
+        con.print(line)
+        if i == vr - 1:
+            con.print(Text(pad + "└" + "─" * vc + "┘"))
+
+
+def diffs(results: list[Any], *, as_json: bool = False, html: Any = None, svg: Any = None, junit: Any = None) -> None:
+    """``ptofuzz diff``: one report per compared pair of tiles, optionally exported."""
+    if junit is not None:
+        write_junit(junit, "ptofuzz diff", [(r.label, None if r.comparison.ok else
+                                             f"{r.comparison.mismatches} of {r.comparison.checked} elements differ",
+                                             r.reproduce) for r in results])
+    if as_json:
+        _print_json([diff_json(r) for r in results])
+        return
+    con = _exporting_console(html, svg)
+    for r in results:
+        comparison_lines(con, r.comparison, dtypes.get(r.dtype), r.shape, r.valid, r.label, r.reproduce)
+    _export(con, html, svg)
+
+
+def diff_json(r: Any) -> dict[str, Any]:
+    cmp = r.comparison
+    rc = cmp.result_cmp
+    return {"label": r.label, "dtype": r.dtype, "shape": list(r.shape), "valid": list(r.valid), "ok": cmp.ok,
+            "checked": cmp.checked, "mismatches": cmp.mismatches, "classes": cmp.counts, "max_abs": cmp.max_abs,
+            "max_rel": cmp.max_rel, "max_ulp": cmp.max_ulp, "specials": cmp.specials, "mode": cmp.mode.describe(),
+            "result_cmp": None if rc is None else {"passed": rc.passed, "eps": rc.eps, "errors": rc.errors,
+                                                   "threshold": rc.threshold, "zero_count": rc.zero_count},
+            "first": [{"row": e.row, "col": e.col, "region": e.region, "expected": hex(e.expected),
+                       "actual": hex(e.actual), "ulps": e.ulps, "class": e.error} for e in cmp.first],
+            "reproduce": r.reproduce}
+
+
+def _exporting_console(html: Any, svg: Any) -> Console:
+    con = Console(highlight=False, soft_wrap=True, record=html is not None or svg is not None)
+    return con
+
+
+def _export(con: Console, html: Any, svg: Any) -> None:
+    """Write the recorded report as an offline HTML page and/or SVG (atomically)."""
+    from pathlib import Path
+
+    for path, render in ((html, lambda: con.export_html(inline_styles=True, clear=False)),
+                         (svg, lambda: con.export_svg(title="ptofuzz", clear=False))):
+        if path is None:
+            continue
+        path = Path(path)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(render(), encoding="utf-8")
+        tmp.replace(path)
+
+
+def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]]) -> None:
+    """A JUnit XML file: one test case per (name, failure message or None, reproduce command)."""
+    import xml.etree.ElementTree as ET
+    from pathlib import Path
+
+    failures = sum(1 for _, msg, _ in cases if msg)
+    root = ET.Element("testsuites", name="ptofuzz", tests=str(len(cases)), failures=str(failures))
+    ts = ET.SubElement(root, "testsuite", name=suite, tests=str(len(cases)), failures=str(failures), errors="0",
+                       skipped="0")
+    for name, msg, reproduce in cases:
+        tc = ET.SubElement(ts, "testcase", classname=suite, name=name)
+        if msg:
+            f = ET.SubElement(tc, "failure", message=msg, type="mismatch")
+            f.text = f"{msg}\nreproduce: {reproduce}"
+        else:
+            ET.SubElement(tc, "system-out").text = reproduce
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.tmp")
+    ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
+    tmp.replace(path)
