@@ -287,6 +287,34 @@ def diff(
             raise typer.Exit(int(ExitCode.MISMATCH))
 
 
+@app.command()
+def triage(
+    paths: Annotated[list[Path], typer.Argument(help="A fuzz campaign's --out folder(s), or record folders.")],
+    by: Annotated[Optional[str], typer.Option(help="Bucket key fields, comma separated (default "
+                                                   "op,culprit,kind).")] = None,
+    split: Annotated[Optional[list[str]], typer.Option(help="Add a field to the bucket key (repeatable).")] = None,
+    merge: Annotated[Optional[list[str]], typer.Option(help="Drop a field from the bucket key (repeatable).")] = None,
+    sort: Annotated[str, typer.Option(help="hits, first, name or size (of the smallest example).")] = "hits",
+    html: Annotated[Optional[Path], typer.Option(help="Also write the report as an HTML page.")] = None,
+    svg: Annotated[Optional[Path], typer.Option(help="Also write the report as an SVG image.")] = None,
+    junit: Annotated[Optional[Path], typer.Option(help="Also write a JUnit XML file (one test per bucket).")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Group a campaign's saved disagreements into buckets, one per probable cause. Fields: op, culprit (the
+    odd oracle out), kind, dtype_class, pair, region, geometry, status. Exit 1 when a bucket holds a new
+    (undocumented) disagreement."""
+    with _errors():
+        from ptofuzz import report
+        from ptofuzz import triage as tri
+
+        fields = tri.key_fields([f.strip() for f in by.split(",") if f.strip()] if by else None, split or (),
+                                merge or ())
+        result = tri.buckets(tri.load(paths), fields, sort)
+        report.triaged(result, fields, as_json=json_out, html=html, svg=svg, junit=junit)
+        if any(not b.known for b in result):
+            raise typer.Exit(int(ExitCode.MISMATCH))
+
+
 @app.command("list")
 def list_(json_out: JsonOpt = False) -> None:
     """Print the instruction x platform x dtype capability matrix."""

@@ -18,11 +18,10 @@ Besides the strict verdict, :func:`result_cmp` gives the verdict of pto-isa's ow
 from __future__ import annotations
 
 import dataclasses
-import math
 
 import numpy as np
 
-from ptofuzz.case import EXACT, NAN, UNDEFINED, ZERO
+from ptofuzz.case import NAN, UNDEFINED, ZERO
 from ptofuzz.dtypes import DType
 from ptofuzz.oracles import ieee
 
@@ -91,7 +90,7 @@ class Comparison:
     first: tuple[ElementDiff, ...]
     errors: np.ndarray | None = None  # per-element error code (ERR values, NOT_COMPARED), file shape
     counts: dict[str, int] = dataclasses.field(default_factory=dict)  # error class -> elements
-    max_abs: float = 0.0
+    max_abs: float = 0.0  # over differing elements with two finite values (inf: relative to a zero)
     max_rel: float = 0.0
     max_ulp: int = 0
     specials: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # side -> nan/inf/zero counts
@@ -164,15 +163,15 @@ def compare(expected: np.ndarray, classes: np.ndarray | None, actual: np.ndarray
     counts = {ERROR_CLASSES[k]: int(v) for k, v in enumerate(np.bincount(errors[bad], minlength=len(ERROR_CLASSES)))
               if k and v}
     max_abs = max_rel = 0.0
-    if flat.size:
+    if flat.size:  # over the differing elements whose two values are finite numbers
         with np.errstate(all="ignore"):
             ve, va = _values(expected.flat[flat], dt), _values(actual.flat[flat], dt)
             diff = np.abs(va - ve)
-            rel = diff / np.abs(ve)
-        fin = np.isfinite(diff)
-        max_abs = float(diff[fin].max()) if fin.any() else math.inf
-        relf = rel[np.isfinite(rel)]
-        max_rel = float(relf.max()) if relf.size else (math.inf if fin.any() else 0.0)
+            fin = np.isfinite(diff)
+            rel = np.where(diff == 0, 0.0, diff / np.abs(ve))
+        if fin.any():
+            max_abs = float(diff[fin].max())
+            max_rel = float(rel[fin].max())
     max_ulp = int(ulps[bad].max()) if ulps is not None and (ulps[bad] >= 0).any() else 0
     specials = {}
     if dt.is_float:

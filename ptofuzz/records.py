@@ -141,8 +141,8 @@ def read(path: Path) -> Record:
         data = json.loads(jpath.read_text())
     except (OSError, ValueError) as e:
         raise CaseFolderError(f"{str(jpath)!r} is no readable case record ({e})") from None
-    if data.get("format") != FORMAT:
-        raise CaseFolderError(f"{str(jpath)!r} is no ptofuzz case record (format {data.get('format')!r}, "
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise CaseFolderError(f"{str(jpath)!r} is no ptofuzz case record (format {data.get('format') if isinstance(data, dict) else None!r}, "
                               f"expected {FORMAT!r})")
     try:
         case = Case.from_json(data)
@@ -158,7 +158,7 @@ def read(path: Path) -> Record:
             inputs = {role: _read_input(entry, inst.dtype_of(case, role), jpath.parent, case, role)
                       for role, entry in data["inputs"].items()}
         oracles = tuple(data.get("oracles") or inst.platforms)
-    except (KeyError, TypeError, ValueError) as e:
+    except (KeyError, TypeError, ValueError, AttributeError, OSError) as e:
         raise CaseFolderError(f"{str(jpath)!r}: bad case record ({e}); regenerate it") from None
     known = {"format", "op", "platform", "dtype", "tiles", "params", "inputs", "oracles", "expect", "signatures"}
     extra = {k: v for k, v in data.items() if k not in known}

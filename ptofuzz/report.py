@@ -360,3 +360,34 @@ def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]])
     tmp = path.with_name(f".{path.name}.tmp")
     ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
     tmp.replace(path)
+
+
+def triaged(buckets: list[Any], fields: tuple[str, ...], *, as_json: bool = False, html: Any = None,
+            svg: Any = None, junit: Any = None) -> None:
+    """``ptofuzz triage``: one block per bucket, largest first (or as sorted)."""
+    if junit is not None:
+        write_junit(junit, "ptofuzz triage", [(b.name, None if b.known else
+                                               f"{len(b.items)} undocumented disagreement(s), {b.hits} hits",
+                                               b.replay) for b in buckets])
+    if as_json:
+        _print_json({"key": list(fields), "buckets": [
+            {"key": dict(b.key), "hits": b.hits, "known": b.known, "first_seen": b.first.first_seen,
+             "smallest": str(b.smallest.path), "replay": b.replay,
+             "signatures": [{"signature": i.signature.key, "hits": i.hits, "path": str(i.path),
+                             "known": i.known} for i in b.items]} for b in buckets]})
+        return
+    con = _exporting_console(html, svg)
+    total = sum(len(b.items) for b in buckets)
+    con.print(f"{total} disagreement signature(s) in {len(buckets)} bucket(s), key {','.join(fields)}")
+    for n, b in enumerate(buckets, 1):
+        status = "[dim]known[/]" if b.known else "[bold red]NEW[/]"
+        con.print(f"[bold][{n}][/] {status}  {escape(b.name)}  hits {b.hits:,}  signatures {len(b.items)}  "
+                  f"first seen {escape(b.first.first_seen)}")
+        small = b.smallest
+        con.print(f"    smallest example: {escape(str(small.path))} ({escape(small.tiles)})")
+        con.print(f"    replay: {escape(b.replay)}")
+        for i in b.items:
+            con.print(f"    {i.hits:>9,}  {escape(i.signature.key)}")
+        if b.known:
+            con.print(f"    [dim]why: {escape(str(b.items[0].known))}[/]")
+    _export(con, html, svg)

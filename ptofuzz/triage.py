@@ -1,0 +1,172 @@
+"""``ptofuzz triage``: group saved disagreements into buckets, one per probable cause.
+
+Each finding (a record folder written by ``fuzz --out``) has a signature; several signatures usually share one
+cause: a wrong platform model disagrees with every other oracle, in every region where the bug shows. The
+default bucket key is therefore (op, culprit, kind), where the **culprit** is the oracle that takes part in every
+pair showing that kind of mismatch in the finding's case (the odd one out); with only one such pair the culprit
+is the pair itself. ``--split FIELD`` adds a field to the key and ``--merge FIELD`` drops one, so a person can
+correct the grouping; ``--by`` sets the key outright.
+"""
+
+from __future__ import annotations
+
+import collections
+import dataclasses
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ptofuzz import records
+from ptofuzz.differential import Signature
+from ptofuzz.errors import CaseFolderError, UsageError
+
+FIELDS = ("op", "culprit", "kind", "dtype_class", "pair", "region", "geometry", "status")
+DEFAULT_KEY = ("op", "culprit", "kind")
+SORTS = ("hits", "first", "name", "size")
+
+
+@dataclasses.dataclass(frozen=True)
+class Item:
+    """One saved disagreement."""
+
+    path: Path  # the record folder (or file)
+    signature: Signature
+    hits: int
+    first_seen: str
+    known: str | None
+    culprit: str
+    size: int  # elements in the case's tiles (smaller is a better example)
+    tiles: str
+
+    def field(self, name: str) -> str:
+        if name == "culprit":
+            return self.culprit
+        if name == "status":
+            return "known" if self.known else "new"
+        return str(getattr(self.signature, name))
+
+
+@dataclasses.dataclass
+class Bucket:
+    key: tuple[tuple[str, str], ...]
+    items: list[Item]
+
+    @property
+    def name(self) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.key)
+
+    @property
+    def hits(self) -> int:
+        return sum(i.hits for i in self.items)
+
+    @property
+    def known(self) -> bool:
+        return all(i.known for i in self.items)
+
+    @property
+    def smallest(self) -> Item:
+        return min(self.items, key=lambda i: (i.size, str(i.path)))
+
+    @property
+    def first(self) -> Item:
+        return min(self.items, key=lambda i: (_order(i.first_seen), str(i.path)))
+
+    @property
+    def replay(self) -> str:
+        return f"ptofuzz replay {self.smallest.path}"
+
+
+def _order(first_seen: str) -> tuple[int, int, str]:
+    """Sort key of "batch 3 item 17" / "exec 1234" / anything else."""
+    parts = first_seen.split()
+    try:
+        if parts[0] == "batch":
+            return int(parts[1]), int(parts[3]), ""
+        if parts[0] == "exec":
+            return int(parts[1]), 0, ""
+    except (IndexError, ValueError):
+        pass
+    return 1 << 62, 0, first_seen
+
+
+def _pairs(sig: Signature, shown: Sequence[str]) -> set[str]:
+    """The oracle pairs that show ``sig``'s kind of mismatch (same op and region) in one case."""
+    pairs = {sig.pair}
+    for key in shown:
+        try:
+            other = Signature.from_key(key)
+        except ValueError:
+            continue
+        if (other.op, other.kind, other.region) == (sig.op, sig.kind, sig.region):
+            pairs.add(other.pair)
+    return pairs
+
+
+def culprit(pairs: set[str], fallback: str) -> str:
+    """The one oracle that takes part in every pair, else ``fallback``."""
+    if len(pairs) < 2:
+        return fallback
+    common = set.intersection(*(set(p.split("~")) for p in pairs))
+    return next(iter(common)) if len(common) == 1 else fallback
+
+
+def load(paths: Sequence[str | Path]) -> list[Item]:
+    """Every saved disagreement under ``paths`` (record folders with a ``finding``, or records that show one)."""
+    found = []
+    for path in records.discover([Path(p) for p in paths]):
+        try:
+            rec = records.read(path)
+        except CaseFolderError:
+            continue  # triage is about what can be read; replay reports broken records
+        finding = rec.extra.get("finding") or {}
+        key = finding.get("signature") or (rec.signatures[0] if rec.signatures else None)
+        if key:
+            found.append((path, rec, finding, Signature.from_key(key)))
+    if not found:
+        raise UsageError(f"no saved disagreements under {', '.join(str(p) for p in paths)}; give the --out folder "
+                         "of a fuzz campaign")
+    # the culprit: the oracle in every pair showing this kind of mismatch, in this case or in any other finding
+    # of the same op, kind and region (one case often has only two oracles that give values)
+    evidence: dict[tuple[str, str, str], set[str]] = collections.defaultdict(set)
+    for _, rec, _, sig in found:
+        evidence[sig.op, sig.kind, sig.region] |= _pairs(sig, rec.signatures)
+    items = []
+    for path, rec, finding, sig in found:
+        own = _pairs(sig, rec.signatures)
+        blame = culprit(own, "")
+        if not blame:
+            blame = culprit(evidence[sig.op, sig.kind, sig.region], sig.pair)
+        folder = path.parent if path.name == records.RECORD else path
+        size = sum(t.rows * t.cols for _, t in rec.case.tiles)
+        tiles = ", ".join(f"{r} {t.token()}" for r, t in rec.case.tiles)
+        items.append(Item(folder, sig, int(finding.get("hits", 1)), str(finding.get("first_seen", "-")),
+                          finding.get("known"), blame, size, tiles))
+    return items
+
+
+def key_fields(by: Sequence[str] | None = None, split: Sequence[str] = (), merge: Sequence[str] = ()) -> tuple[str, ...]:
+    fields = list(by) if by else list(DEFAULT_KEY)
+    for f in (*fields, *split, *merge):
+        if f not in FIELDS:
+            raise UsageError(f"field {f!r} is unknown; use one of: {', '.join(FIELDS)}")
+    fields += [f for f in split if f not in fields]
+    fields = [f for f in fields if f not in merge]
+    if not fields:
+        raise UsageError("--merge removed every field; keep at least one (e.g. op)")
+    return tuple(fields)
+
+
+def buckets(items: Sequence[Item], fields: Sequence[str], sort: str = "hits") -> list[Bucket]:
+    if sort not in SORTS:
+        raise UsageError(f"--sort {sort!r}: use one of {', '.join(SORTS)}")
+    groups: dict[tuple[tuple[str, str], ...], list[Item]] = collections.defaultdict(list)
+    for item in items:
+        groups[tuple((f, item.field(f)) for f in fields)].append(item)
+    out = [Bucket(k, sorted(v, key=lambda i: i.signature)) for k, v in groups.items()]
+    order: dict[str, Any] = {
+        "hits": lambda b: (-b.hits, b.name),
+        "first": lambda b: (_order(b.first.first_seen), b.name),
+        "name": lambda b: b.name,
+        "size": lambda b: (b.smallest.size, b.name),
+    }
+    return sorted(out, key=order[sort])
