@@ -129,6 +129,10 @@ def check(
     paths: Annotated[list[Path], typer.Argument(help="Case folders, or folders that contain case folders.")],
     platform: Annotated[Optional[str], typer.Option("--platform", "-p",
                                                     help="Layout for folders without ptofuzz.json.")] = None,
+    html: Annotated[Optional[Path], typer.Option(help="Also write the report as an HTML page.")] = None,
+    svg: Annotated[Optional[Path], typer.Option(help="Also write the report as an SVG image.")] = None,
+    junit: Annotated[Optional[Path], typer.Option(help="Also write a JUnit XML file (one test per case folder).")]
+    = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Recompute goldens from the inputs and compare golden.bin (and output.bin) bit for bit."""
@@ -136,7 +140,7 @@ def check(
         from ptofuzz import api, report
 
         verdicts = api.check(paths, platform)
-        report.checked(verdicts, as_json=json_out)
+        report.checked(verdicts, as_json=json_out, html=html, svg=svg, junit=junit)
         if any(v.verdict == "error" for v in verdicts):
             raise typer.Exit(int(ExitCode.USAGE))
         if any(v.verdict == "fail" for v in verdicts):

@@ -62,14 +62,18 @@ def _verdict_json(v: CaseVerdict) -> dict[str, Any]:
             "reproduce": v.reproduce}
 
 
-def checked(verdicts: list[CaseVerdict], *, as_json: bool = False) -> None:
+def checked(verdicts: list[CaseVerdict], *, as_json: bool = False, html: Any = None, svg: Any = None,
+            junit: Any = None) -> None:
+    if junit is not None:
+        write_junit(junit, "ptofuzz check", [(v.name, None if v.verdict == "pass" else
+                                              v.message or _failure_summary(v), v.reproduce) for v in verdicts])
     if as_json:
         _print_json({"cases": [_verdict_json(v) for v in verdicts],
                      "passed": sum(v.verdict == "pass" for v in verdicts),
                      "failed": sum(v.verdict == "fail" for v in verdicts),
                      "errors": sum(v.verdict == "error" for v in verdicts)})
         return
-    con = _console()
+    con = _exporting_console(html, svg)
     for v in verdicts:
         if v.verdict == "error":
             con.print(f"[bold red]ERROR[/] {escape(v.name)}: {escape(v.message)}")
@@ -98,6 +102,14 @@ def checked(verdicts: list[CaseVerdict], *, as_json: bool = False) -> None:
     errors = len(verdicts) - passed - failed
     con.print(f"{passed} of {len(verdicts)} case(s) pass" + (f"; {failed} fail" if failed else "")
               + (f"; {errors} could not be read" if errors else ""))
+    _export(con, html, svg)
+
+
+def _failure_summary(v: CaseVerdict) -> str:
+    parts = [f"{f.file}: {f.problem}" if f.problem else
+             f"{f.file}: {f.comparison.mismatches} of {f.comparison.checked} elements differ"
+             for f in v.files if not f.ok and (f.problem or f.comparison is not None)]
+    return "; ".join(parts) or v.verdict
 
 
 def capabilities(rows: list[dict[str, Any]], *, as_json: bool = False) -> None:
@@ -322,8 +334,8 @@ def diff_json(r: Any) -> dict[str, Any]:
 
 
 def _exporting_console(html: Any, svg: Any) -> Console:
-    con = Console(highlight=False, soft_wrap=True, record=html is not None or svg is not None)
-    return con
+    """The report console; it also records what it prints when an HTML or SVG export is asked for."""
+    return Console(highlight=False, soft_wrap=True, record=html is not None or svg is not None)
 
 
 def _export(con: Console, html: Any, svg: Any) -> None:

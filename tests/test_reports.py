@@ -215,6 +215,19 @@ def _assert_junit(path: Path, tests: int, failures: int) -> None:
         assert c.find("failure").get("message") and "reproduce:" in c.find("failure").text
 
 
+def test_check_exports_junit_and_html(cli, tmp_path):
+    out = tmp_path / "cases"
+    assert cli("gen", "tpartadd", "--platform", "a5", "-o", out).code == 0
+    golden = out / "TPARTADDTest.case_float_64x64_64x8_64x64" / "golden.bin"
+    data = bytearray(golden.read_bytes())
+    data[4 * 70:4 * 70 + 4] = bytes(4)  # one element zeroed
+    golden.write_bytes(bytes(data))
+    res = cli("check", out, "--junit", tmp_path / "c.xml", "--html", tmp_path / "c.html")
+    assert res.code == 1 and "heat map" in res.out
+    _assert_junit(tmp_path / "c.xml", tests=12, failures=1)
+    assert "TPARTADDTest.case_float_64x64_64x8_64x64" in (tmp_path / "c.html").read_text()
+
+
 def test_diff_of_a_saved_fuzz_case(cli, tmp_path):
     res = cli("fuzz", "tpartmax", "--dtype", "f32", "--shape", "16x16", "--runs", "3000", "--seed", "2", "--out",
               tmp_path)
