@@ -319,6 +319,77 @@ def triage(
             raise typer.Exit(int(ExitCode.MISMATCH))
 
 
+@app.command("asm")
+def asm_(
+    source: Annotated[Path, typer.Argument(help="Assembly text (.s), one command per line or ';'.")],
+    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the words here (little-endian u32).")]
+    = None,
+    hex_out: Annotated[bool, typer.Option("--hex", help="Print the words as hex, one per line.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
+) -> None:
+    """Assemble bundle commands (BSTART.SFU TSORT, FP32; B.DIM LB0=16; ...; BSTOP) into 32-bit words."""
+    with _errors():
+        import struct
+
+        from ptofuzz.bundle.asm import AsmError, assemble
+
+        if out is None and not hex_out:
+            raise UsageError("give -o FILE.bin or --hex")
+        try:
+            text = source.read_text()
+        except (OSError, UnicodeDecodeError) as e:
+            raise UsageError(f"cannot read {str(source)!r}: {getattr(e, 'strerror', None) or e}") from None
+        try:
+            words = assemble(text, str(source))
+        except AsmError as e:
+            raise UsageError(f"{e}") from None
+        if out is not None:
+            if out.exists() and not force:
+                raise UsageError(f"{str(out)!r} already exists; pass --force to overwrite")
+            tmp = out.with_name(f".{out.name}.tmp")
+            tmp.write_bytes(struct.pack(f"<{len(words)}I", *words))
+            tmp.replace(out)
+        if hex_out:
+            for w in words:
+                typer.echo(f"{w:#010x}")
+
+
+@app.command()
+def disasm(
+    source: Annotated[Optional[Path], typer.Argument(help="Little-endian u32 words (.bin).")] = None,
+    hex_words: Annotated[Optional[list[str]], typer.Option("--hex", help="A word in hex (repeatable) instead of a "
+                                                                          "file.")] = None,
+    hex_out: Annotated[bool, typer.Option("--show-hex", help="Prefix each line with its word.")] = False,
+) -> None:
+    """Disassemble bundle command words; an illegal word shows as `.word 0x... # illegal: <reason>`."""
+    with _errors():
+        from ptofuzz.bundle.asm import disassemble
+
+        if (source is None) == (not hex_words):
+            raise UsageError("give a .bin file or --hex WORD (not both)")
+        if hex_words:
+            words = []
+            for h in hex_words:
+                try:
+                    w = int(h, 16)
+                except ValueError:
+                    raise UsageError(f"--hex {h!r} is not a hex word (e.g. 0x0EC19181)") from None
+                if not 0 <= w <= 0xFFFFFFFF:
+                    raise UsageError(f"--hex {h!r} does not fit 32 bits")
+                words.append(w)
+        else:
+            assert source is not None
+            try:
+                data = source.read_bytes()
+            except OSError as e:
+                raise UsageError(f"cannot read {str(source)!r}: {e.strerror}") from None
+            if len(data) % 4:
+                raise UsageError(f"{str(source)!r} holds {len(data)} bytes, not a whole number of 32-bit words")
+            words = [int.from_bytes(data[k:k + 4], "little") for k in range(0, len(data), 4)]
+        for w, line in zip(words, disassemble(words)):
+            typer.echo(f"{w:#010x}  {line}" if hex_out else line)
+
+
 @app.command("list")
 def list_(json_out: JsonOpt = False) -> None:
     """Print the instruction x platform x dtype capability matrix."""
