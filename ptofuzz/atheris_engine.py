@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -129,7 +131,7 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
         log: Path | None = None) -> tuple[dict[str, Any], Any]:
     """Fuzz ``plan`` with atheris in a child process; return the final summary (as ``campaign.json``) and
     the last statistics."""
-    from ptofuzz import campaign
+    from ptofuzz import campaign, records
     from ptofuzz.errors import UsageError
 
     try:
@@ -139,13 +141,20 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
                          "--engine random") from None
     if runs is None and seconds is None:
         raise UsageError("give --runs N or --time SECONDS")
-    work = Path(tempfile.mkdtemp(prefix="ptofuzz-atheris-"))
     if corpus is not None:
         if corpus.exists() and not corpus.is_dir():
             raise UsageError(f"--corpus {str(corpus)!r} is a file; atheris keeps its corpus in a folder")
+        if corpus.is_dir() and any(records._is_record(p) for p in corpus.glob("*.json")):
+            raise UsageError(f"--corpus {str(corpus)!r} holds case records; the atheris corpus is libFuzzer's raw "
+                             "inputs: give it a folder of its own (records seed the random engine)")
         corpus.mkdir(parents=True, exist_ok=True)
+    work = Path(tempfile.mkdtemp(prefix="ptofuzz-atheris-"))
+    artifacts = out if out is not None else work
+    artifacts.mkdir(parents=True, exist_ok=True)
     libfuzzer = [str(corpus)] if corpus is not None else []
-    libfuzzer += [f"-seed={plan.seed or 1}", f"-max_len={MAX_LEN}", "-print_final_stats=1"]
+    # libFuzzer's -seed 0 means "pick one": seed N runs as N+1 (31 bits); crash inputs go to --out, not the cwd
+    libfuzzer += [f"-seed={plan.seed % 0x7FFFFFFF + 1}", f"-max_len={MAX_LEN}", "-print_final_stats=1",
+                  f"-artifact_prefix={artifacts}{os.sep}"]
     if seconds is not None:  # the child stops itself on time; this is only a backstop
         libfuzzer.append(f"-max_total_time={int(seconds) + 60}")
     summary = work / "summary.json"
@@ -165,16 +174,29 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
         except BaseException:
             proc.kill()
             raise
+    if proc.returncode != 0:
+        raise RuntimeError(_crash_message(proc.returncode, log_path, artifacts, plan))
     if not summary.is_file():
-        tail = log_path.read_text(errors="replace").strip().splitlines()[-1:] if log_path.is_file() else []
-        raise UsageError(f"atheris ended (exit {proc.returncode}) before its first case: "
-                         f"{tail[0] if tail else 'no output'}; see {log_path}")
+        raise UsageError(f"atheris ended before its first case; see {log_path}")
     data = json.loads(summary.read_text())
+    if log is None:
+        shutil.rmtree(work, ignore_errors=True)
     stats = _stats(summary, start, seconds)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         (out / campaign.SUMMARY).write_text(json.dumps(data, indent=1) + "\n")
     return data, stats
+
+
+def _crash_message(code: int, log: Path, artifacts: Path, plan: Any) -> str:
+    """What the fuzzer died of: the Python exception libFuzzer printed, the input it saved, how to rerun it."""
+    text = log.read_text(errors="replace") if log.is_file() else ""
+    lines = text.splitlines()
+    exc = next((ln.strip() for ln in reversed(lines) if re.match(r"\s*[A-Za-z_.]+(Error|Exception)\b", ln)), "")
+    crash = next((ln.split("written to ")[-1].strip() for ln in lines if "Test unit written to" in ln), "")
+    where = f"; the input is saved as {crash}" if crash else ""
+    rerun = f"; reproduce: {plan.command(engine='atheris')} --rerun {crash}" if crash else ""
+    return (f"an oracle raised under atheris (exit {code}): {exc or 'see the log'}{where}; log {log}{rerun}")
 
 
 def _stats(summary: Path, start: float, seconds: float | None) -> Any:
@@ -188,6 +210,11 @@ def _stats(summary: Path, start: float, seconds: float | None) -> Any:
     return campaign.Stats(cases=int(data.get("cases", 0)), elapsed=float(data.get("elapsed_s", elapsed)),
                           signatures=len(data.get("signatures", [])), new=int(data.get("new", 0)),
                           time_left=None if seconds is None else max(0.0, seconds - elapsed))
+
+
+def rerun(plan: Any, path: Path) -> None:
+    """Run one saved fuzzer input (a libFuzzer crash file) through the target in this process."""
+    target(plan, None)(path.read_bytes())
 
 
 if __name__ == "__main__":

@@ -164,8 +164,21 @@ def run_batch(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: 
                        {keys[s]: item(hits.first[s]) for s in hits.counts})
 
 
-def _worker(plan: Plan, k: int, case: Case, size: int, take: int) -> BatchResult:
-    return run_batch(registry.get(plan.op), plan, k, case, size, take)
+class OracleCrash(RuntimeError):
+    """An oracle (or generator) raised on a campaign case: a bug in ptofuzz, reported with its batch."""
+
+
+def _guarded(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int, through: int
+             ) -> BatchResult:
+    try:
+        return run_batch(inst, plan, k, case, size, take)
+    except Exception as e:  # noqa: BLE001 - re-raised with what reproduces it
+        raise OracleCrash(f"batch {k} ({case.dtype}, {', '.join(f'{r} {t.token()}' for r, t in case.tiles)}) "
+                          f"raised {type(e).__name__}: {e}; reproduce: {plan.command(runs=through)}") from e
+
+
+def _worker(plan: Plan, k: int, case: Case, size: int, take: int, through: int) -> BatchResult:
+    return _guarded(registry.get(plan.op), plan, k, case, size, take, through)
 
 
 # ---- findings ---------------------------------------------------------------------------------------------------
@@ -207,7 +220,17 @@ class FindingStore:
         if out is not None:
             if out.exists() and not out.is_dir():
                 raise UsageError(f"--out {str(out)!r} is a file; pass a directory")
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+                probe = out / f".write-test-{os.getpid()}"
+                probe.write_text("")
+                probe.unlink()
+            except OSError as e:
+                raise UsageError(f"cannot write into --out {str(out)!r}: {e.strerror}; choose another --out") from None
+            self.out = out = out.resolve()  # record folders name themselves by absolute path (replay from anywhere)
             for rec in sorted(out.glob(f"*/{records.RECORD}")):
+                if rec.parent.name.endswith(".min"):  # minimized copies carry their original's signature
+                    continue
                 try:
                     key = json.loads(rec.read_text()).get("finding", {}).get("signature")
                 except (OSError, ValueError):
@@ -278,7 +301,7 @@ def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
              "replay": f"ptofuzz replay {f.path.parent}" if f.path else None}
             for f in sorted(store.findings.values(), key=lambda f: f.signature)],
         "new": len(store.new),
-        "command": plan.command(engine=store.engine),
+        "command": plan.command(runs=stats.cases or None, engine=store.engine),
     }
 
 
@@ -296,7 +319,7 @@ def run_random(plan: Plan, *, runs: int | None = None, seconds: float | None = N
         raise UsageError("give --runs N or --time SECONDS")
     if runs is not None and runs < 1:
         raise UsageError(f"--runs {runs} must be at least 1")
-    if seconds is not None and seconds <= 0:
+    if seconds is not None and not 0 < seconds < 1e9:  # (NaN fails this too)
         raise UsageError(f"--time {seconds} must be positive")
     if not 1 <= jobs <= 256:
         raise UsageError(f"--jobs {jobs} must be between 1 and 256")
@@ -306,8 +329,18 @@ def run_random(plan: Plan, *, runs: int | None = None, seconds: float | None = N
     store = FindingStore(inst, plan, out)
     stats = Stats()
     start = time.perf_counter()
-    if corpus is not None:
-        stats.cases += _run_corpus(store, corpus)
+    try:
+        if corpus is not None:
+            stats.cases += _run_corpus(store, corpus)
+        _random_batches(inst, plan, runs, seconds, jobs, start, store, stats, progress)
+    finally:  # also on Ctrl-C or an oracle exception: saved records get their hits, campaign.json is written
+        stats.elapsed = time.perf_counter() - start
+        store.finish(stats)
+    return store, stats
+
+
+def _random_batches(inst: registry.Instruction, plan: Plan, runs: int | None, seconds: float | None, jobs: int,
+                    start: float, store: FindingStore, stats: Stats, progress: Progress | None) -> None:
     for res in _batches(inst, plan, runs, seconds, jobs, start):
         base = stats.cases
         for key in sorted(res.hits, key=lambda k: (res.hits[k][1], k)):
@@ -322,19 +355,18 @@ def run_random(plan: Plan, *, runs: int | None = None, seconds: float | None = N
             stats.time_left = max(0.0, seconds - stats.elapsed)
         if progress is not None:
             progress(stats)
-    stats.elapsed = time.perf_counter() - start
-    store.finish(stats)
-    return store, stats
 
 
-def _plan_batches(inst: registry.Instruction, plan: Plan, runs: int | None) -> Iterator[tuple[int, Case, int, int]]:
+def _plan_batches(inst: registry.Instruction, plan: Plan, runs: int | None
+                  ) -> Iterator[tuple[int, Case, int, int, int]]:
+    """(batch, case, size, cases taken, cases through this batch), in order."""
     planned = 0
     k = 0
     while runs is None or planned < runs:
         case, size = batch_geometry(inst, plan, k)
         take = size if runs is None else min(size, runs - planned)
-        yield k, case, size, take
         planned += take
+        yield k, case, size, take, planned
         k += 1
 
 
@@ -345,10 +377,10 @@ def _batches(inst: registry.Instruction, plan: Plan, runs: int | None, seconds: 
 
     todo = _plan_batches(inst, plan, runs)
     if jobs == 1:
-        for k, case, size, take in todo:
+        for k, case, size, take, through in todo:
             if time_up():
                 return
-            yield run_batch(inst, plan, k, case, size, take)
+            yield _guarded(inst, plan, k, case, size, take, through)
         return
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:

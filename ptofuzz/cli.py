@@ -166,6 +166,8 @@ def fuzz(
     batch: Annotated[int, typer.Option(help="Cases per batch of one geometry (random engine).")] = 1024,
     special: Annotated[Optional[str], typer.Option(help="Special-value kinds or profile (as for gen).")] = None,
     special_rate: Annotated[float, typer.Option(help="Share of special values.")] = 0.05,
+    rerun: Annotated[Optional[Path], typer.Option(help="atheris: run this one saved fuzzer input (a crash file) "
+                                                       "in this process and report its exception.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Differential fuzzing: run random cases through several oracles and save each kind of disagreement once.
@@ -176,9 +178,23 @@ def fuzz(
     with _errors():
         from ptofuzz import campaign, report
 
+        names = [o.strip() for o in oracles.split(",") if o.strip()] if oracles is not None else None
+        if names is not None and not names:
+            raise UsageError(f"--oracles {oracles!r} names no oracle; e.g. --oracles spec,cpu")
+        if rerun is not None:
+            from ptofuzz import atheris_engine, campaign
+
+            plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
+                                      special=special, rate=special_rate)
+            if not rerun.is_file():
+                raise UsageError(f"--rerun {str(rerun)!r} is no file")
+            atheris_engine.rerun(plan, rerun)
+            typer.echo(f"{rerun}: no exception")
+            return
         if time_s is None and runs is None:
             raise UsageError("give --time SECONDS or --runs N (e.g. --time 60)")
-        names = [o.strip() for o in oracles.split(",") if o.strip()] if oracles else None
+        if time_s is not None and not (time_s > 0 and time_s < 1e9):
+            raise UsageError(f"--time {time_s} must be a positive number of seconds")
         plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
                                   special=special, rate=special_rate)
         if engine == "random":

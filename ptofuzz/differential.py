@@ -112,6 +112,8 @@ def compare_batch(inst: registry.Instruction, case: Case, outcomes: Mapping[str,
     geometry: list[str] = []  # computed on the first hit only: most cases show none
 
     def sig(pair: str, kind: str, region: str) -> Signature:
+        if kind in (FAULT_VS_VALUE, FAULT_KIND) and inst.fault_class is not None:
+            return Signature(case.op, dclass, pair, kind, region, inst.fault_class(case))
         if not geometry:
             geometry.append(inst.geometry_class(case) if inst.geometry_class else "-")
         # an instruction's first region is its elementwise operation: the geometry is no part of the cause

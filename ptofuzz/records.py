@@ -158,6 +158,11 @@ def read(path: Path) -> Record:
             inputs = {role: _read_input(entry, inst.dtype_of(case, role), jpath.parent, case, role)
                       for role, entry in data["inputs"].items()}
         oracles = tuple(data.get("oracles") or inst.platforms)
+        expect = data.get("expect") or {}
+        if not isinstance(expect, dict) or not all(isinstance(v, dict) for v in expect.values()):
+            raise ValueError("expect must map each oracle to {outcome, digest}")
+        if not all(isinstance(k, str) for k in data.get("signatures") or ()):
+            raise ValueError("signatures must be a list of strings")
     except (KeyError, TypeError, ValueError, AttributeError, OSError) as e:
         raise CaseFolderError(f"{str(jpath)!r}: bad case record ({e}); regenerate it") from None
     known = {"format", "op", "platform", "dtype", "tiles", "params", "inputs", "oracles", "expect", "signatures"}
@@ -203,9 +208,11 @@ def discover(paths: Sequence[Path]) -> list[Path]:
 
 
 def _is_record(path: Path) -> bool:
+    """Whether a .json file is a case record (its top-level "format" says so; files over 4 MiB are not)."""
     try:
-        with open(path, "rb") as fh:
-            head = fh.read(200)
-    except OSError:
+        if path.stat().st_size > 4 << 20:
+            return False
+        data = json.loads(path.read_text())
+    except (OSError, ValueError, UnicodeDecodeError):
         return False
-    return FORMAT.encode() in head
+    return isinstance(data, dict) and data.get("format") == FORMAT

@@ -73,6 +73,8 @@ class Instruction:
         draw_batch: ``(source, case, value_mix, n) -> {role: bits}`` with a leading axis of ``n`` cases; when
             set, every oracle of the instruction accepts such stacked inputs (one outcome for the batch).
         geometry_class: ``case -> str``, a coarse name of the case's geometry for fuzz signatures.
+        fault_class: ``case -> str``, the geometry field of a fault-against-value signature (which rule the
+            geometry breaks), coarser than ``geometry_class`` so that one rule is one signature.
         regions: ``(case, role) -> (names, codes)``: a region code per element of an output tile, so that a
             mismatch says where it lies (overlap, copied from one source, outside the valid region, ...).
         permutes: outputs are reorderings of the inputs (sorts): same elements in another order is "ordering".
@@ -100,6 +102,7 @@ class Instruction:
     replay_flags: Callable[[Case], str] | None = None
     draw_batch: Callable[[Source, Case, Any, int], dict[str, np.ndarray]] | None = None
     geometry_class: Callable[[Case], str] | None = None
+    fault_class: Callable[[Case], str] | None = None
     regions: Callable[[Case, str], tuple[tuple[str, ...], np.ndarray]] | None = None
     permutes: bool = False
     known_difference: Callable[[Any], str | None] | None = None

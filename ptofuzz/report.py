@@ -198,8 +198,9 @@ def replayed(results: list[Any], *, as_json: bool = False) -> None:
                 con.print(f"          {escape(c)}")
             con.print(f"          reproduce: {escape(r.reproduce)}")
     changed = sum(r.verdict == "changed" for r in results)
-    con.print(f"{len(results) - changed} of {len(results)} record(s) unchanged"
-              + (f"; {changed} changed" if changed else ""))
+    errors = sum(r.verdict == "error" for r in results)
+    con.print(f"{len(results) - changed - errors} of {len(results)} record(s) unchanged"
+              + (f"; {changed} changed" if changed else "") + (f"; {errors} could not be read" if errors else ""))
 
 
 def minimized(result: Any, *, as_json: bool = False) -> None:

@@ -170,9 +170,18 @@ def test_element_mismatch_classes(x, y, kind, region):
 
 def test_regions_name_where_a_mismatch_lies():
     inst = registry.get("TPARTADD")
-    hits = differential.compare_batch(inst, CASE, {"a5": _ok([[0, 0, 0, 1]]), "cpu": _ok([[0, 0, 0, 2]])}, None)
-    (sig,) = hits.counts
-    assert sig.region == "src0-only" and sig.geometry == "src0=eq,src1=cols,nodesc" or sig.geometry == "nodesc"
+    legal = Case("TPARTADD", "cpu", "float32", (("dst", Tile(1, 32, 1, 32)), ("src0", Tile(1, 32, 1, 32)),
+                                                ("src1", Tile(1, 32, 1, 2))))
+    a, b = np.zeros((1, 32), np.uint32), np.zeros((1, 32), np.uint32)
+    b[0, 3] = 1  # column 3: only src0 is valid there
+    (sig,) = differential.compare_batch(inst, legal, {"a5": _ok(a), "cpu": _ok(b)}, None).counts
+    assert (sig.region, sig.geometry) == ("src0-only", "src0=eq,src1=cols")
+    b[0, 3], b[0, 1] = 0, 1  # column 1: both valid, the operation's region, whatever the geometry
+    (sig,) = differential.compare_batch(inst, legal, {"a5": _ok(a), "cpu": _ok(b)}, None).counts
+    assert (sig.region, sig.geometry) == ("op", "-")
+    (sig,) = differential.compare_batch(inst, CASE, {"a5": _ok([[0, 0, 0, 1]]), "cpu": _ok([[0, 0, 0, 2]])},
+                                        None).counts
+    assert (sig.region, sig.geometry) == ("src0-only", "nodesc")  # a 1x4 float32 tile is no legal descriptor
 
 
 def test_loose_classes_and_undefined_elements_are_not_mismatches():
@@ -223,3 +232,65 @@ def test_record_round_trip(tmp_path):
     assert (tmp_path / "r" / "cpu.dst.bin").read_bytes() == outcomes["cpu"].outputs["dst"].tobytes()
     (res,) = replay([tmp_path / "r"])
     assert res.verdict == "same"
+
+
+def test_a_planted_tsort32_fault_is_not_hidden_by_the_overlap_rule():
+    inst = registry.get("TSORT32")
+    cpu = inst.platforms["cpu"]
+
+    def wrong_cpu(case, inputs):  # the cpu model faults on every 16-bit case instead of sorting
+        if case.dtype == "float16":
+            return Outcome.faulted("Fault_Planted", 5, "planted")
+        return cpu.oracle(case, inputs)
+
+    bug = dataclasses.replace(inst, platforms={**inst.platforms, "cpu": dataclasses.replace(cpu, oracle=wrong_cpu)})
+    plan = campaign.make_plan("tsort32", seed=1, instruction=bug)
+    store, _ = campaign.run_random(plan, runs=1500, instruction=bug)
+    faults = [f for f in store.findings.values() if f.signature.kind == "fault-vs-value"]
+    assert faults and all(f.new for f in faults)
+    assert any("cols>32" in f.signature.geometry for f in faults)
+
+
+def test_an_oracle_exception_is_reported_with_a_reproduce_command_and_output_is_finished(tmp_path, monkeypatch):
+    inst = registry.get("TPARTADD")
+    def crashing(case, inputs):  # the first batch of float16 cases crashes the cpu model
+        if case.dtype == "float16" and inputs["src0"].ndim == 3:
+            raise ZeroDivisionError("planted")
+        return tpart_oracles.cpu(case, inputs)
+
+    bug = dataclasses.replace(inst, platforms={**inst.platforms, "cpu": dataclasses.replace(inst.platforms["cpu"],
+                                                                                         oracle=crashing)})
+    plan = campaign.make_plan("tpartadd", seed=4, instruction=bug)
+    with pytest.raises(campaign.OracleCrash, match=r"batch \d+ .* raised ZeroDivisionError: planted; reproduce: "
+                                                   r"ptofuzz fuzz tpartadd .* --runs \d+") as e:
+        campaign.run_random(plan, runs=100_000, out=tmp_path, instruction=bug)
+    runs = int(str(e.value).rsplit("--runs ", 1)[1])
+    with pytest.raises(campaign.OracleCrash):  # the printed --runs reaches the failing batch again
+        campaign.run_random(plan, runs=runs, instruction=bug)
+    summary = json.loads((tmp_path / "campaign.json").read_text())  # written although the campaign died
+    assert summary["cases"] > 0 and all(s["hits"] > 0 for s in summary["signatures"])
+
+
+@pytest.mark.skipif(__import__("sys").version_info < (3, 11), reason="atheris is a dependency on Python >= 3.11")
+def test_the_atheris_engine_reports_a_crash(cli, tmp_path, monkeypatch):
+    inject = tmp_path / "inject"
+    inject.mkdir()
+    (inject / "sitecustomize.py").write_text(
+        "import os\n"
+        "if os.environ.get('PTOFUZZ_TEST_CRASH'):\n"
+        "    import ptofuzz.differential as d\n"
+        "    n = [0]\n"
+        "    orig = d.compare_batch\n"
+        "    def compare_batch(*a, **k):\n"
+        "        n[0] += 1\n"
+        "        if n[0] == 50:\n"
+        "            raise RuntimeError('planted oracle crash')\n"
+        "        return orig(*a, **k)\n"
+        "    d.compare_batch = compare_batch\n")
+    monkeypatch.setenv("PYTHONPATH", str(inject))
+    monkeypatch.setenv("PTOFUZZ_TEST_CRASH", "1")
+    res = cli("fuzz", "tpartadd", "--engine", "atheris", "--runs", "500", "--out", tmp_path / "out")
+    assert res.code == 3 and "planted oracle crash" in res.err and "--rerun" in res.err, res
+    crash = next((tmp_path / "out").glob("crash-*"))
+    monkeypatch.delenv("PTOFUZZ_TEST_CRASH")
+    assert cli("fuzz", "tpartadd", "--engine", "atheris", "--rerun", crash).code == 0  # the real oracles cope

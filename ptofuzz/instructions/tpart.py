@@ -214,15 +214,31 @@ def _relation(v: tuple[int, int], d: tuple[int, int]) -> str:
 
 def geometry_class(case: Case) -> str:
     """How each source's valid region relates to the destination's (eq, fewer rows, fewer cols, inside,
-    empty, overhanging); ``dst=empty``; or ``nodesc`` when a tile is no legal pto-spec descriptor (the one
-    thing that matters then)."""
+    empty, overhanging); ``dst=empty``; or ``nodesc`` when a tile is no legal pto-spec descriptor (a new Local
+    destination of at most 64 KiB, sources of at most 256 KiB), the one thing that matters then."""
     dt = dtypes.get(case.dtype)
-    if any(descriptors.problem(t, dt, max_bytes=descriptors.SHARED_MAX) for _, t in case.tiles):
+    if any(descriptors.problem(t, dt, max_bytes=descriptors.LOCAL_MAX if role == "dst" else descriptors.SHARED_MAX)
+           for role, t in case.tiles):
         return "nodesc"
     d = case.tile("dst").valid
     if 0 in d:
         return "dst=empty"
     return f"src0={_relation(case.tile('src0').valid, d)},src1={_relation(case.tile('src1').valid, d)}"
+
+
+def fault_class(case: Case) -> str:
+    """For a fault against a value: which pto-spec rule the geometry breaks, or ``spec-legal``."""
+    g = geometry_class(case)
+    if g in ("nodesc", "dst=empty"):
+        return g
+    rel = dict(part.split("=") for part in g.split(","))
+    if "empty" in rel.values():
+        return "src-empty"
+    if "over" in rel.values():
+        return "src-over"
+    if "eq" not in rel.values():
+        return "no-src-eq"
+    return "spec-legal"
 
 
 # "op" first: the elementwise operation, whose result does not depend on the geometry (see differential.py)
@@ -240,21 +256,13 @@ def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
     return REGIONS, np.where((rows < d.valid_rows) & (cols < d.valid_cols), code, 4).astype(np.uint8)
 
 
-def _spec_legal(geometry: str) -> bool:
-    """Whether a geometry class is a pattern pto-spec accepts (one source eq, the other eq or inside)."""
-    if geometry in ("dst=empty", "nodesc"):
-        return False
-    rel = dict(part.split("=") for part in geometry.split(","))
-    return "eq" in rel.values() and set(rel.values()) <= {"eq", "rows", "cols", "in"}
-
-
 def known_difference(sig: Any) -> str | None:
     """The intended differences between TPART* models (pto-spec-notes §3, pto-isa-conventions §3)."""
     a, b = sig.oracles()
     if sig.kind == "fault-vs-value" and "spec" in (a, b):
         if sig.dtype_class == "int64":
             return "pto-spec has no 64-bit integer TPART*; a5 implements them (Int64Part)"
-        if not _spec_legal(sig.geometry):
+        if sig.geometry != "spec-legal":
             return ("pto-spec faults on this geometry (no source equals dst, an empty or overhanging source, an "
                     "empty destination, or a tile that is no legal descriptor); pto-isa implementations do not "
                     "check it (cpu) or accept it (a2a3/a5 empty regions)")
@@ -331,5 +339,5 @@ def instructions() -> list[Instruction]:
             random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape", "dst", "src0", "src1", "inplace"), redraw=redraw,
             replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
-            known_difference=known_difference, shared=oracles.shared_work))
+            known_difference=known_difference, shared=oracles.shared_work, fault_class=fault_class))
     return out
