@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -223,7 +224,7 @@ class CaseVerdict:
     @property
     def reproduce(self) -> str:
         plat = "" if (self.path / casefolder.MANIFEST).is_file() else f" --platform {self.platform}"
-        return f"ptofuzz check {self.path}{plat}"
+        return f"ptofuzz check {shlex.quote(str(self.path))}{plat}"
 
 
 def check(paths: Sequence[str | Path], platform: str | None = None) -> list[CaseVerdict]:
@@ -309,8 +310,12 @@ class DiffResult:
 
 
 def diff_files(golden: str | Path, output: str | Path, dtype: str, shape: tuple[int, int], *,
-               valid: tuple[int, int] | None = None, mode: Mode = Mode(), eps: float | None = None) -> DiffResult:
+               valid: tuple[int, int] | None = None, mode: Mode = Mode(), eps: float | None = None,
+               half_as_bits: bool = False) -> DiffResult:
     """Compare two raw little-endian files of ``shape`` elements of ``dtype``."""
+    for f in (golden, output):
+        if not Path(f).is_file():
+            raise UsageError(f"{str(f)!r} is no file")
     dt = dtypes.get(dtype)
     r, c = shape
     if r < 0 or c < 0 or r * c > MAX_TILE_ELEMENTS:
@@ -323,15 +328,17 @@ def diff_files(golden: str | Path, output: str | Path, dtype: str, shape: tuple[
         act = casefolder.read_tile_file(Path(output), dt, shape)
     except CaseFolderError as e:
         raise UsageError(str(e)) from None
-    cmp = compare(exp, None, act, dt, mode=mode, valid=v, eps=eps)
-    flags = _mode_flags(mode) + (f" --valid {v[0]}x{v[1]}" if valid else "") + (f" --eps {eps:g}" if eps is not None
-                                                                               else "")
+    cmp = compare(exp, None, act, dt, mode=mode, valid=v, eps=eps, half_as_bits=half_as_bits)
+    flags = _mode_flags(mode, eps, half_as_bits) + (f" --valid {v[0]}x{v[1]}" if valid else "")
     return DiffResult(f"{golden} vs {output}", dt.name, shape, v, cmp,
-                      f"ptofuzz diff {golden} {output} --dtype {dt.name} --shape {r}x{c}{flags}")
+                      f"ptofuzz diff {shlex.quote(str(golden))} {shlex.quote(str(output))} --dtype {dt.name} "
+                      f"--shape {r}x{c}{flags}")
 
 
-def _mode_flags(mode: Mode) -> str:
+def _mode_flags(mode: Mode, eps: float | None = None, half_as_bits: bool = False) -> str:
     out = "" if mode.kind == "bits" else f" --mode {mode.kind}"
+    out += f" --eps {eps:g}" if eps is not None else ""
+    out += " --half-as-bits" if half_as_bits else ""
     out += f" --ulp {mode.ulp}" if mode.kind == "ulp" else ""
     out += f" --rtol {mode.rtol:g}" if mode.rtol is not None else ""
     out += f" --atol {mode.atol:g}" if mode.atol is not None else ""
@@ -341,7 +348,7 @@ def _mode_flags(mode: Mode) -> str:
 
 
 def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode: Mode = Mode(),
-                eps: float | None = None) -> list[DiffResult]:
+                eps: float | None = None, half_as_bits: bool = False) -> list[DiffResult]:
     """Compare two oracles' outputs of a saved case record (a fuzz finding): by default the pair of its
     signature, the first oracle's output taken as the expected side."""
     from ptofuzz import differential, records
@@ -355,7 +362,10 @@ def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode:
         pair = list(oracles)
     else:
         key = (rec.extra.get("finding") or {}).get("signature") or (rec.signatures[0] if rec.signatures else "")
-        pair = list(differential.Signature.from_key(key).oracles()) if key else list(rec.oracles[:2])
+        try:
+            pair = list(differential.Signature.from_key(str(key)).oracles()) if key else list(rec.oracles[:2])
+        except ValueError as e:
+            raise UsageError(f"{str(path)!r}: {e}; pass --oracles A,B") from None
     if len(pair) != 2 or any(o not in inst.platforms for o in pair):
         raise UsageError(f"--oracles {','.join(pair)}: name two of {', '.join(rec.oracles)}")
     outcomes = differential.run_oracles(inst, rec.case, rec.inputs, pair)
@@ -372,9 +382,10 @@ def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode:
         # elements either oracle leaves undefined are not compared
         classes = np.where(b.classes[role] == UNDEFINED, np.uint8(UNDEFINED), a.classes[role]).astype(np.uint8)
         cmp = compare(a.outputs[role], classes, b.outputs[role], dt, mode=mode, valid=tile.valid, regions=regions,
-                      eps=eps)
+                      eps=eps, half_as_bits=half_as_bits)
         results.append(DiffResult(f"{pair[0]} (expected) vs {pair[1]}: {role}", dt.name, tile.shape, tile.valid, cmp,
-                                  f"ptofuzz diff {path} --oracles {pair[0]},{pair[1]}{_mode_flags(mode)}"))
+                                  f"ptofuzz diff {shlex.quote(str(path))} --oracles {pair[0]},{pair[1]}"
+                                  f"{_mode_flags(mode, eps, half_as_bits)}"))
     return results
 
 

@@ -139,6 +139,8 @@ def check(
     with _errors():
         from ptofuzz import api, report
 
+        for path, flag in ((html, "--html"), (svg, "--svg"), (junit, "--junit")):
+            report.check_export_path(path, flag)
         verdicts = api.check(paths, platform)
         report.checked(verdicts, as_json=json_out, html=html, svg=svg, junit=junit)
         if any(v.verdict == "error" for v in verdicts):
@@ -182,7 +184,7 @@ def fuzz(
         if names is not None and not names:
             raise UsageError(f"--oracles {oracles!r} names no oracle; e.g. --oracles spec,cpu")
         if rerun is not None:
-            from ptofuzz import atheris_engine, campaign
+            from ptofuzz import atheris_engine
 
             plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
                                       special=special, rate=special_rate)
@@ -270,6 +272,9 @@ def diff(
     eps: Annotated[Optional[float], typer.Option(help="Also give pto-isa ResultCmp's verdict at this eps.")] = None,
     oracles: Annotated[Optional[str], typer.Option(help="For a record: the two oracles to compare (expected "
                                                         "first; default: its signature's pair).")] = None,
+    half_as_bits: Annotated[bool, typer.Option("--half-as-bits", help="ResultCmp as the NPU tests run it: float16 "
+                                                                      "compared as raw bits (aclFloat16 is "
+                                                                      "uint16_t).")] = False,
     html: Annotated[Optional[Path], typer.Option(help="Also write the report as an HTML page.")] = None,
     svg: Annotated[Optional[Path], typer.Option(help="Also write the report as an SVG image.")] = None,
     junit: Annotated[Optional[Path], typer.Option(help="Also write a JUnit XML file (one test per comparison).")]
@@ -288,20 +293,29 @@ def diff(
             raise UsageError(f"--nan {nan!r} / --zeros {zeros!r}: use --nan payload|any and --zeros signed|unsigned")
         if ulp < 0 or (eps is not None and not 0 <= eps < 1):
             raise UsageError(f"--ulp {ulp} must be >= 0 and --eps {eps} in [0, 1)")
+        for name, value in (("--rtol", rtol), ("--atol", atol)):
+            if value is not None and not value >= 0:  # (NaN fails too)
+                raise UsageError(f"{name} {value} must be a number >= 0")
+        if mode != "tol" and (rtol is not None or atol is not None):
+            raise UsageError("--rtol/--atol apply to --mode tol; add --mode tol or drop them")
+        for path, flag in ((html, "--html"), (svg, "--svg"), (junit, "--junit")):
+            report.check_export_path(path, flag)
         m = Mode(mode, ulp if mode == "ulp" else 0, rtol, atol, nan, zeros)
         if output is None:
+            if dtype or shape or valid:
+                raise UsageError("--dtype/--shape/--valid describe raw files; a record brings its own: drop them")
             if not golden.exists():
                 raise UsageError(f"path {str(golden)!r} does not exist")
             if golden.is_file() and golden.suffix == ".bin":
                 raise UsageError(f"{str(golden)!r} is a raw file: give the actual file too (ptofuzz diff GOLDEN "
                                  "OUTPUT --dtype D --shape RxC)")
             pair = [o.strip() for o in oracles.split(",")] if oracles else None
-            results = api.diff_record(golden, pair, mode=m, eps=eps)
+            results = api.diff_record(golden, pair, mode=m, eps=eps, half_as_bits=half_as_bits)
         else:
             if dtype is None or shape is None:
                 raise UsageError("raw files need --dtype and --shape (e.g. --dtype float32 --shape 64x64)")
             results = [api.diff_files(golden, output, dtype, _rxc(shape, "--shape"), valid=_rxc(valid, "--valid"),
-                                      mode=m, eps=eps)]
+                                      mode=m, eps=eps, half_as_bits=half_as_bits)]
         report.diffs(results, as_json=json_out, html=html, svg=svg, junit=junit)
         if any(not r.comparison.ok for r in results):
             raise typer.Exit(int(ExitCode.MISMATCH))
@@ -329,8 +343,11 @@ def triage(
 
         fields = tri.key_fields([f.strip() for f in by.split(",") if f.strip()] if by else None, split or (),
                                 merge or ())
-        result = tri.buckets(tri.load(paths), fields, sort)
-        report.triaged(result, fields, as_json=json_out, html=html, svg=svg, junit=junit)
+        for path, flag in ((html, "--html"), (svg, "--svg"), (junit, "--junit")):
+            report.check_export_path(path, flag)
+        items, skipped = tri.load(paths)
+        result = tri.buckets(items, fields, sort)
+        report.triaged(result, fields, as_json=json_out, html=html, svg=svg, junit=junit, skipped=skipped)
         if any(not b.known for b in result):
             raise typer.Exit(int(ExitCode.MISMATCH))
 

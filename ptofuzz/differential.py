@@ -195,10 +195,10 @@ def _value_mismatches(inst: registry.Instruction, case: Case, role: str, oa: Out
 
 
 def _ulps(xs: np.ndarray, ys: np.ndarray, dt: dtypes.DType) -> np.ndarray:
-    """Distance in units in the last place between finite values (through the monotone order key)."""
-    kx = ieee.order_key(xs, dt).astype(np.int64)
-    ky = ieee.order_key(ys, dt).astype(np.int64)
-    return np.abs(kx - ky)
+    """Distance in units in the last place between finite values (see :func:`ptofuzz.compare.ulp_distance`)."""
+    from ptofuzz.compare import ulp_distance
+
+    return ulp_distance(xs, ys, dt)
 
 
 def _same_values(x: np.ndarray, y: np.ndarray, kx: np.ndarray, ky: np.ndarray, items: np.ndarray) -> bool:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -20,7 +21,7 @@ class ReplayResult:
 
     @property
     def reproduce(self) -> str:
-        return f"ptofuzz replay {self.path}"
+        return f"ptofuzz replay {shlex.quote(str(self.path))}"
 
 
 def replay_record(rec: records.Record, inst: registry.Instruction) -> ReplayResult:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -53,9 +54,7 @@ def _verdict_json(v: CaseVerdict) -> dict[str, Any]:
         if f.problem:
             d["problem"] = f.problem
         if f.comparison is not None:
-            d.update(checked=f.comparison.checked, mismatches=f.comparison.mismatches,
-                     first=[{"index": e.index, "row": e.row, "col": e.col, "expected": hex(e.expected),
-                             "actual": hex(e.actual), "class": CLASS_NAMES[e.cls]} for e in f.comparison.first])
+            d.update(dtype=f.dtype, shape=list(f.shape), valid=list(f.valid), **comparison_json(f.comparison))
         files.append(d)
     return {"path": str(v.path), "name": v.name, "op": v.op, "platform": v.platform, "dtype": v.dtype,
             "outcome": v.outcome, "verdict": v.verdict, "message": v.message, "files": files,
@@ -66,14 +65,14 @@ def checked(verdicts: list[CaseVerdict], *, as_json: bool = False, html: Any = N
             junit: Any = None) -> None:
     if junit is not None:
         write_junit(junit, "ptofuzz check", [(v.name, None if v.verdict == "pass" else
-                                              v.message or _failure_summary(v), v.reproduce) for v in verdicts])
+                                              v.message or _failure_summary(v), v.reproduce) for v in verdicts],
+                    errors=frozenset(v.name for v in verdicts if v.verdict == "error"))
     if as_json:
         _print_json({"cases": [_verdict_json(v) for v in verdicts],
                      "passed": sum(v.verdict == "pass" for v in verdicts),
                      "failed": sum(v.verdict == "fail" for v in verdicts),
                      "errors": sum(v.verdict == "error" for v in verdicts)})
-        return
-    con = _exporting_console(html, svg)
+    con = _exporting_console(html, svg, quiet=as_json)
     for v in verdicts:
         if v.verdict == "error":
             con.print(f"[bold red]ERROR[/] {escape(v.name)}: {escape(v.message)}")
@@ -240,7 +239,8 @@ def comparison_lines(con: Console, cmp: Any, dt: dtypes.DType, shape: tuple[int,
 
     n = cmp.checked
     name = label.strip()
-    con.print(f"{label}: {dt.name} {shape[0]}x{shape[1]}, valid {valid[0]}x{valid[1]}; {cmp.mode.describe()}")
+    con.print(f"{escape(label)}: {dt.name} {shape[0]}x{shape[1]}, valid {valid[0]}x{valid[1]}; "
+              f"{cmp.mode.describe()}")
     ind = " " * (len(label) - len(name) + 2)
     if cmp.ok:
         con.print(f"{ind}[green]PASS[/]  {escape(name)}: all {n} compared elements agree")
@@ -269,9 +269,11 @@ def comparison_lines(con: Console, cmp: Any, dt: dtypes.DType, shape: tuple[int,
         con.print(f"{ind}... and {cmp.mismatches - len(cmp.first)} more")
     if heat and cmp.errors is not None and cmp.errors.size and not cmp.ok:
         hm = heatmap(cmp.errors, valid)
-        con.print(f"{ind}heat map: {hm.cells.shape[0]}x{hm.cells.shape[1]} cells of {hm.block[0]}x{hm.block[1]} "
-                  f"elements, worst class per cell; the frame is the valid region")
-        _heat_rows(con, hm, ERROR_CLASSES)
+        frame = "the frame is the valid region" if hm.valid_cells[0] and hm.valid_cells[1] else \
+            "the valid region is empty"
+        con.print(f"{ind}heat map: {hm.cells.shape[0]}x{hm.cells.shape[1]} cells of up to {hm.block[0]}x"
+                  f"{hm.block[1]} elements, worst class per cell; {frame}")
+        _heat_rows(con, hm, ERROR_CLASSES, ind)
         present = [k for k in ERROR_CLASSES if k == "ok" or k in cmp.counts]
         con.print(f"{ind}legend: " + "  ".join(f"[{GLYPHS[k][1]}]{GLYPHS[k][0]}[/] {k}" for k in present)
                   + "  (blank: not compared)")
@@ -279,30 +281,33 @@ def comparison_lines(con: Console, cmp: Any, dt: dtypes.DType, shape: tuple[int,
         con.print(f"{ind}reproduce: {escape(reproduce)}")
 
 
-def _heat_rows(con: Console, hm: Any, names: tuple[str, ...]) -> None:
-    """The grid, one text line per cell row, with a box drawn around the valid region's cells."""
+def _heat_rows(con: Console, hm: Any, names: tuple[str, ...], ind: str = "  ") -> None:
+    """The grid, one text line per cell row, with a box around the valid region's cells (none if it is
+    empty); row labels are the first element row of each cell row."""
     from rich.text import Text
 
     gr, gc = hm.cells.shape
-    vr, vc = min(hm.valid_cells[0], gr), min(hm.valid_cells[1], gc)
-    pad = " " * 8
-    con.print(Text(pad + "┌" + "─" * vc + "┐"))
+    vr, vc = (hm.valid_cells if hm.valid_cells[0] and hm.valid_cells[1] else (0, 0))
+    width = len(str(int(hm.row_edges[-2]))) if gr else 1
+    pad = ind + " " * (width + 1)
+    if vr:
+        con.print(Text(pad + "┌" + "─" * vc + "┐"))
     for i in range(gr):
-        inside_rows = i < vr
-        line = Text(f"  {i * hm.block[0]:>5} " + ("│" if inside_rows else " "))
+        inside = i < vr
+        line = Text(f"{ind}{int(hm.row_edges[i]):>{width}} " + ("│" if inside else " " if vr else ""))
         for j in range(gc):
-            if j == vc:
-                line.append("│" if inside_rows else " ")
+            if vr and j == vc:
+                line.append("│" if inside else " ")
             code = int(hm.cells[i, j])
             if code < 0:
                 line.append(" ")
                 continue
             glyph, style = GLYPHS[names[code]]
-            line.append(glyph, style=style if code else ("green" if inside_rows and j < vc else "dim"))
-        if vc == gc:
-            line.append("│" if inside_rows else " ")
+            line.append(glyph, style=style if code else ("green" if inside and j < vc else "dim"))
+        if vr and vc == gc:
+            line.append("│" if inside else " ")
         con.print(line)
-        if i == vr - 1:
+        if vr and i == vr - 1:
             con.print(Text(pad + "└" + "─" * vc + "┘"))
 
 
@@ -314,29 +319,50 @@ def diffs(results: list[Any], *, as_json: bool = False, html: Any = None, svg: A
                                              r.reproduce) for r in results])
     if as_json:
         _print_json([diff_json(r) for r in results])
-        return
-    con = _exporting_console(html, svg)
+    con = _exporting_console(html, svg, quiet=as_json)
     for r in results:
         comparison_lines(con, r.comparison, dtypes.get(r.dtype), r.shape, r.valid, r.label, r.reproduce)
     _export(con, html, svg)
 
 
-def diff_json(r: Any) -> dict[str, Any]:
-    cmp = r.comparison
+def _finite(x: float) -> float | None:
+    """JSON has no inf/NaN: those become null."""
+    import math
+
+    return x if math.isfinite(x) else None
+
+
+def comparison_json(cmp: Any) -> dict[str, Any]:
+    """The comparison part of every report's JSON (diff, check)."""
     rc = cmp.result_cmp
-    return {"label": r.label, "dtype": r.dtype, "shape": list(r.shape), "valid": list(r.valid), "ok": cmp.ok,
-            "checked": cmp.checked, "mismatches": cmp.mismatches, "classes": cmp.counts, "max_abs": cmp.max_abs,
-            "max_rel": cmp.max_rel, "max_ulp": cmp.max_ulp, "specials": cmp.specials, "mode": cmp.mode.describe(),
+    return {"ok": cmp.ok, "checked": cmp.checked, "mismatches": cmp.mismatches, "classes": cmp.counts,
+            "max_abs": _finite(cmp.max_abs), "max_rel": _finite(cmp.max_rel), "max_ulp": cmp.max_ulp,
+            "specials": cmp.specials, "mode": cmp.mode.describe(),
             "result_cmp": None if rc is None else {"passed": rc.passed, "eps": rc.eps, "errors": rc.errors,
                                                    "threshold": rc.threshold, "zero_count": rc.zero_count},
-            "first": [{"row": e.row, "col": e.col, "region": e.region, "expected": hex(e.expected),
-                       "actual": hex(e.actual), "ulps": e.ulps, "class": e.error} for e in cmp.first],
-            "reproduce": r.reproduce}
+            "first": [{"index": e.index, "row": e.row, "col": e.col, "region": e.region,
+                       "expected": hex(e.expected), "actual": hex(e.actual), "expected_class": CLASS_NAMES[e.cls],
+                       "ulps": e.ulps, "error": e.error} for e in cmp.first]}
 
 
-def _exporting_console(html: Any, svg: Any) -> Console:
-    """The report console; it also records what it prints when an HTML or SVG export is asked for."""
-    return Console(highlight=False, soft_wrap=True, record=html is not None or svg is not None)
+def diff_json(r: Any) -> dict[str, Any]:
+    return {"label": r.label, "dtype": r.dtype, "shape": list(r.shape), "valid": list(r.valid),
+            **comparison_json(r.comparison), "reproduce": r.reproduce}
+
+
+def _exporting_console(html: Any, svg: Any, quiet: bool = False) -> Console:
+    """The report console. When an HTML or SVG export is asked for it also records what it prints, at a width
+    no report line exceeds (exports are never cropped); ``quiet`` (with --json) only records."""
+    record = html is not None or svg is not None
+    if quiet:
+        import io
+
+        return Console(file=io.StringIO(), highlight=False, soft_wrap=True, record=record, width=400,
+                       color_system="truecolor")
+    con = Console(highlight=False, soft_wrap=True, record=record)
+    if record:
+        con.width = max(con.width, 400)
+    return con
 
 
 def _export(con: Console, html: Any, svg: Any) -> None:
@@ -344,54 +370,94 @@ def _export(con: Console, html: Any, svg: Any) -> None:
     from pathlib import Path
 
     for path, render in ((html, lambda: con.export_html(inline_styles=True, clear=False)),
-                         (svg, lambda: con.export_svg(title="ptofuzz", clear=False))):
-        if path is None:
-            continue
-        path = Path(path)
-        tmp = path.with_name(f".{path.name}.tmp")
-        tmp.write_text(render(), encoding="utf-8")
+                         (svg, lambda: _svg(con))):
+        if path is not None:
+            _atomic_write(Path(path), render())
+
+
+def _svg(con: Console) -> str:
+    """The recorded report as SVG, as wide as its longest line (no cropping)."""
+    import re
+
+    text = con.export_text(clear=False)
+    width = max([len(line) for line in text.splitlines()] + [20])
+    saved = con.width
+    con.width = width + 2
+    try:
+        svg = con.export_svg(title="ptofuzz", clear=False)
+    finally:
+        con.width = saved
+    return re.sub(r"@font-face\s*\{[^}]*\}", "", svg)  # offline: the local monospace font, no CDN
+
+
+def check_export_path(path: Any, flag: str) -> None:
+    """Refuse an export path that cannot be a file (empty, a folder, in a missing folder) before any work."""
+    from pathlib import Path
+
+    from ptofuzz.errors import UsageError
+
+    if path is None:
+        return
+    p = Path(path)
+    if not str(path) or p.name in ("", ".", "..") or p.is_dir():
+        raise UsageError(f"{flag} {str(path)!r} is no file name; give e.g. {flag} report.{flag.strip('-')}")
+    if not p.parent.is_dir():
+        raise UsageError(f"{flag} {str(path)!r}: folder {str(p.parent)!r} does not exist")
+
+
+def _atomic_write(path: Any, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
         tmp.replace(path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
-def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]]) -> None:
-    """A JUnit XML file: one test case per (name, failure message or None, reproduce command)."""
+def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]],
+                errors: frozenset[str] = frozenset()) -> None:
+    """A JUnit XML file: one test case per (name, failure message or None, reproduce command); names in
+    ``errors`` are reported as errors (could not be checked) rather than failures."""
+    import re
+    import time
     import xml.etree.ElementTree as ET
     from pathlib import Path
 
-    failures = sum(1 for _, msg, _ in cases if msg)
-    root = ET.Element("testsuites", name="ptofuzz", tests=str(len(cases)), failures=str(failures))
-    ts = ET.SubElement(root, "testsuite", name=suite, tests=str(len(cases)), failures=str(failures), errors="0",
-                       skipped="0")
+    def clean(text: str) -> str:  # XML 1.0 has no control characters
+        return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", "?", text)
+
+    n_err = sum(1 for name, msg, _ in cases if msg and name in errors)
+    n_fail = sum(1 for name, msg, _ in cases if msg and name not in errors)
+    attrs = {"tests": str(len(cases)), "failures": str(n_fail), "errors": str(n_err), "time": "0"}
+    root = ET.Element("testsuites", name="ptofuzz", **attrs)
+    ts = ET.SubElement(root, "testsuite", name=suite, skipped="0",
+                       timestamp=time.strftime("%Y-%m-%dT%H:%M:%S"), hostname="localhost", **attrs)
     for name, msg, reproduce in cases:
-        tc = ET.SubElement(ts, "testcase", classname=suite, name=name)
+        tc = ET.SubElement(ts, "testcase", classname=suite, name=clean(name), time="0")
         if msg:
-            f = ET.SubElement(tc, "failure", message=msg, type="mismatch")
-            f.text = f"{msg}\nreproduce: {reproduce}"
-        else:
-            ET.SubElement(tc, "system-out").text = reproduce
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    ET.ElementTree(root).write(tmp, encoding="utf-8", xml_declaration=True)
-    tmp.replace(path)
+            kind = "error" if name in errors else "failure"
+            f = ET.SubElement(tc, kind, message=clean(msg), type="error" if kind == "error" else "mismatch")
+            f.text = clean(f"{msg}\nreproduce: {reproduce}")
+    _atomic_write(Path(path), ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n")
 
 
 def triaged(buckets: list[Any], fields: tuple[str, ...], *, as_json: bool = False, html: Any = None,
-            svg: Any = None, junit: Any = None) -> None:
+            svg: Any = None, junit: Any = None, skipped: list[Any] = ()) -> None:
     """``ptofuzz triage``: one block per bucket, largest first (or as sorted)."""
     if junit is not None:
         write_junit(junit, "ptofuzz triage", [(b.name, None if b.known else
                                                f"{len(b.items)} undocumented disagreement(s), {b.hits} hits",
                                                b.replay) for b in buckets])
     if as_json:
-        _print_json({"key": list(fields), "buckets": [
+        _print_json({"key": list(fields), "skipped": [str(p) for p in skipped], "buckets": [
             {"key": dict(b.key), "hits": b.hits, "known": b.known, "first_seen": b.first.first_seen,
              "smallest": str(b.smallest.path), "replay": b.replay,
              "signatures": [{"signature": i.signature.key, "hits": i.hits, "path": str(i.path),
                              "known": i.known} for i in b.items]} for b in buckets]})
-        return
-    con = _exporting_console(html, svg)
+    con = _exporting_console(html, svg, quiet=as_json)
     total = sum(len(b.items) for b in buckets)
-    con.print(f"{total} disagreement signature(s) in {len(buckets)} bucket(s), key {','.join(fields)}")
+    con.print(f"{total} disagreement signature(s) in {len(buckets)} bucket(s), key {','.join(fields)}"
+              + (f"; {len(skipped)} record(s) could not be read (ptofuzz replay says why)" if skipped else ""))
     for n, b in enumerate(buckets, 1):
         status = "[dim]known[/]" if b.known else "[bold red]NEW[/]"
         con.print(f"[bold][{n}][/] {status}  {escape(b.name)}  hits {b.hits:,}  signatures {len(b.items)}  "

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import shlex
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -73,7 +74,7 @@ class Bucket:
 
     @property
     def replay(self) -> str:
-        return f"ptofuzz replay {self.smallest.path}"
+        return f"ptofuzz replay {shlex.quote(str(self.smallest.path))}"
 
 
 def _order(first_seen: str) -> tuple[int, int, str]:
@@ -110,21 +111,39 @@ def culprit(pairs: set[str], fallback: str) -> str:
     return next(iter(common)) if len(common) == 1 else fallback
 
 
-def load(paths: Sequence[str | Path]) -> list[Item]:
-    """Every saved disagreement under ``paths`` (record folders with a ``finding``, or records that show one)."""
+def load(paths: Sequence[str | Path]) -> tuple[list[Item], list[Path]]:
+    """Every saved disagreement under ``paths`` (record folders with a ``finding``, or records that show one),
+    and the records that could not be read. Minimized copies (``*.min``) and paths named twice count once."""
     found = []
-    for path in records.discover([Path(p) for p in paths]):
+    seen: set[Path] = set()
+    skipped = []
+    for p in paths:
+        if not Path(p).exists():
+            raise UsageError(f"path {str(p)!r} does not exist")
+    candidates = [q for p in paths for q in sorted(Path(p).rglob("*.json"))] if all(Path(p).is_dir() for p in paths) \
+        else records.discover([Path(p) for p in paths])
+    for path in candidates:
+        real = path.resolve()
+        if real in seen or any(part.endswith(".min") for part in path.parts):  # overlaps; minimized copies
+            continue
+        seen.add(real)
+        if path.name == "campaign.json" or not records._is_record(path):
+            continue
         try:
             rec = records.read(path)
-        except CaseFolderError:
-            continue  # triage is about what can be read; replay reports broken records
-        finding = rec.extra.get("finding") or {}
-        key = finding.get("signature") or (rec.signatures[0] if rec.signatures else None)
-        if key:
-            found.append((path, rec, finding, Signature.from_key(key)))
-    if not found:
-        raise UsageError(f"no saved disagreements under {', '.join(str(p) for p in paths)}; give the --out folder "
-                         "of a fuzz campaign")
+            finding = rec.extra.get("finding") or {}
+            if not isinstance(finding, dict):
+                raise ValueError("finding is not an object")
+            key = finding.get("signature") or (rec.signatures[0] if rec.signatures else None)
+            if not key:
+                continue
+            sig = Signature.from_key(str(key))
+            int(finding.get("hits", 1))
+        except (CaseFolderError, ValueError, TypeError):
+            skipped.append(path)  # triage is about what can be read; replay says what is wrong with the rest
+            continue
+        found.append((path, rec, finding, sig))
+
     # the culprit: the oracle in every pair showing this kind of mismatch, in this case or in any other finding
     # of the same op, kind and region (one case often has only two oracles that give values)
     evidence: dict[tuple[str, str, str], set[str]] = collections.defaultdict(set)
@@ -141,7 +160,7 @@ def load(paths: Sequence[str | Path]) -> list[Item]:
         tiles = ", ".join(f"{r} {t.token()}" for r, t in rec.case.tiles)
         items.append(Item(folder, sig, int(finding.get("hits", 1)), str(finding.get("first_seen", "-")),
                           finding.get("known"), blame, size, tiles))
-    return items
+    return items, skipped
 
 
 def key_fields(by: Sequence[str] | None = None, split: Sequence[str] = (), merge: Sequence[str] = ()) -> tuple[str, ...]:

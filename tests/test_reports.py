@@ -110,13 +110,29 @@ def test_tsort_ordering_difference():
     assert_recorded("tsort_ordering", text)
 
 
-def test_each_error_class_is_its_own():
-    # the six report cases above land in six different classes (a guard against one class swallowing another)
-    seen = set()
-    for name in ("ulp1_float16", "nan_payload", "signed_zero", "outside_write", "missing_row", "tsort_ordering"):
-        line = next(l for l in (RECORDED / f"{name}.txt").read_text().splitlines() if "error classes:" in l)
-        seen.add(line.split(":", 1)[1].split()[0])
-    assert seen == {"ulp-1", "nan-payload", "signed-zero", "outside", "missing", "ordering"}
+def test_signed_zeros_stay_apart_in_ulp_and_tol_modes():
+    exp, act = tile(1, 4, F32, 0), tile(1, 4, F32, 0)
+    act[0, 0] = 0x80000000
+    for mode in (Mode("ulp", ulp=1), Mode("tol")):
+        assert compare(exp, None, act, F32, mode=mode).counts == {"signed-zero": 1}
+        assert compare(exp, None, act, F32, mode=dataclasses.replace(mode, zeros="unsigned")).ok
+    exp[0, 1], act[0, 1] = 0x00000001, 0x80000001  # the two smallest subnormals: 2 ULP apart across zero
+    cmp = compare(exp, None, act, F32, mode=Mode(zeros="unsigned"))
+    assert cmp.max_ulp == 2 and cmp.counts == {"ulp-2..16": 1}
+
+
+def test_missing_rows_need_a_written_row_not_one_zero():
+    exp = tile(4, 8, F32, 0x3F800000)
+    act = exp.copy()
+    act[1, :4] = 0  # the valid region is 4x4: its row 1 was never written
+    assert compare(exp, None, act, F32, valid=(4, 4)).counts == {"missing": 4}
+    one = exp.copy()
+    one[2, 1] = 0  # a single zeroed element is just a wrong value
+    assert compare(exp, None, one, F32).counts == {"ulp-large": 1}
+    col = tile(8, 1, F32, 0x3F800000)
+    col2 = col.copy()
+    col2[3, 0] = 0
+    assert compare(col, None, col2, F32).counts == {"ulp-large": 1}
 
 
 # ---- pto-isa ResultCmp ------------------------------------------------------------------------------------------
@@ -290,6 +306,86 @@ def test_triage_bad_input(cli, tmp_path):
     assert cli("triage", tmp_path / "nope").code == 2
     res = cli("triage", tmp_path, "--split", "colour")
     assert res.code == 2 and "field 'colour' is unknown" in res.err
+
+
+def _cells_text(exp, act, valid):
+    _, text = render(exp, act, F32, valid=valid)
+    return text
+
+
+def test_downsampled_heat_map_keeps_outside_writes_outside_the_frame():
+    exp = tile(100, 100, F32, 0x3F800000)
+    act = exp.copy()
+    act[51, 10] = 0  # row 51 is outside the 50x50 valid region
+    text = _cells_text(exp, act, (50, 50))
+    lines = text.splitlines()
+    bottom = next(k for k, line in enumerate(lines) if "└" in line)
+    x_line = next(k for k, line in enumerate(lines) if "X" in line and "legend" not in line)
+    assert x_line > bottom  # drawn below the frame
+    assert "cells of up to" in text
+
+
+def test_heat_map_of_an_empty_or_narrow_valid_region():
+    exp = tile(4, 4, F32, 0x3F800000)
+    act = exp.copy()
+    act[1, 1] = 0x3F800001
+    empty = _cells_text(exp, act, (0, 4))
+    assert "the valid region is empty" in empty and "┌" not in empty and "└" not in empty
+    narrow = _cells_text(tile(4, 128, F32, 0x3F800000), tile(4, 128, F32, 0x3F800001), (4, 127))
+    top = next(line for line in narrow.splitlines() if "┌" in line)
+    row = next(line for line in narrow.splitlines() if line.strip().startswith("0 │"))
+    assert row.index("│", row.index("│") + 1) == top.index("┐")  # the right edge sits where the frame ends
+
+
+def test_json_is_strict_and_exports_still_written_with_json(cli, tmp_path):
+    tile(2, 2, F32, 0).tofile(tmp_path / "g.bin")
+    o = tile(2, 2, F32, 0)
+    o[0, 0] = 0x3F800000  # relative error against 0: infinite
+    o.tofile(tmp_path / "o.bin")
+    res = cli("diff", tmp_path / "g.bin", tmp_path / "o.bin", "--dtype", "f32", "--shape", "2x2", "--json",
+              "--html", tmp_path / "r.html", "--svg", tmp_path / "r.svg")
+    data = json.loads(res.out, parse_constant=lambda c: pytest.fail(f"non-JSON constant {c}"))
+    assert res.code == 1 and data[0]["max_rel"] is None and (tmp_path / "r.html").is_file()
+    svg = (tmp_path / "r.svg").read_text()
+    assert "reproduce:" in svg and "googleapis" not in svg and "cdnjs" not in svg  # whole lines, offline
+
+
+@pytest.mark.parametrize("flag", ["--html", "--svg", "--junit"])
+def test_export_paths_are_checked_first(cli, tmp_path, flag):
+    tile(2, 2, F32, 0).tofile(tmp_path / "g.bin")
+    for bad in ("", str(tmp_path)):
+        res = cli("diff", tmp_path / "g.bin", tmp_path / "g.bin", "--dtype", "f32", "--shape", "2x2", flag, bad)
+        assert res.code == 2 and flag in res.err and "Traceback" not in res.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["g.bin"]  # no stray temporary files
+
+
+def test_markup_in_file_names_is_text(cli, tmp_path):
+    d = tmp_path / "d["
+    d.mkdir()
+    g = d / "g[red].bin"
+    tile(2, 2, F32, 0).tofile(g)
+    res = cli("diff", g, g, "--dtype", "f32", "--shape", "2x2")
+    assert res.code == 0 and "g[red].bin" in res.out
+
+
+def test_triage_of_a_clean_run_minimized_copies_and_overlaps(cli, tmp_path):
+    clean = tmp_path / "clean"
+    assert cli("fuzz", "tmrgsort", "--runs", "200", "--seed", "3", "--out", clean).code == 0
+    res = cli("triage", clean, "--junit", tmp_path / "j.xml")
+    assert res.code == 0 and "0 disagreement signature(s)" in res.out
+    _assert_junit(tmp_path / "j.xml", tests=0, failures=0)
+    run = tmp_path / "run"
+    assert cli("fuzz", "tpartmax", "--runs", "3000", "--seed", "2", "--out", run).code == 0
+    once = json.loads(cli("triage", run, "--json").out)
+    folder = next(p for p in run.iterdir() if "nan-vs-number" in p.name)
+    assert cli("minimize", folder).code == 0
+    twice = json.loads(cli("triage", run, run, "--json").out)  # and the .min copy
+    assert [b["hits"] for b in twice["buckets"]] == [b["hits"] for b in once["buckets"]]
+    bad = json.loads((folder / "record.json").read_text())
+    bad["finding"]["hits"] = "many"
+    (folder / "record.json").write_text(json.dumps(bad))
+    res = cli("triage", run, "--json")
+    assert res.code == 0 and len(json.loads(res.out)["skipped"]) == 1
 
 
 def test_big_diff_report_renders_quickly(tmp_path):
