@@ -155,16 +155,22 @@ def realize(inst: registry.Instruction, name: str, case: Case, seed: int, mix: v
 def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0, force: bool = False,
              random: int | None = None, explicit: Mapping[str, Any] | None = None,
              special_rate: float = values.DEFAULT_SPECIAL_RATE, special: str | None = None,
-             allow_undefined: bool = False) -> GenerateResult:
+             allow_undefined: bool = False, bundle: bool = False) -> GenerateResult:
     """Write case folders (inputs, golden, ``ptofuzz.json``) for ``op`` on ``platform`` into ``out_dir``.
 
     Nothing is written when any folder would clash with an existing one (unless ``force``) or when a
     requested case is unsupported on the platform. ``special`` picks special-value kinds or a profile
     (see :class:`ptofuzz.generators.values.ValueMix`), ``special_rate`` their share; ``allow_undefined``
-    keeps inputs that leave golden elements undefined on the platform (see :func:`realize`).
+    keeps inputs that leave golden elements undefined on the platform (see :func:`realize`). ``bundle`` (spec
+    TSORT and TPART* only) adds the case as a PTO bundle: ``bundle.bin`` (little-endian u32 words),
+    ``bundle.s`` (its assembly, with the tiles it reads) and the executor's expected outcome in the manifest.
     """
     mix = values.ValueMix.parse(special, special_rate)
     inst = registry.get(op)
+    if bundle and (platform != "spec" or inst.name not in ("TSORT", "TPARTADD", "TPARTMUL", "TPARTMAX",
+                                                           "TPARTMIN")):
+        raise UsageError(f"--bundle writes pto-spec bundles of TSORT and TPART*: use --platform spec with one of "
+                         f"those (not {inst.name} on {platform})")
     out = Path(out_dir)
     planned = plan(op, platform, seed=seed, random=random, explicit=explicit)
     casefolder.check_writable(out, [n for n, _, _ in planned], force)
@@ -176,6 +182,8 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
             if outcome.kind == "unsupported":
                 raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
             content = casefolder.build(inst, case, inputs, outcome, name=name, seed=seed, mix=mix, replay=replay)
+            if bundle:
+                _add_bundle(content, case, inputs)
             not_exact = sum(m["count"] for masks in content.manifest["expected"].get("classes", {}).values()
                             for m in masks.values())
             info = GeneratedCase(name, out / name, case, outcome.kind,
@@ -191,6 +199,30 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
             casefolder.discard([t for _, t, _ in staged[k:]])
             raise
     return GenerateResult(inst.name, platform, out, seed, tuple(info for _, _, info in staged))
+
+
+def _add_bundle(content: casefolder.FolderContent, case: Case, inputs: Mapping[str, np.ndarray]) -> None:
+    import struct
+
+    from ptofuzz.bundle import asm, encoding
+    from ptofuzz.bundle import executor as ex
+    from ptofuzz.generators import bundle as gb
+
+    b = gb.bundle_for(case, inputs)
+    result = ex.execute(b.words, b.tiles, b.gprs)
+    files = {role: fname for fname, role in registry.get(case.op).support("spec").profile.inputs}
+    roles = {gb.SRC0: "src"} if case.op == "TSORT" else {gb.SRC0: "src0", gb.SRC1: "src1"}
+    header = [f"# {case.op} {case.dtype}: source tiles preloaded: " + ", ".join(
+        f"{encoding.tile_name(k)} = {files[roles[k]]} ({t.rows}x{t.cols}, valid {t.valid_rows}x{t.valid_cols})"
+        for k, t in sorted(b.tiles.items()))
+        + (f"; registers {', '.join(f'{r} = {v}' for r, v in b.gprs.items())}" if b.gprs else "")]
+    content.files["bundle.bin"] = struct.pack(f"<{len(b.words)}I", *b.words)
+    content.files["bundle.s"] = ("\n".join(header + asm.disassemble(b.words)) + "\n").encode()
+    content.manifest["bundle"] = {"words": [f"{w:#010x}" for w in b.words], "gprs": b.gprs,
+                                  "tiles": {encoding.tile_name(k): {"shape": [t.rows, t.cols],
+                                                                    "valid": [t.valid_rows, t.valid_cols]}
+                                            for k, t in sorted(b.tiles.items())},
+                                  "expected": ex.describe(result)}
 
 
 # ---- check ------------------------------------------------------------------------------------------------

@@ -105,6 +105,8 @@ def gen(
     allow_undefined: Annotated[bool, typer.Option(
         "--allow-undefined", help="Keep inputs that leave golden elements undefined on the platform (by default "
                                   "they are redrawn, so goldens hold no placeholders).")] = False,
+    bundle: Annotated[bool, typer.Option("--bundle", help="spec TSORT/TPART*: also write the case as a PTO bundle "
+                                                          "(bundle.bin, bundle.s, expected outcome).")] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Write case folders (input*.bin, golden.bin, ptofuzz.json) for OP on a platform.
@@ -120,7 +122,8 @@ def gen(
                     "sort_width": sort_width, "descending": descending, "contract": 1 if bf16_contract else None,
                     "lists": lists, "blocks": blocks, "exhausted": True if exhausted else None}
         result = api.generate(op, platform, out, seed=seed, force=force, random=random, explicit=explicit,
-                              special_rate=special_rate, special=special, allow_undefined=allow_undefined)
+                              special_rate=special_rate, special=special, allow_undefined=allow_undefined,
+                              bundle=bundle)
         report.generated(result, as_json=json_out)
 
 

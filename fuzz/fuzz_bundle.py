@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""libFuzzer-style target: the bundle decoder, assembler/disassembler and executor.
+
+    python fuzz/fuzz_bundle.py corpora/bundle-atheris/ -max_total_time=300
+
+Each input is a sequence of little-endian 32-bit words (the first byte picks one of a few machine states).
+Decode errors, assembler errors and architectural faults are expected outcomes; anything else raising is a
+crash. It also checks, for every word that decodes, that encode(decode(w)) == w and that the disassembly
+assembles back to w.
+"""
+
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+
+def main() -> None:
+    import atheris
+
+    with atheris.instrument_imports(include=["ptofuzz.bundle"],
+                                    exclude=["ptofuzz.bundle.__init__"]):
+        from ptofuzz.bundle import asm, encoding, executor
+    from ptofuzz.generators import bundle as gb
+    from ptofuzz.generators.source import seeded
+
+    machines = [gb.illegal(k, seeded(0, "fuzz-bundle", k)) for k in ("dont-care", "noop")]
+
+    def test_one_input(data: bytes) -> None:
+        if not data:
+            return
+        base = machines[data[0] % len(machines)]
+        body = data[1:]
+        words = [int.from_bytes(body[k:k + 4], "little") for k in range(0, len(body) - 3, 4)][:64]
+        for w in words:
+            try:
+                cmd = encoding.decode(w)
+            except encoding.DecodeError:
+                continue
+            if encoding.encode(cmd) != w:
+                raise AssertionError(f"encode(decode({w:#010x})) != word")
+            if asm.assemble(asm.text(cmd)) != [w]:
+                raise AssertionError(f"{w:#010x} does not assemble back from {asm.text(cmd)!r}")
+        tiles = {k: executor.LocalTile(t.dtype, t.rows, t.cols, t.valid_rows, t.valid_cols, t.data.copy(), t.capacity,
+                                       t.mask) for k, t in base.tiles.items()}
+        result = executor.execute(words, tiles, {"a0": body[0] % 3 if body else 0})
+        if result.fault is not None and result.fault.trap not in (4, 5):
+            raise AssertionError(f"unexpected trap {result.fault}")
+        try:
+            asm.assemble(body.decode("latin-1"))
+        except asm.AsmError:
+            pass
+
+    atheris.Setup(sys.argv, test_one_input)
+    atheris.Fuzz()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,213 @@
+"""Bundles to execute: legal ones for TSORT and TPART* built from spec cases, and targeted illegal variants,
+each with the outcome pto-spec expects (pto-spec-notes.md §1.8, §2.1, §3.1)."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from ptofuzz import dtypes
+from ptofuzz.bundle import encoding as enc
+from ptofuzz.bundle.executor import CORE_CAPACITY, LocalTile
+from ptofuzz.case import Case
+from ptofuzz.generators.source import Source
+
+SRC0, SRC1 = 32, 33  # M#1, M#2: the hands the destinations go to (T, U) stay free
+DT_CODE = {"float32": 1, "float16": 4, "bfloat16": 5, "int64": 16, "int32": 17, "int16": 18, "int8": 19, "uint64": 24,
+           "uint32": 25,
+           "uint16": 26, "uint8": 27}
+
+
+@dataclasses.dataclass
+class BundleCase:
+    """Words, the machine state they run on, and what pto-spec expects."""
+
+    name: str
+    op: str
+    words: list[int]
+    tiles: dict[int, LocalTile]
+    gprs: dict[str, int]
+    expect: str  # ok / noop / fault
+    fault: str | None = None  # fault name
+    trap: int | None = None
+    note: str = ""
+    case: Case | None = None  # the spec case a legal bundle executes
+    inputs: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
+
+
+def _size_code(nbytes: int) -> int:
+    return nbytes.bit_length() - 7  # 128 B -> 1
+
+
+def _local(case: Case, role: str, bits: np.ndarray) -> LocalTile:
+    t = case.tile(role)
+    dt = dtypes.get(case.dtype)
+    return LocalTile(dt.name, t.rows, t.cols, t.valid_rows, t.valid_cols, np.array(bits, dtype=dt.bits_dtype),
+                     t.rows * t.cols * dt.itemsize)
+
+
+def _pemode(total_bytes: int, mask: int | None) -> int:
+    """All four PEs (1111) when the core's tile capacity holds the bundle's tiles four times, else PE3 alone."""
+    if mask is not None:
+        return mask
+    return 7 if 4 * total_bytes <= CORE_CAPACITY else 4
+
+
+def tsort_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
+    """The bundle that runs spec ``case`` (TSORT): source at M#1, values to T, indices to U."""
+    dt = dtypes.get(case.dtype)
+    src = _local(case, "src", inputs["src"])
+    mask = _pemode(src.capacity * (2 + 32 // dt.bits), mask)
+    src.mask = enc.PE_MASKS[mask]
+    width, desc = case.param("sort_width", 0) or 0, case.param("descending", 0) or 0
+    words = [enc.encode(enc.Command("BSTART.TEPL", {"datatype": DT_CODE[dt.name], "selector": 0x6C}))]
+    if width:
+        words.append(enc.encode(enc.Command("B.DIM", {"lb": 0, "rs": 0, "imm": width})))
+    gprs = {}
+    if desc:
+        gprs["a0"] = 1
+        words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0})))
+    words.append(enc.encode(enc.Command("B.IOT.SD", {"src0": SRC0, "last": 0, "size": _size_code(src.capacity),
+                                                     "pemode": mask, "dst": 0})))
+    idx_bytes = src.capacity * 32 // dt.bits
+    words.append(enc.encode(enc.Command("B.IOT.D", {"last": 1, "size": _size_code(idx_bytes), "pemode": mask,
+                                                    "dst": 1})))
+    words.append(enc.BSTOP_WORD)
+    return BundleCase("tsort", "TSORT", words, {SRC0: src}, gprs, "ok", case=case, inputs=inputs)
+
+
+def tpart_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
+    """The bundle that runs spec ``case`` (TPART*): sources at M#1, M#2, the destination to T; LB0 = ValidCol,
+    LB1 = ValidRow, LB2 = Col; TSize = the destination's capacity."""
+    dt = dtypes.get(case.dtype)
+    d = case.tile("dst")
+    sel = enc.SELECTOR_OF[case.op]
+    mask = _pemode(sum(case.tile(r).rows * case.tile(r).cols for r in ("dst", "src0", "src1")) * dt.itemsize, mask)
+    words = [enc.encode(enc.Command("BSTART.TEPL", {"datatype": DT_CODE[dt.name], "selector": sel}))]
+    for lb, value in ((0, d.valid_cols), (1, d.valid_rows), (2, d.cols)):
+        words.append(enc.encode(enc.Command("B.DIM", {"lb": lb, "rs": 0, "imm": value})))
+    words.append(enc.encode(enc.Command("B.IOT.SSD", {"src0": SRC0, "src1": SRC1, "last": 1, "pemode": mask,
+                                                      "size": _size_code(d.rows * d.cols * dt.itemsize),
+                                                      "dst": 0})))
+    words.append(enc.BSTOP_WORD)
+    tiles = {SRC0: _local(case, "src0", inputs["src0"]), SRC1: _local(case, "src1", inputs["src1"])}
+    for t in tiles.values():
+        t.mask = enc.PE_MASKS[mask]
+    return BundleCase(case.op.lower(), case.op, words, tiles, {}, "ok", case=case, inputs=inputs)
+
+
+def bundle_for(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase:
+    return tsort_bundle(case, inputs) if case.op == "TSORT" else tpart_bundle(case, inputs)
+
+
+def _replace(words: list[int], index: int, new: int) -> list[int]:
+    out = list(words)
+    out[index] = new
+    return out
+
+
+def _index_of(words: list[int], form: str) -> int:
+    return next(k for k, w in enumerate(words) if enc.decode(w).form == form)
+
+
+# name -> (operation, expected fault name, trap, what is wrong)
+ILLEGAL: dict[str, tuple[str, str, int, str]] = {
+    "reserved-datatype": ("TSORT", "Fault_IllegalInstruction", 4, "BSTART DataType 21 is reserved"),
+    "gpr-selector": ("TSORT", "Fault_IllegalInstruction", 4, "B.IOR names GPR selector 28"),
+    "sizecode": ("TPARTADD", "Fault_IllegalInstruction", 4, "a B.IOT destination with SizeCode 12"),
+    "mixed-masks": ("TSORT", "Fault_TileLegality", 5, "the second binding's PE mask differs"),
+    "missing-last": ("TSORT", "Fault_BundleControl", 5, "no binding is marked <last>"),
+    "duplicate-dim": ("TPARTADD", "Fault_BundleControl", 5, "LB0 written twice"),
+    "duplicate-ior": ("TSORT", "Fault_BundleControl", 5, "two B.IOR"),
+    "datr-on-tpart": ("TPARTMAX", "Fault_TileLegality", 5, "an all-zero B.DATR on TPART*"),
+    "sort-width": ("TSORT", "Fault_TileLegality", 5, "LB0 = 65 (sort_width above 64)"),
+    "descending-flag": ("TSORT", "Fault_TileLegality", 5, "the descending flag register holds 2"),
+    "dst-too-small": ("TSORT", "Fault_TileAllocation", 5, "the value destination's TSize is half the source"),
+    "dst-too-large": ("TSORT", "Fault_TileLegality", 5, "the value destination's TSize is twice the source"),
+}
+SPECIAL = {
+    "dont-care": ("TSORT", "ok", "bits 8:7 of a source-only binding set: the model ignores them"),
+    "noop": ("TPARTADD", "noop", "every binding has PE mask 0000: the block commits as a no-op"),
+}
+
+
+def _base(op: str, src: Source) -> BundleCase:
+    """A small legal bundle of ``op`` with drawn values."""
+    from ptofuzz.generators import values
+    from ptofuzz.layouts import spec_physical
+    from ptofuzz.case import Tile
+
+    dt = dtypes.get("float32" if op == "TSORT" else "int16")
+    if op == "TSORT":
+        t = Tile(*spec_physical(8, 8, dt), 8, 8)  # 256 B: TSize can be one size smaller or larger
+        case = Case("TSORT", "spec", dt.name, (("src", t), ("dst", t), ("idx", t)), (("descending", 1),))
+        return tsort_bundle(case, {"src": values.draw(src, dt, t.shape)})
+    tiles = tuple((r, Tile(*spec_physical(*v, dt), *v)) for r, v in (("dst", (2, 8)), ("src0", (2, 8)),
+                                                                     ("src1", (1, 4))))
+    case = Case(op, "spec", dt.name, tiles)
+    return tpart_bundle(case, {r: values.draw(src, dt, case.tile(r).shape) for r in ("src0", "src1")})
+
+
+def illegal(kind: str, src: Source) -> BundleCase:
+    """A bundle broken in one way (:data:`ILLEGAL`), or one of the :data:`SPECIAL` legal oddities."""
+    if kind in SPECIAL:
+        op, expect, note = SPECIAL[kind]
+        b = _base(op, src)
+        if kind == "dont-care":  # the source in a binding of its own, the ignored bits 8:7 set, then the two
+            # destinations: the same operation as the base bundle
+            k = _index_of(b.words, "B.IOT.SD")
+            sd = enc.decode(b.words[k]).fields
+            source = enc.encode(enc.Command("B.IOT.S", {"src0": sd["src0"], "last": 0, "pemode": sd["pemode"]}, 0x180))
+            dest = enc.encode(enc.Command("B.IOT.D", {"last": 0, "size": sd["size"], "pemode": sd["pemode"],
+                                                      "dst": sd["dst"]}))
+            words = b.words[:k] + [source, dest] + b.words[k + 1:]
+        else:
+            words = [w if enc.decode(w).kind != "B.IOT" else w & ~(7 << 9) for w in b.words]
+        return dataclasses.replace(b, name=kind, words=words, expect=expect, note=note)
+    op, fault, trap, note = ILLEGAL[kind]
+    b = _base(op, src)
+    w = b.words
+    gprs = dict(b.gprs)
+    if kind == "reserved-datatype":
+        w = _replace(w, 0, (w[0] & ~(31 << 27)) | 21 << 27)
+    elif kind == "gpr-selector":
+        k = _index_of(w, "B.IOR")
+        w = _replace(w, k, (w[k] & ~(31 << 15)) | 28 << 15)
+    elif kind == "sizecode":
+        k = _index_of(w, "B.IOT.SSD")
+        w = _replace(w, k, (w[k] & ~(15 << 15)) | 12 << 15)
+    elif kind == "mixed-masks":
+        k = _index_of(w, "B.IOT.D")
+        w = _replace(w, k, (w[k] & ~(7 << 9)) | 1 << 9)
+    elif kind == "missing-last":
+        k = _index_of(w, "B.IOT.D")
+        w = _replace(w, k, w[k] & ~(1 << 19))
+    elif kind == "duplicate-dim":
+        k = _index_of(w, "B.DIM")
+        w = w[:k + 1] + [w[k]] + w[k + 1:]
+    elif kind == "duplicate-ior":
+        k = _index_of(w, "B.IOR")
+        w = w[:k + 1] + [w[k]] + w[k + 1:]
+    elif kind == "datr-on-tpart":
+        datr = enc.encode(enc.Command("B.DATR", {"cmode": 0, "pad": 0, "sat": 0, "canon": 0, "datatype": 0,
+                                                 "rmode": 0, "layout": 0}))
+        w = w[:1] + [datr] + w[1:]
+    elif kind == "sort-width":
+        w = w[:1] + [enc.encode(enc.Command("B.DIM", {"lb": 0, "rs": 0, "imm": 65}))] + w[1:]
+    elif kind == "descending-flag":
+        gprs["a0"] = 2
+    elif kind in ("dst-too-small", "dst-too-large"):
+        k = _index_of(w, "B.IOT.SD")
+        size = (w[k] >> 15) & 15
+        w = _replace(w, k, (w[k] & ~(15 << 15)) | (size - 1 if kind == "dst-too-small" else size + 1) << 15)
+    return BundleCase(kind, op, w, b.tiles, gprs, "fault", fault, trap, note)
+
+
+def describe(b: BundleCase) -> dict[str, Any]:
+    d: dict[str, Any] = {"name": b.name, "op": b.op, "expect": b.expect, "note": b.note}
+    if b.fault:
+        d.update(fault=b.fault, trap=b.trap)
+    return d

@@ -1,0 +1,369 @@
+"""A spec-level executor of PTO bundles for TSORT and TPARTADD/MUL/MAX/MIN (pto-spec-notes.md §1.1, §1.8,
+§2.1, §3.1).
+
+It follows the block lifecycle: ``BSTART`` commits any open block and opens a new one; header commands
+(B.DIM, B.IOR, B.IOT, B.IOS, B.DATR) only record; ``BSTOP`` or the next ``BSTART`` commits. Checks run where
+the model runs them:
+
+* decode (trap 4, Fault_IllegalInstruction): a word no form accepts or a field outside its domain;
+* header (trap 5): a command outside an open block, a second B.IOR or B.DATR, a second write to one LB, a
+  binding after the one with ``<last>`` (Fault_BundleControl); a binding whose PE mask differs from the earlier
+  ones (Fault_TileLegality); PE mask 0000 drops the binding (a strict no-op, its ``<last>`` does not count);
+* commit, in order: every binding had mask 0 -> the block is a no-op; binding counts and ``<last>`` and B.IOR
+  fields the operation does not use (Fault_BundleControl); B.IOR values; B.DATR fields; the operation's schema;
+  destination allocation (Fault_TileAllocation); the operation's own legality (Fault_TileLegality), all trap 5.
+
+A faulting block publishes nothing and stops execution. A legal block runs the spec oracle of its operation
+(:mod:`ptofuzz.oracles.sort`, :mod:`ptofuzz.oracles.tpart`) on the source tiles and publishes the new
+destination tiles and the numeric status flags. Per-PE fragments are modelled as one payload (every enabled PE
+computes the same); the PE mask decides no-ops, mask consistency and the capacity charged.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ptofuzz import dtypes
+from ptofuzz.bundle import encoding as enc
+from ptofuzz.case import Case, Fault, Tile
+
+CORE_CAPACITY = 262144  # TILE_CAPACITY after reset, bytes over all PEs
+SPEC_DTYPES = {"FP32": "float32", "FP16": "float16", "BF16": "bfloat16", "S32": "int32", "S16": "int16",
+               "S8": "int8", "U32": "uint32", "U16": "uint16", "U8": "uint8", "S64": "int64", "U64": "uint64"}
+TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
+SUPPORTED = ("TSORT", *TPART)
+
+
+@dataclasses.dataclass
+class LocalTile:
+    """A Local tile register: descriptor and payload bits (row-major, the whole physical tile)."""
+
+    dtype: str
+    rows: int
+    cols: int
+    valid_rows: int
+    valid_cols: int
+    data: np.ndarray
+    capacity: int
+    mask: str = "1111"
+
+    @property
+    def tile(self) -> Tile:
+        return Tile(self.rows, self.cols, self.valid_rows, self.valid_cols)
+
+    @classmethod
+    def of(cls, dtype: str, rows: int, cols: int, valid: tuple[int, int], values: Sequence[Sequence[int]] = (),
+           mask: str = "1111") -> LocalTile:
+        dt = dtypes.get(dtype)
+        data = np.zeros((rows, cols), dtype=dt.bits_dtype)
+        for r, row in enumerate(values):
+            data[r, :len(row)] = np.array(row, dtype=np.uint64).astype(dt.bits_dtype)
+        return cls(dt.name, rows, cols, valid[0], valid[1], data, rows * cols * dt.itemsize, mask)
+
+
+@dataclasses.dataclass
+class BlockResult:
+    op: str
+    kind: str  # ok / noop / fault / unsupported
+    fault: Fault | None = None
+    flags: tuple[str, ...] = ()
+    published: dict[int, LocalTile] = dataclasses.field(default_factory=dict)
+    reason: str = ""
+
+
+@dataclasses.dataclass
+class ExecResult:
+    blocks: list[BlockResult]
+    fault: Fault | None  # the fault that stopped execution (None: all words ran)
+    word: int | None  # index of the word that faulted (decode/header time) or committed the faulting block
+    tiles: dict[int, LocalTile]  # the tile registers afterwards
+
+    @property
+    def outcome(self) -> str:
+        if self.fault is not None:
+            return "fault"
+        return "noop" if self.blocks and all(b.kind == "noop" for b in self.blocks) else "ok"
+
+
+class _Fault(Exception):
+    def __init__(self, name: str, trap: int, reason: str) -> None:
+        super().__init__(reason)
+        self.fault = Fault(name, trap, reason)
+
+
+def _control(reason: str) -> _Fault:
+    return _Fault("Fault_BundleControl", 5, reason)
+
+
+def _legality(reason: str) -> _Fault:
+    return _Fault("Fault_TileLegality", 5, reason)
+
+
+def _allocation(reason: str) -> _Fault:
+    return _Fault("Fault_TileAllocation", 5, reason)
+
+
+@dataclasses.dataclass
+class _Binding:
+    sources: tuple[int, ...]
+    dest: tuple[int, int] | None  # (hand, SizeCode)
+    pemode: int
+    last: bool
+    shared: bool = False
+
+
+@dataclasses.dataclass
+class _Block:
+    op: str
+    datatype: int
+    lbs: dict[int, int] = dataclasses.field(default_factory=dict)
+    ior: Mapping[str, int] | None = None
+    datr: Mapping[str, int] | None = None
+    bindings: list[_Binding] = dataclasses.field(default_factory=list)
+    dropped: int = 0  # bindings with PE mask 0000
+    closed: bool = False
+
+
+def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[str, int] | None = None,
+            *, capacity: int = CORE_CAPACITY) -> ExecResult:
+    """Run ``words`` on Local tile registers ``tiles`` (index 0..63) with general registers ``gprs``."""
+    regs = {name: 0 for name in enc.GPRS}
+    regs.update({k: int(v) for k, v in (gprs or {}).items()})
+    regs["zero"] = 0
+    state = dict(tiles)
+    blocks: list[BlockResult] = []
+    block: _Block | None = None
+    for k, word in enumerate(words):
+        try:
+            cmd = enc.decode(word)
+        except enc.DecodeError as e:
+            return ExecResult(blocks, Fault(e.fault, e.trap, str(e)), k, state)
+        try:
+            if cmd.kind in ("BSTART", "BSTOP"):
+                if block is not None:
+                    result = _commit(block, state, regs, capacity)
+                    blocks.append(result)
+                    block = None
+                    if result.fault is not None:
+                        return ExecResult(blocks, result.fault, k, state)
+                    state.update(result.published)
+                elif cmd.kind == "BSTOP":
+                    raise _control("BSTOP with no open block")
+                if cmd.kind == "BSTART":
+                    block = _Block(enc.SELECTORS[cmd["selector"]], cmd["datatype"])
+                continue
+            if block is None:
+                raise _control(f"{cmd.form} outside an open block header")
+            _header(block, cmd, regs)
+        except _Fault as f:
+            return ExecResult(blocks, f.fault, k, state)
+    if block is not None:
+        blocks.append(BlockResult(block.op, "open", reason="the last block was never committed (no BSTOP)"))
+    return ExecResult(blocks, None, None, state)
+
+
+def _header(block: _Block, cmd: enc.Command, regs: Mapping[str, int]) -> None:
+    f = cmd.fields
+    if cmd.form == "B.DIM":
+        if f["lb"] in block.lbs:
+            raise _control(f"LB{f['lb']} written twice")
+        block.lbs[f["lb"]] = (regs[enc.GPRS[f["rs"]]] + f["imm"]) % 65536
+    elif cmd.form == "B.IOR":
+        if block.ior is not None:
+            raise _control("a second B.IOR")
+        block.ior = dict(f)
+    elif cmd.form == "B.DATR":
+        if block.datr is not None:
+            raise _control("a second B.DATR")
+        block.datr = dict(f)
+    else:  # B.IOT / B.IOS
+        if block.closed:
+            raise _control("a binding after the one marked <last>")
+        if f["pemode"] == 0:
+            block.dropped += 1  # strict no-op: dropped, its <last> does not count
+            return
+        earlier = {b.pemode for b in block.bindings}
+        if earlier and f["pemode"] not in earlier:
+            raise _legality(f"PE mask {enc.PE_MASKS[f['pemode']]} differs from the earlier bindings' "
+                            f"{enc.PE_MASKS[next(iter(earlier))]}")
+        if cmd.form == "B.IOS":
+            block.bindings.append(_Binding((), None, f["pemode"], False, shared=True))
+            return
+        sources = tuple(f[k] for k in ("src0", "src1") if k in f)
+        dest = (f["dst"], f["size"]) if "dst" in f else None
+        block.bindings.append(_Binding(sources, dest, f["pemode"], bool(f["last"])))
+        if f["last"]:
+            block.closed = True
+
+
+def _commit(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, int], capacity: int) -> BlockResult:
+    if not block.bindings and block.dropped:
+        return BlockResult(block.op, "noop", reason="every binding had PE mask 0000")
+    if block.op not in SUPPORTED:
+        return BlockResult(block.op, "unsupported", reason=f"the executor models {', '.join(SUPPORTED)} only")
+    try:
+        if block.op == "TSORT":
+            return _commit_tsort(block, tiles, regs, capacity)
+        return _commit_tpart(block, tiles, capacity)
+    except _Fault as f:
+        return BlockResult(block.op, "fault", f.fault, reason=str(f))
+
+
+def _counts(block: _Block, sources: int, dests: int) -> tuple[list[int], list[tuple[int, int]]]:
+    """Step 1: binding completeness (Fault_BundleControl)."""
+    if any(b.shared for b in block.bindings):
+        raise _control(f"{block.op} takes no Shared (B.IOS) operands")
+    srcs = [s for b in block.bindings for s in b.sources]
+    dsts = [b.dest for b in block.bindings if b.dest is not None]
+    if len(srcs) != sources or len(dsts) != dests:
+        raise _control(f"{block.op} binds {sources} source(s) and {dests} destination(s), not {len(srcs)} and "
+                       f"{len(dsts)}")
+    if not block.closed:
+        raise _control("no binding is marked <last>")
+    return srcs, dsts  # type: ignore[return-value]
+
+
+def _dtype(block: _Block) -> str | None:
+    return SPEC_DTYPES.get(enc.DATATYPES.get(block.datatype, ""))
+
+
+def _source(tiles: Mapping[int, LocalTile], index: int) -> LocalTile:
+    t = tiles.get(index)
+    if t is None:
+        raise _legality(f"source {enc.tile_name(index)} is not allocated (reading undefined elements)")
+    return t
+
+
+def _allocate(tiles: Mapping[int, LocalTile], taken: set[int], hand: int, size_code: int, cols: int, dtype: str,
+              valid: tuple[int, int], mask: str, budget_used: int, capacity: int) -> tuple[int, LocalTile, int]:
+    """Step 6: the lowest free slot of the hand, rows from TSize (Fault_TileAllocation)."""
+    slot = next((i for i in range(hand * 16, hand * 16 + 16) if i not in tiles and i not in taken), None)
+    if slot is None:
+        raise _allocation(f"no free tile in hand {enc.HANDS[hand]}")
+    nbytes = enc.size_bytes(size_code)
+    bits = dtypes.get(dtype).bits
+    if cols < 1 or cols & (cols - 1):
+        raise _allocation(f"destination columns {cols} are not a power of two")
+    if (nbytes * 8) % (cols * bits):
+        raise _allocation(f"{nbytes} B holds no whole rows of {cols} {dtype} elements")
+    rows = nbytes * 8 // (cols * bits)
+    if not 1 <= rows <= 65535 or rows < valid[0]:
+        raise _allocation(f"{nbytes} B gives {rows} rows of {cols} {dtype}; the valid region needs {valid[0]}")
+    charge = mask.count("1") * nbytes
+    if budget_used + charge > capacity:
+        raise _allocation(f"the core's tile capacity {capacity} B is exhausted")
+    data = np.zeros((rows, cols), dtype=dtypes.get(dtype).bits_dtype)
+    return slot, LocalTile(dtype, rows, cols, valid[0], valid[1], data, nbytes, mask), charge
+
+
+def _used(tiles: Mapping[int, LocalTile]) -> int:
+    return sum(t.mask.count("1") * t.capacity for t in tiles.values())
+
+
+def _commit_tsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, int], capacity: int
+                  ) -> BlockResult:
+    from ptofuzz.oracles import sort as sort_oracle
+
+    (src_index,), dsts = _counts(block, 1, 2)
+    ior = block.ior or {}
+    if ior.get("rd") or ior.get("rs1") or ior.get("rs2"):
+        raise _control("TSORT uses only B.IOR RegSrc0 (RegDst, RegSrc1, RegSrc2 must be zero)")
+    flag = regs[enc.GPRS[ior["rs0"]]] if ior else 0  # step 2
+    if flag not in (0, 1):
+        raise _legality(f"the descending flag (GPR {enc.GPRS[ior['rs0']]} = {flag}) is neither 0 nor 1")
+    if block.datr is not None and any(block.datr.values()):  # step 3
+        raise _legality("TSORT takes B.DATR only with every field 0")
+    if 1 in block.lbs or 2 in block.lbs:  # step 4
+        raise _legality("TSORT takes no LB1 or LB2")
+    width = block.lbs.get(0, 0) or 32
+    if width > 64:
+        raise _legality(f"sort_width {width} is above 64")
+    src = _source(tiles, src_index)
+    dt = _dtype(block) or "?"
+    mask = enc.PE_MASKS[block.bindings[0].pemode]
+    taken: set[int] = set()
+    used = _used(tiles)
+    out_tiles = []
+    for (hand, size), rdt in zip(dsts, (src.dtype if dt == "?" else dt, "uint32")):
+        slot, t, charge = _allocate(tiles, taken, hand, size, src.cols, rdt, (src.valid_rows, src.valid_cols),
+                                    mask, used, capacity)
+        taken.add(slot)
+        used += charge
+        out_tiles.append((slot, t))
+    if dt not in ("float32", "float16", "bfloat16") or src.dtype != dt:  # step 7
+        raise _legality(f"TSORT sorts FP32 or FP16 of the BSTART type; BSTART says "
+                        f"{enc.DATATYPES.get(block.datatype)}, the source is {src.dtype}")
+    for slot, t in out_tiles:
+        if (t.rows, t.cols, t.valid_rows, t.valid_cols) != (src.rows, src.cols, src.valid_rows, src.valid_cols):
+            raise _legality(f"destination {enc.tile_name(slot)} is {t.rows}x{t.cols}, the source {src.rows}x"
+                            f"{src.cols}: TSORT destinations match the source's shape")
+    case = Case("TSORT", "spec", dt, (("src", src.tile), ("dst", src.tile), ("idx", src.tile)),
+                (("sort_width", width), ("descending", flag or None)))
+    outcome = sort_oracle.tsort(case, {"src": src.data})
+    if outcome.kind != "ok":
+        assert outcome.fault is not None
+        raise _Fault(outcome.fault.name, outcome.fault.trap, outcome.fault.reason)
+    (vslot, vt), (islot, it) = out_tiles
+    vt.data[...] = outcome.outputs["dst"]
+    it.data[...] = outcome.outputs["idx"]
+    return BlockResult("TSORT", "ok", flags=tuple(outcome.flags or ()), published={vslot: vt, islot: it})
+
+
+def _commit_tpart(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> BlockResult:
+    from ptofuzz.oracles import tpart as tpart_oracle
+
+    (s0, s1), ((hand, size),) = _counts(block, 2, 1)
+    if block.ior is not None and any(block.ior.values()):  # steps 1-2
+        raise _control(f"{block.op} uses no B.IOR field")
+    if block.datr is not None:  # step 3
+        raise _legality(f"{block.op} takes no B.DATR, not even an all-zero one")
+    if block.ior is not None:  # step 4: the partial schema
+        raise _legality(f"{block.op} takes no B.IOR, not even an all-zero one")
+    if not block.lbs.get(0):
+        raise _legality(f"{block.op} needs LB0 = ValidCol in 1..65535")
+    for lb in (1, 2):
+        if lb in block.lbs and not block.lbs[lb]:
+            raise _legality(f"LB{lb} = 0; it must be 1..65535 when present")
+    valid_cols, valid_rows = block.lbs[0], block.lbs.get(1, 1)
+    cols = block.lbs.get(2, valid_cols)
+    if cols < valid_cols:
+        raise _legality(f"Col {cols} (LB2) is below ValidCol {valid_cols} (LB0)")
+    a, b = _source(tiles, s0), _source(tiles, s1)
+    if (a.valid_rows, a.valid_cols) != (valid_rows, valid_cols) and \
+            (b.valid_rows, b.valid_cols) != (valid_rows, valid_cols):
+        raise _legality(f"neither source equals the destination's valid region {valid_rows}x{valid_cols}")
+    dt = _dtype(block)
+    mask = enc.PE_MASKS[block.bindings[0].pemode]
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt or a.dtype, (valid_rows, valid_cols), mask,
+                             _used(tiles), capacity)  # step 6
+    if dt is None or a.dtype != dt or b.dtype != dt:  # step 7
+        raise _legality(f"{block.op} operands must all be the BSTART type {enc.DATATYPES.get(block.datatype)} "
+                        f"(sources {a.dtype}, {b.dtype})")
+    from ptofuzz import registry
+
+    if dt not in registry.get(block.op).platforms["spec"].dtypes:
+        raise _legality(f"{block.op} does not take {enc.DATATYPES.get(block.datatype)}")
+    case = Case(block.op, "spec", dt, (("dst", dst.tile), ("src0", a.tile), ("src1", b.tile)))
+    outcome = tpart_oracle.spec(case, {"src0": a.data, "src1": b.data})
+    if outcome.kind != "ok":
+        assert outcome.fault is not None
+        raise _Fault(outcome.fault.name, outcome.fault.trap, outcome.fault.reason)
+    dst.data[...] = outcome.outputs["dst"]
+    return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def describe(result: ExecResult) -> dict[str, Any]:
+    """JSON-ready summary: outcome, fault (name, trap, reason, word), flags and the published tiles."""
+    d: dict[str, Any] = {"outcome": result.outcome}
+    if result.fault is not None:
+        d["fault"] = {"name": result.fault.name, "trap": result.fault.trap, "reason": result.fault.reason,
+                      "word": result.word}
+    d["blocks"] = [{"op": b.op, "kind": b.kind, "flags": list(b.flags),
+                    "published": {enc.tile_name(i): {"dtype": t.dtype, "shape": [t.rows, t.cols],
+                                                     "valid": [t.valid_rows, t.valid_cols]}
+                                  for i, t in sorted(b.published.items())}} for b in result.blocks]
+    return d
