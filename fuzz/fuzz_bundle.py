@@ -15,12 +15,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 
-def main() -> None:
-    import atheris
-
-    with atheris.instrument_imports(include=["ptofuzz.bundle"],
-                                    exclude=["ptofuzz.bundle.__init__"]):
-        from ptofuzz.bundle import asm, encoding, executor
+def target():
+    """The ``TestOneInput`` function (importable without atheris: the tests replay the corpus through it)."""
+    from ptofuzz.bundle import asm, encoding, executor
     from ptofuzz.generators import bundle as gb
     from ptofuzz.generators.source import seeded
 
@@ -51,7 +48,17 @@ def main() -> None:
         except asm.AsmError:
             pass
 
-    atheris.Setup(sys.argv, test_one_input)
+    return test_one_input
+
+
+def main() -> None:
+    import atheris
+
+    with atheris.instrument_imports(include=["ptofuzz.bundle"], exclude=["ptofuzz.bundle.__init__"]):
+        import ptofuzz.bundle.asm  # noqa: F401
+        import ptofuzz.bundle.encoding  # noqa: F401
+        import ptofuzz.bundle.executor  # noqa: F401
+    atheris.Setup(sys.argv, target())
     atheris.Fuzz()
 
 
