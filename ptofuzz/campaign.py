@@ -84,6 +84,10 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
     inst = instruction or registry.get(op)
     chosen = tuple(oracles) if oracles else tuple(p for p in registry.PLATFORMS if p in inst.platforms)
     for o in chosen:
+        if o == registry.BUNDLE:
+            if inst.bundle is None:
+                raise UsageError(f"{inst.name} has no bundle model; --oracles spec,bundle works for TSORT and TPART*")
+            continue
         inst.support(o)  # unknown platform, or no model of this instruction: one-line error
     if len(set(chosen)) != len(chosen):
         raise UsageError(f"--oracles {','.join(chosen)} names an oracle twice")
@@ -96,7 +100,7 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
     constraints: list[tuple[str, Any]] = []
     if dtype is not None:
         dt = dtypes.get(dtype)
-        if not any(dt.name in inst.platforms[o].dtypes for o in chosen):
+        if not any(dt.name in inst.platforms[o].dtypes for o in chosen if o in inst.platforms):
             raise UsageError(f"no chosen oracle runs {inst.name} on {dt.name}; pick a dtype one of "
                              f"{', '.join(chosen)} accepts")
         constraints.append(("dtype", dt.name))
@@ -122,6 +126,8 @@ def draw_case(inst: registry.Instruction, plan: Plan, src: Source) -> tuple[Case
     constraints = dict(plan.constraints)
     for _ in range(8):
         platform = src.choice(plan.oracles)
+        if platform == registry.BUNDLE:
+            platform = "spec"  # a bundle runs spec cases
         case = inst.random_case(src, platform, constraints)
         largest = max(t.rows * t.cols for _, t in case.tiles)
         if largest <= plan.max_elements:

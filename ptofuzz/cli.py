@@ -156,7 +156,8 @@ def check(
 def fuzz(
     op: Annotated[str, typer.Argument(help="Instruction, e.g. tpartadd (see `ptofuzz list`).")],
     oracles: Annotated[Optional[str], typer.Option(
-        help="Comma list of oracles to compare (default: every platform with a model of OP).")] = None,
+        help="Comma list of oracles to compare (default: every platform with a model of OP; 'bundle' runs "
+             "spec cases through the bundle executor: --oracles spec,bundle).")] = None,
     engine: Annotated[str, typer.Option(help="random (seeded, batched) or atheris (coverage-guided).")] = "random",
     time_s: Annotated[Optional[float], typer.Option("--time", help="Stop after this many seconds.")] = None,
     runs: Annotated[Optional[int], typer.Option(help="Stop after this many cases (atheris: executions).")] = None,

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ptofuzz.layouts import Profile
 
 PLATFORMS = ("spec", "cpu", "a2a3", "a5")
+BUNDLE = "bundle"  # a fuzzing oracle: the spec case run as a PTO bundle through the bundle executor
 MODULES = ("ptofuzz.instructions.tpart", "ptofuzz.instructions.sort")
 
 
@@ -80,6 +81,8 @@ class Instruction:
         permutes: outputs are reorderings of the inputs (sorts): same elements in another order is "ordering".
         known_difference: ``signature -> reason | None``: the documented, intended differences between two
             platforms; a campaign still saves them, once each, but they do not count as new findings.
+        bundle: ``(case, inputs) -> Outcome``: the spec case encoded as a PTO bundle and run by the bundle
+            executor (oracle name ``bundle`` in ``fuzz --oracles``; it must agree with ``spec``).
         shared: ``() -> context manager`` under which the oracles may share intermediate results while one
             case is evaluated on several platforms (inputs unchanged inside it).
         shrink: ``(case, inputs) -> iterable of (smaller case, its inputs)`` for ``ptofuzz minimize`` (None: the
@@ -108,6 +111,7 @@ class Instruction:
     known_difference: Callable[[Any], str | None] | None = None
     shrink: Callable[[Case, dict[str, np.ndarray]], Any] | None = None
     shared: Callable[[], Any] | None = None
+    bundle: Callable[[Case, Mapping[str, np.ndarray]], Outcome] | None = None
 
     def dtype_of(self, case: Case, role: str) -> dtypes.DType:
         """Element type of a role's tile (and file) in ``case``."""
@@ -124,6 +128,8 @@ class Instruction:
 
     def evaluate(self, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
         """Run the case's platform oracle, after the platform's dtype check."""
+        if case.platform == BUNDLE and self.bundle is not None:
+            return self.bundle(case, inputs)
         sup = self.support(case.platform)
         dt = dtypes.get(case.dtype)
         if dt.name not in sup.dtypes:

@@ -160,3 +160,32 @@ def test_the_checked_in_bundle_fuzz_corpus_runs_clean():
     assert len(files) > 100
     for f in files:  # decode/encode/assemble round trips and the executor: no exception on any of them
         run(f.read_bytes())
+
+
+@pytest.mark.parametrize("op", ["tsort", "tpartadd", "tpartmul", "tpartmax", "tpartmin"])
+def test_fuzzing_the_executor_against_the_spec_oracle_finds_nothing(op):
+    from ptofuzz import campaign
+
+    plan = campaign.make_plan(op, ["spec", "bundle"], seed=3, batch=32)
+    store, stats = campaign.run_random(plan, runs=1500)
+    assert stats.cases == 1500 and not store.findings, sorted(store.findings)
+
+
+def test_fuzzing_the_executor_finds_a_planted_off_by_one(monkeypatch):
+    from ptofuzz import campaign
+    from ptofuzz.bundle import encoding as enc
+
+    real = gb.tpart_bundle
+
+    def off_by_one(case, inputs, **kw):  # a broken encoder: LB1 (ValidRow) one short when there are 2 rows or more
+        b = real(case, inputs, **kw)
+        for k, w in enumerate(b.words):
+            cmd = enc.decode(w)
+            if cmd.form == "B.DIM" and cmd["lb"] == 1 and cmd["imm"] > 1:
+                b.words[k] = enc.encode(enc.Command("B.DIM", {**cmd.fields, "imm": cmd["imm"] - 1}))
+        return b
+
+    monkeypatch.setattr(gb, "tpart_bundle", off_by_one)
+    plan = campaign.make_plan("tpartadd", ["spec", "bundle"], seed=3, batch=32)
+    store, _ = campaign.run_random(plan, runs=3000)
+    assert any(f.signature.pair == "bundle~spec" and f.new for f in store.findings.values())

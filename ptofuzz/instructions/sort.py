@@ -16,6 +16,7 @@ from ptofuzz.case import UNDEFINED, Case, Tile
 from ptofuzz.errors import UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
+from ptofuzz.bundle import oracle as bundle_oracle
 from ptofuzz.layouts import Profile, spec_physical
 from ptofuzz.oracles import mrgsort as mrgsort_oracle
 from ptofuzz.oracles import sort as oracles
@@ -318,7 +319,8 @@ def instructions() -> list[Instruction]:
                                            notes="BF16 illegal in the executable model; --contract accepts it")},
         random_case=_tsort_random, explicit_case=_checked(_tsort_explicit), draw_inputs=draw_inputs,
         role_dtypes={"idx": "uint32"}, options=("dtype", "shape", "sort_width", "descending", "contract"),
-        random_options=("dtype", "shape", "sort_width", "descending"), replay_flags=_tsort_flags)
+        random_options=("dtype", "shape", "sort_width", "descending"), replay_flags=_tsort_flags,
+        bundle=bundle_oracle.evaluate, permutes=True)
     profiles = _tsort32_profiles()
 
     def oracle(platform: str):

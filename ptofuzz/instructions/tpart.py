@@ -18,6 +18,7 @@ from ptofuzz.generators import tpart as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.layouts import Profile, spec_physical
+from ptofuzz.bundle import oracle as bundle_oracle
 from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import tpart as oracles
 from ptofuzz.registry import Instruction, PlatformSupport
@@ -339,5 +340,6 @@ def instructions() -> list[Instruction]:
             random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape", "dst", "src0", "src1", "inplace"), redraw=redraw,
             replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
-            known_difference=known_difference, shared=oracles.shared_work, fault_class=fault_class))
+            known_difference=known_difference, shared=oracles.shared_work, fault_class=fault_class,
+            bundle=bundle_oracle.evaluate))
     return out
