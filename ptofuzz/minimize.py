@@ -93,6 +93,34 @@ def shrink_candidates(case: Case, inputs: dict[str, np.ndarray]) -> Iterator[tup
             yield case.replace(tiles=tuple(tiles)), {r: v.copy() for r, v in inputs.items()}
 
 
+def _derived(inst: registry.Instruction, platform: str) -> Callable[..., Iterator[tuple[Case, dict[str, np.ndarray]]]]:
+    """The generic candidates, with the tiles an instruction derives from others (TSORT32's record tile from its
+    source) rebuilt after each cut, so that no candidate is an impossible case."""
+    sup = inst.platforms.get(platform)
+    derive = sup.profile.derive if sup is not None else None
+    if derive is None:
+        return shrink_candidates
+    named = sup.profile.name_roles
+
+    def candidates(case: Case, inputs: dict[str, np.ndarray]) -> Iterator[tuple[Case, dict[str, np.ndarray]]]:
+        for cand, cand_inputs in shrink_candidates(case, inputs):
+            tiles = dict(cand.tiles)
+            rebuilt = cand.replace(tiles=derive({r: tiles[r] for r in named if r in tiles}))
+            roles = dict(rebuilt.tiles)
+            yield rebuilt, {role: _fit(bits, roles[role].shape) if role in roles and bits.ndim == 2 else bits
+                            for role, bits in cand_inputs.items()}
+
+    return candidates
+
+
+def _fit(bits: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """``bits`` cut or zero-padded to ``shape``."""
+    out = np.zeros(shape, dtype=bits.dtype)
+    r, c = min(shape[0], bits.shape[0]), min(shape[1], bits.shape[1])
+    out[:r, :c] = bits[:r, :c]
+    return out
+
+
 def minimize(inst: registry.Instruction, rec: records.Record, key: str, budget: int = BUDGET
              ) -> tuple[Case, dict[str, np.ndarray], int]:
     """The smallest case found that still shows signature ``key``, its inputs, and the evaluations spent."""
@@ -110,7 +138,7 @@ def minimize(inst: registry.Instruction, rec: records.Record, key: str, budget: 
     case, inputs = rec.case, {r: v.copy() for r, v in rec.inputs.items()}
     if not shows(case, inputs):
         raise UsageError(f"the case does not show {key!r} (any more); replay it to see what it shows")
-    shrink = inst.shrink or shrink_candidates
+    shrink = inst.shrink or _derived(inst, case.platform)
     progress = True
     while progress and spent < budget:
         progress = False
