@@ -39,7 +39,11 @@ class BundleCase:
 
 
 def _size_code(nbytes: int) -> int:
-    return nbytes.bit_length() - 7  # 128 B -> 1
+    """128 B * 2**(code-1) -> code; ValueError when no Local SizeCode (1..10) spells ``nbytes``."""
+    code = nbytes.bit_length() - 7
+    if nbytes & (nbytes - 1) or not 1 <= code <= 10:
+        raise ValueError(f"{nbytes} B is no Local tile size (128 B * 2**k up to 64 KiB)")
+    return code
 
 
 def _local(case: Case, role: str, bits: np.ndarray) -> LocalTile:

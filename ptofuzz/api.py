@@ -208,7 +208,11 @@ def _add_bundle(content: casefolder.FolderContent, case: Case, inputs: Mapping[s
     from ptofuzz.bundle import executor as ex
     from ptofuzz.generators import bundle as gb
 
-    b = gb.bundle_for(case, inputs)
+    try:
+        b = gb.bundle_for(case, inputs)
+    except (ValueError, KeyError) as e:  # a tile no SizeCode spells: the case has no bundle form
+        content.manifest["bundle"] = {"none": f"no bundle spelling: {e}"}
+        return
     result = ex.execute(b.words, b.tiles, b.gprs)
     files = {role: fname for fname, role in registry.get(case.op).support("spec").profile.inputs}
     roles = {gb.SRC0: "src"} if case.op == "TSORT" else {gb.SRC0: "src0", gb.SRC1: "src1"}

@@ -372,6 +372,10 @@ def asm_(
 
         if out is None and not hex_out:
             raise UsageError("give -o FILE.bin or --hex")
+        if out is not None:
+            from ptofuzz.report import check_export_path
+
+            check_export_path(out, "-o")
         try:
             text = source.read_text()
         except (OSError, UnicodeDecodeError) as e:

@@ -59,6 +59,7 @@ def test_field_domains_and_the_tepl_space():
     (0x00000013 | 25 << 15, "rs0 selector 25 is reserved"),
     (0x00005013 | 11 << 15 | 1 << 20, "SizeCode 11 is reserved"),
     (0x00006013 | 15 << 15, "SizeCode 15 is reserved"),
+    (0x00004013 | 11 << 15 | 1 << 20 | 2 << 26, "SizeCode 11 is reserved"),  # two sources + destination
     (0x00001013 | 13 << 15, "B.IOS SizeCode 13 is reserved"),
     (0x00001023 | 6 << 29, "CMode 6 is reserved"),
     (0x00001023 | 2 << 7, "Layout 2 is unassigned"),
@@ -152,6 +153,12 @@ def test_every_decodable_command_space_is_exercised():
     ("B.IOT M#1, mask=1111, ->T<SizeCode 11>", "1:23", "SizeCode 11 is outside 1..10"),
     ("  FROB 1", "1:3", "unknown command"),
     ("B.DATR cmode=XX", "1:8", "unknown cmode"),
+    ("B.IOR a0,,a1", "1:10", "empty operand"),
+    ("B.IOT M#1, mask=1111, mask=1000", "1:23", "mask= given twice"),
+    ("BSTART.SFU TSORT, 15", "1:19", "DataType 15 is reserved"),
+    ("BSTART.TEPL 0, 5, FP32", "1:16", "reserved hole"),
+    ("B.DATR pad=5", "1:8", "pad 5 is reserved"),
+    ("B.DIM LB0=abc", "1:11", "immediate must be a number"),
 ])
 def test_assembler_errors_point_at_the_token(src, where, what):
     with pytest.raises(asm.AsmError) as e:

@@ -36,6 +36,42 @@ def test_tsort_snan_sets_nv_through_a_bundle():
     assert r.blocks[0].flags == ("NV",)
 
 
+F32 = {3.0: 0x40400000, 1.0: 0x3F800000, 2.0: 0x40000000, 0.0: 0, 4.0: 0x40800000, 5.0: 0x40A00000,
+       6.0: 0x40C00000, 7.0: 0x40E00000}
+
+
+def test_tsort_groups_001():
+    # PTO-AVS-TILE-TSORT-GROUPS-001: 2x4 FP32, W = 3, ascending
+    src = ex.LocalTile.of("float32", 8, 4, (2, 4), [[F32[v] for v in (3, 1, 2, 0)], [F32[v] for v in (6, 4, 5, 7)]])
+    words = asm.assemble("BSTART.SFU TSORT, FP32; B.DIM LB0=3; B.IOT M#1, mask=1111, ->T<SizeCode 1>;"
+                         "B.IOT mask=1111, <last>, ->U<SizeCode 1>; BSTOP")
+    r = ex.execute(words, {32: src})
+    assert r.tiles[0].data[:2].view(np.float32).tolist() == [[1, 2, 3, 0], [4, 5, 6, 7]]
+    assert r.tiles[16].data[1].tolist() == [1, 2, 0, 0]
+
+
+@pytest.mark.parametrize("desc, expected", [
+    (0, [31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 6, 1, 3, 4, 5, 0, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28,
+         30, 2, 7]),
+    (1, [30, 28, 26, 24, 22, 20, 18, 16, 14, 12, 10, 8, 0, 4, 5, 1, 3, 6, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29,
+         31, 2, 7]),
+])
+def test_the_hardware_conformance_sort_vector(desc, expected):
+    # pto-spec-notes §2.4: 32 FP32 values, default width 32; +0 (index 1) stays before -0 (index 3), NaNs last
+    vals = [3.0, 0.0, "nan0", "-0", 2.0, 2.0, -1.0, "nan1"]
+    for k in range(4, 16):
+        vals += [float(k), float(-k)]
+    bits = []
+    for v in vals:
+        bits.append({"nan0": 0x7FC00000, "nan1": 0x7FC00001, "-0": 0x80000000}.get(v) if isinstance(v, str)
+                    else int(np.float32(v).view(np.uint32)))
+    src = ex.LocalTile.of("float32", 4, 32, (1, 32), [bits])
+    text = "BSTART.SFU TSORT, FP32; " + ("B.IOR a0; " if desc else "") + \
+        "B.IOT M#1, mask=1111, ->T<SizeCode 3>; B.IOT mask=1111, <last>, ->U<SizeCode 3>; BSTOP"  # 4x32: 512 B
+    r = ex.execute(asm.assemble(text), {32: src}, {"a0": 1})
+    assert r.fault is None and r.tiles[16].data[0].tolist() == expected
+
+
 def test_tpartadd_bundle_001():
     # tile-exec-tpartadd-bundle-001: BSTART 0x97119181 (S16), LB0 = 3, LB2 = 4, SizeCode 1 -> [4, 6, 7] in tile 0
     left = ex.LocalTile.of("int16", 16, 4, (1, 3), [[1, 2, 7]])
@@ -55,11 +91,20 @@ def test_b_dim_adds_the_register_and_wraps():
     assert r.tiles[16].data[0].tolist() == [1, 2, 0, 0]
 
 
+REASONS = {"reserved-datatype": "DataType 21 is reserved", "gpr-selector": "selector 28 is reserved",
+           "sizecode": "SizeCode 12 is reserved", "mixed-masks": "differs from the earlier bindings",
+           "missing-last": "no binding is marked <last>", "duplicate-dim": "LB0 written twice",
+           "duplicate-ior": "a second B.IOR", "datr-on-tpart": "takes no B.DATR",
+           "sort-width": "sort_width 65 is above 64", "descending-flag": "is neither 0 nor 1",
+           "dst-too-small": "the valid region needs", "dst-too-large": "destinations match the source's shape"}
+
+
 @pytest.mark.parametrize("kind", sorted(gb.ILLEGAL))
 def test_each_illegal_class_gives_its_fault_and_publishes_nothing(kind):
     b = gb.illegal(kind, seeded(1, kind))
     r = ex.execute(b.words, b.tiles, b.gprs)
     assert r.fault is not None and (r.fault.name, r.fault.trap) == (b.fault, b.trap), r.fault
+    assert REASONS[kind] in r.fault.reason  # faulting for the intended reason, not just the same class
     assert set(r.tiles) == set(b.tiles)  # no destination published
     assert all(np.array_equal(r.tiles[k].data, b.tiles[k].data) for k in b.tiles)
 
@@ -81,6 +126,29 @@ def test_a_reserved_selector_faults_before_the_open_block_retires():
     r = ex.execute(words, b.tiles, b.gprs)
     assert (r.fault.name, r.fault.trap) == ("Fault_IllegalInstruction", 4) and not r.blocks
     assert set(r.tiles) == set(b.tiles)
+
+
+def test_a_mask_zero_binding_after_last_is_dropped_and_nothing_ran_is_not_ok():
+    b = gb._base("TSORT", seeded(9))
+    extra = asm.assemble("B.IOT mask=0000, ->N<SizeCode 1>")
+    r = ex.execute(b.words[:-1] + extra + b.words[-1:], b.tiles, b.gprs)
+    assert r.outcome == "ok"  # the strict no-op is dropped before the stream's end is checked
+    assert ex.execute([], {}).outcome == "empty"
+    assert ex.execute(asm.assemble("BSTART.VEC TADD, FP32; BSTOP"), {}).outcome == "unsupported"
+    assert ex.execute(b.words[:-1], b.tiles, b.gprs).outcome == "open"
+
+
+@pytest.mark.parametrize("args", [["tpartadd", "--dtype", "int8", "--shape", "1x16"],
+                                  ["tpartadd", "--dtype", "float32", "--shape", "4x6"],
+                                  ["tsort", "--dtype", "float16", "--shape", "128x256"]])
+def test_gen_bundle_for_cases_with_no_bundle_spelling(cli, tmp_path, args):
+    import json
+
+    res = cli("gen", *args, "--platform", "spec", "--bundle", "-o", tmp_path)
+    assert res.code == 0, res
+    (folder,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert "no bundle spelling" in json.loads((folder / "ptofuzz.json").read_text())["bundle"]["none"]
+    assert not (folder / "bundle.bin").exists()
 
 
 def test_the_core_capacity_is_charged_per_enabled_pe():

@@ -94,7 +94,6 @@ def disassemble(words: Iterable[int]) -> list[str]:
 
 # ---- assembly ---------------------------------------------------------------------------------------------------
 
-_TOKEN = re.compile(r"\s*([^,]+?)\s*(?:,|$)")
 
 
 class _Stmt:
@@ -120,13 +119,15 @@ def _statements(src: str, source: str) -> list[_Stmt]:
                 mnem, rest = m.group(1), m.group(2)
                 rest_col = col + m.start(2)
                 ops = []
-                pos = 0
-                while pos < len(rest):
-                    tm = _TOKEN.match(rest, pos)
-                    if not tm or tm.end() == pos:
-                        break
-                    ops.append((rest_col + tm.start(1), tm.group(1)))
-                    pos = tm.end()
+                if rest.strip():
+                    offset = 0
+                    for piece in rest.split(","):
+                        tok = piece.strip()
+                        where = rest_col + offset + (piece.index(tok) if tok else 0)
+                        if not tok:
+                            raise AsmError("empty operand", n, where, ",", source)
+                        ops.append((where, tok))
+                        offset += len(piece) + 1
                 out.append(_Stmt(n, col, mnem, ops, source))
             start += len(part) + 1
     return out
@@ -178,6 +179,19 @@ def _lookup(st: _Stmt, op: tuple[int, str], value: str, table: dict[str, int] | 
                        op) from None
 
 
+def _bstart_dtype(st: _Stmt, op: tuple[int, str]) -> int:
+    dt = _lookup(st, op, op[1], enc.DATATYPE_CODES, "DataType")
+    if dt not in enc.BSTART_DATATYPES:
+        raise st.error(f"DataType {dt} is {'DTYPE_NONE' if dt == 31 else 'reserved'} for BSTART", op)
+    return dt
+
+
+def _once(st: _Stmt, seen: set[str], key: str, op: tuple[int, str]) -> None:
+    if key in seen:
+        raise st.error(f"{key} given twice", op)
+    seen.add(key)
+
+
 def _mask_value(st: _Stmt, op: tuple[int, str]) -> int:
     k, v = _kv(st, op)
     if k != "mask" or v not in enc.PEMODE_OF_MASK:
@@ -203,20 +217,23 @@ def _command(st: _Stmt) -> Command:
             raise st.error("unknown operation (TSORT, TMRGSORT, TPARTADD, TADD, ...)", ops[0])
         if enc.ENGINE[op] != m.split(".")[1]:
             raise st.error(f"{op} runs on the {enc.ENGINE[op]}: write BSTART.{enc.ENGINE[op]}", ops[0])
-        dt = _lookup(st, ops[1], ops[1][1], enc.DATATYPE_CODES, "DataType")
+        dt = _bstart_dtype(st, ops[1])
         return Command("BSTART.TEPL", {"datatype": dt, "selector": enc.SELECTOR_OF[op]})
     if m == "BSTART.TEPL":
         if len(ops) != 3:
             raise st.error("BSTART.TEPL takes <Mode>, <Function>, <DataType>")
         mode = _int(st, ops[0], 0, 3, "Mode")
         fn = _int(st, ops[1], 0, 31, "Function")
-        dt = _lookup(st, ops[2], ops[2][1], enc.DATATYPE_CODES, "DataType")
+        if mode << 5 | fn not in enc.SELECTORS:
+            raise st.error(f"Mode {mode}, Function {fn} (selector {mode << 5 | fn:#04x}) is a reserved hole", ops[1])
+        dt = _bstart_dtype(st, ops[2])
         return Command("BSTART.TEPL", {"datatype": dt, "selector": mode << 5 | fn})
     if m == "B.DIM":
         if len(ops) == 1 and re.fullmatch(r"LB\d+\s*=.*", ops[0][1], re.IGNORECASE):
             k, v = ops[0][1].split("=", 1)
             lb = _int(st, (ops[0][0], k.strip()[2:]), 0, 2, "loop bound")
-            return Command("B.DIM", {"lb": lb, "rs": 0, "imm": _int(st, (ops[0][0], v.strip()), 0, (1 << 17) - 1,
+            vcol = ops[0][0] + ops[0][1].index("=") + 1 + (len(v) - len(v.lstrip()))
+            return Command("B.DIM", {"lb": lb, "rs": 0, "imm": _int(st, (vcol, v.strip()), 0, (1 << 17) - 1,
                                                                      "immediate")})
         if len(ops) != 3 or not re.fullmatch(r"->\s*LB\d", ops[2][1], re.IGNORECASE):
             raise st.error("B.DIM takes <reg>, <imm17>, ->LB0|LB1|LB2 (or LB0=<imm>)")
@@ -224,9 +241,10 @@ def _command(st: _Stmt) -> Command:
         return Command("B.DIM", {"lb": lb, "rs": _gpr(st, ops[0]), "imm": _int(st, ops[1], 0, (1 << 17) - 1,
                                                                               "immediate")})
     if m == "B.IOR":
-        regs, rd = [], 0
+        regs, rd, seen = [], 0, set()
         for op in ops:
             if op[1].startswith("->"):
+                _once(st, seen, "->rd", op)
                 rd = _gpr(st, (op[0] + 2, op[1][2:].strip()))
             else:
                 regs.append(_gpr(st, op))
@@ -251,29 +269,42 @@ def _command(st: _Stmt) -> Command:
         defaults = {"cmode": 0, "pad": 0, "sat": 0, "canon": 0, "datatype": 31, "rmode": 0, "layout": 0}
         tables = {"cmode": enc.CMODES, "pad": enc.PADS, "rmode": enc.RMODES, "layout": enc.LAYOUT_CODES,
                   "dtype": enc.DATATYPE_CODES}
+        legal = {"cmode": set(range(len(enc.CMODES))), "pad": set(range(4)), "rmode": set(range(8)),
+                 "layout": set(enc.LAYOUTS), "dtype": set(enc.DATATYPES)}
+        seen: set[str] = set()
         for op in ops:
             k, v = _kv(st, op)
             if k in ("sat", "canon"):
+                _once(st, seen, k, op)
                 defaults[k] = _int(st, (op[0], v), 0, 1, k)
             elif k in tables:
-                defaults["datatype" if k == "dtype" else k] = _lookup(st, op, v, tables[k], k)
+                _once(st, seen, k, op)
+                value = _lookup(st, op, v, tables[k], k)
+                if value not in legal[k]:
+                    raise st.error(f"{k} {value} is reserved or unassigned", op)
+                defaults["datatype" if k == "dtype" else k] = value
             else:
                 raise st.error("unknown B.DATR field (cmode, pad, sat, canon, dtype, rmode, layout)", op)
         return Command("B.DATR", defaults)
     if m == "B.IOT":
         srcs, pemode, last, dest, dc = [], None, 0, None, 0
+        seen = set()
         for op in ops:
             t = op[1]
             if t.lower().startswith("mask="):
+                _once(st, seen, "mask=", op)
                 pemode = _mask_value(st, op)
             elif t.lower() == "<last>":
+                _once(st, seen, "<last>", op)
                 last = 1
             elif t.startswith("->"):
+                _once(st, seen, "a destination", op)
                 dm = _DEST.fullmatch(t)
                 if not dm or dm.group(1).upper() == "S":
                     raise st.error("expected ->T|U|M|N<SizeCode n>", op)
                 dest = (enc.HANDS.index(dm.group(1).upper()), _int(st, (op[0], dm.group(2)), 1, 10, "SizeCode"))
             elif t.lower().startswith("dontcare="):
+                _once(st, seen, "dontcare=", op)
                 dc = _int(st, (op[0], t.split("=", 1)[1]), 0, 3, "dontcare") << 7
             else:
                 if dest is not None or pemode is not None:

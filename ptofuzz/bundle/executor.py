@@ -84,9 +84,15 @@ class ExecResult:
 
     @property
     def outcome(self) -> str:
+        """fault, ok, noop (every block a no-op), or empty / open / unsupported when nothing ran to commit."""
         if self.fault is not None:
             return "fault"
-        return "noop" if self.blocks and all(b.kind == "noop" for b in self.blocks) else "ok"
+        if not self.blocks:
+            return "empty"
+        for kind in ("open", "unsupported"):
+            if any(b.kind == kind for b in self.blocks):
+                return kind
+        return "noop" if all(b.kind == "noop" for b in self.blocks) else "ok"
 
 
 class _Fault(Exception):
@@ -181,11 +187,11 @@ def _header(block: _Block, cmd: enc.Command, regs: Mapping[str, int]) -> None:
             raise _control("a second B.DATR")
         block.datr = dict(f)
     else:  # B.IOT / B.IOS
+        if f["pemode"] == 0:
+            block.dropped += 1  # strict no-op: dropped from the stream, its <last> does not count
+            return
         if block.closed:
             raise _control("a binding after the one marked <last>")
-        if f["pemode"] == 0:
-            block.dropped += 1  # strict no-op: dropped, its <last> does not count
-            return
         earlier = {b.pemode for b in block.bindings}
         if earlier and f["pemode"] not in earlier:
             raise _legality(f"PE mask {enc.PE_MASKS[f['pemode']]} differs from the earlier bindings' "
