@@ -31,8 +31,19 @@ def main(ops: Sequence[str]) -> None:
     stores = [campaign.FindingStore(i, p, Path(out), engine="atheris") if out else None
               for i, p in zip(insts, plans)]
     allowed = [s for s in os.environ.get("PTOFUZZ_ALLOW", "").split(",") if s]
+    import time
+
+    execs, last = [0], [time.perf_counter()]
+
+    def flush() -> None:  # hit counts and campaign.json every few seconds (libFuzzer ends the process itself)
+        for store in stores:
+            if store is not None:
+                store.finish(campaign.Stats(cases=execs[0], elapsed=time.perf_counter() - last[0]))
 
     def test_one_input(data: bytes) -> None:
+        execs[0] += 1
+        if out and execs[0] % 2000 == 0:
+            flush()
         src = FuzzedSource.from_bytes(data)
         k = src.choice(range(len(plans)))
         plan, inst, store = plans[k], insts[k], stores[k]
