@@ -149,6 +149,10 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
                              "inputs: give it a folder of its own (records seed the random engine)")
         corpus.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix="ptofuzz-atheris-"))
+    # the child runs in the scratch folder: a source checkout in the current folder must not shadow the
+    # installed package (python -m puts the current folder first on sys.path), so every path is absolute
+    out = out.resolve() if out is not None else None
+    corpus = corpus.resolve() if corpus is not None else None
     artifacts = out if out is not None else work
     artifacts.mkdir(parents=True, exist_ok=True)
     libfuzzer = [str(corpus)] if corpus is not None else []
@@ -165,7 +169,7 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
     start = time.perf_counter()
     with open(log_path, "wb") as logf:
         proc = subprocess.Popen([sys.executable, "-m", "ptofuzz.atheris_engine", json.dumps(args)],
-                                stdout=logf, stderr=subprocess.STDOUT)
+                                stdout=logf, stderr=subprocess.STDOUT, cwd=work)
         try:
             while proc.poll() is None:
                 time.sleep(0.25)
