@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -21,8 +22,19 @@ from ptofuzz.api import CaseVerdict, GenerateResult
 from ptofuzz.case import CLASS_NAMES
 
 
+class _Console(Console):
+    """A console whose reader went away (``| head``) ends the process like SIGPIPE would (exit 141), not with
+    exit 1, which means "mismatch" here."""
+
+    def on_broken_pipe(self) -> None:
+        self.quiet = True
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        raise SystemExit(141)
+
+
 def _console() -> Console:
-    return Console(highlight=False, soft_wrap=True)
+    return _Console(highlight=False, soft_wrap=True)
 
 
 def _print_json(data: Any) -> None:
@@ -359,7 +371,7 @@ def _exporting_console(html: Any, svg: Any, quiet: bool = False) -> Console:
 
         return Console(file=io.StringIO(), highlight=False, soft_wrap=True, record=record, width=400,
                        color_system="truecolor")
-    con = Console(highlight=False, soft_wrap=True, record=record)
+    con = _Console(highlight=False, soft_wrap=True, record=record)
     if record:
         con.width = max(con.width, 400)
     return con
