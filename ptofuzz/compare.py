@@ -151,7 +151,7 @@ def compare(expected: np.ndarray, classes: np.ndarray | None, actual: np.ndarray
         if dt.is_float:
             close &= ~signed_zero
         bad &= ~close
-    errors = _error_classes(expected, actual, bad, compared, dt, valid, ulps)
+    errors = _error_classes(expected, actual, bad, compared, dt, valid)
     flat = np.flatnonzero(bad)
     cols = expected.shape[-1] if expected.ndim and expected.shape[-1] else 1
     names, codes = regions if regions is not None else (None, None)
@@ -198,24 +198,28 @@ def ulp_distance(a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
     return np.where(same, np.abs(ma - mb), ma + mb)
 
 
+def element_errors(e: np.ndarray, a: np.ndarray, dt: DType) -> np.ndarray:
+    """The error code (:data:`ERR`) of each pair of differing elements on its own: NaN payload, NaN against a
+    number, signed zero, infinity, a ULP band, integer value (row-level classes come on top, see
+    :func:`_row_classes`). The fuzzing signatures use it too (``ptofuzz.differential``)."""
+    if not dt.is_float:
+        return np.full(e.shape, ERR["int-value"], dtype=np.uint8)
+    ne, na = ieee.is_nan(e, dt), ieee.is_nan(a, dt)
+    ie, ia = ieee.is_inf(e, dt), ieee.is_inf(a, dt)
+    u = np.where(~ne & ~na & ~ie & ~ia, ulp_distance(e, a, dt), -1)
+    return np.select(
+        [ne & na, ne | na, ieee.is_zero(e, dt) & ieee.is_zero(a, dt), ie | ia, u == 1, (u >= 2) & (u <= 16)],
+        [ERR["nan-payload"], ERR["nan-vs-number"], ERR["signed-zero"], ERR["inf"], ERR["ulp-1"], ERR["ulp-2..16"]],
+        default=ERR["ulp-large"]).astype(np.uint8)
+
+
 def _error_classes(expected: np.ndarray, actual: np.ndarray, bad: np.ndarray, compared: np.ndarray, dt: DType,
-                   valid: tuple[int, int] | None, ulps: np.ndarray | None) -> np.ndarray:
+                   valid: tuple[int, int] | None) -> np.ndarray:
     """Error code per element (0 where fine, NOT_COMPARED where not compared)."""
     errors = np.where(compared, np.uint8(0), np.uint8(NOT_COMPARED)).astype(np.uint8)
     if not bad.any():
         return errors
-    e, a = expected[bad], actual[bad]
-    if dt.is_float:
-        ne, na = ieee.is_nan(e, dt), ieee.is_nan(a, dt)
-        u = ulps[bad] if ulps is not None else np.full(e.shape, -1)
-        code = np.select(
-            [ne & na, ne | na, ieee.is_zero(e, dt) & ieee.is_zero(a, dt), ieee.is_inf(e, dt) | ieee.is_inf(a, dt),
-             u == 1, (u >= 2) & (u <= 16)],
-            [ERR["nan-payload"], ERR["nan-vs-number"], ERR["signed-zero"], ERR["inf"], ERR["ulp-1"],
-             ERR["ulp-2..16"]], default=ERR["ulp-large"])
-    else:
-        code = np.full(e.shape, ERR["int-value"])
-    errors[bad] = code
+    errors[bad] = element_errors(expected[bad], actual[bad], dt)
     if expected.ndim == 2:
         _row_classes(expected, actual, bad, compared, valid, errors)
         if valid is not None:

@@ -22,11 +22,12 @@ import numpy as np
 
 from ptofuzz import dtypes, registry
 from ptofuzz.case import NAN, UNDEFINED, ZERO, Case, Outcome
+from ptofuzz.compare import ERROR_CLASSES, element_errors
 from ptofuzz.oracles import ieee
 
-# Mismatch classes of one element (value against value), in the order used for their codes.
-ELEMENT_KINDS = ("nan-encoding", "nan-vs-number", "signed-zero", "inf-vs-finite", "ulp-1", "ulp-2..16",
-                 "ulp-large", "int-value")
+# Mismatch classes of one element (value against value): the comparison engine's element error classes
+# (ptofuzz.compare.element_errors), two of them under their signature names.
+SIGNATURE_KIND = {"nan-payload": "nan-encoding", "inf": "inf-vs-finite"}
 FAULT_VS_VALUE = "fault-vs-value"
 FAULT_KIND = "fault-kind"
 ORDERING = "ordering"
@@ -160,29 +161,16 @@ def _value_mismatches(inst: registry.Instruction, case: Case, role: str, oa: Out
         return []
     xs, ys, kxs, kys = x[where], y[where], kx[where], ky[where]
     dt = inst.dtype_of(case, role)
+    # "some zero" / "some NaN" on either side matches any zero / NaN on the other
+    zx, zy = (ieee.is_zero(xs, dt), ieee.is_zero(ys, dt)) if dt.is_float else (xs == 0, ys == 0)
+    agree = ((kxs == ZERO) | (kys == ZERO)) & zx & zy
     if dt.is_float:
-        nx, ny = ieee.is_nan(xs, dt), ieee.is_nan(ys, dt)
-        zx, zy = ieee.is_zero(xs, dt), ieee.is_zero(ys, dt)
-        loose_nan = (kxs == NAN) | (kys == NAN)
-        loose_zero = (kxs == ZERO) | (kys == ZERO)
-        agree = (loose_nan & nx & ny) | (loose_zero & zx & zy)
-        keep = ~agree
-        where = tuple(w[keep] for w in where)
-        if not where[0].size:
-            return []
-        xs, ys, nx, ny, zx, zy = xs[keep], ys[keep], nx[keep], ny[keep], zx[keep], zy[keep]
-        ix, iy = ieee.is_inf(xs, dt), ieee.is_inf(ys, dt)
-        ulps = _ulps(xs, ys, dt)
-        codes = np.select(
-            [nx & ny, nx | ny, zx & zy, ix | iy, ulps <= 1, ulps <= 16],
-            [0, 1, 2, 3, 4, 5], default=6)
-    else:
-        loose_zero = (kxs == ZERO) | (kys == ZERO)
-        keep = ~(loose_zero & (xs == 0) & (ys == 0))
-        where = tuple(w[keep] for w in where)
-        if not where[0].size:
-            return []
-        codes = np.full(where[0].size, 7)
+        agree |= ((kxs == NAN) | (kys == NAN)) & ieee.is_nan(xs, dt) & ieee.is_nan(ys, dt)
+    where = tuple(w[~agree] for w in where)
+    if not where[0].size:
+        return []
+    xs, ys = xs[~agree], ys[~agree]
+    codes = element_errors(xs, ys, dt).astype(np.int64)
     items = where[0]
     if inst.permutes and _same_values(x, y, kx, ky, np.unique(items)):
         perm_items = np.unique(items)
@@ -192,15 +180,9 @@ def _value_mismatches(inst: registry.Instruction, case: Case, role: str, oa: Out
     combined = codes * 64 + region_codes
     for value in np.unique(combined):
         sel = combined == value
-        out.append((ELEMENT_KINDS[int(value) // 64], region_names[int(value) % 64], np.unique(items[sel])))
+        kind = ERROR_CLASSES[int(value) // 64]
+        out.append((SIGNATURE_KIND.get(kind, kind), region_names[int(value) % 64], np.unique(items[sel])))
     return out
-
-
-def _ulps(xs: np.ndarray, ys: np.ndarray, dt: dtypes.DType) -> np.ndarray:
-    """Distance in units in the last place between finite values (see :func:`ptofuzz.compare.ulp_distance`)."""
-    from ptofuzz.compare import ulp_distance
-
-    return ulp_distance(xs, ys, dt)
 
 
 def _same_values(x: np.ndarray, y: np.ndarray, kx: np.ndarray, ky: np.ndarray, items: np.ndarray) -> bool:
