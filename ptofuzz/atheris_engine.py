@@ -25,6 +25,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ptofuzz.atomic import write_file
+
 # Coverage comes from the semantics under test: the oracles. atheris hooks whole top-level packages, so every
 # other ptofuzz module is excluded by name (instrumenting them too halves the executions per second).
 INSTRUMENTED = "ptofuzz.oracles"
@@ -102,9 +104,7 @@ def _child(args: dict[str, Any]) -> None:
         stats = campaign.Stats(cases=execs, elapsed=time.perf_counter() - start, signatures=len(store.findings),
                                new=len(store.new))
         data = campaign.summary_json(store, stats)
-        tmp = summary.with_name(summary.name + ".tmp")
-        tmp.write_text(json.dumps(data))
-        os.replace(tmp, summary)
+        write_file(summary, json.dumps(data))
         store.finish(stats)
         last[0] = time.perf_counter()
 
@@ -188,7 +188,7 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
     stats = _stats(summary, start, seconds)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        (out / campaign.SUMMARY).write_text(json.dumps(data, indent=1) + "\n")
+        write_file(out / campaign.SUMMARY, json.dumps(data, indent=1) + "\n")
     return data, stats
 
 

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 
 from ptofuzz import differential, records, registry
+from ptofuzz.atomic import write_file
 from ptofuzz.case import Case
 from ptofuzz.differential import Signature
 from ptofuzz.errors import UsageError
@@ -287,9 +288,7 @@ class FindingStore:
                 records.update_json(f.path, {"finding": finding})
                 f.flushed = f.hits
         self.out.mkdir(parents=True, exist_ok=True)
-        tmp = self.out / f".{SUMMARY}.tmp-{os.getpid()}"
-        tmp.write_text(json.dumps(summary_json(self, stats), indent=1) + "\n")
-        os.replace(tmp, self.out / SUMMARY)
+        write_file(self.out / SUMMARY, json.dumps(summary_json(self, stats), indent=1) + "\n")
 
     @property
     def new(self) -> list[Finding]:

@@ -387,9 +387,9 @@ def asm_(
         if out is not None:
             if out.exists() and not force:
                 raise UsageError(f"{str(out)!r} already exists; pass --force to overwrite")
-            tmp = out.with_name(f".{out.name}.tmp")
-            tmp.write_bytes(struct.pack(f"<{len(words)}I", *words))
-            tmp.replace(out)
+            from ptofuzz.atomic import write_file
+
+            write_file(out, struct.pack(f"<{len(words)}I", *words))
         if hex_out:
             for w in words:
                 typer.echo(f"{w:#010x}")

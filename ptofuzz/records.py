@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from ptofuzz import dtypes, registry
+from ptofuzz.atomic import write_file
 from ptofuzz.case import Case, Outcome
 from ptofuzz.errors import CaseFolderError, UsageError
 
@@ -129,9 +130,7 @@ def update_json(path: Path, changes: Mapping[str, Any]) -> None:
     """Rewrite some top-level fields of a record.json atomically."""
     data = json.loads(path.read_text())
     data.update(changes)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(dumps(data))
-    os.replace(tmp, path)
+    write_file(path, dumps(data))
 
 
 def read(path: Path) -> Record:

@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from ptofuzz import dtypes
+from ptofuzz.atomic import write_file
 from ptofuzz.api import CaseVerdict, GenerateResult
 from ptofuzz.case import CLASS_NAMES
 
@@ -384,7 +385,7 @@ def _export(con: Console, html: Any, svg: Any) -> None:
     for path, render in ((html, lambda: con.export_html(inline_styles=True, clear=False)),
                          (svg, lambda: _svg(con))):
         if path is not None:
-            _atomic_write(Path(path), render())
+            write_file(Path(path), render())
 
 
 def _svg(con: Console) -> str:
@@ -417,15 +418,6 @@ def check_export_path(path: Any, flag: str) -> None:
         raise UsageError(f"{flag} {str(path)!r}: folder {str(p.parent)!r} does not exist")
 
 
-def _atomic_write(path: Any, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    try:
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]],
                 errors: frozenset[str] = frozenset()) -> None:
     """A JUnit XML file: one test case per (name, failure message or None, reproduce command); names in
@@ -450,7 +442,7 @@ def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]],
             kind = "error" if name in errors else "failure"
             f = ET.SubElement(tc, kind, message=clean(msg), type="error" if kind == "error" else "mismatch")
             f.text = clean(f"{msg}\nreproduce: {reproduce}")
-    _atomic_write(Path(path), ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n")
+    write_file(Path(path), ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n")
 
 
 def triaged(buckets: list[Any], fields: tuple[str, ...], *, as_json: bool = False, html: Any = None,
