@@ -187,8 +187,9 @@ def _read_input(entry: Mapping[str, Any], dt: dtypes.DType, folder: Path, case: 
     raise ValueError(f"{role}: neither hex values nor a file")
 
 
-def discover(paths: Sequence[Path]) -> list[Path]:
-    """Record files under the given paths: record folders, ``.json`` records, or folders holding them."""
+def discover(paths: Sequence[Path], *, require: bool = True) -> list[Path]:
+    """Record files under the given paths: record folders, ``.json`` records, or folders holding them (a folder
+    holding none is an error unless ``require`` is false)."""
     found: list[Path] = []
     for p in paths:
         if not p.exists():
@@ -200,7 +201,7 @@ def discover(paths: Sequence[Path]) -> list[Path]:
         else:
             kids = sorted(k for k in p.rglob("*.json") if not any(part.startswith(".") for part in k.parts[-2:])
                           and _is_record(k))
-            if not kids:
+            if not kids and require:
                 raise UsageError(f"{str(p)!r} holds no case records (record.json or corpus .json files)")
             found.extend(kids)
     return found

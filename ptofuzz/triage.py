@@ -117,18 +117,11 @@ def load(paths: Sequence[str | Path]) -> tuple[list[Item], list[Path]]:
     found = []
     seen: set[Path] = set()
     skipped = []
-    for p in paths:
-        if not Path(p).exists():
-            raise UsageError(f"path {str(p)!r} does not exist")
-    candidates = [q for p in paths for q in sorted(Path(p).rglob("*.json"))] if all(Path(p).is_dir() for p in paths) \
-        else records.discover([Path(p) for p in paths])
-    for path in candidates:
+    for path in records.discover([Path(p) for p in paths], require=False):
         real = path.resolve()
         if real in seen or any(part.endswith(".min") for part in path.parts):  # overlaps; minimized copies
             continue
         seen.add(real)
-        if path.name == "campaign.json" or not records._is_record(path):
-            continue
         try:
             rec = records.read(path)
             finding = rec.extra.get("finding") or {}
