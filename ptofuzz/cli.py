@@ -29,6 +29,33 @@ app = typer.Typer(
 
 PlatformOpt = Annotated[str, typer.Option("--platform", "-p", help="spec, cpu, a2a3 or a5.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
+HtmlOpt = Annotated[Optional[Path], typer.Option(help="Also write the report as an HTML page.")]
+SvgOpt = Annotated[Optional[Path], typer.Option(help="Also write the report as an SVG image.")]
+
+
+def _junit_opt(per: str) -> Any:
+    return Annotated[Optional[Path], typer.Option(help=f"Also write a JUnit XML file (one test per {per}).")]
+
+
+JunitCasesOpt = _junit_opt("case folder")
+JunitComparisonsOpt = _junit_opt("comparison")
+JunitBucketsOpt = _junit_opt("bucket")
+
+
+def _check_exports(html: Optional[Path], svg: Optional[Path], junit: Optional[Path]) -> None:
+    """Refuse unusable export paths before any work."""
+    from ptofuzz.report import check_export_path
+
+    for path, flag in ((html, "--html"), (svg, "--svg"), (junit, "--junit")):
+        check_export_path(path, flag)
+
+
+def _exit_for(verdicts: list[str], mismatch: str) -> None:
+    """Exit 2 when any verdict is "error", 1 when any is ``mismatch``; otherwise return (exit 0)."""
+    if "error" in verdicts:
+        raise typer.Exit(int(ExitCode.USAGE))
+    if mismatch in verdicts:
+        raise typer.Exit(int(ExitCode.MISMATCH))
 
 
 def _die(message: str, code: ExitCode) -> NoReturn:
@@ -132,24 +159,19 @@ def check(
     paths: Annotated[list[Path], typer.Argument(help="Case folders, or folders that contain case folders.")],
     platform: Annotated[Optional[str], typer.Option("--platform", "-p",
                                                     help="Layout for folders without ptofuzz.json.")] = None,
-    html: Annotated[Optional[Path], typer.Option(help="Also write the report as an HTML page.")] = None,
-    svg: Annotated[Optional[Path], typer.Option(help="Also write the report as an SVG image.")] = None,
-    junit: Annotated[Optional[Path], typer.Option(help="Also write a JUnit XML file (one test per case folder).")]
-    = None,
+    html: HtmlOpt = None,
+    svg: SvgOpt = None,
+    junit: JunitCasesOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Recompute goldens from the inputs and compare golden.bin (and output.bin) bit for bit."""
     with _errors():
         from ptofuzz import api, report
 
-        for path, flag in ((html, "--html"), (svg, "--svg"), (junit, "--junit")):
-            report.check_export_path(path, flag)
+        _check_exports(html, svg, junit)
         verdicts = api.check(paths, platform)
         report.checked(verdicts, as_json=json_out, html=html, svg=svg, junit=junit)
-        if any(v.verdict == "error" for v in verdicts):
-            raise typer.Exit(int(ExitCode.USAGE))
-        if any(v.verdict == "fail" for v in verdicts):
-            raise typer.Exit(int(ExitCode.MISMATCH))
+        _exit_for([v.verdict for v in verdicts], "fail")
 
 
 @app.command()
@@ -236,10 +258,7 @@ def replay(
 
         results = run(paths)
         report.replayed(results, as_json=json_out)
-        if any(r.verdict == "error" for r in results):
-            raise typer.Exit(int(ExitCode.USAGE))
-        if any(r.verdict == "changed" for r in results):
-            raise typer.Exit(int(ExitCode.MISMATCH))
+        _exit_for([r.verdict for r in results], "changed")
 
 
 @app.command()
@@ -279,10 +298,9 @@ def diff(
     half_as_bits: Annotated[bool, typer.Option("--half-as-bits", help="ResultCmp as the NPU tests run it: float16 "
                                                                       "compared as raw bits (aclFloat16 is "
                                                                       "uint16_t).")] = False,
-    html: Annotated[Optional[Path], typer.Option(help="Also write the report as an HTML page.")] = None,
-    svg: Annotated[Optional[Path], typer.Option(help="Also write the report as an SVG image.")] = None,
-    junit: Annotated[Optional[Path], typer.Option(help="Also write a JUnit XML file (one test per comparison).")]
-    = None,
+    html: HtmlOpt = None,
+    svg: SvgOpt = None,
+    junit: JunitComparisonsOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Compare two raw tile files (or two oracles' outputs of a saved fuzz case): summary, first differences
@@ -302,8 +320,7 @@ def diff(
                 raise UsageError(f"{name} {value} must be a number >= 0")
         if mode != "tol" and (rtol is not None or atol is not None):
             raise UsageError("--rtol/--atol apply to --mode tol; add --mode tol or drop them")
-        for path, flag in ((html, "--html"), (svg, "--svg"), (junit, "--junit")):
-            report.check_export_path(path, flag)
+        _check_exports(html, svg, junit)
         m = Mode(mode, ulp if mode == "ulp" else 0, rtol, atol, nan, zeros)
         if output is None:
             if dtype or shape or valid:
@@ -333,9 +350,9 @@ def triage(
     split: Annotated[Optional[list[str]], typer.Option(help="Add a field to the bucket key (repeatable).")] = None,
     merge: Annotated[Optional[list[str]], typer.Option(help="Drop a field from the bucket key (repeatable).")] = None,
     sort: Annotated[str, typer.Option(help="hits, first, name or size (of the smallest example).")] = "hits",
-    html: Annotated[Optional[Path], typer.Option(help="Also write the report as an HTML page.")] = None,
-    svg: Annotated[Optional[Path], typer.Option(help="Also write the report as an SVG image.")] = None,
-    junit: Annotated[Optional[Path], typer.Option(help="Also write a JUnit XML file (one test per bucket).")] = None,
+    html: HtmlOpt = None,
+    svg: SvgOpt = None,
+    junit: JunitBucketsOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Group a campaign's saved disagreements into buckets, one per probable cause. Fields: op, culprit (the
@@ -347,8 +364,7 @@ def triage(
 
         fields = tri.key_fields([f.strip() for f in by.split(",") if f.strip()] if by else None, split or (),
                                 merge or ())
-        for path, flag in ((html, "--html"), (svg, "--svg"), (junit, "--junit")):
-            report.check_export_path(path, flag)
+        _check_exports(html, svg, junit)
         items, skipped = tri.load(paths)
         result = tri.buckets(items, fields, sort)
         report.triaged(result, fields, as_json=json_out, html=html, svg=svg, junit=junit, skipped=skipped)
@@ -440,38 +456,7 @@ def list_(json_out: JsonOpt = False) -> None:
         report.capabilities(api.capabilities(), as_json=json_out)
 
 
-def top_help_group() -> Any:
-    """The top-level group with commands that carry only their names and help texts: what ``ptofuzz --help``
-    prints, without building every command's parameters (about 30 ms for ten commands),
-    which only running one of them needs. A test checks that it prints exactly what typer prints."""
-    import importlib
-    import inspect
-
-    import typer.core
-
-    # the click typer runs on: its own copy in newer typer (typer.core._click), the click package in older ones
-    click = getattr(typer.core, "_click", None) or importlib.import_module("click")
-
-    class Ordered(click.Group):  # type: ignore[misc,name-defined]
-        def list_commands(self, ctx: Any) -> list[str]:
-            return list(self.commands)
-
-    group = Ordered(name="ptofuzz", help=inspect.getdoc(_main), no_args_is_help=True,
-                    params=[click.Option(["--version"], is_flag=True, help="Print the version and exit.")])
-    for info in app.registered_commands:
-        name = info.name or info.callback.__name__.replace("_", "-")
-        group.add_command(click.Command(name, help=inspect.getdoc(info.callback)))
-    return group
-
-
 def main() -> None:
-    if sys.argv[1:] == ["--help"]:
-        try:
-            group = top_help_group()
-        except Exception:  # noqa: BLE001 - an unexpected typer version: the full app prints the same help
-            group = None
-        if group is not None:
-            group.main(args=sys.argv[1:], prog_name="ptofuzz")
     app(prog_name="ptofuzz")
 
 
