@@ -17,12 +17,12 @@ from collections.abc import Sequence
 def main(ops: Sequence[str]) -> None:
     import atheris
 
-    from ptofuzz.atheris_engine import import_instrumented
+    from ptofuzz.atheris_engine import import_instrumented, run_input
 
     import_instrumented()
     from pathlib import Path
 
-    from ptofuzz import campaign, differential, registry
+    from ptofuzz import campaign, registry
     from ptofuzz.generators.fuzzed import FuzzedSource
 
     plans = [campaign.make_plan(op) for op in ops]
@@ -46,13 +46,12 @@ def main(ops: Sequence[str]) -> None:
             flush()
         src = FuzzedSource.from_bytes(data)
         k = src.choice(range(len(plans)))
-        plan, inst, store = plans[k], insts[k], stores[k]
-        case, _ = campaign.draw_case(inst, plan, src)
-        if max(t.rows * t.cols for _, t in case.tiles) > plan.max_elements:
+        inst, store = insts[k], stores[k]
+        ran = run_input(inst, plans[k], src)
+        if ran is None:
             return
-        inputs = inst.draw_inputs(src, case, plan.mix)
-        outcomes = differential.run_oracles(inst, case, inputs, plan.oracles)
-        for sig in sorted(differential.compare_batch(inst, case, outcomes, None).counts):
+        case, inputs, sigs = ran
+        for sig in sigs:
             if store is not None:
                 store.add(sig.key, 1, "libFuzzer", case, inputs)
             known = inst.known_difference(sig) if inst.known_difference else None

@@ -57,26 +57,33 @@ def import_instrumented() -> None:
         reg.all_instructions()  # the instruction modules, and through them the oracles
 
 
+def run_input(inst: Any, plan: Any, src: Any) -> tuple[Any, dict[str, Any], list[Any]] | None:
+    """One fuzzer input's case: decoded from ``src`` (a FuzzedSource), run through every oracle of ``plan``;
+    (case, inputs, signatures it shows), or None when the decoded tiles are above the plan's size limit."""
+    from ptofuzz import campaign, differential
+
+    case, _ = campaign.draw_case(inst, plan, src)
+    if max(t.rows * t.cols for _, t in case.tiles) > plan.max_elements:
+        return None
+    inputs = inst.draw_inputs(src, case, plan.mix)
+    outcomes = differential.run_oracles(inst, case, inputs, plan.oracles)
+    return case, inputs, sorted(differential.compare_batch(inst, case, outcomes, None).counts)
+
+
 def target(plan: Any, store: Any, on_exec: Callable[[int], None] | None = None) -> Callable[[bytes], None]:
     """A libFuzzer ``TestOneInput`` for ``plan``: decode a case, run the oracles, record disagreements."""
-    from ptofuzz import campaign, differential, registry
+    from ptofuzz import registry
     from ptofuzz.generators.fuzzed import FuzzedSource
 
     inst = store.inst if store is not None else registry.get(plan.op)
-    mix = plan.mix
     count = [0]
 
     def test_one_input(data: bytes) -> None:
         count[0] += 1
-        src = FuzzedSource.from_bytes(data)
-        case, _ = campaign.draw_case(inst, plan, src)
-        if max(t.rows * t.cols for _, t in case.tiles) > plan.max_elements:
-            return
-        inputs = inst.draw_inputs(src, case, mix)
-        outcomes = differential.run_oracles(inst, case, inputs, plan.oracles)
-        hits = differential.compare_batch(inst, case, outcomes, None)
-        if store is not None:
-            for sig in sorted(hits.counts):
+        ran = run_input(inst, plan, FuzzedSource.from_bytes(data))
+        if ran is not None and store is not None:
+            case, inputs, sigs = ran
+            for sig in sigs:
                 store.add(sig.key, 1, f"exec {count[0]}", case, inputs)
         if on_exec is not None:
             on_exec(count[0])
