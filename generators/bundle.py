@@ -16,6 +16,7 @@ from ptofuzz.case import Case
 from ptofuzz.generators.source import Source
 
 SRC0, SRC1 = 32, 33  # M#1, M#2: the hands the destinations go to (T, U) stay free
+DEST_SLOTS = {"dst": 0, "idx": 16}  # where the executor puts the destinations: the first free T and U tiles
 DT_CODE = {"float32": 1, "float16": 4, "bfloat16": 5, "int64": 16, "int32": 17, "int16": 18, "int8": 19, "uint64": 24,
            "uint32": 25,
            "uint16": 26, "uint8": 27}

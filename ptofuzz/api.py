@@ -13,7 +13,7 @@ import numpy as np
 
 from ptofuzz import casefolder, dtypes, registry
 from ptofuzz.case import UNDEFINED, Case, Outcome
-from ptofuzz.compare import Comparison, Mode, compare, test_eps
+from ptofuzz.compare import Comparison, Mode, compare, pto_isa_eps
 from ptofuzz.errors import CaseFolderError, UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
@@ -323,7 +323,7 @@ def _check_one(path: Path, platform: str | None) -> CaseVerdict:
         if lc.inst.regions is not None and role in lc.inst.outputs:
             names, codes = lc.inst.regions(case, role)
             regions = (names, codes[:r, :c])
-        eps = test_eps(case.op, case.platform)
+        eps = pto_isa_eps(case.op, case.platform)
         cmp = compare(outcome.outputs[role][:r, :c], outcome.classes[role][:r, :c], actual, fdt,
                       valid=(min(tile.valid_rows, r), min(tile.valid_cols, c)), regions=regions, eps=eps,
                       half_as_bits=case.platform in ("a2a3", "a5"))

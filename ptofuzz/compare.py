@@ -264,7 +264,7 @@ TEST_EPS = {("TPART", "cpu"): 0.0, ("TPART", "a2a3"): 1e-3, ("TPART", "a5"): 1e-
             ("TMRGSORT", "a2a3"): 1e-3, ("TMRGSORT", "a5"): 1e-3}
 
 
-def test_eps(op: str, platform: str) -> float | None:
+def pto_isa_eps(op: str, platform: str) -> float | None:
     """The eps pto-isa's system test of ``op`` on ``platform`` passes to ResultCmp (None: no such test)."""
     return TEST_EPS.get(("TPART" if op.startswith("TPART") else op, platform))
 

@@ -13,8 +13,6 @@ import numpy as np
 from ptofuzz import dtypes
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
 
-_SLOTS = {"dst": 0, "idx": 16}  # T#1 and U#1: where the generated bundles put their destinations
-
 
 def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """One case, or a stack of cases (a leading batch axis): every item runs as its own bundle."""
@@ -51,9 +49,9 @@ def _one(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     outputs, classes = {}, {}
     for role in ("dst", "idx") if case.op == "TSORT" else ("dst",):
         t = case.tile("src" if case.op == "TSORT" else role)
-        published = block.published.get(_SLOTS[role])
+        published = block.published.get(gb.DEST_SLOTS[role])
         if published is None:
-            return Outcome.unsupported(f"nothing published in {encoding.tile_name(_SLOTS[role])}")
+            return Outcome.unsupported(f"nothing published in {encoding.tile_name(gb.DEST_SLOTS[role])}")
         dt = dtypes.get("uint32" if role == "idx" else case.dtype)
         out = np.zeros(t.shape, dtype=dt.bits_dtype)
         r, c = min(t.rows, published.rows), min(t.cols, published.cols)
