@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
 
 import numpy as np
 
@@ -210,9 +209,3 @@ def illegal(kind: str, src: Source) -> BundleCase:
         w = _replace(w, k, (w[k] & ~(15 << 15)) | (size - 1 if kind == "dst-too-small" else size + 1) << 15)
     return BundleCase(kind, op, w, b.tiles, gprs, "fault", fault, trap, note)
 
-
-def describe(b: BundleCase) -> dict[str, Any]:
-    d: dict[str, Any] = {"name": b.name, "op": b.op, "expect": b.expect, "note": b.note}
-    if b.fault:
-        d.update(fault=b.fault, trap=b.trap)
-    return d

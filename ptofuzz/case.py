@@ -54,10 +54,6 @@ class Tile:
     def valid(self) -> tuple[int, int]:
         return (self.valid_rows, self.valid_cols)
 
-    @property
-    def is_empty(self) -> bool:
-        return self.valid_rows == 0 or self.valid_cols == 0
-
     def token(self) -> str:
         """``8x64`` when the tile is exactly its valid region, else ``8x64of64x64``."""
         v = f"{self.valid_rows}x{self.valid_cols}"

@@ -143,18 +143,6 @@ def view_values(bits: np.ndarray, dt: DType) -> np.ndarray:
     return bits.view(value_dtype(dt))
 
 
-def from_values(values, dt: DType) -> np.ndarray:
-    """Convert Python/numpy numbers to raw bits (rounding as numpy/ml_dtypes cast)."""
-    import numpy as np
-
-    vt = value_dtype(dt)
-    if dt.is_float:
-        arr = np.asarray(values, dtype=np.float64).astype(vt)
-    else:
-        arr = np.asarray(values).astype(np.int64 if dt.kind == "int" else np.uint64).astype(vt)
-    return arr.view(dt.bits_dtype)
-
-
 def format_bits(value: int, dt: DType) -> str:
     """``0x3f800000 (1.0)``: the hex bits and the value they encode."""
     import numpy as np
