@@ -323,13 +323,13 @@ def diff(
         _check_exports(html, svg, junit)
         m = Mode(mode, ulp if mode == "ulp" else 0, rtol, atol, nan, zeros)
         if output is None:
-            if dtype or shape or valid:
-                raise UsageError("--dtype/--shape/--valid describe raw files; a record brings its own: drop them")
             if not golden.exists():
                 raise UsageError(f"path {str(golden)!r} does not exist")
             if golden.is_file() and golden.suffix == ".bin":
                 raise UsageError(f"{str(golden)!r} is a raw file: give the actual file too (ptofuzz diff GOLDEN "
                                  "OUTPUT --dtype D --shape RxC)")
+            if dtype or shape or valid:
+                raise UsageError("--dtype/--shape/--valid describe raw files; a record brings its own: drop them")
             pair = [o.strip() for o in oracles.split(",")] if oracles else None
             results = api.diff_record(golden, pair, mode=m, eps=eps, half_as_bits=half_as_bits)
         else:
