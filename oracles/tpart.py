@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -55,10 +55,9 @@ def _partial(case: Case, inputs: dict[str, np.ndarray], element_op: ElementOp, *
     rectangles, so the result is painted: neither, then src1's region, then src0's, then the overlap.
     """
     dt = get(case.dtype)
-    d, t0, t1 = case.tile("dst"), case.tile("src0"), case.tile("src1")
+    d = case.tile("dst")
     R, C = d.valid
-    r0, c0 = min(t0.valid_rows, R), min(t0.valid_cols, C)
-    r1, c1 = min(t1.valid_rows, R), min(t1.valid_cols, C)
+    (r0, c0), (r1, c1), (rb, cb) = _covered(case)
     a, b = inputs["src0"], inputs["src1"]
     shape = a.shape[:-2] + d.shape
     out = np.zeros(shape, dtype=a.dtype)
@@ -68,11 +67,10 @@ def _partial(case: Case, inputs: dict[str, np.ndarray], element_op: ElementOp, *
     classes[..., :r1, :c1] = EXACT
     out[..., :r0, :c0] = a[..., :r0, :c0]
     classes[..., :r0, :c0] = EXACT
-    rb, cb = min(r0, r1), min(c0, c1)
     raised: tuple[str, ...] | None = () if with_flags else None
     if rb and cb:
         memo = _SHARED.get()
-        key = (element_op, case.op, dt.name, id(a), id(b), rb, cb)
+        key = _memo_key(element_op, case, dt, a, b, rb, cb)
         if memo is None or key not in memo:
             result = element_op(OPS[case.op], a[..., :rb, :cb], b[..., :rb, :cb], dt)
             if memo is not None:
@@ -87,19 +85,68 @@ def _partial(case: Case, inputs: dict[str, np.ndarray], element_op: ElementOp, *
     return Outcome("ok", outputs={"dst": out}, classes={"dst": classes}, flags=raised)
 
 
+def _covered(case: Case) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
+    """The parts of the destination valid region that src0, src1 and both cover (origin-anchored)."""
+    d, t0, t1 = case.tile("dst"), case.tile("src0"), case.tile("src1")
+    R, C = d.valid
+    r0, c0 = min(t0.valid_rows, R), min(t0.valid_cols, C)
+    r1, c1 = min(t1.valid_rows, R), min(t1.valid_cols, C)
+    return (r0, c0), (r1, c1), (min(r0, r1), min(c0, c1))
+
+
+def _memo_key(element_op: ElementOp, case: Case, dt: DType, a: np.ndarray, b: np.ndarray, rb: int, cb: int
+              ) -> tuple[Any, ...]:
+    return (element_op, case.op, dt.name, id(a), id(b), rb, cb)
+
+
 _SHARED: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar("tpart_shared", default=None)
 
 
 @contextlib.contextmanager
-def shared_work() -> Iterator[None]:
+def shared_work(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> Iterator[None]:
     """Within this context the TPART* oracles share element-operation results on the same inputs (a2a3 and a5
     run the same vector operations): one case evaluated on several platforms pays for them once. Inputs must
-    not change inside the context."""
+    not change inside the context.
+
+    ``batch`` lists (case, inputs) pairs about to be evaluated (2-D inputs, each case on its own platform):
+    their element operations run up front as one vectorized call per (platform, op, dtype) over the
+    concatenated operand blocks, so that each oracle afterwards only paints. The operations are elementwise,
+    so concatenation changes no element's result.
+    """
     token = _SHARED.set({})
     try:
+        if batch:
+            _prime(batch)
         yield
     finally:
         _SHARED.reset(token)
+
+
+def _prime(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> None:
+    memo = _SHARED.get()
+    assert memo is not None
+    groups: dict[tuple[str, str, str], list[tuple[Case, np.ndarray, np.ndarray, int, int]]] = {}
+    for case, inputs in batch:
+        a, b = inputs["src0"], inputs["src1"]
+        dt = get(case.dtype)
+        if a.ndim != 2 or b.ndim != 2 or (case.platform == "a5" and dt.bits == 64):
+            continue  # stacked inputs (fuzz batches) or a5's Int64Part path: nothing to share
+        rb, cb = _covered(case)[2]
+        if rb and cb:
+            groups.setdefault((case.platform, case.op, dt.name), []).append((case, a, b, rb, cb))
+    for (platform, op, dtype), items in groups.items():
+        dt = get(dtype)
+        element_op = ELEMENT_OPS[platform]
+        flat_a = np.concatenate([a[:rb, :cb].ravel() for _, a, _, rb, cb in items])
+        flat_b = np.concatenate([b[:rb, :cb].ravel() for _, _, b, rb, cb in items])
+        res, cls, flags = element_op(OPS[op], flat_a, flat_b, dt)
+        start = 0
+        for case, a, b, rb, cb in items:
+            end = start + rb * cb
+            part = (res[start:end].reshape(rb, cb), cls[start:end].reshape(rb, cb),
+                    {k: v[start:end].reshape(rb, cb) for k, v in flags.items()})
+            memo[_memo_key(element_op, case, dt, a, b, rb, cb)] = (part, a, b)
+            start = end
 
 
 def _exact(shape: tuple[int, ...]) -> np.ndarray:
@@ -339,13 +386,25 @@ ORACLES = {"spec": spec, "cpu": cpu, "a2a3": a2a3, "a5": a5}
 ELEMENT_OPS: dict[str, ElementOp] = {"spec": spec_element, "cpu": cpu_element, "a2a3": npu_element, "a5": npu_element}
 
 
-def repatch(case: Case, inputs: dict[str, np.ndarray], outcome: Outcome, rows: np.ndarray, cols: np.ndarray
-            ) -> Outcome:
-    """``outcome`` recomputed at elements (rows, cols) that both sources cover, after their inputs changed
-    (the operation is elementwise, so nothing else moves). Not for a5's 64-bit Int64Part path."""
-    dt = get(case.dtype)
-    res, cls, _ = ELEMENT_OPS[case.platform](OPS[case.op], inputs["src0"][rows, cols], inputs["src1"][rows, cols], dt)
-    out, classes = outcome.outputs["dst"].copy(), outcome.classes["dst"].copy()
-    out[rows, cols] = res
-    classes[rows, cols] = cls
-    return Outcome("ok", outputs={"dst": out}, classes={"dst": classes}, flags=outcome.flags)
+def repatch(patches: Sequence[tuple[Case, dict[str, np.ndarray], Outcome, np.ndarray, np.ndarray]]) -> list[Outcome]:
+    """Each ``(case, inputs, outcome, rows, cols)``'s outcome recomputed at the elements (rows, cols) that both
+    sources cover, after their inputs changed there (the operation is elementwise, so nothing else moves); one
+    element-operation call per (platform, op, dtype) for all of them. Not for a5's 64-bit Int64Part path."""
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for k, (case, *_) in enumerate(patches):
+        groups.setdefault((case.platform, case.op, case.dtype), []).append(k)
+    results: list[Outcome | None] = [None] * len(patches)
+    for (platform, op, dtype), ks in groups.items():
+        a = np.concatenate([patches[k][1]["src0"][patches[k][3], patches[k][4]] for k in ks])
+        b = np.concatenate([patches[k][1]["src1"][patches[k][3], patches[k][4]] for k in ks])
+        res, cls, _ = ELEMENT_OPS[platform](OPS[op], a, b, get(dtype))
+        start = 0
+        for k in ks:
+            _, _, outcome, rows, cols = patches[k]
+            end = start + rows.size
+            out, classes = outcome.outputs["dst"].copy(), outcome.classes["dst"].copy()
+            out[rows, cols] = res[start:end]
+            classes[rows, cols] = cls[start:end]
+            results[k] = Outcome("ok", outputs={"dst": out}, classes={"dst": classes}, flags=outcome.flags)
+            start = end
+    return results  # type: ignore[return-value]

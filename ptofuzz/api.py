@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +23,15 @@ from ptofuzz.generators.source import seeded
 @dataclasses.dataclass(frozen=True)
 class GeneratedCase:
     name: str
-    path: Path
+    out_dir: Path
     case: Case
     outcome: str  # ok / fault
     files: dict[str, int]  # file name -> bytes
     not_exact: int  # golden elements that are not EXACT (nan/zero/undefined)
+
+    @property
+    def path(self) -> Path:
+        return self.out_dir / self.name
 
 
 @dataclasses.dataclass(frozen=True)
@@ -135,21 +140,53 @@ def realize(inst: registry.Instruction, name: str, case: Case, seed: int, mix: v
     so that a golden holds no placeholder where the geometry allows; undefined elements that the geometry
     causes stay, and are listed in the manifest either way.
     """
+    return realize_many(inst, [(name, case)], seed, mix, defined=defined)[0]
+
+
+def realize_many(inst: registry.Instruction, named: Sequence[tuple[str, Case]], seed: int,
+                 mix: values.ValueMix | float, *, defined: bool = True
+                 ) -> list[tuple[dict[str, np.ndarray], Outcome]]:
+    """:func:`realize` for many cases at once: the same inputs and outcomes, case by case (each case draws
+    from its own stream), with the oracles' work shared across the batch where the instruction can (see
+    ``Instruction.shared``)."""
     if not isinstance(mix, values.ValueMix):
         mix = values.ValueMix(float(mix))
-    source = seeded(seed, name)
-    inputs = inst.draw_inputs(source, case, mix)
-    outcome = inst.evaluate(case, inputs)
-    for _ in range(REDRAW_ROUNDS if defined and inst.redraw else 0):
-        redrawn = inst.redraw(source, case, inputs, outcome) if outcome.kind == "ok" else None
-        if redrawn is None:
+    sources = [seeded(seed, name) for name, _ in named]
+    drawn = [inst.draw_inputs(source, case, mix) for source, (_, case) in zip(sources, named)]
+    batch = [(case, inputs) for (_, case), inputs in zip(named, drawn)]
+    with inst.shared(batch) if inst.shared is not None else contextlib.nullcontext():
+        outcomes = [inst.evaluate(case, inputs) for case, inputs in batch]
+    inputs = list(drawn)
+    if defined and inst.redraw is not None:
+        _redraw(inst, sources, [case for case, _ in batch], inputs, outcomes)
+    return list(zip(inputs, outcomes))
+
+
+def _redraw(inst: registry.Instruction, sources: Sequence[Any], cases: Sequence[Case],
+            inputs: list[dict[str, np.ndarray]], outcomes: list[Outcome]) -> None:
+    """Up to :data:`REDRAW_ROUNDS` rounds of ``inst.redraw`` over the cases whose outcomes hold undefined
+    elements, in place; a round's new data is kept only where it leaves fewer undefined elements."""
+    assert inst.redraw is not None
+    undefined = [_undefined(o) if o.kind == "ok" else 0 for o in outcomes]
+    active = [k for k, n in enumerate(undefined) if n]
+    for _ in range(REDRAW_ROUNDS):
+        if not active:
             break
-        new_inputs, patched = redrawn
-        new_outcome = patched if patched is not None else inst.evaluate(case, new_inputs)
-        if _undefined(new_outcome) >= _undefined(outcome):  # no better: keep the original data
-            break
-        inputs, outcome = new_inputs, new_outcome
-    return inputs, outcome
+        proposals = inst.redraw([(sources[k], cases[k], inputs[k], outcomes[k]) for k in active])
+        evaluate = [(k, p[0]) for k, p in zip(active, proposals) if p is not None and p[1] is None]
+        with inst.shared([(cases[k], new) for k, new in evaluate]) if inst.shared else contextlib.nullcontext():
+            evaluated = {k: inst.evaluate(cases[k], new) for k, new in evaluate}
+        still = []
+        for k, p in zip(active, proposals):
+            if p is None:
+                continue
+            new_outcome = p[1] if p[1] is not None else evaluated[k]
+            now = _undefined(new_outcome)
+            if now < undefined[k]:  # else no better: keep the original data
+                inputs[k], outcomes[k], undefined[k] = p[0], new_outcome, now
+                if now:
+                    still.append(k)
+        active = still
 
 
 def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0, force: bool = False,
@@ -177,8 +214,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     casefolder.prepare_out(out)
     staged: list[tuple[str, str, GeneratedCase]] = []
     try:  # every folder is staged first, so a failure (bad case, full disk) leaves no output at all
-        for name, case, replay in planned:
-            inputs, outcome = realize(inst, name, case, seed, mix, defined=not allow_undefined)
+        for (name, case, replay), (inputs, outcome) in _realized(inst, planned, seed, mix, not allow_undefined):
             if outcome.kind == "unsupported":
                 raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
             content = casefolder.build(inst, case, inputs, outcome, name=name, seed=seed, mix=mix, replay=replay)
@@ -186,7 +222,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
                 _add_bundle(content, case, inputs)
             not_exact = sum(m["count"] for masks in content.manifest["expected"].get("classes", {}).values()
                             for m in masks.values())
-            info = GeneratedCase(name, out / name, case, outcome.kind,
+            info = GeneratedCase(name, out, case, outcome.kind,
                                  {f: len(b) for f, b in content.files.items()}, not_exact)
             staged.append((name, casefolder.stage(out, content), info))
     except BaseException:
@@ -199,6 +235,16 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
             casefolder.discard([t for _, t, _ in staged[k:]])
             raise
     return GenerateResult(inst.name, platform, out, seed, tuple(info for _, _, info in staged))
+
+
+REALIZE_BATCH = 64  # cases realized together: enough to share the oracles' work, little memory
+
+
+def _realized(inst: registry.Instruction, planned: list[tuple[str, Case, str]], seed: int, mix: values.ValueMix,
+              defined: bool) -> Iterator[tuple[tuple[str, Case, str], tuple[dict[str, np.ndarray], Outcome]]]:
+    for start in range(0, len(planned), REALIZE_BATCH):
+        chunk = planned[start:start + REALIZE_BATCH]
+        yield from zip(chunk, realize_many(inst, [(n, c) for n, c, _ in chunk], seed, mix, defined=defined))
 
 
 def _add_bundle(content: casefolder.FolderContent, case: Case, inputs: Mapping[str, np.ndarray]) -> None:

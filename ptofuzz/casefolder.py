@@ -38,14 +38,15 @@ def class_masks(classes: np.ndarray) -> dict[str, dict[str, Any]]:
     """Non-exact element classes of a file: ``{class: {"count": k, "bitmap": b64}}``, the bitmap being
     ``base64(numpy.packbits(mask))`` of the flattened file's elements (first element = most significant bit)."""
     flat = classes.ravel()
-    if flat.size == 0 or not flat.any():
+    if not np.count_nonzero(flat):
         return {}
     out = {}
-    for code in np.flatnonzero(np.bincount(flat, minlength=len(CLASS_NAMES))):
+    for code, name in CLASS_NAMES.items():
         if code != EXACT:
             mask = flat == code
-            out[CLASS_NAMES[int(code)]] = {"count": int(np.count_nonzero(mask)),
-                                           "bitmap": base64.b64encode(np.packbits(mask).tobytes()).decode()}
+            count = int(np.count_nonzero(mask))
+            if count:
+                out[name] = {"count": count, "bitmap": base64.b64encode(np.packbits(mask).tobytes()).decode()}
     return out
 
 
@@ -130,8 +131,9 @@ def check_writable(out_dir: Path, names: list[str], force: bool) -> None:
         raise UsageError(f"two cases would share the folder {dupes[0]!r}")
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {str(out_dir)!r} is a file; pass a directory")
-    if not force:
-        existing = [n for n in names if (out_dir / n).exists()]
+    if not force and os.path.isdir(out_dir):
+        present = set(os.listdir(out_dir))  # one directory read, not one stat per case
+        existing = [n for n in names if n in present]
         if existing:
             more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
             raise UsageError(f"case folder {str(out_dir / existing[0])!r}{more} already exists; "
@@ -178,8 +180,8 @@ def stage(out_dir: Path, content: FolderContent) -> str:
     return tmp
 
 
-def commit(out_dir: Path, name: str, staged: str, force: bool) -> Path:
-    """Move a staged folder into place, replacing an existing entry only with ``force``."""
+def commit(out_dir: Path | str, name: str, staged: str, force: bool) -> str:
+    """Move a staged folder into place, replacing an existing entry only with ``force``; return its path."""
     final = os.path.join(out_dir, name)
     if os.path.lexists(final):
         if not force:
@@ -189,10 +191,10 @@ def commit(out_dir: Path, name: str, staged: str, force: bool) -> Path:
             os.rename(final, old)
             os.rename(staged, final)
             shutil.rmtree(old)
-            return Path(final)
+            return final
         os.unlink(final)  # a file or a symlink: replaced, never followed
     os.rename(staged, final)
-    return Path(final)
+    return final
 
 
 def discard(staged: list[str]) -> None:

@@ -66,9 +66,11 @@ class Instruction:
         options: the explicit-case options (CLI flags) the instruction understands.
         random_options: those that may also constrain ``--random`` cases.
         replay_flags: the explicit flags (after ``--dtype``) that rebuild a case, when the generic ones do not.
-        redraw: ``(source, case, inputs, outcome) -> (inputs, outcome or None) | None``: new inputs with plain
-            values where the data (not the geometry) made result elements undefined, and their outcome when the
-            instruction can patch it cheaply (None: evaluate again); None when nothing can be improved.
+        redraw: ``[(source, case, inputs, outcome), ...] -> [(inputs, outcome or None) | None, ...]``: for each
+            case, new inputs with plain values where the data (not the geometry) made result elements undefined,
+            and their outcome when the instruction can patch it cheaply (None: evaluate again); None when
+            nothing can be improved. Many cases come at once so that their work can be shared; wrap a
+            one-case function with :func:`each_case`.
 
     For differential fuzzing (all optional):
         draw_batch: ``(source, case, value_mix, n) -> {role: bits}`` with a leading axis of ``n`` cases; when
@@ -83,8 +85,9 @@ class Instruction:
             platforms; a campaign still saves them, once each, but they do not count as new findings.
         bundle: ``(case, inputs) -> Outcome``: the spec case encoded as a PTO bundle and run by the bundle
             executor (oracle name ``bundle`` in ``fuzz --oracles``; it must agree with ``spec``).
-        shared: ``() -> context manager`` under which the oracles may share intermediate results while one
-            case is evaluated on several platforms (inputs unchanged inside it).
+        shared: ``(batch=()) -> context manager`` under which the oracles may share intermediate results while
+            one case is evaluated on several platforms, or many cases (``batch``: the (case, inputs) pairs about
+            to be evaluated) are evaluated in a row; inputs unchanged inside it.
         shrink: ``(case, inputs) -> iterable of (smaller case, its inputs)`` for ``ptofuzz minimize`` (None: the
             generic deletion of rows and columns, :func:`ptofuzz.minimize.shrink_candidates`).
     """
@@ -101,7 +104,7 @@ class Instruction:
     role_dtypes: Mapping[str, str] = dataclasses.field(default_factory=dict)
     options: tuple[str, ...] = ("dtype", "shape")
     random_options: tuple[str, ...] = ("dtype", "shape")
-    redraw: Callable[[Source, Case, dict[str, np.ndarray], Outcome], Any] | None = None
+    redraw: Callable[[list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]], list[Any]] | None = None
     replay_flags: Callable[[Case], str] | None = None
     draw_batch: Callable[[Source, Case, Any, int], dict[str, np.ndarray]] | None = None
     geometry_class: Callable[[Case], str] | None = None
@@ -138,6 +141,11 @@ class Instruction:
                 return Outcome.faulted("Fault_TileLegality", 5, why)
             return Outcome.unsupported(why)
         return sup.oracle(case, inputs)
+
+
+def each_case(fn: Callable[..., Any]) -> Callable[[list[tuple[Any, ...]]], list[Any]]:
+    """A many-cases hook (such as ``redraw``) from a function of one case's arguments."""
+    return lambda items: [fn(*item) for item in items]
 
 
 _REGISTRY: dict[str, Instruction] | None = None

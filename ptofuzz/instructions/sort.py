@@ -20,7 +20,7 @@ from ptofuzz.bundle import oracle as bundle_oracle
 from ptofuzz.layouts import Profile, spec_physical
 from ptofuzz.oracles import mrgsort as mrgsort_oracle
 from ptofuzz.oracles import sort as oracles
-from ptofuzz.registry import Instruction, PlatformSupport
+from ptofuzz.registry import Instruction, PlatformSupport, each_case
 
 SPEC_DTYPES = ("float32", "float16", "bfloat16")  # BF16: contract header yes, executable model no (param)
 CPU_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16")
@@ -337,7 +337,7 @@ def instructions() -> list[Instruction]:
             "a5": PlatformSupport(NPU_DTYPES, oracle("a5"), profiles["a5"], notes="vbitsort"),
         },
         random_case=_tsort32_random, explicit_case=_checked(_tsort32_explicit), draw_inputs=draw_inputs,
-        role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=redraw,
+        role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=each_case(redraw),
         replay_flags=_tsort32_flags, geometry_class=_tsort32_geometry, permutes=True,
         known_difference=_tsort32_known)
     return [tsort, tsort32, mrg_instruction()]
@@ -491,6 +491,6 @@ def mrg_instruction() -> Instruction:
         platforms={p: PlatformSupport(NPU_DTYPES, oracle(p), _mrg_profile(p),
                                       notes="cpu: strict > merge" if p == "cpu" else "vmrgsort4")
                    for p in ("cpu", "a2a3", "a5")},
-        random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs, redraw=_mrg_redraw,
+        random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs, redraw=each_case(_mrg_redraw),
         role_dtypes={r: "uint32" for r in MRG_ROLES}, options=("dtype", "shape", "lists", "blocks", "exhausted"),
         replay_flags=_mrg_flags, permutes=True)

@@ -285,22 +285,28 @@ def replay_flags(case: Case) -> str:
     return flags + (f" --inplace {case.param('inplace')}" if case.param("inplace") else "")
 
 
-def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Any) -> Any:
-    """Plain values in both sources wherever an element both cover came out undefined (then only those
-    elements are recomputed: the operation is elementwise)."""
-    dt = dtypes.get(case.dtype)
-    if case.platform == "a5" and dt.bits == 64:
-        return None  # Int64Part's undefined elements come from the geometry, not the data
-    d, t0, t1 = (case.tile(r) for r in ROLES)
-    rows = min(d.valid_rows, t0.valid_rows, t1.valid_rows)
-    cols = min(d.valid_cols, t0.valid_cols, t1.valid_cols)
-    r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED)
-    if r.size == 0:
-        return None
-    new = {role: bits.copy() for role, bits in inputs.items()}
-    for role in ("src0", "src1"):
-        new[role][r, c] = values.plain(source, dt, r.size)
-    return new, oracles.repatch(case, new, outcome, r, c)
+def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list[Any]:
+    """Plain values in both sources wherever an element both cover came out undefined; then only those
+    elements are recomputed (the operation is elementwise), for all cases at once."""
+    out: list[Any] = [None] * len(items)
+    patches = []
+    for k, (source, case, inputs, outcome) in enumerate(items):
+        dt = dtypes.get(case.dtype)
+        if case.platform == "a5" and dt.bits == 64:
+            continue  # Int64Part's undefined elements come from the geometry, not the data
+        d, t0, t1 = (case.tile(r) for r in ROLES)
+        rows = min(d.valid_rows, t0.valid_rows, t1.valid_rows)
+        cols = min(d.valid_cols, t0.valid_cols, t1.valid_cols)
+        r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED)
+        if r.size == 0:
+            continue
+        new = {role: bits.copy() for role, bits in inputs.items()}
+        for role in ("src0", "src1"):
+            new[role][r, c] = values.plain(source, dt, r.size)
+        patches.append((k, (case, new, outcome, r, c)))
+    for (k, patch), patched in zip(patches, oracles.repatch([p for _, p in patches])):
+        out[k] = (patch[1], patched)
+    return out
 
 
 def instructions() -> list[Instruction]:

@@ -1,0 +1,70 @@
+"""Generation realizes cases in batches (shared element operations, batched redraws): a batch must give every
+case exactly the inputs and outcome it gets alone, and a shared evaluation exactly what the plain oracle says."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ptofuzz import api, registry
+from ptofuzz.case import UNDEFINED, Outcome
+from ptofuzz.generators import values
+
+TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
+MIX = values.ValueMix(0.2)  # many special values: many undefined elements to redraw on the NPUs
+
+
+def _same(a: Outcome, b: Outcome) -> None:
+    assert (a.kind, a.flags, a.reason) == (b.kind, b.flags, b.reason)
+    assert a.outputs.keys() == b.outputs.keys()
+    for role in a.outputs:
+        np.testing.assert_array_equal(a.outputs[role], b.outputs[role])
+        np.testing.assert_array_equal(a.classes[role], b.classes[role])
+
+
+def _planned(op: str, platform: str, n: int, seed: int) -> list[tuple[str, object]]:
+    return [(name, case) for name, case, _ in api.plan(op, platform, seed=seed, random=n)]
+
+
+@pytest.mark.parametrize("op", TPART)
+@pytest.mark.parametrize("platform", registry.PLATFORMS)
+def test_a_batch_realizes_each_case_as_it_is_realized_alone(op, platform):
+    inst = registry.get(op)
+    named = _planned(op, platform, 40, seed=11)
+    together = api.realize_many(inst, named, 11, MIX)
+    redrawn = 0
+    for (name, case), (inputs, outcome) in zip(named, together):
+        alone_inputs, alone = api.realize(inst, name, case, 11, MIX)
+        assert inputs.keys() == alone_inputs.keys()
+        for role in inputs:
+            np.testing.assert_array_equal(inputs[role], alone_inputs[role], err_msg=f"{name} {role}")
+        _same(outcome, alone)
+        raw_inputs, _ = api.realize(inst, name, case, 11, MIX, defined=False)
+        redrawn += any(not np.array_equal(raw_inputs[r], inputs[r]) for r in inputs)
+    if platform in ("a2a3", "a5") and op in ("TPARTADD", "TPARTMUL"):
+        assert redrawn > 10  # the batch did redraw data (overflow, subnormals), so the comparison meant something
+
+
+@pytest.mark.parametrize("op", TPART)
+@pytest.mark.parametrize("platform", registry.PLATFORMS)
+def test_a_shared_batch_evaluates_like_the_plain_oracle(op, platform):
+    inst = registry.get(op)
+    named = _planned(op, platform, 40, seed=12)
+    raw = api.realize_many(inst, named, 12, MIX, defined=False)
+    batch = [(case, inputs) for (_, case), (inputs, _) in zip(named, raw)]
+    with inst.shared(batch):
+        shared = [inst.evaluate(case, inputs) for case, inputs in batch]
+    for (case, inputs), outcome in zip(batch, shared):
+        _same(outcome, inst.support(platform).oracle(case, inputs))
+
+
+def test_redraw_leaves_only_geometry_undefined_elements_on_an_npu_add():
+    """a5 TPARTADD with a source equal to dst: every undefined element comes from the data, so after the
+    batched redraw none is left, while the raw draw had many."""
+    inst = registry.get("TPARTADD")
+    named = [(n, c) for n, c in _planned("TPARTADD", "a5", 30, seed=13) if c.dtype != "int64"
+             and c.dtype != "uint64"]
+    raw = api.realize_many(inst, named, 13, MIX, defined=False)
+    done = api.realize_many(inst, named, 13, MIX)
+    assert sum(int(np.count_nonzero(o.classes["dst"] == UNDEFINED)) for _, o in raw if o.kind == "ok") > 50
+    assert sum(int(np.count_nonzero(o.classes["dst"] == UNDEFINED)) for _, o in done if o.kind == "ok") == 0
