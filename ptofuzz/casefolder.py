@@ -116,7 +116,7 @@ def _entry(fname: str, role: str, kind: str, dt: dtypes.DType, profile: Profile,
             "sha256": hashlib.sha256(data).hexdigest()}
 
 
-_JSON = json.JSONEncoder(separators=(",", ":"))
+_JSON = json.JSONEncoder(separators=(",", ":"), check_circular=False)  # a tree built here: no cycles
 
 
 def dump_manifest(manifest: dict[str, Any]) -> bytes:
