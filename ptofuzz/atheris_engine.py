@@ -34,17 +34,29 @@ FLUSH_SECONDS = 0.5
 MAX_LEN = 8192  # bytes per fuzzer input: enough for two 16x64 float32 tiles and their geometry
 
 
+# Subpackages that live in top-level folders (pyproject's package-dir): an editable install does not show them
+# under ptofuzz/ on disk, so they are looked up by name.
+MAPPED = ("ptofuzz.generators", "ptofuzz.oracles")
+
+
 def _uninstrumented() -> list[str]:
-    """Every ptofuzz module outside :data:`INSTRUMENTED`, by name (found on disk, nothing imported)."""
+    """Every ptofuzz module outside :data:`INSTRUMENTED`, by name (found on disk; only ``ptofuzz`` itself is
+    imported)."""
+    import importlib.util
     import pkgutil
 
     import ptofuzz
 
+    roots = [(list(ptofuzz.__path__), "ptofuzz.")]
     names = []
-    for info in pkgutil.walk_packages(ptofuzz.__path__, "ptofuzz.", onerror=lambda _: None):
-        if not (info.name == INSTRUMENTED or info.name.startswith(INSTRUMENTED + ".")):
-            names.append(info.name)
-    return names
+    for sub in MAPPED:
+        spec = importlib.util.find_spec(sub)
+        if spec is not None and spec.submodule_search_locations:
+            names.append(sub)
+            roots.append((list(spec.submodule_search_locations), sub + "."))
+    for path, prefix in roots:
+        names += [info.name for info in pkgutil.walk_packages(path, prefix, onerror=lambda _: None)]
+    return sorted({n for n in names if not (n == INSTRUMENTED or n.startswith(INSTRUMENTED + "."))})
 
 
 def import_instrumented() -> None:
