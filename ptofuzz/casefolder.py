@@ -132,12 +132,25 @@ def check_writable(out_dir: Path, names: list[str], force: bool) -> None:
     if out_dir.exists() and not out_dir.is_dir():
         raise UsageError(f"--out {str(out_dir)!r} is a file; pass a directory")
     if not force and os.path.isdir(out_dir):
-        present = set(os.listdir(out_dir))  # one directory read, not one stat per case
-        existing = [n for n in names if n in present]
+        existing = _existing(out_dir, names)
         if existing:
             more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
             raise UsageError(f"case folder {str(out_dir / existing[0])!r}{more} already exists; "
                              "pass --force to overwrite or choose another --out")
+
+
+def _existing(out_dir: Path, names: list[str]) -> list[str]:
+    """The names that already exist in ``out_dir`` (dangling symlinks included), with one directory read
+    rather than one lookup per case; names that differ from an entry only in letter case are asked of the file
+    system itself, which may not tell them apart (macOS, Windows)."""
+    try:
+        entries = os.listdir(out_dir)
+    except OSError:  # a directory we may write but not list
+        return [n for n in names if os.path.lexists(os.path.join(out_dir, n))]
+    present = set(entries)
+    folded = {e.casefold() for e in entries}
+    return [n for n in names if n in present
+            or (n.casefold() in folded and os.path.lexists(os.path.join(out_dir, n)))]
 
 
 def prepare_out(out_dir: Path) -> None:

@@ -113,7 +113,7 @@ class Instruction:
     permutes: bool = False
     known_difference: Callable[[Any], str | None] | None = None
     shrink: Callable[[Case, dict[str, np.ndarray]], Any] | None = None
-    shared: Callable[[], Any] | None = None
+    shared: Callable[..., Any] | None = None
     bundle: Callable[[Case, Mapping[str, np.ndarray]], Outcome] | None = None
 
     def dtype_of(self, case: Case, role: str) -> dtypes.DType:

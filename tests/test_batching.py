@@ -9,6 +9,7 @@ import pytest
 from ptofuzz import api, registry
 from ptofuzz.case import UNDEFINED, Outcome
 from ptofuzz.generators import values
+from ptofuzz.generators.source import seeded
 
 TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
 MIX = values.ValueMix(0.2)  # many special values: many undefined elements to redraw on the NPUs
@@ -68,3 +69,47 @@ def test_redraw_leaves_only_geometry_undefined_elements_on_an_npu_add():
     done = api.realize_many(inst, named, 13, MIX)
     assert sum(int(np.count_nonzero(o.classes["dst"] == UNDEFINED)) for _, o in raw if o.kind == "ok") > 50
     assert sum(int(np.count_nonzero(o.classes["dst"] == UNDEFINED)) for _, o in done if o.kind == "ok") == 0
+
+
+def _count_undefined(outcome: Outcome) -> int:
+    return sum(int(np.count_nonzero(c == UNDEFINED)) for c in outcome.classes.values())
+
+
+def _one_case_pipeline(inst, name, case, seed, mix):
+    """Generation of one case written out step by step, without batches: draw from the case's own stream,
+    evaluate with the plain oracle, then up to REDRAW_ROUNDS redraws, each kept only when it leaves fewer
+    undefined elements, stopping at the first that does not (or that has nothing to offer)."""
+    source = seeded(seed, name)
+    inputs = inst.draw_inputs(source, case, mix)
+    outcome = inst.evaluate(case, inputs)
+    rounds = 0
+    while outcome.kind == "ok" and rounds < api.REDRAW_ROUNDS:
+        proposal = inst.redraw([(source, case, inputs, outcome)])[0]
+        if proposal is None:
+            break
+        new_inputs, patched = proposal
+        new = patched if patched is not None else inst.evaluate(case, new_inputs)
+        if _count_undefined(new) >= _count_undefined(outcome):
+            break
+        inputs, outcome, rounds = new_inputs, new, rounds + 1
+    return inputs, outcome, rounds
+
+
+@pytest.mark.parametrize("op,platform,special", [
+    ("TPARTADD", "a5", None), ("TPARTMUL", "a2a3", None), ("TSORT32", "a5", "sort"), ("TSORT32", "cpu", "sort"),
+    ("TMRGSORT", "a5", "nan"), ("TMRGSORT", "a2a3", "default"),
+])
+def test_generation_batches_match_the_one_case_pipeline(op, platform, special):
+    """The generation path (batches of api.REALIZE_BATCH, batched redraw rounds) gives every case the inputs
+    and outcome of the one-case pipeline, over more cases than one batch holds."""
+    inst = registry.get(op)
+    mix = values.ValueMix.parse(special, 0.2)
+    planned = api.plan(op, platform, seed=21, random=api.REALIZE_BATCH + 6)
+    rounds = []
+    for (name, case, _), (inputs, outcome) in api._realized(inst, planned, 21, mix, True):
+        want_inputs, want, n = _one_case_pipeline(inst, name, case, 21, mix)
+        rounds.append(n)
+        for role in want_inputs:
+            np.testing.assert_array_equal(inputs[role], want_inputs[role], err_msg=f"{name} {role}")
+        _same(outcome, want)
+    assert sum(rounds) >= 3, rounds  # redraws happened, so the rounds' logic was exercised
