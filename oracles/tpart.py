@@ -57,7 +57,7 @@ def _partial(case: Case, inputs: dict[str, np.ndarray], element_op: ElementOp, *
     dt = get(case.dtype)
     d = case.tile("dst")
     R, C = d.valid
-    (r0, c0), (r1, c1), (rb, cb) = _covered(case)
+    (r0, c0), (r1, c1), (rb, cb) = covered(case)
     a, b = inputs["src0"], inputs["src1"]
     shape = a.shape[:-2] + d.shape
     out = np.zeros(shape, dtype=a.dtype)
@@ -85,7 +85,7 @@ def _partial(case: Case, inputs: dict[str, np.ndarray], element_op: ElementOp, *
     return Outcome("ok", outputs={"dst": out}, classes={"dst": classes}, flags=raised)
 
 
-def _covered(case: Case) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
+def covered(case: Case) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
     """The parts of the destination valid region that src0, src1 and both cover (origin-anchored)."""
     d, t0, t1 = case.tile("dst"), case.tile("src0"), case.tile("src1")
     R, C = d.valid
@@ -125,28 +125,39 @@ def shared_work(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> 
 def _prime(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> None:
     memo = _SHARED.get()
     assert memo is not None
-    groups: dict[tuple[str, str, str], list[tuple[Case, np.ndarray, np.ndarray, int, int]]] = {}
+    items = []
     for case, inputs in batch:
         a, b = inputs["src0"], inputs["src1"]
-        dt = get(case.dtype)
-        if a.ndim != 2 or b.ndim != 2 or (case.platform == "a5" and dt.bits == 64):
+        if a.ndim != 2 or b.ndim != 2 or (case.platform == "a5" and get(case.dtype).bits == 64):
             continue  # stacked inputs (fuzz batches) or a5's Int64Part path: nothing to share
-        rb, cb = _covered(case)[2]
+        rb, cb = covered(case)[2]
         if rb and cb:
-            groups.setdefault((case.platform, case.op, dt.name), []).append((case, a, b, rb, cb))
-    for (platform, op, dtype), items in groups.items():
-        dt = get(dtype)
-        element_op = ELEMENT_OPS[platform]
-        flat_a = np.concatenate([a[:rb, :cb].ravel() for _, a, _, rb, cb in items])
-        flat_b = np.concatenate([b[:rb, :cb].ravel() for _, _, b, rb, cb in items])
-        res, cls, flags = element_op(OPS[op], flat_a, flat_b, dt)
+            items.append((case, a, b, rb, cb))
+    results = _element_op_many([(case, a[:rb, :cb], b[:rb, :cb]) for case, a, b, rb, cb in items])
+    for (case, a, b, rb, cb), part in zip(items, results):
+        memo[_memo_key(ELEMENT_OPS[case.platform], case, get(case.dtype), a, b, rb, cb)] = (part, a, b)
+
+
+def _element_op_many(operands: Sequence[tuple[Case, np.ndarray, np.ndarray]]
+                     ) -> list[tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]]:
+    """Each ``(case, a, b)``'s element operation (its platform's, its op, its dtype), as one vectorized call
+    per (platform, op, dtype) over the concatenated operands (the operations are elementwise); each pair's
+    (result, classes, flags) in its operands' shape, in the given order."""
+    groups: dict[tuple[str, str, str], list[int]] = {}
+    for k, (case, _, _) in enumerate(operands):
+        groups.setdefault((case.platform, case.op, case.dtype), []).append(k)
+    out: list[Any] = [None] * len(operands)
+    for (platform, op, dtype), ks in groups.items():
+        res, cls, flags = ELEMENT_OPS[platform](OPS[op], np.concatenate([operands[k][1].ravel() for k in ks]),
+                                                np.concatenate([operands[k][2].ravel() for k in ks]), get(dtype))
         start = 0
-        for case, a, b, rb, cb in items:
-            end = start + rb * cb
-            part = (res[start:end].reshape(rb, cb), cls[start:end].reshape(rb, cb),
-                    {k: v[start:end].reshape(rb, cb) for k, v in flags.items()})
-            memo[_memo_key(element_op, case, dt, a, b, rb, cb)] = (part, a, b)
+        for k in ks:
+            shape = operands[k][1].shape
+            end = start + operands[k][1].size
+            out[k] = (res[start:end].reshape(shape), cls[start:end].reshape(shape),
+                      {name: v[start:end].reshape(shape) for name, v in flags.items()})
             start = end
+    return out
 
 
 def _exact(shape: tuple[int, ...]) -> np.ndarray:
@@ -390,21 +401,12 @@ def repatch(patches: Sequence[tuple[Case, dict[str, np.ndarray], Outcome, np.nda
     """Each ``(case, inputs, outcome, rows, cols)``'s outcome recomputed at the elements (rows, cols) that both
     sources cover, after their inputs changed there (the operation is elementwise, so nothing else moves); one
     element-operation call per (platform, op, dtype) for all of them. Not for a5's 64-bit Int64Part path."""
-    groups: dict[tuple[str, str, str], list[int]] = {}
-    for k, (case, *_) in enumerate(patches):
-        groups.setdefault((case.platform, case.op, case.dtype), []).append(k)
-    results: list[Outcome | None] = [None] * len(patches)
-    for (platform, op, dtype), ks in groups.items():
-        a = np.concatenate([patches[k][1]["src0"][patches[k][3], patches[k][4]] for k in ks])
-        b = np.concatenate([patches[k][1]["src1"][patches[k][3], patches[k][4]] for k in ks])
-        res, cls, _ = ELEMENT_OPS[platform](OPS[op], a, b, get(dtype))
-        start = 0
-        for k in ks:
-            _, _, outcome, rows, cols = patches[k]
-            end = start + rows.size
-            out, classes = outcome.outputs["dst"].copy(), outcome.classes["dst"].copy()
-            out[rows, cols] = res[start:end]
-            classes[rows, cols] = cls[start:end]
-            results[k] = Outcome("ok", outputs={"dst": out}, classes={"dst": classes}, flags=outcome.flags)
-            start = end
-    return results  # type: ignore[return-value]
+    operands = [(case, inputs["src0"][rows, cols], inputs["src1"][rows, cols])
+                for case, inputs, _, rows, cols in patches]
+    results = []
+    for (_, _, outcome, rows, cols), (res, cls, _) in zip(patches, _element_op_many(operands)):
+        out, classes = outcome.outputs["dst"].copy(), outcome.classes["dst"].copy()
+        out[rows, cols] = res
+        classes[rows, cols] = cls
+        results.append(Outcome("ok", outputs={"dst": out}, classes={"dst": classes}, flags=outcome.flags))
+    return results

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import shlex
@@ -154,7 +153,7 @@ def realize_many(inst: registry.Instruction, named: Sequence[tuple[str, Case]], 
     sources = [seeded(seed, name) for name, _ in named]
     drawn = [inst.draw_inputs(source, case, mix) for source, (_, case) in zip(sources, named)]
     batch = [(case, inputs) for (_, case), inputs in zip(named, drawn)]
-    with inst.shared(batch) if inst.shared is not None else contextlib.nullcontext():
+    with inst.sharing(batch):
         outcomes = [inst.evaluate(case, inputs) for case, inputs in batch]
     inputs = list(drawn)
     if defined and inst.redraw is not None:
@@ -174,7 +173,7 @@ def _redraw(inst: registry.Instruction, sources: Sequence[Any], cases: Sequence[
             break
         proposals = inst.redraw([(sources[k], cases[k], inputs[k], outcomes[k]) for k in active])
         evaluate = [(k, p[0]) for k, p in zip(active, proposals) if p is not None and p[1] is None]
-        with inst.shared([(cases[k], new) for k, new in evaluate]) if inst.shared else contextlib.nullcontext():
+        with inst.sharing([(cases[k], new) for k, new in evaluate]):
             evaluated = {k: inst.evaluate(cases[k], new) for k, new in evaluate}
         still = []
         for k, p in zip(active, proposals):

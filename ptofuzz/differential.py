@@ -11,7 +11,6 @@ region) it shows.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import hashlib
 import itertools
@@ -85,7 +84,7 @@ def pair_name(a: str, b: str) -> str:
 def run_oracles(inst: registry.Instruction, case: Case, inputs: Mapping[str, np.ndarray],
                 oracles: Sequence[str]) -> dict[str, Outcome]:
     """Each oracle's outcome of the same tiles and inputs (``case`` re-targeted to each platform)."""
-    with inst.shared() if inst.shared is not None else contextlib.nullcontext():
+    with inst.sharing():
         return {o: inst.evaluate(case.on(o), inputs) for o in oracles}
 
 

@@ -7,9 +7,10 @@ semantics (an oracle per platform), platform capabilities, generators and file l
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ptofuzz import dtypes
@@ -141,6 +142,10 @@ class Instruction:
                 return Outcome.faulted("Fault_TileLegality", 5, why)
             return Outcome.unsupported(why)
         return sup.oracle(case, inputs)
+
+    def sharing(self, batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> Any:
+        """The instruction's :attr:`shared` context for ``batch`` (a no-op context when it has none)."""
+        return self.shared(batch) if self.shared is not None else contextlib.nullcontext()
 
 
 def each_case(fn: Callable[..., Any]) -> Callable[[list[tuple[Any, ...]]], list[Any]]:

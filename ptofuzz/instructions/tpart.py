@@ -294,9 +294,7 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
         dt = dtypes.get(case.dtype)
         if case.platform == "a5" and dt.bits == 64:
             continue  # Int64Part's undefined elements come from the geometry, not the data
-        d, t0, t1 = (case.tile(r) for r in ROLES)
-        rows = min(d.valid_rows, t0.valid_rows, t1.valid_rows)
-        cols = min(d.valid_cols, t0.valid_cols, t1.valid_cols)
+        rows, cols = oracles.covered(case)[2]
         r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED)
         if r.size == 0:
             continue
