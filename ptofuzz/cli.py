@@ -207,6 +207,8 @@ def fuzz(
     with _errors():
         from ptofuzz import campaign, report
 
+        if engine not in ("random", "atheris"):
+            raise UsageError(f"--engine {engine!r} is not random or atheris")
         names = [o.strip() for o in oracles.split(",") if o.strip()] if oracles is not None else None
         if names is not None and not names:
             raise UsageError(f"--oracles {oracles!r} names no oracle; e.g. --oracles spec,cpu")
@@ -231,7 +233,7 @@ def fuzz(
                 store, stats = campaign.run_random(plan, runs=runs, seconds=time_s, jobs=jobs, out=out,
                                                    corpus=corpus, progress=show)
             summary = campaign.summary_json(store, stats)
-        elif engine == "atheris":
+        else:
             from ptofuzz import atheris_engine
 
             if jobs != 1:
@@ -240,8 +242,6 @@ def fuzz(
             with report.progress(enabled=not json_out) as show:
                 summary, _ = atheris_engine.run(plan, runs=runs, seconds=time_s, out=out, corpus=corpus,
                                                 progress=show)
-        else:
-            raise UsageError(f"--engine {engine!r} is not random or atheris")
         report.campaign(summary, as_json=json_out)
         if summary["new"]:
             raise typer.Exit(int(ExitCode.MISMATCH))

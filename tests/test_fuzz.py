@@ -128,6 +128,7 @@ def test_new_signature_exits_1_and_prints_replay(cli, tmp_path, monkeypatch):
     ([], "--time SECONDS or --runs N"),
     (["--runs", "0"], "--runs 0"),
     (["--runs", "5", "--engine", "afl"], "--engine 'afl'"),
+    (["--engine", "afl"], "--engine 'afl'"),  # the bad value is named first, before the missing --runs
     (["--runs", "5", "--dtype", "int64", "--oracles", "spec,cpu"], "no chosen oracle"),
     (["--runs", "5", "--shape", "4by4"], "--shape"),
 ])
