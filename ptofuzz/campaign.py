@@ -85,11 +85,7 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
     inst = instruction or registry.get(op)
     chosen = tuple(oracles) if oracles else tuple(p for p in registry.PLATFORMS if p in inst.platforms)
     for o in chosen:
-        if o == registry.BUNDLE:
-            if inst.bundle is None:
-                raise UsageError(f"{inst.name} has no bundle model; --oracles spec,bundle works for TSORT and TPART*")
-            continue
-        inst.support(o)  # unknown platform, or no model of this instruction: one-line error
+        inst.check_oracle(o)  # unknown oracle, or no model of this instruction: one-line error
     if len(set(chosen)) != len(chosen):
         raise UsageError(f"--oracles {','.join(chosen)} names an oracle twice")
     if len(chosen) < 2:
@@ -127,8 +123,7 @@ def draw_case(inst: registry.Instruction, plan: Plan, src: Source) -> tuple[Case
     constraints = dict(plan.constraints)
     for _ in range(8):
         platform = src.choice(plan.oracles)
-        if platform == registry.BUNDLE:
-            platform = "spec"  # a bundle runs spec cases
+        platform = {registry.BUNDLE: "spec", registry.CPUSIM: "cpu"}.get(platform, platform)  # their case spaces
         case = inst.random_case(src, platform, constraints)
         largest = max(t.rows * t.cols for _, t in case.tiles)
         if largest <= plan.max_elements:
@@ -269,6 +264,10 @@ class FindingStore:
         }
         if self.engine == "random" and f.case_number is not None:
             extra["finding"]["campaign"] = self.plan.command(runs=f.case_number)
+        if registry.CPUSIM in self.plan.oracles:  # what real code was tested: pto-isa commit, compiler, flags
+            from ptofuzz.cpusim import session
+
+            extra["finding"]["target"] = session.target()
         rec = records.Record(case, {r: np.asarray(v) for r, v in inputs.items()}, self.plan.oracles,
                              {o: records.describe(out) for o, out in outcomes.items()},
                              tuple(s.key for s in sigs), extra)

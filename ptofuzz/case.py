@@ -140,7 +140,8 @@ class Outcome:
     kind "ok": ``outputs[role]`` holds result bits at the tile's physical shape and ``classes[role]`` the
     per-element class codes (EXACT/NAN/ZERO/UNDEFINED); bits under a non-EXACT class are placeholders.
     kind "fault": ``fault`` says which. kind "unsupported": the platform does not implement this case
-    (``reason`` says why); that is a capability gap, not a result.
+    (``reason`` says why); that is a capability gap, not a result. kinds "crash" / "hang": a real target
+    (the cpusim harness) died or did not answer on this case; ``reason`` holds the first report line.
     ``flags`` are the numeric status flags raised (spec only; None where a model does not track them).
     """
 
@@ -165,7 +166,7 @@ class Outcome:
         d: dict[str, Any] = {"outcome": self.kind}
         if self.kind == "fault" and self.fault:
             d["fault"] = {"name": self.fault.name, "trap": self.fault.trap, "reason": self.fault.reason}
-        if self.kind == "unsupported":
+        if self.kind in ("unsupported", "crash", "hang"):
             d["reason"] = self.reason
         if self.flags is not None:
             d["flags"] = list(self.flags)

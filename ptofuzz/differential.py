@@ -29,6 +29,7 @@ from ptofuzz.oracles import ieee
 SIGNATURE_KIND = {"nan-payload": "nan-encoding", "inf": "inf-vs-finite"}
 FAULT_VS_VALUE = "fault-vs-value"
 FAULT_KIND = "fault-kind"
+FAILURE_KINDS = ("crash", "hang")  # a real target died or did not answer (kinds of one oracle, not of a pair)
 ORDERING = "ordering"
 OP_REGION = "op"  # the region name of an instruction's elementwise operation (geometry-independent)
 
@@ -120,10 +121,16 @@ def compare_batch(inst: registry.Instruction, case: Case, outcomes: Mapping[str,
         where = "-" if inst.regions is not None and region == OP_REGION else geometry[0]
         return Signature(case.op, dclass, pair, kind, region, where)
 
+    for o, out in outcomes.items():  # a real target that crashed or hung: a finding of that oracle alone
+        if out.kind in FAILURE_KINDS:
+            hits.add(Signature(case.op, dclass, o, out.kind, str(out.extra.get("cause", "-")), "-"), every)
+        for f in out.extra.get("failures", ()):
+            if f.kind in FAILURE_KINDS:
+                hits.add(Signature(case.op, dclass, o, f.kind, f.cause, "-"), np.array([f.item]))
     defined: dict[tuple[str, str], np.ndarray] = {}  # (oracle, role) -> elements it defines
     for a, b in itertools.combinations(sorted(outcomes), 2):
         oa, ob = outcomes[a], outcomes[b]
-        if "unsupported" in (oa.kind, ob.kind):
+        if {"unsupported", *FAILURE_KINDS} & {oa.kind, ob.kind}:
             continue
         if oa.kind == "fault" or ob.kind == "fault":
             if oa.kind != ob.kind:

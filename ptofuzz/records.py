@@ -66,8 +66,10 @@ def describe(outcome: Outcome) -> dict[str, Any]:
     d: dict[str, Any] = {"outcome": outcome.kind, "digest": digest(outcome)}
     if outcome.fault is not None:
         d["fault"] = outcome.fault.name
-    if outcome.kind == "unsupported":
-        d["reason"] = outcome.reason
+    if outcome.kind in ("unsupported", "crash", "hang"):
+        d["reason"] = outcome.reason  # for a crash: the sanitizer's first report line
+    if "cause" in outcome.extra:
+        d["cause"] = outcome.extra["cause"]
     return d
 
 

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 
 PLATFORMS = ("spec", "cpu", "a2a3", "a5")
 BUNDLE = "bundle"  # a fuzzing oracle: the spec case run as a PTO bundle through the bundle executor
+CPUSIM = "cpusim"  # the real pto-isa CPU simulator (ptofuzz.cpusim), on cpu cases
 MODULES = ("ptofuzz.instructions.tpart", "ptofuzz.instructions.sort")
 
 
@@ -86,6 +87,8 @@ class Instruction:
             platforms; a campaign still saves them, once each, but they do not count as new findings.
         bundle: ``(case, inputs) -> Outcome``: the spec case encoded as a PTO bundle and run by the bundle
             executor (oracle name ``bundle`` in ``fuzz --oracles``; it must agree with ``spec``).
+        cpusim: ``(case, inputs) -> Outcome``: the case run through the real pto-isa CPU simulator (oracle name
+            ``cpusim``; cases are drawn as cpu cases, and accepted dtypes are cpu's).
         shared: ``(batch=()) -> context manager`` under which the oracles may share intermediate results while
             one case is evaluated on several platforms, or many cases (``batch``: the (case, inputs) pairs about
             to be evaluated) are evaluated in a row; inputs unchanged inside it.
@@ -116,10 +119,25 @@ class Instruction:
     shrink: Callable[[Case, dict[str, np.ndarray]], Any] | None = None
     shared: Callable[..., Any] | None = None
     bundle: Callable[[Case, Mapping[str, np.ndarray]], Outcome] | None = None
+    cpusim: Callable[[Case, Mapping[str, np.ndarray]], Outcome] | None = None
 
     def dtype_of(self, case: Case, role: str) -> dtypes.DType:
         """Element type of a role's tile (and file) in ``case``."""
         return dtypes.get(self.role_dtypes.get(role, case.dtype))
+
+    def oracles(self) -> tuple[str, ...]:
+        """Every oracle name that runs this instruction: its platforms, then bundle and cpusim when it has them."""
+        return (*self.platforms, *((BUNDLE,) if self.bundle else ()), *((CPUSIM,) if self.cpusim else ()))
+
+    def check_oracle(self, name: str) -> None:
+        """A one-line UsageError when ``name`` is no oracle of this instruction."""
+        if name == BUNDLE and self.bundle is None:
+            raise UsageError(f"{self.name} has no bundle model; --oracles spec,bundle works for TSORT and TPART*")
+        if name == CPUSIM and self.cpusim is None:
+            raise UsageError(f"{self.name} is not in the cpusim harness yet; cpusim runs: "
+                             f"{', '.join(n.lower() for n, i in all_instructions().items() if i.cpusim)}")
+        if name not in (BUNDLE, CPUSIM):
+            self.support(name)
 
     def support(self, platform: str) -> PlatformSupport:
         if platform not in PLATFORMS:
@@ -134,6 +152,11 @@ class Instruction:
         """Run the case's platform oracle, after the platform's dtype check."""
         if case.platform == BUNDLE and self.bundle is not None:
             return self.bundle(case, inputs)
+        if case.platform == CPUSIM and self.cpusim is not None:
+            cpu = self.platforms["cpu"]
+            if case.dtype not in cpu.dtypes:
+                return Outcome.unsupported(f"{self.name} on cpu does not accept {case.dtype}")
+            return self.cpusim(case, inputs)
         sup = self.support(case.platform)
         dt = dtypes.get(case.dtype)
         if dt.name not in sup.dtypes:

@@ -1,0 +1,196 @@
+// ptofuzz's own harness around the pto-isa CPU simulator (written for ptofuzz; it only #includes pto-isa's
+// public headers from the tree given at build time).
+//
+// One process serves many requests on stdin/stdout, each a batch of cases of one instruction and element type:
+//
+//   request  = Header, n x 6 int32 valid regions (dst, src0, src1 as rows, cols), src0 bytes, src1 bytes
+//   response = Reply, dst bytes
+//
+// Every tile of a request is a row-major buffer of `rows` x PTOFUZZ_COLS[cols_index] elements; the simulator's
+// tiles are instantiated at those column counts (the stride) with a large static row count and dynamic valid
+// regions, and point straight at the buffers. Before each case the harness writes the case's index into the
+// progress file (argv[1]), so that a crash or a hang names the case that caused it.
+//
+// Build defines (set by ptofuzz.cpusim.build):
+//   PTOFUZZ_KERNELS  a list of K(OPCODE, MNEMONIC, CTYPE, DTYPECODE): the (instruction, type) pairs to compile
+//   PTOFUZZ_PLANT    test-only: 1 writes out of bounds, 2 loops forever, on cases whose src0 starts with 0x5A
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <pto/pto-inst.hpp>
+
+namespace {
+
+constexpr uint32_t kMagic = 0x50544f46;  // "PTOF"
+constexpr int kRows = 1 << 16;           // static row count of every tile (only the stride matters)
+constexpr int kCols[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
+
+struct Header {
+    uint32_t magic, op, dtype, cols_index, rows, n, alias, reserved;
+};
+struct Reply {
+    uint32_t magic, status, n, bytes;
+};
+
+volatile int64_t* g_progress = nullptr;
+
+enum Op : uint32_t { TPARTADD_OP = 0, TPARTMUL_OP = 1, TPARTMAX_OP = 2, TPARTMIN_OP = 3 };
+
+template <uint32_t OpCode, typename T, int C>
+void run_tpart(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n,
+               uint32_t alias, uint8_t* dend)
+{
+    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        T* d = reinterpret_cast<T*>(dbuf) + k * tile;
+        T* a = reinterpret_cast<T*>(abuf) + k * tile;
+        T* b = reinterpret_cast<T*>(bbuf) + k * tile;
+        if (alias == 1) {
+            std::memcpy(d, a, tile * sizeof(T));
+            a = d;
+        } else if (alias == 2) {
+            std::memcpy(d, b, tile * sizeof(T));
+            b = d;
+        }
+#ifdef PTOFUZZ_PLANT
+        if (reinterpret_cast<uint8_t*>(a)[0] == 0x5A) {
+#if PTOFUZZ_PLANT == 1
+            *reinterpret_cast<volatile uint8_t*>(dend + 64) = 1;
+#else
+            for (volatile int spin = 0;; spin = spin + 1) {
+            }
+#endif
+        }
+#endif
+        (void)dend;
+        TileT dt(v[0], v[1]), at(v[2], v[3]), bt(v[4], v[5]);
+        dt.data() = d;
+        at.data() = a;
+        bt.data() = b;
+        if constexpr (OpCode == TPARTADD_OP) {
+            pto::TPARTADD(dt, at, bt);
+        } else if constexpr (OpCode == TPARTMUL_OP) {
+            pto::TPARTMUL(dt, at, bt);
+        } else if constexpr (OpCode == TPARTMAX_OP) {
+            pto::TPARTMAX(dt, at, bt);
+        } else {
+            pto::TPARTMIN(dt, at, bt);
+        }
+    }
+}
+
+template <uint32_t OpCode, typename T>
+bool dispatch_cols(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint8_t* dend)
+{
+    switch (h.cols_index) {
+#define PTOFUZZ_COLS_CASE(i)                                                                        \
+    case i:                                                                                         \
+        run_tpart<OpCode, T, kCols[i]>(d, a, b, v, h.rows, h.n, h.alias, dend);                    \
+        return true;
+        PTOFUZZ_COLS_CASE(0) PTOFUZZ_COLS_CASE(1) PTOFUZZ_COLS_CASE(2) PTOFUZZ_COLS_CASE(3)
+        PTOFUZZ_COLS_CASE(4) PTOFUZZ_COLS_CASE(5) PTOFUZZ_COLS_CASE(6) PTOFUZZ_COLS_CASE(7)
+#undef PTOFUZZ_COLS_CASE
+        default:
+            return false;
+    }
+}
+
+size_t element_size(uint32_t dtype)
+{
+    static const size_t sizes[] = {4, 2, 2, 4, 2, 1, 1, 4, 2, 8, 8};
+    return dtype < sizeof(sizes) / sizeof(sizes[0]) ? sizes[dtype] : 0;
+}
+
+bool read_all(void* p, size_t n)
+{
+    uint8_t* q = static_cast<uint8_t*>(p);
+    while (n) {
+        ssize_t got = read(0, q, n);
+        if (got <= 0) return false;
+        q += got;
+        n -= size_t(got);
+    }
+    return true;
+}
+
+bool write_all(const void* p, size_t n)
+{
+    const uint8_t* q = static_cast<const uint8_t*>(p);
+    while (n) {
+        ssize_t put = write(1, q, n);
+        if (put <= 0) return false;
+        q += put;
+        n -= size_t(put);
+    }
+    return true;
+}
+
+bool reply(uint32_t status, uint32_t n, const uint8_t* data, size_t bytes)
+{
+    Reply r{kMagic, status, n, uint32_t(bytes)};
+    return write_all(&r, sizeof r) && (bytes == 0 || write_all(data, bytes));
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    static int64_t local_progress = 0;
+    g_progress = &local_progress;
+    if (argc > 1) {
+        int fd = open(argv[1], O_RDWR);
+        if (fd >= 0) {
+            void* m = mmap(nullptr, sizeof(int64_t), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+            if (m != MAP_FAILED) g_progress = static_cast<volatile int64_t*>(m);
+            close(fd);
+        }
+    }
+    if (argc > 2 && std::strcmp(argv[2], "--list") == 0) {  // the compiled (instruction, type) pairs
+#define K(opcode, mnemonic, ctype, dtcode) std::printf("%s %d\n", #mnemonic, dtcode);
+        PTOFUZZ_KERNELS
+#undef K
+        return 0;
+    }
+    std::vector<uint8_t> a, b, d;
+    std::vector<int32_t> valid;
+    Header h;
+    while (read_all(&h, sizeof h)) {
+        const size_t es = element_size(h.dtype);
+        if (h.magic != kMagic || es == 0 || h.cols_index >= sizeof(kCols) / sizeof(kCols[0])) {
+            std::fprintf(stderr, "ptofuzz harness: malformed request header\n");
+            return 3;
+        }
+        const size_t bytes = size_t(h.n) * h.rows * kCols[h.cols_index] * es;
+        valid.resize(size_t(h.n) * 6);
+        a.resize(bytes);
+        b.resize(bytes);
+        d.assign(bytes, 0);
+        if (!read_all(valid.data(), valid.size() * 4) || !read_all(a.data(), bytes) || !read_all(b.data(), bytes)) {
+            return 3;
+        }
+        bool done = false;
+        const uint32_t key = h.op * 16 + h.dtype;
+        switch (key) {
+#define K(opcode, mnemonic, ctype, dtcode)                                                                \
+    case (opcode) * 16 + (dtcode):                                                                        \
+        done = dispatch_cols<opcode, ctype>(h, d.data(), a.data(), b.data(), valid.data(), d.data() + bytes); \
+        break;
+            PTOFUZZ_KERNELS
+#undef K
+            default:
+                break;
+        }
+        if (!reply(done ? 0 : 1, h.n, d.data(), done ? bytes : 0)) return 3;
+    }
+    return 0;
+}

@@ -1,0 +1,49 @@
+"""This process's cpusim configuration, build and worker (made on first use; one worker per process)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ptofuzz.cpusim import build as build_mod
+from ptofuzz.cpusim.worker import Worker
+
+_settings = build_mod.Settings()
+_build: build_mod.Build | None = None
+_worker: tuple[int, Worker] | None = None
+
+
+def configure(settings: build_mod.Settings) -> None:
+    """Use ``settings`` from now on (the next use builds or finds the matching harness)."""
+    global _settings, _build, _worker
+    _settings = settings
+    _build = None
+    if _worker is not None:
+        _worker[1].close()
+    _worker = None
+
+
+def settings() -> build_mod.Settings:
+    return _settings
+
+
+def current_build() -> build_mod.Build:
+    """The harness build for the configured settings (built now when the cache has none)."""
+    global _build
+    if _build is None:
+        _build = build_mod.get(_settings)
+    return _build
+
+
+def worker() -> Worker:
+    """This process's harness worker (a forked campaign process starts its own)."""
+    global _worker
+    pid = os.getpid()
+    if _worker is None or _worker[0] != pid:
+        _worker = (pid, Worker(current_build().executable, _settings.timeout))
+    return _worker[1]
+
+
+def target() -> dict[str, Any]:
+    """What a finding against cpusim was tested on (pto-isa commit, compiler, flags)."""
+    return current_build().target()
