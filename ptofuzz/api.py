@@ -325,6 +325,11 @@ def check(paths: Sequence[str | Path], platform: str | None = None) -> list[Case
     return verdicts
 
 
+def check_case(path: Path, platform: str | None = None) -> CaseVerdict:
+    """One case folder's verdict (CaseFolderError when it cannot be read)."""
+    return _check_one(path, platform)
+
+
 def _check_one(path: Path, platform: str | None) -> CaseVerdict:
     lc = casefolder.load(path, platform)
     case, prof = lc.case, lc.profile

@@ -82,6 +82,29 @@ def _errors() -> Iterator[None]:
              ExitCode.INTERNAL)
 
 
+PtoIsaOpt = Annotated[Optional[Path], typer.Option(
+    "--pto-isa", help="cpusim: the pto-isa tree to build the CPU simulator from (default: $PTO_ISA_DIR).")]
+CacheDirOpt = Annotated[Optional[Path], typer.Option(
+    help="cpusim: build cache folder (default: $XDG_CACHE_HOME/ptofuzz, else ~/.cache/ptofuzz).")]
+SanitizeOpt = Annotated[Optional[str], typer.Option(
+    help="cpusim: build the harness with sanitizers: address, undefined or address,undefined.")]
+SimTimeoutOpt = Annotated[float, typer.Option(help="cpusim: seconds one batch may take before it is a hang.")]
+PlantOpt = Annotated[Optional[str], typer.Option(hidden=True, help="Test only: plant a bug (oob or hang).")]
+PlaceholderOpt = Annotated[bool, typer.Option(
+    help="cpusim: run bfloat16 even when the build's bfloat16_t is pto-isa's _Float16 placeholder.")]
+
+
+def _configure_sim(pto_isa: Optional[Path], cache_dir: Optional[Path], sanitize: Optional[str],
+                   timeout: float = 10.0, plant: Optional[str] = None, placeholder_bf16: bool = False) -> None:
+    from ptofuzz.cpusim import build, session
+
+    san = tuple(s.strip() for s in sanitize.split(",") if s.strip()) if sanitize else ()
+    build.sanitize_flags(san)  # an unknown sanitizer is named before anything runs
+    if not timeout > 0:
+        raise UsageError(f"--sim-timeout {timeout} must be a positive number of seconds")
+    session.configure(build.Settings(pto_isa, cache_dir, None, san, plant, timeout, placeholder_bf16))
+
+
 def _rxc(value: Optional[str], flag: str) -> Optional[tuple[int, int]]:
     if value is None:
         return None
@@ -197,6 +220,12 @@ def fuzz(
     special_rate: Annotated[float, typer.Option(help="Share of special values.")] = 0.05,
     rerun: Annotated[Optional[Path], typer.Option(help="atheris: run this one saved fuzzer input (a crash file) "
                                                        "in this process and report its exception.")] = None,
+    pto_isa: PtoIsaOpt = None,
+    cache_dir: CacheDirOpt = None,
+    sanitize: SanitizeOpt = None,
+    sim_timeout: SimTimeoutOpt = 10.0,
+    sim_plant: PlantOpt = None,
+    sim_placeholder_bf16: PlaceholderOpt = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Differential fuzzing: run random cases through several oracles and save each kind of disagreement once.
@@ -228,6 +257,11 @@ def fuzz(
             raise UsageError(f"--time {time_s} must be a positive number of seconds")
         plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
                                   special=special, rate=special_rate)
+        if "cpusim" in plan.oracles:
+            from ptofuzz.cpusim import session
+
+            _configure_sim(pto_isa, cache_dir, sanitize, sim_timeout, sim_plant, sim_placeholder_bf16)
+            session.current_build()  # build (or find) the harness before the clock starts
         if engine == "random":
             with report.progress(enabled=not json_out) as show:
                 store, stats = campaign.run_random(plan, runs=runs, seconds=time_s, jobs=jobs, out=out,
@@ -244,6 +278,51 @@ def fuzz(
                                                 progress=show)
         report.campaign(summary, as_json=json_out)
         if summary["new"]:
+            raise typer.Exit(int(ExitCode.MISMATCH))
+
+
+sim_app = typer.Typer(help="The real pto-isa CPU simulator (the cpusim oracle): build it ahead of time.",
+                      no_args_is_help=True)
+app.add_typer(sim_app, name="sim")
+
+
+@sim_app.command("build")
+def sim_build(
+    pto_isa: PtoIsaOpt = None,
+    cache_dir: CacheDirOpt = None,
+    sanitize: SanitizeOpt = None,
+    sim_plant: PlantOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Build (or find in the cache) the cpusim harness; print what it holds and which dtypes compile."""
+    with _errors():
+        from ptofuzz import report
+        from ptofuzz.cpusim import session
+
+        _configure_sim(pto_isa, cache_dir, sanitize, plant=sim_plant)
+        report.sim_built(session.current_build(), as_json=json_out)
+
+
+@app.command()
+def run(
+    folders: Annotated[list[Path], typer.Argument(help="Case folders, or folders that contain case folders.")],
+    target: Annotated[str, typer.Option(help="Command template run per case: {case} (the folder), {suite}, "
+                                             "{name}; or once per folder of cases: {dir}.")],
+    jobs: Annotated[int, typer.Option(help="Commands run at once.")] = 1,
+    timeout: Annotated[float, typer.Option(help="Seconds one command may take.")] = 600.0,
+    platform: Annotated[Optional[str], typer.Option("--platform", "-p",
+                                                    help="Layout for folders without ptofuzz.json.")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Run an external target (an NPU system test, another implementation) on case folders and check each
+    output.bin it writes exactly as `ptofuzz check` does. Exit 1 when a case fails or the target failed on it
+    (exited non-zero, timed out, wrote no output.bin); each such case prints a command that reproduces it."""
+    with _errors():
+        from ptofuzz import report, targets
+
+        verdicts = targets.run(target, folders, jobs=jobs, timeout=timeout, platform=platform)
+        report.target_ran(verdicts, as_json=json_out)
+        if any(v.verdict != "pass" for v in verdicts):
             raise typer.Exit(int(ExitCode.MISMATCH))
 
 

@@ -150,6 +150,56 @@ def capabilities(rows: list[dict[str, Any]], *, as_json: bool = False) -> None:
     con.print(table)
 
 
+# ---- the real simulator and external targets -------------------------------------------------------------------
+
+def sim_built(build: Any, *, as_json: bool = False) -> None:
+    """What ``ptofuzz sim build`` built (or found in the cache)."""
+    m = build.manifest
+    if as_json:
+        _print_json({**m, "folder": str(build.folder), "cached": build.cached, "seconds": round(build.seconds, 2)})
+        return
+    con = _console()
+    how = "found in the cache" if build.cached else "built"
+    con.print(f"cpusim harness {how} in {build.seconds:.1f} s: {escape(str(build.executable))}")
+    con.print(f"  pto-isa   {escape(m['pto_isa'])} (commit {escape(m['commit'])})")
+    con.print(f"  compiler  {escape(m['compiler'])}")
+    con.print(f"  flags     {escape(' '.join(m['flags']))}")
+    if m.get("reduceidx_skipped"):
+        con.print("  [yellow]note[/]      this compiler rejects cpu/TReduceIdx.hpp (static_assert(false) in a primary "
+                  "template, accepted from GCC 13 / clang 17); that header is skipped (not used by the harness)")
+    for op, dts in m["kernels"].items():
+        con.print(f"  {op:<9} {', '.join(dts) or '-'}")
+        for dt, why in m["rejected"].get(op, {}).items():
+            con.print(f"  [dim]{'':<9} {dt}: unsupported, {escape(why)}[/]")
+    if not m.get("bfloat16_native"):
+        con.print("  [yellow]bfloat16[/]  compiles, but as a placeholder: unsupported unless "
+                  "--sim-placeholder-bf16 (simulator finding cpusim-bf16-placeholder)")
+
+
+def target_ran(verdicts: list[Any], *, as_json: bool = False) -> None:
+    """Per case: the target's result checked like ``ptofuzz check``, with a reproduce command for failures."""
+    if as_json:
+        _print_json({"cases": [{"path": str(v.path), "verdict": v.verdict, "command": v.command,
+                                "problem": v.problem, "seconds": round(v.seconds, 3), "reproduce": v.reproduce,
+                                "check": _verdict_json(v.check) if v.check is not None else None}
+                               for v in verdicts],
+                     "passed": sum(v.verdict == "pass" for v in verdicts),
+                     "failed": sum(v.verdict != "pass" for v in verdicts)})
+        return
+    con = _console()
+    for v in verdicts:
+        if v.verdict == "pass":
+            con.print(f"[green]PASS[/]  {escape(v.path.name)}")
+            continue
+        label = "FAIL" if v.verdict == "fail" else "ERROR"
+        why = v.problem or (v.check.message if v.check is not None and v.check.message else
+                            _failure_summary(v.check) if v.check is not None else "")
+        con.print(f"[bold red]{label}[/] {escape(v.path.name)}: {escape(why)}")
+        con.print(f"      reproduce: {escape(v.reproduce)}")
+    bad = sum(v.verdict != "pass" for v in verdicts)
+    con.print(f"{len(verdicts) - bad} passed, {bad} failed of {len(verdicts)} case folder(s)")
+
+
 # ---- fuzzing ------------------------------------------------------------------------------------------------
 
 @contextlib.contextmanager
