@@ -20,7 +20,7 @@ MAPPING = {"ptofuzz": "ptofuzz", "generators": "ptofuzz/generators", "oracles": 
 def source_modules() -> set[str]:
     out = set()
     for src, dest in MAPPING.items():
-        for f in (ROOT / src).rglob("*.py"):
+        for f in [*(ROOT / src).rglob("*.py"), *(ROOT / src).rglob("*.cpp")]:
             out.add(f"{dest}/{f.relative_to(ROOT / src).as_posix()}")
     return out
 
@@ -34,7 +34,7 @@ def main() -> int:
             subprocess.run(cmd, check=True)
         (wheel,) = Path(tmp).glob("ptofuzz-*.whl")
         with zipfile.ZipFile(wheel) as z:
-            in_wheel = {n for n in z.namelist() if n.endswith(".py")}
+            in_wheel = {n for n in z.namelist() if n.endswith((".py", ".cpp"))}
     missing = sorted(source_modules() - in_wheel)
     if missing:
         print("wheel is missing modules (list the subpackage in [tool.setuptools] packages):", *missing, sep="\n  ")

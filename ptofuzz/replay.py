@@ -25,7 +25,11 @@ class ReplayResult:
 
 
 def replay_record(rec: records.Record, inst: registry.Instruction) -> ReplayResult:
-    oracles = [o for o in rec.oracles if o in inst.platforms]
+    oracles = [o for o in rec.oracles if o in inst.oracles()]
+    if registry.CPUSIM in oracles:  # the same simulator build the finding was made with (sanitizers, plants)
+        from ptofuzz.cpusim import session
+
+        session.configure_like(rec.extra.get("finding", {}).get("target") or {})
     outcomes, sigs = differential.signatures_of(inst, rec.case, rec.inputs, oracles)
     now = tuple(s.key for s in sigs)
     changes = []

@@ -13,7 +13,8 @@
 //
 // Build defines (set by ptofuzz.cpusim.build):
 //   PTOFUZZ_KERNELS  a list of K(OPCODE, MNEMONIC, CTYPE, DTYPECODE): the (instruction, type) pairs to compile
-//   PTOFUZZ_PLANT    test-only: 1 writes out of bounds, 2 loops forever, on cases whose src0 starts with 0x5A
+//   PTOFUZZ_PLANT    test-only: 1 writes one byte past the dst buffer, 2 loops forever, on cases whose src0
+//                    starts with the byte 0x5A
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -65,7 +66,7 @@ void run_tpart(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid
 #ifdef PTOFUZZ_PLANT
         if (reinterpret_cast<uint8_t*>(a)[0] == 0x5A) {
 #if PTOFUZZ_PLANT == 1
-            *reinterpret_cast<volatile uint8_t*>(dend + 64) = 1;
+            *reinterpret_cast<volatile uint8_t*>(dend) = 1;
 #else
             for (volatile int spin = 0;; spin = spin + 1) {
             }
@@ -183,7 +184,7 @@ int main(int argc, char** argv)
         switch (key) {
 #define K(opcode, mnemonic, ctype, dtcode)                                                                \
     case (opcode) * 16 + (dtcode):                                                                        \
-        done = dispatch_cols<opcode, ctype>(h, d.data(), a.data(), b.data(), valid.data(), d.data() + bytes); \
+        done = dispatch_cols<opcode, ctype>(h, d.data(), a.data(), b.data(), valid.data(), d.data() + d.capacity()); \
         break;
             PTOFUZZ_KERNELS
 #undef K

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
+from pathlib import Path
 from typing import Any
 
 from ptofuzz.cpusim import build as build_mod
@@ -21,6 +23,20 @@ def configure(settings: build_mod.Settings) -> None:
     if _worker is not None:
         _worker[1].close()
     _worker = None
+
+
+def configure_like(target: dict[str, Any]) -> None:
+    """Settings for replaying a finding made against ``target`` (its record's ``finding.target``): its
+    sanitizers and planted bug, and its pto-isa tree when neither ``--pto-isa`` nor ``PTO_ISA_DIR`` names one."""
+    flags = [str(f) for f in target.get("flags", [])]
+    plants = {f"-DPTOFUZZ_PLANT={v}": k for k, v in build_mod.PLANTS.items()}
+    plant = next((plants[f] for f in flags if f in plants), None)
+    tree = _settings.pto_isa
+    if tree is None and not os.environ.get("PTO_ISA_DIR") and target.get("pto_isa"):
+        tree = Path(str(target["pto_isa"]))
+    wanted = dataclasses.replace(_settings, pto_isa=tree, sanitize=tuple(target.get("sanitize", ())), plant=plant)
+    if wanted != _settings:
+        configure(wanted)
 
 
 def settings() -> build_mod.Settings:

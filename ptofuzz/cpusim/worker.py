@@ -169,15 +169,16 @@ class Worker:
         n = valid.shape[0]
         dst = np.zeros_like(src0)
         failures: list[Failure] = []
-        start = 0
-        while start < n:
-            header = HEADER.pack(MAGIC, op, dtype, cols_index, rows, n - start, alias, 0)
-            request = b"".join((header, np.ascontiguousarray(valid[start:], dtype="<i4").tobytes(),
-                                np.ascontiguousarray(src0[start:]).tobytes(),
-                                np.ascontiguousarray(src1[start:]).tobytes()))
-            result = self._exchange(request, src0[start:].nbytes)
+        pending = np.arange(n)  # the cases still to run; a failed one is taken out and the rest sent again
+        while pending.size:
+            whole = pending.size == n
+            v, a, b = (valid, src0, src1) if whole else (valid[pending], src0[pending], src1[pending])
+            header = HEADER.pack(MAGIC, op, dtype, cols_index, rows, pending.size, alias, 0)
+            request = b"".join((header, np.ascontiguousarray(v, dtype="<i4").tobytes(),
+                                np.ascontiguousarray(a).tobytes(), np.ascontiguousarray(b).tobytes()))
+            result = self._exchange(request, a.nbytes)
             if isinstance(result, bytes):
-                dst[start:] = np.frombuffer(result, dtype=src0.dtype).reshape(src0[start:].shape)
+                dst[pending] = np.frombuffer(result, dtype=src0.dtype).reshape(a.shape)
                 return dst, failures
             index = self._progress_index()
             if result == "timeout":
@@ -192,13 +193,11 @@ class Worker:
                 kind = CRASH
                 cause, line = crash_cause(report, code)
             self.restarts += 1
-            bad = start + index if 0 <= index < n - start else start
-            if index < 0:  # died before the first case (reading the request): blame the first
-                bad = start
-            failures.append(Failure(bad, kind, cause, line))
-            start = bad + 1
-            if len([f for f in failures if f.kind != SKIPPED]) >= self.max_failures and start < n:
-                failures.extend(Failure(i, SKIPPED, "after-failures", "not run: too many failures in this batch")
-                                for i in range(start, n))
+            at = index if 0 <= index < pending.size else 0  # died reading the request: blame the first
+            failures.append(Failure(int(pending[at]), kind, cause, line))
+            pending = np.delete(pending, at)
+            if len(failures) >= self.max_failures and pending.size:
+                failures.extend(Failure(int(i), SKIPPED, "after-failures", "not run: too many failures in "
+                                        "this batch") for i in pending)
                 break
         return dst, failures
