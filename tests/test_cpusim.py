@@ -1,0 +1,257 @@
+"""The cpusim oracle: the real pto-isa CPU simulator built from ``PTO_ISA_DIR`` with ptofuzz's harness.
+
+Tests that build the simulator skip (with the reason) when ``PTO_ISA_DIR`` is unset; builds go to the user's
+cache (``$XDG_CACHE_HOME/ptofuzz``), so only the first run pays for them. The bad-input tests need neither a
+pto-isa tree nor a compiler.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptofuzz import campaign, records, registry
+from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.cpusim import build, session
+
+PTO_ISA = os.environ.get("PTO_ISA_DIR")
+needs_sim = pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa tree (CI uses "
+                                                   "the pinned snapshot) to run the real simulator")
+TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_session():
+    yield
+    session.configure(build.Settings())
+
+
+def _fake_tree(tmp_path: Path) -> Path:
+    (tmp_path / "tree" / "include" / "pto").mkdir(parents=True)
+    (tmp_path / "tree" / "include" / "pto" / "pto-inst.hpp").write_text("// not really\n")
+    return tmp_path / "tree"
+
+
+def _fake_compiler(tmp_path: Path) -> Path:
+    cxx = tmp_path / "fake-c++"
+    cxx.write_text("#!/bin/sh\necho 'fake c++ 1.0'\n")
+    cxx.chmod(cxx.stat().st_mode | stat.S_IEXEC)
+    return cxx
+
+
+# ---- bad input: one line, exit 2 (no compiler, no pto-isa needed) -----------------------------------------------
+
+def test_no_tree(cli, monkeypatch):
+    monkeypatch.delenv("PTO_ISA_DIR", raising=False)
+    r = cli("sim", "build")
+    assert r.code == 2 and r.err.count("\n") == 1
+    assert "needs a pto-isa tree: pass --pto-isa DIR or set PTO_ISA_DIR" in r.err
+
+
+def test_missing_tree_and_a_tree_without_include_pto(cli, tmp_path):
+    r = cli("sim", "build", "--pto-isa", tmp_path / "nowhere")
+    assert r.code == 2 and "is no directory" in r.err and r.err.count("\n") == 1
+    r = cli("sim", "build", "--pto-isa", tmp_path)
+    assert r.code == 2 and r.err.count("\n") == 1
+    assert "is not a pto-isa tree: it has no include/pto/pto-inst.hpp" in r.err
+
+
+def test_no_compiler(cli, tmp_path, monkeypatch):
+    tree = _fake_tree(tmp_path)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty-bin"))
+    monkeypatch.delenv("CXX", raising=False)
+    r = cli("sim", "build", "--pto-isa", tree)
+    assert r.code == 2 and r.err.count("\n") == 1
+    assert "no C++ compiler found (looked for g++ and clang++)" in r.err
+    monkeypatch.setenv("CXX", "no-such-c++")
+    r = cli("sim", "build", "--pto-isa", tree)
+    assert r.code == 2 and "C++ compiler 'no-such-c++' (from CXX) not found" in r.err
+
+
+def test_unwritable_cache(cli, tmp_path, monkeypatch):
+    tree = _fake_tree(tmp_path)
+    monkeypatch.setenv("CXX", str(_fake_compiler(tmp_path)))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    r = cli("sim", "build", "--pto-isa", tree, "--cache-dir", blocker / "cache")
+    assert r.code == 2 and r.err.count("\n") == 1
+    assert f"cannot write the build cache '{blocker / 'cache' / 'cpusim'}'" in r.err and "--cache-dir" in r.err
+
+
+def test_unknown_sanitizer_and_cpusim_on_an_instruction_without_it(cli):
+    r = cli("sim", "build", "--sanitize", "address,thread")
+    assert r.code == 2 and "--sanitize 'thread' is not one of: address, undefined" in r.err
+    r = cli("fuzz", "tsort32", "--oracles", "cpu,cpusim", "--runs", "10")
+    assert r.code == 2 and "TSORT32 is not in the cpusim harness yet" in r.err
+
+
+def test_cache_key_changes_with_the_tree_contents(tmp_path):
+    tree = _fake_tree(tmp_path)
+    first = build.tree_hash(tree / "include")
+    (tree / "include" / "pto" / "extra.hpp").write_text("int x;\n")
+    assert build.tree_hash(tree / "include") != first
+
+
+def test_commit_from_a_snapshot_file_else_the_tree_hash(tmp_path):
+    tree = _fake_tree(tmp_path)
+    assert build.commit_of(tree, "ab" * 32) == "tree:" + "ab" * 8
+    (tree / "COMMIT").write_text("3186c381bd49e1164092e67ff1b3564302754e76\n")
+    assert build.commit_of(tree, "ab" * 32) == "3186c381bd49e1164092e67ff1b3564302754e76"
+
+
+# ---- the real simulator -------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def sim() -> build.Build:
+    if not PTO_ISA:
+        pytest.skip("PTO_ISA_DIR is unset")
+    return build.get(build.Settings(pto_isa=Path(PTO_ISA)))
+
+
+@needs_sim
+def test_the_build_is_cached_and_says_what_it_holds(sim):
+    again = build.get(build.Settings(pto_isa=Path(PTO_ISA)))
+    assert again.cached and again.folder == sim.folder and again.manifest == sim.manifest
+    m = sim.manifest
+    for op in TPART:  # TPartCheck's static_assert: these seven and no other type
+        assert set(m["kernels"][op]) == {"float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8"}
+        assert set(m["rejected"][op]) == {"uint32", "uint16", "int64", "uint64"}
+        assert all("static assertion failed" in why for why in m["rejected"][op].values())
+    assert m["tree_hash"] == build.tree_hash(Path(PTO_ISA) / "include")
+    commit_file = Path(PTO_ISA) / "COMMIT"
+    if commit_file.is_file() and not (Path(PTO_ISA) / ".git").exists():
+        assert m["commit"] == commit_file.read_text().strip()
+    assert sim.executable.is_file() and m["compiler"]
+
+
+@needs_sim
+def test_hand_worked_tpartadd(sim):
+    """dst 2x32, src0 1x32, src1 2x16: row 0 adds where both are valid and copies src0 beyond column 16; row 1
+    copies src1 in its first 16 columns and writes 0 where neither source is valid."""
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    a = np.arange(64, dtype=np.float32).reshape(2, 32)
+    b = (100 * np.arange(64, dtype=np.float32)).reshape(2, 32)
+    case = Case("TPARTADD", "cpusim", "float32", (("dst", Tile(2, 32, 2, 32)), ("src0", Tile(2, 32, 1, 32)),
+                                                  ("src1", Tile(2, 32, 2, 16))))
+    out = registry.get("tpartadd").evaluate(case, {"src0": a.view(np.uint32), "src1": b.view(np.uint32)})
+    got = out.outputs["dst"].view(np.float32)
+    want = np.zeros((2, 32), dtype=np.float32)
+    want[0, :16] = 101 * np.arange(16)
+    want[0, 16:] = np.arange(16, 32)
+    want[1, :16] = 100 * np.arange(32, 48)
+    np.testing.assert_array_equal(got, want)
+    assert (out.classes["dst"] == EXACT).all()
+
+
+@needs_sim
+def test_outside_the_destination_valid_region_is_undefined(sim):
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    t = Tile(4, 32, 3, 5)
+    case = Case("TPARTMAX", "cpusim", "int8", (("dst", t), ("src0", t), ("src1", t)))
+    a = np.full((4, 32), 7, dtype=np.uint8)
+    out = registry.get("tpartmax").evaluate(case, {"src0": a, "src1": a})
+    assert (out.classes["dst"][:3, :5] == EXACT).all() and (out.outputs["dst"][:3, :5] == 7).all()
+    assert (out.classes["dst"][3:] == UNDEFINED).all() and (out.classes["dst"][:, 5:] == UNDEFINED).all()
+
+
+@needs_sim
+@pytest.mark.parametrize("op", TPART)
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int16", "int8", "uint8"])
+def test_the_cpu_model_agrees_with_the_simulator(sim, op, dtype):
+    """A few thousand random cases (random geometries, 20 % special values) per instruction and dtype."""
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    plan = campaign.make_plan(op, ["cpu", "cpusim"], seed=11, batch=256, dtype=dtype, rate=0.2)
+    store, stats = campaign.run_random(plan, runs=3000)
+    assert stats.cases == 3000
+    assert {k: f.hits for k, f in store.findings.items()} == {}
+
+
+@needs_sim
+@pytest.mark.parametrize("op", TPART)
+def test_bfloat16_is_a_placeholder_finding_not_a_flood_of_mismatches(sim, op):
+    """cpusim-bf16-placeholder: without C++23 std::bfloat16_t, pto-isa's bfloat16_t is _Float16, so the
+    simulator computes half arithmetic on bf16 bits. By default cpusim says bfloat16 is unsupported (with that
+    reason); forced to run, its results are exactly IEEE half arithmetic on the same bits."""
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    t = Tile(2, 32, 2, 32)
+    case = Case(op, "cpusim", "bfloat16", (("dst", t), ("src0", t), ("src1", t)))
+    rng = np.random.default_rng(1)
+    a = np.frombuffer(rng.uniform(-4, 4, 64).astype(np.float16).tobytes(), dtype=np.uint16).reshape(2, 32)
+    b = np.frombuffer(rng.uniform(-4, 4, 64).astype(np.float16).tobytes(), dtype=np.uint16).reshape(2, 32)
+    if op in ("TPARTMAX", "TPARTMIN"):  # bits that are NaN as half but huge (+ for max, - for min) as bf16
+        b = (rng.integers(1, 0x200, size=(2, 32)) | (0x7E00 if op == "TPARTMAX" else 0xFE00)).astype(np.uint16)
+    inst = registry.get(op)
+    if sim.manifest["bfloat16_native"]:
+        out = inst.evaluate(case, {"src0": a, "src1": b})
+        assert out.kind == "ok"
+        return
+    out = inst.evaluate(case, {"src0": a, "src1": b})
+    assert out.kind == "unsupported" and "cpusim-bf16-placeholder" in out.reason
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA), placeholder_bf16=True))
+    out = inst.evaluate(case, {"src0": a, "src1": b})
+    ha, hb = a.view(np.float16), b.view(np.float16)
+    want = {"TPARTADD": ha + hb, "TPARTMUL": ha * hb, "TPARTMAX": np.where(ha < hb, hb, ha),  # std::max
+            "TPARTMIN": np.where(hb < ha, hb, ha)}[op]  # std::min
+    np.testing.assert_array_equal(out.outputs["dst"], want.view(np.uint16))
+    cpu = inst.evaluate(case.on("cpu"), {"src0": a, "src1": b})
+    assert (cpu.outputs["dst"] != out.outputs["dst"]).mean() > 0.5  # the cpu model computes bf16: most differ
+
+
+@needs_sim
+def test_fuzz_spec_cpu_cpusim_finds_nothing_new(cli, sim, tmp_path):
+    r = cli("fuzz", "tpartadd", "--oracles", "spec,cpu,cpusim", "--runs", "20000", "--seed", "4",
+            "--out", tmp_path / "out", "--json")
+    assert r.code == 0, r
+    summary = json.loads(r.out)
+    assert summary["cases"] == 20000 and summary["new"] == 0
+    assert any("cpusim~spec" in s["signature"] for s in summary["signatures"])  # the documented spec differences
+    rec = json.loads(next((tmp_path / "out").glob("*cpusim*/record.json")).read_text())
+    assert rec["finding"]["target"]["pto_isa_commit"] == sim.manifest["commit"]
+    assert rec["finding"]["target"]["compiler"] == sim.manifest["compiler"]
+
+
+@needs_sim
+def test_a_planted_out_of_bounds_write_under_asan_is_a_crash_finding(cli, sim, tmp_path):
+    out = tmp_path / "out"
+    r = cli("fuzz", "tpartadd", "--oracles", "cpu,cpusim", "--runs", "2000", "--batch", "64", "--dtype",
+            "float32", "--sanitize", "address", "--sim-plant", "oob", "--seed", "1", "--out", out, "--json")
+    assert r.code == 1, r
+    summary = json.loads(r.out)
+    assert summary["cases"] == 2000  # the campaign went on past every crash
+    sigs = {s["signature"]: s for s in summary["signatures"]}
+    assert list(sigs) == ["TPARTADD/float/cpusim/crash/heap-buffer-overflow/-"]  # and nothing else differs
+    assert sigs["TPARTADD/float/cpusim/crash/heap-buffer-overflow/-"]["hits"] >= 2
+    path = next(out.glob("*crash*/record.json"))
+    rec = json.loads(path.read_text())
+    assert rec["expect"]["cpusim"]["outcome"] == "crash"
+    assert "ERROR: AddressSanitizer: heap-buffer-overflow" in rec["expect"]["cpusim"]["reason"]
+    assert int(records.read(path).inputs["src0"].ravel()[0]) & 0xFF == 0x5A  # the planted trigger
+    assert rec["finding"]["target"]["sanitize"] == ["address"]
+    again = cli("replay", out)
+    assert again.code == 0, again
+
+
+@needs_sim
+def test_a_planted_hang_is_a_hang_finding(cli, sim, tmp_path):
+    r = cli("fuzz", "tpartadd", "--oracles", "cpu,cpusim", "--runs", "300", "--batch", "64", "--dtype",
+            "float32", "--sim-plant", "hang", "--sim-timeout", "0.5", "--seed", "1", "--out", tmp_path / "o",
+            "--json")
+    assert r.code == 1, r
+    summary = json.loads(r.out)
+    assert summary["cases"] == 300
+    assert [s["signature"] for s in summary["signatures"]] == ["TPARTADD/float/cpusim/hang/timeout/-"]
+
+
+@needs_sim
+def test_sim_build_prints_what_it_built(cli, sim):
+    r = cli("sim", "build", "--pto-isa", PTO_ISA)
+    assert r.code == 0, r
+    assert "found in the cache" in r.out and sim.manifest["commit"] in r.out
+    assert "TPARTADD  float32, float16, bfloat16, int32, int16, int8, uint8" in r.out
+    assert "uint32: unsupported, does not compile" in r.out
+

@@ -1,0 +1,117 @@
+"""`ptofuzz run --target`: an external target's output.bin checked per case (fake targets; no compiler)."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from ptofuzz import api, targets
+from ptofuzz.errors import UsageError
+
+FAKE = textwrap.dedent("""
+    import pathlib, sys, zlib
+    case = pathlib.Path(sys.argv[1]); mode = sys.argv[2]
+    golden = (case / "golden.bin").read_bytes()
+    bad = zlib.crc32(case.name.encode()) % 10 == 0  # one case in ten, decided by its name
+    if bad and mode == "exit":
+        print("device error 507015", file=sys.stderr); sys.exit(3)
+    if bad and mode == "silent":
+        sys.exit(0)
+    out = bytearray(golden)
+    if bad and mode == "wrong":
+        out[0] ^= 0x40
+    (case / "output.bin").write_bytes(bytes(out))
+""")
+
+
+def _bad(name: str) -> bool:
+    import zlib
+
+    return zlib.crc32(name.encode()) % 10 == 0
+
+
+@pytest.fixture(scope="module")
+def cases(tmp_path_factory) -> tuple[Path, Path, list[Path]]:
+    root = tmp_path_factory.mktemp("targets")
+    script = root / "fake_target.py"
+    script.write_text(FAKE)
+    api.generate("tpartadd", "spec", root / "cases", seed=3, random=40)
+    folders = sorted(p for p in (root / "cases").iterdir() if p.is_dir())
+    assert len(folders) == 40 and any(_bad(f.name) for f in folders) and not all(_bad(f.name) for f in folders)
+    return root, script, folders
+
+
+def _clean(folders: list[Path]) -> None:
+    for f in folders:
+        (f / "output.bin").unlink(missing_ok=True)
+
+
+def test_wrong_output_fails_exactly_those_cases(cases):
+    root, script, folders = cases
+    _clean(folders)
+    verdicts = targets.run(f"{sys.executable} {script} {{case}} wrong", [root / "cases"], jobs=2)
+    failed = {v.path.name for v in verdicts if v.verdict != "pass"}
+    assert failed == {f.name for f in folders if _bad(f.name)}
+    for v in verdicts:
+        if v.verdict != "pass":
+            assert v.verdict == "fail" and v.check is not None
+            assert v.reproduce.startswith(f"{sys.executable} {script} ")
+            assert f"ptofuzz check {v.path}" in v.reproduce
+            mismatched = [f for f in v.check.files if f.file == "output.bin" and not f.ok]
+            assert mismatched and mismatched[0].comparison.mismatches == 1
+
+
+@pytest.mark.parametrize(("mode", "problem"), [("exit", "target exited with status 3: device error 507015"),
+                                               ("silent", "target wrote no output.bin in the case folder")])
+def test_target_failures_are_reported_per_case(cases, mode, problem):
+    root, script, folders = cases
+    _clean(folders)
+    verdicts = targets.run(f"{sys.executable} {script} {{case}} {mode}", [root / "cases"])
+    bad = {v.path.name: v for v in verdicts if v.verdict != "pass"}
+    assert set(bad) == {f.name for f in folders if _bad(f.name)}
+    assert {v.problem for v in bad.values()} == {problem}
+    assert all(v.verdict == "error" for v in bad.values())
+
+
+def test_stale_output_from_an_earlier_run_is_not_taken_as_the_answer(cases):
+    root, script, folders = cases
+    _clean(folders)
+    targets.run(f"{sys.executable} {script} {{case}} wrong", [root / "cases"])  # leaves output.bin everywhere
+    verdicts = targets.run(f"{sys.executable} {script} {{case}} silent", [root / "cases"])
+    assert {v.path.name for v in verdicts if v.problem.startswith("target wrote no output.bin")} == \
+        {f.name for f in folders if _bad(f.name)}
+
+
+def test_dir_placeholder_runs_once_per_folder(cases, tmp_path):
+    root, script, folders = cases
+    _clean(folders)
+    log = tmp_path / "calls"
+    loop = (f"for c in {{dir}}/*/; do {sys.executable} {script} $c wrong; done; echo x >> {log}")
+    verdicts = targets.run(loop, [root / "cases"])
+    assert log.read_text().count("x") == 1
+    assert {v.path.name for v in verdicts if v.verdict != "pass"} == {f.name for f in folders if _bad(f.name)}
+
+
+def test_cli_run_exit_codes_and_reproduce_lines(cli, cases):
+    root, script, folders = cases
+    _clean(folders)
+    r = cli("run", root / "cases", "--target", f"{sys.executable} {script} {{case}} wrong")
+    assert r.code == 1
+    bad = [f for f in folders if _bad(f.name)]
+    assert r.out.count("reproduce: ") == len(bad)
+    assert f"{len(folders) - len(bad)} passed, {len(bad)} failed" in r.out
+    _clean(folders)
+    ok = cli("run", root / "cases", "--target", "cp {case}/golden.bin {case}/output.bin")
+    assert ok.code == 0, ok
+    assert ok.out.count("PASS") == len(folders)
+
+
+def test_bad_templates_are_one_line_errors(cases):
+    root, _, _ = cases
+    with pytest.raises(UsageError, match=r"bad placeholder 'folder'"):
+        targets.run("run {folder}", [root / "cases"])
+    with pytest.raises(UsageError, match="--target is empty"):
+        targets.run("  ", [root / "cases"])
