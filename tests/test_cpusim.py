@@ -149,6 +149,45 @@ def test_hand_worked_tpartadd(sim):
 
 
 @needs_sim
+def test_nan_bits_of_the_simulator(sim):
+    """The evidence behind the documented cpusim~spec nan-encoding difference (g++ on x86-64): float32 returns
+    the first NaN operand quieted with its sign; half (GCC's _Float16 arithmetic) returns src1's NaN when both
+    are NaN."""
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    t = Tile(1, 32, 1, 32)
+    inst = registry.get("tpartadd")
+    a = np.full((1, 32), 0x3F800000, dtype=np.uint32)
+    b = a.copy()
+    a[0, 0], b[0, 0] = 0x7F800001, 0xFFC00002  # sNaN + qNaN
+    b[0, 1] = 0xFF800003  # 1.0 + -sNaN
+    a[0, 2], b[0, 2] = 0xFFC00005, 0x7F800006  # -qNaN + sNaN
+    out = inst.evaluate(Case("TPARTADD", "cpusim", "float32", (("dst", t), ("src0", t), ("src1", t))),
+                        {"src0": a, "src1": b})
+    assert [hex(x) for x in out.outputs["dst"][0, :3]] == ["0x7fc00001", "0xffc00003", "0xffc00005"]
+    h = np.full((1, 32), 0x3C00, dtype=np.uint16)
+    g = h.copy()
+    h[0, 0], g[0, 0] = 0x7C01, 0xFE02
+    g[0, 1] = 0xFC03
+    out = inst.evaluate(Case("TPARTADD", "cpusim", "float16", (("dst", t), ("src0", t), ("src1", t))),
+                        {"src0": h, "src1": g})
+    assert [hex(x) for x in out.outputs["dst"][0, :3]] == ["0xfe02", "0xfe03", "0x4000"]
+
+
+@needs_sim
+def test_int32_overflow_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_path):
+    """cpusim-int32-overflow-ub: TPARTADD's `dst = src0 + src1` on int32_t overflows a signed int (UB in C++);
+    the cpu model (and in practice the -O2 build) wraps. UBSan reports it as a crash finding."""
+    r = cli("fuzz", "tpartadd", "--oracles", "cpu,cpusim", "--runs", "1000", "--dtype", "int32", "--sanitize",
+            "undefined", "--seed", "1", "--out", tmp_path / "o", "--json")
+    assert r.code == 1, r
+    sigs = [s["signature"] for s in json.loads(r.out)["signatures"]]
+    assert sigs == ["TPARTADD/int/cpusim/crash/signed-integer-overflow/-"]
+    rec = json.loads(next((tmp_path / "o").glob("*/record.json")).read_text())
+    assert "runtime error: signed integer overflow" in rec["expect"]["cpusim"]["reason"]
+    assert "TPartAdd.hpp" in rec["expect"]["cpusim"]["reason"]
+
+
+@needs_sim
 def test_outside_the_destination_valid_region_is_undefined(sim):
     session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
     t = Tile(4, 32, 3, 5)
