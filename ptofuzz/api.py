@@ -489,4 +489,33 @@ def capabilities() -> list[dict[str, Any]]:
                          "system_test": sup.has_system_test, "suite": sup.profile.suite,
                          "layout": sup.profile.layout, "canonical_cases": len(sup.profile.canonical),
                          "notes": sup.notes, "source": sup.profile.note})
+        if inst.cpusim is not None:
+            rows.append(_cpusim_row(inst))
     return rows
+
+
+def _cpusim_row(inst: registry.Instruction) -> dict[str, Any]:
+    """The real simulator's row: what a cached build holds, without building (``ptofuzz sim build`` builds)."""
+    from ptofuzz.cpusim import build, session
+
+    row: dict[str, Any] = {"op": inst.name, "platform": registry.CPUSIM, "dtypes": [], "system_test": False,
+                           "suite": "", "layout": "", "canonical_cases": 0, "source": "ptofuzz/cpusim/harness.cpp"}
+    try:
+        found = build.lookup(session.settings())
+    except UsageError as e:
+        row["notes"], row["short"] = f"not available: {e}", "needs PTO_ISA_DIR (see `ptofuzz sim build`)"
+        return row
+    if found is None:
+        row["notes"] = row["short"] = "not built yet: run `ptofuzz sim build`"
+        return row
+    cpu = inst.platforms["cpu"].dtypes
+    m = found.manifest
+    row["dtypes"] = [d for d in m["kernels"].get(inst.name, []) if d in cpu
+                     and (d != "bfloat16" or m["bfloat16_native"])]
+    unsupported = {d: why for d, why in m["rejected"].get(inst.name, {}).items()}
+    if not m["bfloat16_native"]:
+        unsupported["bfloat16"] = build.BF16_PLACEHOLDER
+    row["unsupported"] = unsupported
+    row["notes"] = f"pto-isa {m['commit']}, {m['compiler']}"
+    row["short"] = f"pto-isa {m['commit'][:12]}, {m['compiler'].split(' (')[0].rsplit('/', 1)[-1]}"
+    return row

@@ -140,7 +140,9 @@ def capabilities(rows: list[dict[str, Any]], *, as_json: bool = False) -> None:
     for r in rows:
         marks = ["x" if d in r["dtypes"] else "-" for d in all_dtypes]
         n = r["canonical_cases"]
-        if r["system_test"]:
+        if r["platform"] == "cpusim":
+            test = f"real simulator: {r['short']}"
+        elif r["system_test"]:
             test = f"{r['suite']}: {n} cases, {r['layout']}"
         else:
             test = f"none; ptofuzz's own: {n} cases, {r['layout']}" if n else "none with case folders"

@@ -37,7 +37,8 @@ def test_readme_capability_matrix_matches_the_registry():
             cells = [c.strip() for c in m.group(3).split("|")]
             rows[(m.group(1), m.group(2))] = cells
     order = ["float32", "float16", "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64"]
-    caps = api.capabilities()
+    # the cpusim rows say what this machine's simulator build holds: not part of the README's matrix
+    caps = [r for r in api.capabilities() if r["platform"] != "cpusim"]
     assert len(rows) == len(caps)
     for r in caps:
         cells = rows[(r["op"], r["platform"])]

@@ -254,28 +254,60 @@ def _bf16_native(cxx: str, include: Path, flags: list[str], work: Path) -> bool:
     return subprocess.run([str(exe)], check=False, timeout=30).returncode == 0
 
 
-def get(settings: Settings, *, jobs: int | None = None, log: Any = None) -> Build:
-    """The build for ``settings``: from the cache, or compiled now (and cached)."""
-    start = time.perf_counter()
+@dataclasses.dataclass(frozen=True)
+class _Identity:
+    tree: Path
+    cxx: str
+    version: str
+    digest: str
+    harness_digest: str
+    san: list[str]
+    plant: list[str]
+    key: str
+    final: Path
+
+
+def _identity(settings: Settings) -> _Identity:
     tree = settings.tree()
     cxx = settings.compiler()
     version = compiler_version(cxx)
     san = sanitize_flags(settings.sanitize)
     if settings.plant is not None and settings.plant not in PLANTS:
         raise UsageError(f"plant {settings.plant!r} is not one of: {', '.join(PLANTS)}")
-    include = tree / "include"
-    digest = tree_hash(include)
+    digest = tree_hash(tree / "include")
     harness_digest = hashlib.sha256(HARNESS.read_bytes()).hexdigest()
     plant = [f"-DPTOFUZZ_PLANT={PLANTS[settings.plant]}"] if settings.plant else []
     ident = {"tree": digest, "harness": harness_digest, "compiler": [cxx, version],
              "flags": [*BASE_FLAGS, *san, *plant]}
     key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:20]
-    root = settings.cache_root() / "cpusim"
-    final = root / key
+    return _Identity(tree, cxx, version, digest, harness_digest, san, plant, key,
+                     settings.cache_root() / "cpusim" / key)
+
+
+def _cached(final: Path, start: float) -> Build | None:
     manifest_path = final / "manifest.json"
     if manifest_path.is_file() and (final / "harness").is_file():
-        manifest = json.loads(manifest_path.read_text())
-        return Build(final, manifest, True, time.perf_counter() - start)
+        return Build(final, json.loads(manifest_path.read_text()), True, time.perf_counter() - start)
+    return None
+
+
+def lookup(settings: Settings) -> Build | None:
+    """The cached build for ``settings``, or None (nothing is compiled)."""
+    return _cached(_identity(settings).final, time.perf_counter())
+
+
+def get(settings: Settings, *, jobs: int | None = None) -> Build:
+    """The build for ``settings``: from the cache, or compiled now (and cached)."""
+    start = time.perf_counter()
+    ident = _identity(settings)
+    tree, cxx, version, digest, key, final = ident.tree, ident.cxx, ident.version, ident.digest, ident.key, \
+        ident.final
+    include, san, plant, harness_digest = tree / "include", ident.san, ident.plant, ident.harness_digest
+    root = final.parent
+    manifest_path = final / "manifest.json"
+    found = _cached(final, start)
+    if found is not None:
+        return found
     try:
         root.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=root))
