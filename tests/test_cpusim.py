@@ -86,8 +86,8 @@ def test_unwritable_cache(cli, tmp_path, monkeypatch):
 def test_unknown_sanitizer_and_cpusim_on_an_instruction_without_it(cli):
     r = cli("sim", "build", "--sanitize", "address,thread")
     assert r.code == 2 and "--sanitize 'thread' is not one of: address, undefined" in r.err
-    r = cli("fuzz", "tsort32", "--oracles", "cpu,cpusim", "--runs", "10")
-    assert r.code == 2 and "TSORT32 is not in the cpusim harness yet" in r.err
+    r = cli("fuzz", "tmrgsort", "--oracles", "cpu,cpusim", "--runs", "10")
+    assert r.code == 2 and "TMRGSORT is not in the cpusim harness yet; cpusim runs: tpartadd" in r.err
 
 
 def test_cache_key_changes_with_the_tree_contents(tmp_path):
@@ -185,6 +185,33 @@ def test_int32_overflow_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_pa
     rec = json.loads(next((tmp_path / "o").glob("*/record.json")).read_text())
     assert "runtime error: signed integer overflow" in rec["expect"]["cpusim"]["reason"]
     assert "TPartAdd.hpp" in rec["expect"]["cpusim"]["reason"]
+
+
+@needs_sim
+def test_hand_worked_tsort32(sim):
+    """One 1x40 float32 row, values 0..39 and indices 100..139: the first 32-block sorted descending into
+    (value, index) records, then the 8-element tail block."""
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    inst = registry.get("tsort32")
+    case = inst.explicit_case("cpu", {"dtype": "float32", "shape": (1, 40)}).on("cpusim")
+    src = np.arange(40, dtype=np.float32).reshape(1, 40).view(np.uint32)
+    idx = (100 + np.arange(40, dtype=np.uint32)).reshape(1, 40)
+    out = inst.evaluate(case, {"src": src, "idx": idx})
+    words = out.outputs["dst"][0]
+    values = words[0::2].view(np.float32).tolist()
+    assert values == [*range(31, -1, -1), *range(39, 31, -1)]
+    assert words[1::2].tolist() == [*range(131, 99, -1), *range(139, 131, -1)]
+
+
+@needs_sim
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int16"])
+def test_the_cpu_tsort32_model_agrees_with_the_simulator(sim, dtype):
+    """Random geometries (including the 16-bit block overlap the model reproduces) and 20 % special values."""
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    plan = campaign.make_plan("tsort32", ["cpu", "cpusim"], seed=5, dtype=dtype, rate=0.2)
+    store, stats = campaign.run_random(plan, runs=2000)
+    assert stats.cases == 2000
+    assert {k: f.hits for k, f in store.findings.items()} == {}
 
 
 @needs_sim

@@ -3,12 +3,14 @@
 //
 // One process serves many requests on stdin/stdout, each a batch of cases of one instruction and element type:
 //
-//   request  = Header, n x 6 int32 valid regions (dst, src0, src1 as rows, cols), src0 bytes, src1 bytes
-//   response = Reply, dst bytes
+//   request  = Header, n x 6 int32 valid regions (three tiles as rows, cols), input A bytes, input B bytes
+//   response = Reply, output bytes
 //
-// Every tile of a request is a row-major buffer of `rows` x PTOFUZZ_COLS[cols_index] elements; the simulator's
-// tiles are instantiated at those column counts (the stride) with a large static row count and dynamic valid
-// regions, and point straight at the buffers. Before each case the harness writes the case's index into the
+// Every tile of a request is a row-major buffer of `rows` x kCols[cols_index] elements; the simulator's tiles
+// are instantiated at those column counts (the stride) with a large static row count and dynamic valid regions,
+// and point straight at the buffers. TPART*: A = src0, B = src1, output = dst, all of the element type; valid
+// regions dst, src0, src1. TSORT32: A = src, B = idx (uint32), output = dst records (8 bytes per source
+// element, so kCols * 8 / sizeof(T) elements a row); valid regions dst (in elements of T), src, idx. Before each case the harness writes the case's index into the
 // progress file (argv[1]), so that a crash or a hang names the case that caused it.
 //
 // Build defines (set by ptofuzz.cpusim.build):
@@ -42,7 +44,36 @@ struct Reply {
 
 volatile int64_t* g_progress = nullptr;
 
-enum Op : uint32_t { TPARTADD_OP = 0, TPARTMUL_OP = 1, TPARTMAX_OP = 2, TPARTMIN_OP = 3 };
+enum Op : uint32_t { TPARTADD_OP = 0, TPARTMUL_OP = 1, TPARTMAX_OP = 2, TPARTMIN_OP = 3, TSORT32_OP = 4 };
+
+// element sizes of the A, B and output buffers
+void buffer_sizes(uint32_t op, size_t es, size_t& a, size_t& b, size_t& d)
+{
+    a = es;
+    b = op == TSORT32_OP ? 4 : es;
+    d = op == TSORT32_OP ? 8 : es;
+}
+
+template <typename T, int C>
+void run_tsort32(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    constexpr int DC = C * 8 / int(sizeof(T));
+    using SrcT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using IdxT = pto::Tile<pto::TileType::Vec, uint32_t, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using DstT = pto::Tile<pto::TileType::Vec, T, kRows, DC, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        DstT dt(v[0], v[1]);
+        SrcT st(v[2], v[3]);
+        IdxT it(v[4], v[5]);
+        dt.data() = reinterpret_cast<T*>(dbuf) + k * size_t(rows) * DC;
+        st.data() = reinterpret_cast<T*>(abuf) + k * tile;
+        it.data() = reinterpret_cast<uint32_t*>(bbuf) + k * tile;
+        pto::TSORT32(dt, st, it);
+    }
+}
 
 template <uint32_t OpCode, typename T, int C>
 void run_tpart(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n,
@@ -90,13 +121,24 @@ void run_tpart(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid
     }
 }
 
+template <uint32_t OpCode, typename T, int C>
+void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t rows, uint32_t n, uint32_t alias,
+                uint8_t* dend)
+{
+    if constexpr (OpCode == TSORT32_OP) {
+        run_tsort32<T, C>(d, a, b, v, rows, n);
+    } else {
+        run_tpart<OpCode, T, C>(d, a, b, v, rows, n, alias, dend);
+    }
+}
+
 template <uint32_t OpCode, typename T>
 bool dispatch_cols(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint8_t* dend)
 {
     switch (h.cols_index) {
 #define PTOFUZZ_COLS_CASE(i)                                                                        \
     case i:                                                                                         \
-        run_tpart<OpCode, T, kCols[i]>(d, a, b, v, h.rows, h.n, h.alias, dend);                    \
+        run_kernel<OpCode, T, kCols[i]>(d, a, b, v, h.rows, h.n, h.alias, dend);                   \
         return true;
         PTOFUZZ_COLS_CASE(0) PTOFUZZ_COLS_CASE(1) PTOFUZZ_COLS_CASE(2) PTOFUZZ_COLS_CASE(3)
         PTOFUZZ_COLS_CASE(4) PTOFUZZ_COLS_CASE(5) PTOFUZZ_COLS_CASE(6) PTOFUZZ_COLS_CASE(7)
@@ -171,12 +213,15 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "ptofuzz harness: malformed request header\n");
             return 3;
         }
-        const size_t bytes = size_t(h.n) * h.rows * kCols[h.cols_index] * es;
+        size_t ea, eb, ed;
+        buffer_sizes(h.op, es, ea, eb, ed);
+        const size_t elems = size_t(h.n) * h.rows * kCols[h.cols_index];
+        const size_t bytes = elems * ed;
         valid.resize(size_t(h.n) * 6);
-        a.resize(bytes);
-        b.resize(bytes);
+        a.resize(elems * ea);
+        b.resize(elems * eb);
         d.assign(bytes, 0);
-        if (!read_all(valid.data(), valid.size() * 4) || !read_all(a.data(), bytes) || !read_all(b.data(), bytes)) {
+        if (!read_all(valid.data(), valid.size() * 4) || !read_all(a.data(), a.size()) || !read_all(b.data(), b.size())) {
             return 3;
         }
         bool done = false;

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from ptofuzz.case import Case, Outcome
 from ptofuzz.cpusim import build as build_mod
 from ptofuzz.cpusim.worker import Worker
 
@@ -58,6 +59,17 @@ def worker() -> Worker:
     if _worker is None or _worker[0] != pid:
         _worker = (pid, Worker(current_build().executable, _settings.timeout))
     return _worker[1]
+
+
+def unavailable(case: Case) -> Outcome | None:
+    """The "unsupported" outcome when this build cannot run ``case``'s instruction and dtype, else None."""
+    b = current_build()
+    why = b.unsupported_reason(case.op, case.dtype)
+    if why is not None:
+        return Outcome.unsupported(f"cpusim {case.op} {case.dtype}: {why}")
+    if case.dtype == "bfloat16" and not b.manifest["bfloat16_native"] and not _settings.placeholder_bf16:
+        return Outcome.unsupported(f"cpusim {case.op} bfloat16: {build_mod.BF16_PLACEHOLDER}")
+    return None
 
 
 def target() -> dict[str, Any]:

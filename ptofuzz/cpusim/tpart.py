@@ -14,61 +14,86 @@ from collections.abc import Mapping
 import numpy as np
 
 from ptofuzz import dtypes
-from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
+from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, Tile
 from ptofuzz.cpusim import build, session
+from ptofuzz.cpusim.worker import Failure
 
 ROLES = ("dst", "src0", "src1")
 ALIAS = {None: 0, "src0": 1, "src1": 2}
 
 
-def _into(bits: np.ndarray, rows: int, cols: int) -> np.ndarray:
+def into(bits: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """A tile's bits (with a leading batch axis) on a rows x cols grid: its own elements where it has them."""
     out = np.zeros(bits.shape[:-2] + (rows, cols), dtype=bits.dtype)
     r, c = min(rows, bits.shape[-2]), min(cols, bits.shape[-1])
     out[..., :r, :c] = bits[..., :r, :c]
     return out
 
 
+def stride_index(rows: int, width: int) -> int | None:
+    """The compiled stride (index into COLS) for tiles of ``rows`` x ``width``, None when none fits."""
+    if rows > build.MAX_ROWS or width > build.COLS[-1]:
+        return None
+    return next(i for i, c in enumerate(build.COLS) if c >= width)
+
+
+def request_grid(tiles: list[Tile]) -> tuple[int, int, int] | None:
+    """(rows, stride index, columns) of a request holding every valid region of ``tiles``; None: too big."""
+    rows = max(1, max(t.valid_rows for t in tiles))
+    ci = stride_index(rows, max(1, max(t.valid_cols for t in tiles)))
+    return None if ci is None else (rows, ci, build.COLS[ci])
+
+
+def stacked(*inputs: np.ndarray) -> tuple[list[np.ndarray], bool]:
+    """The inputs with a leading batch axis (added when they have none) and whether they had one."""
+    arrays = [np.asarray(x) for x in inputs]
+    batched = arrays[0].ndim == 3
+    return (arrays if batched else [x[None] for x in arrays]), batched
+
+
+def too_big() -> Outcome:
+    return Outcome.unsupported(f"cpusim compiles tiles of up to {build.MAX_ROWS} rows and {build.COLS[-1]} columns")
+
+
 def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """The simulator's outcome of ``case`` (inputs with or without a leading batch axis)."""
-    b = session.current_build()
-    why = b.unsupported_reason(case.op, case.dtype)
-    if why is not None:
-        return Outcome.unsupported(f"cpusim {case.op} {case.dtype}: {why}")
-    if case.dtype == "bfloat16" and not b.manifest["bfloat16_native"] and not session.settings().placeholder_bf16:
-        return Outcome.unsupported(f"cpusim {case.op} bfloat16: {build.BF16_PLACEHOLDER}")
+    gap = session.unavailable(case)
+    if gap is not None:
+        return gap
     tiles = [case.tile(r) for r in ROLES]
-    rows = max(1, max(t.valid_rows for t in tiles))
-    width = max(1, max(t.valid_cols for t in tiles))
-    if rows > build.MAX_ROWS or width > build.COLS[-1]:
-        return Outcome.unsupported(f"cpusim compiles tiles of up to {build.MAX_ROWS} rows and "
-                                   f"{build.COLS[-1]} columns")
-    ci = next(i for i, c in enumerate(build.COLS) if c >= width)
-    cols = build.COLS[ci]
+    grid = request_grid(tiles)
+    if grid is None:
+        return too_big()
+    rows, ci, cols = grid
     dt = dtypes.get(case.dtype)
-    a, s1 = np.asarray(inputs["src0"]), np.asarray(inputs["src1"])
-    batched = a.ndim == 3
-    if not batched:
-        a, s1 = a[None], s1[None]
+    (a, s1), batched = stacked(inputs["src0"], inputs["src1"])
     n = a.shape[0]
     valid = np.tile(np.array([v for t in tiles for v in t.valid], dtype=np.int32), (n, 1))
     inplace = case.param("inplace")
     dst, failures = session.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], ci, rows, valid,
-                                         _into(a, rows, cols), _into(s1, rows, cols), ALIAS[inplace])
+                                         into(a, rows, cols), into(s1, rows, cols), ALIAS[inplace])
     d = case.tile("dst")
     vr, vc = d.valid
     out = np.zeros((n, *d.shape), dtype=a.dtype)
     out[:, :vr, :vc] = dst[:, :vr, :vc]
     one = np.full(d.shape, UNDEFINED, dtype=np.uint8)
     one[:vr, :vc] = EXACT
+    return outcome("dst", out, one, failures, batched)
+
+
+def outcome(role: str, out: np.ndarray, one: np.ndarray, failures: list[Failure], batched: bool) -> Outcome:
+    """The outcome of ``out`` (with a leading batch axis) whose elements are ``one``'s classes, except for the
+    cases that crashed, hung or were skipped: for one case its crash or hang, in a batch undefined elements
+    and the failures in ``extra["failures"]`` (each becomes a finding)."""
     if not batched:
         if failures:
             f = failures[0]
             return Outcome(f.kind, reason=f.first_line, extra={"cause": f.cause})
-        return Outcome("ok", outputs={"dst": out[0]}, classes={"dst": one})
+        return Outcome("ok", outputs={role: out[0]}, classes={role: one})
     classes = np.broadcast_to(one, out.shape)
-    extra = {}
+    extra: dict[str, object] = {}
     if failures:
         classes = classes.copy()
         classes[[f.item for f in failures]] = UNDEFINED
         extra["failures"] = failures
-    return Outcome("ok", outputs={"dst": out}, classes={"dst": classes}, extra=extra)
+    return Outcome("ok", outputs={role: out}, classes={role: classes}, extra=extra)

@@ -163,11 +163,11 @@ class Worker:
         return bytes(got[REPLY.size:])
 
     def run(self, op: int, dtype: int, cols_index: int, rows: int, valid: np.ndarray, src0: np.ndarray,
-            src1: np.ndarray, alias: int = 0) -> tuple[np.ndarray, list[Failure]]:
-        """Run ``n`` cases (``valid``: n x 6 int32; ``src0``/``src1``: n x rows x cols) and return the dst bytes
-        (same shape as the sources) and the cases that failed."""
+            src1: np.ndarray, alias: int = 0, out: np.ndarray | None = None) -> tuple[np.ndarray, list[Failure]]:
+        """Run ``n`` cases (``valid``: n x 6 int32; ``src0``/``src1``: n x rows x cols) and return the output
+        (into ``out``, zeros of the output's shape and type, default: like ``src0``) and the cases that failed."""
         n = valid.shape[0]
-        dst = np.zeros_like(src0)
+        dst = np.zeros_like(src0) if out is None else out
         failures: list[Failure] = []
         pending = np.arange(n)  # the cases still to run; a failed one is taken out and the rest sent again
         while pending.size:
@@ -176,9 +176,9 @@ class Worker:
             header = HEADER.pack(MAGIC, op, dtype, cols_index, rows, pending.size, alias, 0)
             request = b"".join((header, np.ascontiguousarray(v, dtype="<i4").tobytes(),
                                 np.ascontiguousarray(a).tobytes(), np.ascontiguousarray(b).tobytes()))
-            result = self._exchange(request, a.nbytes)
+            result = self._exchange(request, dst[0].nbytes * pending.size)
             if isinstance(result, bytes):
-                dst[pending] = np.frombuffer(result, dtype=src0.dtype).reshape(a.shape)
+                dst[pending] = np.frombuffer(result, dtype=dst.dtype).reshape((pending.size, *dst.shape[1:]))
                 return dst, failures
             index = self._progress_index()
             if result == "timeout":

@@ -1,0 +1,42 @@
+"""TSORT32 through the real simulator: ``TSORT32(dst, src, idx)`` on cpu cases.
+
+``src`` and ``idx`` go to the harness at one compiled stride (as for TPART*); the simulator writes 8-byte
+records into a destination of 8 bytes per source element a row, which come back as the case's ``dst`` words
+(two uint32 per record). The records area of the valid rows is what the simulator may write; the rest of the
+destination is undefined.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ptofuzz import dtypes
+from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
+from ptofuzz.cpusim import build, session
+from ptofuzz.cpusim.tpart import into, outcome, request_grid, stacked, too_big
+
+
+def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    gap = session.unavailable(case)
+    if gap is not None:
+        return gap
+    src, idx, dst = case.tile("src"), case.tile("idx"), case.tile("dst")
+    grid = request_grid([src, idx])
+    if grid is None:
+        return too_big()
+    rows, ci, cols = grid
+    dt = dtypes.get(case.dtype)
+    (s, x), batched = stacked(inputs["src"], inputs["idx"])
+    n = s.shape[0]
+    per_word = 4 // dt.itemsize  # destination elements of T in one uint32 word
+    valid = np.tile(np.array([dst.valid_rows, dst.valid_cols * per_word, *src.valid, *idx.valid], dtype=np.int32),
+                    (n, 1))
+    words = np.zeros((n, rows, 2 * cols), dtype=np.uint32)
+    words, failures = session.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], ci, rows, valid,
+                                           into(s, rows, cols), into(x.astype(np.uint32), rows, cols), out=words)
+    out = into(words, dst.rows, dst.cols)
+    one = np.full(dst.shape, UNDEFINED, dtype=np.uint8)
+    one[:src.valid_rows, :2 * src.valid_cols] = EXACT
+    return outcome("dst", out, one, failures, batched)
