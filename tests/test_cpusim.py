@@ -14,6 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from ptofuzz.generators import values
+from ptofuzz.generators.source import seeded
 
 from ptofuzz import campaign, records, registry
 from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
@@ -86,8 +88,8 @@ def test_unwritable_cache(cli, tmp_path, monkeypatch):
 def test_unknown_sanitizer_and_cpusim_on_an_instruction_without_it(cli):
     r = cli("sim", "build", "--sanitize", "address,thread")
     assert r.code == 2 and "--sanitize 'thread' is not one of: address, undefined" in r.err
-    r = cli("fuzz", "tmrgsort", "--oracles", "cpu,cpusim", "--runs", "10")
-    assert r.code == 2 and "TMRGSORT is not in the cpusim harness yet; cpusim runs: tpartadd" in r.err
+    r = cli("fuzz", "tsort", "--oracles", "spec,cpusim", "--runs", "10")
+    assert r.code == 2 and "TSORT is not in the cpusim harness yet; cpusim runs: tpartadd" in r.err
 
 
 def test_cache_key_changes_with_the_tree_contents(tmp_path):
@@ -204,14 +206,57 @@ def test_hand_worked_tsort32(sim):
 
 
 @needs_sim
+def test_hand_worked_tmrgsort(sim):
+    """Two float32 lists (5, 3) and (4, 1) with indices 0, 1 and 10, 11 merge into 5, 4, 3, 1; each list gave two
+    records."""
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    inst = registry.get("tmrgsort")
+    case = inst.explicit_case("cpu", {"dtype": "float32", "lists": 2, "shape": (1, 2)}).on("cpusim")
+
+    def words(*records: tuple[float, int]) -> np.ndarray:
+        return np.array([[w for v, i in records for w in (int(np.float32(v).view(np.uint32)), i)]], np.uint32)
+
+    out = inst.evaluate(case, {"src0": words((5, 0), (3, 1)), "src1": words((4, 10), (1, 11))})
+    np.testing.assert_array_equal(out.outputs["dst"], words((5, 0), (4, 10), (3, 1), (1, 11)))
+    assert out.extra["executed"] == [2, 2, 0, 0]
+
+
+@needs_sim
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int16"])
 def test_the_cpu_tsort32_model_agrees_with_the_simulator(sim, dtype):
     """Random geometries (including the 16-bit block overlap the model reproduces) and 20 % special values."""
     session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
     plan = campaign.make_plan("tsort32", ["cpu", "cpusim"], seed=5, dtype=dtype, rate=0.2)
+    before = session.worker().cases
     store, stats = campaign.run_random(plan, runs=2000)
     assert stats.cases == 2000
+    assert session.worker().cases - before == 2000
     assert {k: f.hits for k, f in store.findings.items()} == {}
+
+
+@needs_sim
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_the_cpu_tmrgsort_model_agrees_with_the_simulator(sim, dtype):
+    """Random merges (2-4 lists, exhausted or not, the single-list form): outputs and executed counts."""
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    inst = registry.get("tmrgsort")
+    plan = campaign.make_plan("tmrgsort", ["cpu", "cpusim"], seed=6, dtype=dtype, rate=0.2)
+    before = session.worker().cases
+    store, stats = campaign.run_random(plan, runs=2000)
+    ran = session.worker().cases - before
+    assert stats.cases == 2000 and ran >= 1500  # the rest: pto-isa's topk kernel, not one instruction
+    assert {k: f.hits for k, f in store.findings.items()} == {}
+    src = seeded(6, "executed")
+    compared = 0
+    for _ in range(300):
+        case = inst.random_case(src, "cpu", {"dtype": dtype})
+        inputs = inst.draw_inputs(src, case, values.ValueMix.parse(None, 0.0))
+        model, real = inst.evaluate(case, inputs), inst.evaluate(case.on("cpusim"), inputs)
+        if real.kind == "unsupported":
+            continue
+        assert model.extra.get("executed") == real.extra.get("executed"), case
+        compared += model.extra.get("executed") is not None
+    assert compared >= 100
 
 
 @needs_sim
@@ -232,8 +277,10 @@ def test_the_cpu_model_agrees_with_the_simulator(sim, op, dtype):
     """A few thousand random cases (random geometries, 20 % special values) per instruction and dtype."""
     session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
     plan = campaign.make_plan(op, ["cpu", "cpusim"], seed=11, batch=256, dtype=dtype, rate=0.2)
+    before = session.worker().cases
     store, stats = campaign.run_random(plan, runs=3000)
     assert stats.cases == 3000
+    assert session.worker().cases - before == 3000  # every case really went through the simulator
     assert {k: f.hits for k, f in store.findings.items()} == {}
 
 

@@ -10,7 +10,10 @@
 // are instantiated at those column counts (the stride) with a large static row count and dynamic valid regions,
 // and point straight at the buffers. TPART*: A = src0, B = src1, output = dst, all of the element type; valid
 // regions dst, src0, src1. TSORT32: A = src, B = idx (uint32), output = dst records (8 bytes per source
-// element, so kCols * 8 / sizeof(T) elements a row); valid regions dst (in elements of T), src, idx. Before each case the harness writes the case's index into the
+// element, so kCols * 8 / sizeof(T) elements a row); valid regions dst (in elements of T), src, idx.
+// TMRGSORT: rows = 4, A = the four source lists (one row each), no B, output = dst (one row) then the four
+// executed counts as uint16; the six ints are the valid columns of dst, src0..src3 (elements of T) and the
+// block length; `alias` = number of lists (1: the single-list form with that block length) + 8 if exhausted. Before each case the harness writes the case's index into the
 // progress file (argv[1]), so that a crash or a hang names the case that caused it.
 //
 // Build defines (set by ptofuzz.cpusim.build):
@@ -44,14 +47,72 @@ struct Reply {
 
 volatile int64_t* g_progress = nullptr;
 
-enum Op : uint32_t { TPARTADD_OP = 0, TPARTMUL_OP = 1, TPARTMAX_OP = 2, TPARTMIN_OP = 3, TSORT32_OP = 4 };
+enum Op : uint32_t {
+    TPARTADD_OP = 0, TPARTMUL_OP = 1, TPARTMAX_OP = 2, TPARTMIN_OP = 3, TSORT32_OP = 4, TMRGSORT_OP = 5
+};
 
-// element sizes of the A, B and output buffers
-void buffer_sizes(uint32_t op, size_t es, size_t& a, size_t& b, size_t& d)
+// bytes of the A, B and output buffers of a request of n cases of `elems` elements (n x rows x cols)
+void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, size_t& a, size_t& b, size_t& d)
 {
-    a = es;
-    b = op == TSORT32_OP ? 4 : es;
-    d = op == TSORT32_OP ? 8 : es;
+    a = elems * es;
+    b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP ? 0 : elems * es;
+    d = op == TSORT32_OP ? elems * 8 : op == TMRGSORT_OP ? n * (cols * es + 8) : elems * es;
+}
+
+template <typename T, int C, int Lists, bool Exhausted>
+void mrgsort_lists(T* d, T* const* src, const int32_t* v, uint16_t* executed)
+{
+    using Row = pto::Tile<pto::TileType::Vec, T, 1, C, pto::BLayout::RowMajor, -1, -1>;
+    static T tmp_buf[C];
+    Row dt(1, v[0]), tt(1, C), s0(1, v[1]), s1(1, v[2]), s2(1, v[3]), s3(1, v[4]);
+    dt.data() = d;
+    tt.data() = tmp_buf;
+    s0.data() = src[0];
+    s1.data() = src[1];
+    s2.data() = src[2];
+    s3.data() = src[3];
+    pto::MrgSortExecutedNumList counts{};
+    if constexpr (Lists == 2) {
+        pto::TMRGSORT<Row, Row, Row, Row, Exhausted>(dt, counts, tt, s0, s1);
+    } else if constexpr (Lists == 3) {
+        pto::TMRGSORT<Row, Row, Row, Row, Row, Exhausted>(dt, counts, tt, s0, s1, s2);
+    } else {
+        pto::TMRGSORT<Row, Row, Row, Row, Row, Row, Exhausted>(dt, counts, tt, s0, s1, s2, s3);
+    }
+    executed[0] = counts.mrgSortList0;
+    executed[1] = counts.mrgSortList1;
+    executed[2] = counts.mrgSortList2;
+    executed[3] = counts.mrgSortList3;
+}
+
+template <typename T, int C>
+void run_tmrgsort(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t n, uint32_t mode)
+{
+    using Row = pto::Tile<pto::TileType::Vec, T, 1, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t out_bytes = C * sizeof(T) + 8;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        T* d = reinterpret_cast<T*>(dbuf + k * out_bytes);
+        uint16_t executed[4] = {0, 0, 0, 0};
+        T* src[4];
+        for (int i = 0; i < 4; i++) src[i] = reinterpret_cast<T*>(abuf) + (size_t(k) * 4 + i) * C;
+        const uint32_t lists = mode & 7;
+        const bool exhausted = (mode & 8) != 0;
+        if (lists == 1) {
+            Row dt(1, v[0]), st(1, v[1]);
+            dt.data() = d;
+            st.data() = src[0];
+            pto::TMRGSORT(dt, st, uint32_t(v[5]));
+        } else if (lists == 2) {
+            exhausted ? mrgsort_lists<T, C, 2, true>(d, src, v, executed) : mrgsort_lists<T, C, 2, false>(d, src, v, executed);
+        } else if (lists == 3) {
+            exhausted ? mrgsort_lists<T, C, 3, true>(d, src, v, executed) : mrgsort_lists<T, C, 3, false>(d, src, v, executed);
+        } else {
+            exhausted ? mrgsort_lists<T, C, 4, true>(d, src, v, executed) : mrgsort_lists<T, C, 4, false>(d, src, v, executed);
+        }
+        std::memcpy(dbuf + k * out_bytes + C * sizeof(T), executed, 8);
+    }
 }
 
 template <typename T, int C>
@@ -127,6 +188,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
 {
     if constexpr (OpCode == TSORT32_OP) {
         run_tsort32<T, C>(d, a, b, v, rows, n);
+    } else if constexpr (OpCode == TMRGSORT_OP) {
+        run_tmrgsort<T, C>(d, a, v, n, alias);
     } else {
         run_tpart<OpCode, T, C>(d, a, b, v, rows, n, alias, dend);
     }
@@ -213,13 +276,12 @@ int main(int argc, char** argv)
             std::fprintf(stderr, "ptofuzz harness: malformed request header\n");
             return 3;
         }
-        size_t ea, eb, ed;
-        buffer_sizes(h.op, es, ea, eb, ed);
+        size_t abytes, bbytes, bytes;
         const size_t elems = size_t(h.n) * h.rows * kCols[h.cols_index];
-        const size_t bytes = elems * ed;
+        buffer_bytes(h.op, es, h.n, elems, kCols[h.cols_index], abytes, bbytes, bytes);
         valid.resize(size_t(h.n) * 6);
-        a.resize(elems * ea);
-        b.resize(elems * eb);
+        a.resize(abytes);
+        b.resize(bbytes);
         d.assign(bytes, 0);
         if (!read_all(valid.data(), valid.size() * 4) || !read_all(a.data(), a.size()) || !read_all(b.data(), b.size())) {
             return 3;

@@ -78,6 +78,7 @@ class Worker:
         os.close(fd)
         self._stderr = tempfile.TemporaryFile(prefix="ptofuzz-harness-stderr-")  # noqa: SIM115 - closed in close()
         self.restarts = 0
+        self.cases = 0  # cases the harness answered (for tests and reports)
         self._owner = os.getpid()  # a forked copy of this object must not stop its parent's process
 
     def close(self) -> None:
@@ -179,6 +180,7 @@ class Worker:
             result = self._exchange(request, dst[0].nbytes * pending.size)
             if isinstance(result, bytes):
                 dst[pending] = np.frombuffer(result, dtype=dst.dtype).reshape((pending.size, *dst.shape[1:]))
+                self.cases += int(pending.size)
                 return dst, failures
             index = self._progress_index()
             if result == "timeout":

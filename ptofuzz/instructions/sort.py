@@ -119,8 +119,11 @@ A5_EXTRA = (("case5", "float32", 1, 4164), ("case6", "float32", 2, 2084), ("case
 
 
 def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Any:
-    from ptofuzz.cpusim import sort as sim  # lazily: only a campaign with --oracles ...,cpusim needs it
-
+    # lazily: only a campaign with --oracles ...,cpusim needs the simulator
+    if case.op == "TMRGSORT":
+        from ptofuzz.cpusim import mrgsort as sim
+    else:
+        from ptofuzz.cpusim import sort as sim  # type: ignore[no-redef]
     return sim.evaluate(case, inputs)
 
 
@@ -501,4 +504,4 @@ def mrg_instruction() -> Instruction:
                    for p in ("cpu", "a2a3", "a5")},
         random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs, redraw=each_case(_mrg_redraw),
         role_dtypes={r: "uint32" for r in MRG_ROLES}, options=("dtype", "shape", "lists", "blocks", "exhausted"),
-        replay_flags=_mrg_flags, permutes=True)
+        replay_flags=_mrg_flags, permutes=True, cpusim=_cpusim)
