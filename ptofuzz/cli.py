@@ -186,6 +186,10 @@ def check(
     html: HtmlOpt = None,
     svg: SvgOpt = None,
     junit: JunitCasesOpt = None,
+    oracle: Annotated[Optional[str], typer.Option(
+        help="cpusim: recompute cpu case folders with the real pto-isa CPU simulator instead of the model.")] = None,
+    pto_isa: PtoIsaOpt = None,
+    cache_dir: CacheDirOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Recompute goldens from the inputs and compare golden.bin (and output.bin) bit for bit."""
@@ -193,7 +197,9 @@ def check(
         from ptofuzz import api, report
 
         _check_exports(html, svg, junit)
-        verdicts = api.check(paths, platform)
+        if oracle == "cpusim":
+            _configure_sim(pto_isa, cache_dir, None)
+        verdicts = api.check(paths, platform, oracle)
         report.checked(verdicts, as_json=json_out, html=html, svg=svg, junit=junit)
         _exit_for([v.verdict for v in verdicts], "fail")
 

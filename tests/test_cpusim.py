@@ -368,3 +368,30 @@ def test_sim_build_prints_what_it_built(cli, sim):
     assert "TPARTADD  float32, float16, bfloat16, int32, int16, int8, uint8" in r.out
     assert "uint32: unsupported, does not compile" in r.out
 
+
+
+@needs_sim
+def test_check_with_the_real_simulator(cli, sim, tmp_path):
+    """`check --oracle cpusim`: cpu case folders written by `gen` agree with the real simulator wherever their
+    golden is defined; a changed golden element fails; what cpusim cannot run is an error naming why."""
+    for op in ("tpartadd", "tpartmax", "tsort32", "tmrgsort"):
+        assert cli("gen", op, "--platform", "cpu", "--random", "12", "--seed", "8", "--dtype",
+                   "float16" if op != "tpartmax" else "int8", "--out", tmp_path / op).code == 0
+    r = cli("check", *(tmp_path / op for op in ("tpartadd", "tpartmax", "tsort32", "tmrgsort")), "--oracle",
+            "cpusim", "--json")
+    assert r.code == 0, r
+    summary = json.loads(r.out)
+    assert summary["passed"] == 48 and summary["failed"] == summary["errors"] == 0
+    victim = sorted((tmp_path / "tpartadd").iterdir())[0]
+    out = np.frombuffer((victim / "golden.bin").read_bytes(), dtype=np.uint16).copy()
+    finite = np.nonzero((out & 0x7C00) != 0x7C00)[0]
+    out[finite[0]] ^= 0x0001  # one ULP off at a defined element: the output a broken target would write
+    (victim / "output.bin").write_bytes(out.tobytes())
+    bad = cli("check", victim, "--oracle", "cpusim", "--json")
+    assert bad.code == 1, bad
+    files = {f["file"]: f for f in json.loads(bad.out)["cases"][0]["files"]}
+    assert files["golden.bin"]["ok"] and files["output.bin"]["mismatches"] == 1
+    assert cli("gen", "tpartadd", "--platform", "a5", "--out", tmp_path / "a5").code == 0
+    other = cli("check", tmp_path / "a5", "--oracle", "cpusim", "--json")
+    assert other.code == 2
+    assert all("recomputes cpu case folders" in c["message"] for c in json.loads(other.out)["cases"])
