@@ -73,6 +73,10 @@ class Plan:
             parts.append(f"--special {self.special}")
         if self.rate != values.DEFAULT_SPECIAL_RATE:
             parts.append(f"--special-rate {self.rate}")
+        if registry.TARGET in self.oracles:
+            from ptofuzz import targets
+
+            parts.append(targets.flags().strip())
         return " ".join(parts)
 
 
@@ -117,13 +121,23 @@ def batch_geometry(inst: registry.Instruction, plan: Plan, k: int) -> tuple[Case
     return draw_case(inst, plan, src)
 
 
+def _case_space(oracle: str) -> str:
+    """The platform whose cases an oracle runs: spec for a bundle, cpu for cpusim, the target's platform."""
+    if oracle == registry.TARGET:
+        from ptofuzz import targets
+
+        cfg = targets.configured()
+        return cfg.platform if cfg is not None else "cpu"
+    return {registry.BUNDLE: "spec", registry.CPUSIM: "cpu"}.get(oracle, oracle)
+
+
 def draw_case(inst: registry.Instruction, plan: Plan, src: Source) -> tuple[Case, int]:
     """A case from one chosen oracle's input space (tiles above ``plan.max_elements`` are redrawn) and the
     batch size its geometry allows."""
     constraints = dict(plan.constraints)
     for _ in range(8):
         platform = src.choice(plan.oracles)
-        platform = {registry.BUNDLE: "spec", registry.CPUSIM: "cpu"}.get(platform, platform)  # their case spaces
+        platform = _case_space(platform)
         case = inst.random_case(src, platform, constraints)
         largest = max(t.rows * t.cols for _, t in case.tiles)
         if largest <= plan.max_elements:
@@ -211,6 +225,20 @@ class Stats:
         return self.cases / self.elapsed if self.elapsed > 0 else 0.0
 
 
+def _as_platforms(sig: Signature) -> Signature:
+    """``sig`` with an external target named by the platform it implements (its documented differences are
+    that platform's)."""
+    if registry.TARGET not in sig.oracles():
+        return sig
+    from ptofuzz import targets
+
+    cfg = targets.configured()
+    if cfg is None:
+        return sig
+    a, b = (cfg.platform if o == registry.TARGET else o for o in sig.oracles())
+    return dataclasses.replace(sig, pair=differential.pair_name(a, b) if b else a)
+
+
 class FindingStore:
     """Signatures met so far, with their first example saved under ``out`` (when given)."""
 
@@ -245,7 +273,7 @@ class FindingStore:
         f = self.findings.get(key)
         if f is None:
             sig = Signature.from_key(key)
-            known = self.inst.known_difference(sig) if self.inst.known_difference else None
+            known = self.inst.known_difference(_as_platforms(sig)) if self.inst.known_difference else None
             f = Finding(sig, 0, first, known, new=known is None and key not in self.saved,
                         case_number=case_number)
             self.findings[key] = f

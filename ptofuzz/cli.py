@@ -232,6 +232,12 @@ def fuzz(
     sim_timeout: SimTimeoutOpt = 10.0,
     sim_plant: PlantOpt = None,
     sim_placeholder_bf16: PlaceholderOpt = False,
+    target: Annotated[Optional[str], typer.Option(
+        help="An external target as oracle 'target' (--oracles spec,target): a command template run on each case "
+             "folder ({case}, {suite}, {name}) or once per batch of folders ({dir}); it writes output.bin.")] = None,
+    target_platform: Annotated[str, typer.Option(help="Whose case folders the target reads (and whose cases "
+                                                      "are drawn for it).")] = "cpu",
+    target_timeout: Annotated[float, typer.Option(help="Seconds one target command may take.")] = 600.0,
     json_out: JsonOpt = False,
 ) -> None:
     """Differential fuzzing: run random cases through several oracles and save each kind of disagreement once.
@@ -259,6 +265,14 @@ def fuzz(
             return
         if time_s is None and runs is None:
             raise UsageError("give --time SECONDS or --runs N (e.g. --time 60)")
+        if target is not None:
+            from ptofuzz import targets
+
+            if not target_timeout > 0:
+                raise UsageError(f"--target-timeout {target_timeout} must be a positive number of seconds")
+            if names is not None and "target" not in names:
+                names.append("target")
+            targets.configure(targets.CampaignTarget(target, target_platform, target_timeout))
         if time_s is not None and not (time_s > 0 and time_s < 1e9):
             raise UsageError(f"--time {time_s} must be a positive number of seconds")
         plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 PLATFORMS = ("spec", "cpu", "a2a3", "a5")
 BUNDLE = "bundle"  # a fuzzing oracle: the spec case run as a PTO bundle through the bundle executor
 CPUSIM = "cpusim"  # the real pto-isa CPU simulator (ptofuzz.cpusim), on cpu cases
+TARGET = "target"  # an external command run on case folders (ptofuzz.targets, fuzz --target CMD)
 MODULES = ("ptofuzz.instructions.tpart", "ptofuzz.instructions.sort")
 
 
@@ -136,7 +137,14 @@ class Instruction:
         if name == CPUSIM and self.cpusim is None:
             raise UsageError(f"{self.name} is not in the cpusim harness yet; cpusim runs: "
                              f"{', '.join(n.lower() for n, i in all_instructions().items() if i.cpusim)}")
-        if name not in (BUNDLE, CPUSIM):
+        if name == TARGET:
+            from ptofuzz import targets
+
+            cfg = targets.configured()
+            if cfg is None:
+                raise UsageError("--oracles target needs --target CMD (the command that runs one case folder)")
+            self.support(cfg.platform)
+        elif name not in (BUNDLE, CPUSIM):
             self.support(name)
 
     def support(self, platform: str) -> PlatformSupport:
@@ -152,6 +160,10 @@ class Instruction:
         """Run the case's platform oracle, after the platform's dtype check."""
         if case.platform == BUNDLE and self.bundle is not None:
             return self.bundle(case, inputs)
+        if case.platform == TARGET:
+            from ptofuzz import targets
+
+            return targets.evaluate(self, case, inputs)
         if case.platform == CPUSIM and self.cpusim is not None:
             cpu = self.platforms["cpu"]
             if case.dtype not in cpu.dtypes:

@@ -12,12 +12,18 @@ import concurrent.futures
 import dataclasses
 import shlex
 import subprocess
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from ptofuzz import api, casefolder
+from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.errors import CaseFolderError, UsageError
+from ptofuzz.generators import values
 
 FIELDS = ("case", "suite", "name", "dir")
 OUTPUT = "output.bin"
@@ -115,3 +121,106 @@ def _verdict(folder: Path, cmd: str, problem: str, before: int | None, platform:
         return TargetVerdict(folder, cmd, "error", None, str(e), seconds)
     return TargetVerdict(folder, cmd, verdict.verdict, verdict, "", seconds)
 
+
+
+# ---- an external target as a campaign oracle (``fuzz --oracles spec,target --target CMD``) ---------------------
+
+TARGET = "target"
+
+
+@dataclasses.dataclass(frozen=True)
+class CampaignTarget:
+    """The external target of a campaign: its command, and the platform whose case folders it reads."""
+
+    template: str
+    platform: str = "cpu"
+    timeout: float = 600.0
+
+
+_campaign_target: CampaignTarget | None = None
+
+
+def configure(target: CampaignTarget | None) -> None:
+    """Use ``target`` as the ``target`` oracle of campaigns in this process (None: none)."""
+    global _campaign_target
+    if target is not None:
+        _fill(target.template, case="x", suite="x", name="x", dir="x")
+    _campaign_target = target
+
+
+def configured() -> CampaignTarget | None:
+    return _campaign_target
+
+
+def flags() -> str:
+    """The ``fuzz`` flags that configure the campaign target again (for reproduce commands)."""
+    cfg = _campaign_target
+    if cfg is None:
+        return ""
+    return (f" --target {shlex.quote(cfg.template)}" + (f" --target-platform {cfg.platform}" if cfg.platform != "cpu"
+                                                        else "")
+            + (f" --target-timeout {cfg.timeout:g}" if cfg.timeout != 600.0 else ""))
+
+
+def evaluate(inst: Any, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    """The external target's outcome of ``case`` (inputs with or without a leading batch axis): each case is
+    written as a case folder in the target platform's layout (inputs and the platform model's golden), the command
+    runs once per case (or once per batch with ``{dir}``), and its ``output.bin`` is read back. Cases the target
+    gave nothing for are crash / hang outcomes (for a batch: failures, as for cpusim)."""
+    from ptofuzz.cpusim.tpart import outcome as batch_outcome
+    from ptofuzz.cpusim.tpart import stacked
+    from ptofuzz.cpusim.worker import CRASH, HANG, Failure
+
+    cfg = _campaign_target
+    if cfg is None:
+        raise UsageError("--oracles target needs --target CMD (the command that runs one case folder)")
+    plat = case.on(cfg.platform)
+    prof = inst.support(cfg.platform).profile
+    role = inst.outputs[0]
+    roles = list(inputs)
+    arrays, batched = stacked(*(inputs[r] for r in roles))
+    n = arrays[0].shape[0]
+    tile = plat.tile(role)
+    fshape = prof.file_shape(tile)
+    dt = inst.dtype_of(plat, role)
+    out = np.zeros((n, *tile.shape), dtype=dt.bits_dtype)
+    failures = []
+    with tempfile.TemporaryDirectory(prefix="ptofuzz-target-") as tmp:
+        folders = []
+        for k in range(n):
+            one = {r: a[k] for r, a in zip(roles, arrays)}
+            expected = inst.evaluate(plat, one)
+            if expected.kind != "ok":
+                return Outcome.unsupported(f"target: the {cfg.platform} model gives {expected.kind} for this case")
+            name = prof.name(plat, k)
+            content = casefolder.build(inst, plat, one, expected, name=name, seed=0, mix=values.ValueMix.parse(None, 0.0),
+                                       replay="")
+            folder = Path(tmp) / name
+            folder.mkdir()
+            for fname, data in content.files.items():
+                (folder / fname).write_bytes(data)
+            folders.append(folder)
+        per_dir = "{dir}" in cfg.template
+        commands = ([_fill(cfg.template, case=tmp, suite=prof.suite, name=prof.suite, dir=tmp)] if per_dir else
+                    [_fill(cfg.template, case=str(f), suite=f.name.partition(".")[0], name=f.name.partition(".")[2],
+                           dir=tmp) for f in folders])
+        problems = [_run(cmd, Path(tmp), cfg.timeout)[0] for cmd in commands]
+        for k, folder in enumerate(folders):
+            problem = problems[0] if per_dir else problems[k]
+            path = folder / OUTPUT
+            if problem or not path.is_file():
+                why = problem or f"target wrote no {OUTPUT}"
+                failures.append(Failure(k, HANG if "timed out" in why else CRASH,
+                                        "timeout" if "timed out" in why else "no-output" if not problem else "exit",
+                                        why))
+                continue
+            try:
+                bits = casefolder.read_tile_file(path, dt, fshape)
+            except CaseFolderError as e:
+                failures.append(Failure(k, CRASH, "bad-output", str(e)))
+                continue
+            out[k, :fshape[0], :fshape[1]] = bits
+    one_cls = np.full(tile.shape, UNDEFINED, dtype=np.uint8)
+    r, c = (min(a, b) for a, b in zip(fshape, tile.valid))
+    one_cls[:r, :c] = EXACT
+    return batch_outcome(role, out, one_cls, failures, batched)

@@ -115,3 +115,44 @@ def test_bad_templates_are_one_line_errors(cases):
         targets.run("run {folder}", [root / "cases"])
     with pytest.raises(UsageError, match="--target is empty"):
         targets.run("  ", [root / "cases"])
+
+
+CPU_FAKE = textwrap.dedent("""
+    import pathlib, sys, zlib
+    case = pathlib.Path(sys.argv[1])
+    golden = bytearray((case / "golden.bin").read_bytes())
+    if zlib.crc32(case.name.encode()) % 10 == 0 and golden:
+        golden[0] ^= 0x01  # the lowest bit of the first element: 1 ULP (or 1) off
+    (case / "output.bin").write_bytes(bytes(golden))
+""")
+
+
+def test_fuzz_with_an_external_target(cli, tmp_path):
+    """`fuzz --target CMD`: every campaign case is written as a cpu case folder, the command runs on it and its
+    output.bin is one more oracle; a target wrong on one folder in ten is a new signature against the model."""
+    from ptofuzz import targets
+
+    script = tmp_path / "target.py"
+    script.write_text(CPU_FAKE)
+    try:
+        r = cli("fuzz", "tpartadd", "--oracles", "spec,cpu", "--target", f"{sys.executable} {script} {{case}}",
+                "--runs", "60", "--batch", "10", "--dtype", "int32", "--seed", "2", "--out", tmp_path / "o",
+                "--json")
+    finally:
+        targets.configure(None)
+    assert r.code == 1, r
+    import json
+
+    summary = json.loads(r.out)
+    assert summary["cases"] == 60
+    assert f"--target '{sys.executable} {script} {{case}}'" in summary["command"]
+    new = [s["signature"].split("/") for s in summary["signatures"] if s["new"]]
+    assert new and all("target" in pair and kind == "int-value" for _, _, pair, kind, _, _ in new)
+    assert any(pair == "cpu~target" for _, _, pair, _, _, _ in new)
+    hits = sum(s["hits"] for s in summary["signatures"] if "/cpu~target/" in s["signature"])
+    assert 1 <= hits < 60  # only the folders the fake target gets wrong
+
+
+def test_fuzz_target_needs_the_command(cli):
+    r = cli("fuzz", "tpartadd", "--oracles", "spec,target", "--runs", "5")
+    assert r.code == 2 and "--oracles target needs --target CMD" in r.err
