@@ -103,12 +103,48 @@ def target(plan: Any, store: Any, on_exec: Callable[[int], None] | None = None) 
     return test_one_input
 
 
+def _real_targets(plan: Any) -> dict[str, Any]:
+    """This process's cpusim settings and campaign target, for the fuzzing child (JSON-ready)."""
+    real: dict[str, Any] = {}
+    if "cpusim" in plan.oracles:
+        from ptofuzz.cpusim import session
+
+        st = session.settings()
+        real["cpusim"] = {"pto_isa": str(st.pto_isa) if st.pto_isa else None,
+                          "cache_dir": str(st.cache_dir) if st.cache_dir else None, "cxx": st.cxx,
+                          "sanitize": list(st.sanitize), "plant": st.plant, "timeout": st.timeout,
+                          "placeholder_bf16": st.placeholder_bf16}
+    if "target" in plan.oracles:
+        from ptofuzz import targets
+
+        cfg = targets.configured()
+        if cfg is not None:
+            real["target"] = {"template": cfg.template, "platform": cfg.platform, "timeout": cfg.timeout}
+    return real
+
+
+def _configure_real_targets(real: dict[str, Any]) -> None:
+    if "cpusim" in real:
+        from ptofuzz.cpusim import build, session
+
+        c = real["cpusim"]
+        session.configure(build.Settings(Path(c["pto_isa"]) if c["pto_isa"] else None,
+                                         Path(c["cache_dir"]) if c["cache_dir"] else None, c["cxx"],
+                                         tuple(c["sanitize"]), c["plant"], c["timeout"], c["placeholder_bf16"]))
+    if "target" in real:
+        from ptofuzz import targets
+
+        targets.configure(targets.CampaignTarget(**real["target"]))
+
+
 def _child(args: dict[str, Any]) -> None:
     """The fuzzing process: instrument, build the target, hand over to libFuzzer (which never returns)."""
     import atheris
 
     import_instrumented()
     from ptofuzz import campaign
+
+    _configure_real_targets(args.get("real", {}))
 
     plan = campaign.Plan(**{**args["plan"], "oracles": tuple(args["plan"]["oracles"]),
                             "constraints": tuple((k, tuple(v) if k == "shape" else v)
@@ -183,7 +219,7 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
     summary = work / "summary.json"
     args = {"plan": {**plan.__dict__, "constraints": [list(c) for c in plan.constraints]},
             "out": str(out) if out else None, "summary": str(summary), "runs": runs, "seconds": seconds,
-            "libfuzzer": libfuzzer}
+            "libfuzzer": libfuzzer, "real": _real_targets(plan)}
     log_path = log or work / "libfuzzer.log"
     start = time.perf_counter()
     with open(log_path, "wb") as logf:

@@ -73,11 +73,15 @@ class Plan:
             parts.append(f"--special {self.special}")
         if self.rate != values.DEFAULT_SPECIAL_RATE:
             parts.append(f"--special-rate {self.rate}")
+        if registry.CPUSIM in self.oracles:
+            from ptofuzz.cpusim import session
+
+            parts.append(session.flags())
         if registry.TARGET in self.oracles:
             from ptofuzz import targets
 
             parts.append(targets.flags().strip())
-        return " ".join(parts)
+        return " ".join(p for p in parts if p)
 
 
 def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, batch: int = DEFAULT_BATCH,

@@ -358,6 +358,9 @@ def test_a_planted_hang_is_a_hang_finding(cli, sim, tmp_path):
     summary = json.loads(r.out)
     assert summary["cases"] == 300
     assert [s["signature"] for s in summary["signatures"]] == ["TPARTADD/float/cpusim/hang/timeout/-"]
+    rec = json.loads(next((tmp_path / "o").glob("*hang*/record.json")).read_text())
+    assert rec["expect"]["cpusim"]["outcome"] == "hang"
+    assert rec["finding"]["campaign"].endswith("--sim-plant hang --sim-timeout 0.5")  # reproduces the same build
 
 
 @needs_sim

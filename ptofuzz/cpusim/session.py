@@ -40,6 +40,27 @@ def configure_like(target: dict[str, Any]) -> None:
         configure(wanted)
 
 
+def flags() -> str:
+    """The ``fuzz`` flags that configure this simulator again (for reproduce commands)."""
+    import shlex
+
+    st = _settings
+    parts = []
+    if st.pto_isa is not None:
+        parts.append(f"--pto-isa {shlex.quote(str(st.pto_isa))}")
+    if st.cache_dir is not None:
+        parts.append(f"--cache-dir {shlex.quote(str(st.cache_dir))}")
+    if st.sanitize:
+        parts.append(f"--sanitize {','.join(st.sanitize)}")
+    if st.plant:
+        parts.append(f"--sim-plant {st.plant}")
+    if st.timeout != build_mod.Settings.timeout:
+        parts.append(f"--sim-timeout {st.timeout:g}")
+    if st.placeholder_bf16:
+        parts.append("--sim-placeholder-bf16")
+    return " ".join(parts)
+
+
 def settings() -> build_mod.Settings:
     return _settings
 
