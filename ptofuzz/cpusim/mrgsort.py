@@ -55,10 +55,15 @@ def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     out = np.zeros((n, 1, dst.cols), dtype=np.uint32)
     k = min(dst.cols, words.shape[1])
     out[:, 0, :k] = words[:, :k]
-    one = np.full(dst.shape, UNDEFINED, dtype=np.uint8)
-    one[0, :dst.valid_cols] = EXACT
+    counts = raw[:, cols * dt.itemsize:].copy().view(np.uint16)
+    one = np.full((n, *dst.shape), UNDEFINED, dtype=np.uint8)  # per case: what TMrgSort.hpp wrote
+    if lists > 1:  # one record per executed (consumed) record
+        written = np.minimum(2 * counts.astype(np.int64).sum(axis=1), dst.valid_cols)
+    else:  # whole groups of four blocks only
+        group = 4 * block * dt.itemsize // 4  # words
+        written = np.full(n, (valid_elems[0] * dt.itemsize // 4) // group * group if group else 0)
+    one[np.arange(dst.cols)[None, None, :] < written[:, None, None]] = EXACT
     result = outcome("dst", out, one, failures, batched)
     if lists > 1 and result.kind == "ok":  # the multi-list form always writes its executed counts
-        counts = raw[:, cols * dt.itemsize:].copy().view(np.uint16)
         result.extra["executed"] = counts[0].tolist() if not batched else counts.tolist()
     return result

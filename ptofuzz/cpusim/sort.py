@@ -2,8 +2,8 @@
 
 ``src`` and ``idx`` go to the harness at one compiled stride (as for TPART*); the simulator writes 8-byte
 records into a destination of 8 bytes per source element a row, which come back as the case's ``dst`` words
-(two uint32 per record). The records area of the valid rows is what the simulator may write; the rest of the
-destination is undefined.
+(two uint32 per record). What TSORT32.hpp writes (:func:`written_words` of each valid row) is exact; the rest
+of the destination is undefined.
 """
 
 from __future__ import annotations
@@ -38,5 +38,15 @@ def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
                                            into(s, rows, cols), into(x.astype(np.uint32), rows, cols), out=words)
     out = into(words, dst.rows, dst.cols)
     one = np.full(dst.shape, UNDEFINED, dtype=np.uint8)
-    one[:src.valid_rows, :2 * src.valid_cols] = EXACT
+    one[:src.valid_rows, :written_words(src.valid, idx.valid, per_word)] = EXACT
     return outcome("dst", out, one, failures, batched)
+
+
+def written_words(src: tuple[int, int], idx: tuple[int, int], per_word: int) -> int:
+    """Record words TSORT32.hpp writes in each valid row: none when idx's valid region differs from src's or
+    either is empty; else up to the end of the last block's records, which starts at word 2 * j / per_word for
+    the block at column j (so 16-bit blocks overlap: block b at record 16 * b)."""
+    vr, vc = src
+    if vr == 0 or vc == 0 or idx != src:
+        return 0
+    return max(2 * j // per_word + 2 * min(32, vc - j) for j in range(0, vc, 32))

@@ -82,14 +82,16 @@ def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
 
 
 def outcome(role: str, out: np.ndarray, one: np.ndarray, failures: list[Failure], batched: bool) -> Outcome:
-    """The outcome of ``out`` (with a leading batch axis) whose elements are ``one``'s classes, except for the
-    cases that crashed, hung or were skipped: for one case its crash or hang, in a batch undefined elements
-    and the failures in ``extra["failures"]`` (each becomes a finding)."""
+    """The outcome of ``out`` (with a leading batch axis) whose elements have ``one``'s classes (one tile's, or
+    per case with the batch axis), except for the cases that crashed, hung or were skipped: for one case its
+    crash or hang, in a batch undefined elements and the failures in ``extra["failures"]`` (each becomes a
+    finding)."""
+    per_case = one.ndim == out.ndim
     if not batched:
         if failures:
             f = failures[0]
             return Outcome(f.kind, reason=f.first_line, extra={"cause": f.cause})
-        return Outcome("ok", outputs={role: out[0]}, classes={role: one})
+        return Outcome("ok", outputs={role: out[0]}, classes={role: one[0] if per_case else one})
     classes = np.broadcast_to(one, out.shape)
     extra: dict[str, object] = {}
     if failures:
