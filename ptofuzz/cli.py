@@ -100,9 +100,15 @@ def _configure_sim(pto_isa: Optional[Path], cache_dir: Optional[Path], sanitize:
 
     san = tuple(s.strip() for s in sanitize.split(",") if s.strip()) if sanitize else ()
     build.sanitize_flags(san)  # an unknown sanitizer is named before anything runs
-    if not timeout > 0:
-        raise UsageError(f"--sim-timeout {timeout} must be a positive number of seconds")
+    if not 0 < timeout <= 1e6:
+        raise UsageError(f"--sim-timeout {timeout} must be a positive number of seconds, at most 1e6")
     session.configure(build.Settings(pto_isa, cache_dir, None, san, plant, timeout, placeholder_bf16))
+
+
+def _platforms_of(op: str) -> list[str]:
+    from ptofuzz import registry
+
+    return list(registry.get(op).platforms)
 
 
 def _rxc(value: Optional[str], flag: str) -> Optional[tuple[int, int]]:
@@ -268,15 +274,24 @@ def fuzz(
         if target is not None:
             from ptofuzz import targets
 
-            if not target_timeout > 0:
-                raise UsageError(f"--target-timeout {target_timeout} must be a positive number of seconds")
-            if names is not None and "target" not in names:
+            if not 0 < target_timeout <= targets.MAX_TIMEOUT:
+                raise UsageError(f"--target-timeout {target_timeout} must be a positive number of seconds, at "
+                                 f"most {targets.MAX_TIMEOUT:g}")
+            if names is None:  # the target joins the default oracles
+                names = [p for p in ("spec", "cpu", "a2a3", "a5") if p in _platforms_of(op)]
+            if "target" not in names:
                 names.append("target")
             targets.configure(targets.CampaignTarget(target, target_platform, target_timeout))
         if time_s is not None and not (time_s > 0 and time_s < 1e9):
             raise UsageError(f"--time {time_s} must be a positive number of seconds")
         plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
                                   special=special, rate=special_rate)
+        sim_flags = [f for f, v in (("--pto-isa", pto_isa), ("--cache-dir", cache_dir), ("--sanitize", sanitize),
+                                    ("--sim-plant", sim_plant), ("--sim-placeholder-bf16", sim_placeholder_bf16),
+                                    ("--sim-timeout", sim_timeout != 10.0)) if v]
+        if sim_flags and "cpusim" not in plan.oracles:
+            raise UsageError(f"{sim_flags[0]} configures the cpusim oracle; add cpusim to --oracles (e.g. "
+                             "--oracles spec,cpu,cpusim) or drop it")
         if "cpusim" in plan.oracles:
             from ptofuzz.cpusim import session
 

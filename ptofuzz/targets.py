@@ -9,8 +9,11 @@ pto-isa name (``TPARTADDTest.case_float_64x64_8x64_64x64``), ``{dir}`` the folde
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
+import os
 import shlex
+import signal
 import subprocess
 import tempfile
 import time
@@ -26,6 +29,7 @@ from ptofuzz.errors import CaseFolderError, UsageError
 from ptofuzz.generators import values
 
 FIELDS = ("case", "suite", "name", "dir")
+MAX_TIMEOUT = 1e6  # seconds (about 11 days): larger values overflow the clocks they are added to
 OUTPUT = "output.bin"
 
 
@@ -43,29 +47,35 @@ class TargetVerdict:
     @property
     def reproduce(self) -> str:
         chk = self.check.reproduce if self.check is not None else f"ptofuzz check {shlex.quote(str(self.path))}"
-        return f"{self.command} && {chk}"
+        return f"( {self.command} ) && {chk}"
 
 
 def _fill(template: str, **values: str) -> str:
     try:
         return template.format(**{k: shlex.quote(v) for k, v in values.items()})
-    except (KeyError, IndexError, ValueError) as e:
+    except (KeyError, IndexError, ValueError, AttributeError) as e:
         raise UsageError(f"--target {template!r}: bad placeholder {e}; use {{case}}, {{suite}}, {{name}} or "
                          "{dir}") from None
 
 
 def _run(command: str, cwd: Path, timeout: float) -> tuple[str, float]:
-    """'' when the command exited 0, else what went wrong (exit status and its last line of output)."""
+    """'' when the command exited 0, else what went wrong (exit status and its last line of output). A command
+    that times out is killed with everything it started (its own process group)."""
     start = time.perf_counter()
+    proc = subprocess.Popen(command, shell=True, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
     try:
-        out = subprocess.run(command, shell=True, cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                             check=False, start_new_session=True)
+        out, err = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
         return f"target timed out after {timeout:g} s", time.perf_counter() - start
-    if out.returncode != 0:
-        last = (out.stderr.strip() or out.stdout.strip()).splitlines()
+    if proc.returncode != 0:
+        text = (err.strip() or out.strip()).decode(errors="replace")
+        last = text.splitlines()
         tail = f": {last[-1][:200]}" if last else ""
-        return f"target exited with status {out.returncode}{tail}", time.perf_counter() - start
+        return f"target exited with status {proc.returncode}{tail}", time.perf_counter() - start
     return "", time.perf_counter() - start
 
 
@@ -76,8 +86,8 @@ def run(template: str, paths: Sequence[str | Path], *, jobs: int = 1, timeout: f
         raise UsageError("--target is empty; give a command such as 'python3 run.py {case}'")
     if not 1 <= jobs <= 256:
         raise UsageError(f"--jobs {jobs} must be between 1 and 256")
-    if not timeout > 0:
-        raise UsageError(f"--timeout {timeout} must be a positive number of seconds")
+    if not 0 < timeout <= MAX_TIMEOUT:
+        raise UsageError(f"--timeout {timeout} must be a positive number of seconds, at most {MAX_TIMEOUT:g}")
     _fill(template, case="x", suite="x", name="x", dir="x")  # placeholders checked before anything runs
     folders = casefolder.discover([Path(p) for p in paths])
     where = cwd or Path.cwd()

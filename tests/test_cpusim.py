@@ -420,3 +420,48 @@ def test_cpusim_defines_exactly_what_the_simulator_writes(sim, op):
         np.testing.assert_array_equal(real.classes["dst"] != UNDEFINED, model.classes["dst"] != UNDEFINED,
                                       err_msg=str(case))
     assert compared >= 200
+
+
+FAKE_CXX = """#!/bin/sh
+# a stand-in compiler: answers --version, accepts every probe, and "builds" executables that exit 1
+out=""
+prev=""
+for a in "$@"; do
+    [ "$a" = "--version" ] && { echo "fake c++ 2.0"; exit 0; }
+    [ "$prev" = "-o" ] && out="$a"
+    prev="$a"
+done
+if [ -n "$out" ]; then printf '#!/bin/sh\\nexit 1\\n' > "$out"; chmod +x "$out"; fi
+exit 0
+"""
+
+
+def test_a_damaged_cache_entry_is_rebuilt(tmp_path, monkeypatch):
+    tree = _fake_tree(tmp_path)
+    cxx = tmp_path / "fake-cxx"
+    cxx.write_text(FAKE_CXX)
+    cxx.chmod(cxx.stat().st_mode | stat.S_IEXEC)
+    settings = build.Settings(pto_isa=tree, cache_dir=tmp_path / "cache", cxx=str(cxx))
+    first = build.get(settings)
+    assert not first.cached and first.executable.is_file()
+    assert first.manifest["compiler"].endswith("(fake c++ 2.0)")
+    assert build.get(settings).cached
+    first.executable.unlink()  # damaged by hand
+    again = build.get(settings)
+    assert not again.cached and again.executable.is_file() and again.folder == first.folder
+    (again.folder / "manifest.json").write_text("{not json")
+    assert not build.get(settings).cached  # rebuilt again, no JSON traceback
+    assert build.lookup(settings) is not None
+
+
+def test_the_cache_key_covers_flags_and_compiler(tmp_path):
+    tree = _fake_tree(tmp_path)
+    cxx = tmp_path / "fake-cxx"
+    cxx.write_text(FAKE_CXX)
+    cxx.chmod(cxx.stat().st_mode | stat.S_IEXEC)
+    base = build.Settings(pto_isa=tree, cache_dir=tmp_path / "cache", cxx=str(cxx))
+    folders = {build.get(s).folder for s in (base, build.Settings(**{**base.__dict__, "sanitize": ("address",)}),
+                                              build.Settings(**{**base.__dict__, "plant": "hang"}))}
+    assert len(folders) == 3
+    cxx.write_text(FAKE_CXX.replace("fake c++ 2.0", "fake c++ 2.1"))  # a compiler upgrade
+    assert build.get(base).folder not in folders

@@ -58,7 +58,7 @@ def test_wrong_output_fails_exactly_those_cases(cases):
     for v in verdicts:
         if v.verdict != "pass":
             assert v.verdict == "fail" and v.check is not None
-            assert v.reproduce.startswith(f"{sys.executable} {script} ")
+            assert v.reproduce.startswith(f"( {sys.executable} {script} ")
             assert f"ptofuzz check {v.path}" in v.reproduce
             mismatched = [f for f in v.check.files if f.file == "output.bin" and not f.ok]
             assert mismatched and mismatched[0].comparison.mismatches == 1
@@ -156,3 +156,22 @@ def test_fuzz_with_an_external_target(cli, tmp_path):
 def test_fuzz_target_needs_the_command(cli):
     r = cli("fuzz", "tpartadd", "--oracles", "spec,target", "--runs", "5")
     assert r.code == 2 and "--oracles target needs --target CMD" in r.err
+
+
+def test_a_timed_out_target_is_killed_with_its_children(cases, tmp_path):
+    root, _, folders = cases
+    marker = tmp_path / "survivor"
+    # the shell starts a child that would write the marker after 3 s; the timeout must take it down too
+    cmd = f"(sleep 3; touch {marker}) & wait"
+    verdicts = targets.run(cmd, [folders[0]], timeout=0.5)
+    assert verdicts[0].problem == "target timed out after 0.5 s"
+    import time
+
+    time.sleep(3.5)
+    assert not marker.exists()
+
+
+def test_target_output_that_is_not_utf8_is_no_crash(cases):
+    root, _, folders = cases
+    verdicts = targets.run("printf '\\377\\376'; exit 4", [folders[0]])
+    assert verdicts[0].problem.startswith("target exited with status 4: ")

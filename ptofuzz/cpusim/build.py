@@ -285,10 +285,17 @@ def _identity(settings: Settings) -> _Identity:
 
 
 def _cached(final: Path, start: float) -> Build | None:
+    """The complete build in ``final``, or None (absent, or damaged: no harness, an unreadable manifest)."""
     manifest_path = final / "manifest.json"
-    if manifest_path.is_file() and (final / "harness").is_file():
-        return Build(final, json.loads(manifest_path.read_text()), True, time.perf_counter() - start)
-    return None
+    if not (manifest_path.is_file() and (final / "harness").is_file()):
+        return None
+    try:
+        manifest = json.loads(manifest_path.read_text())
+    except (OSError, ValueError):
+        return None
+    if not isinstance(manifest, dict) or "kernels" not in manifest:
+        return None
+    return Build(final, manifest, True, time.perf_counter() - start)
 
 
 def lookup(settings: Settings) -> Build | None:
@@ -337,13 +344,16 @@ def get(settings: Settings, *, jobs: int | None = None) -> Build:
         for scratch in ("bf16.cpp", "bf16"):
             (work / scratch).unlink(missing_ok=True)
         (work / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
+        if final.exists() and _cached(final, start) is None:  # a damaged entry (a harness deleted by hand...)
+            shutil.rmtree(final, ignore_errors=True)
         try:
             os.rename(work, final)
         except OSError:  # another process finished first: use its build
             shutil.rmtree(work, ignore_errors=True)
-            if not manifest_path.is_file():
+            other = _cached(final, start)
+            if other is None:
                 raise
-            manifest = json.loads(manifest_path.read_text())
+            return Build(final, other.manifest, False, time.perf_counter() - start)
         return Build(final, manifest, False, time.perf_counter() - start)
     finally:
         if work.exists():

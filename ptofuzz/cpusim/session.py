@@ -35,7 +35,9 @@ def configure_like(target: dict[str, Any]) -> None:
     tree = _settings.pto_isa
     if tree is None and not os.environ.get("PTO_ISA_DIR") and target.get("pto_isa"):
         tree = Path(str(target["pto_isa"]))
-    wanted = dataclasses.replace(_settings, pto_isa=tree, sanitize=tuple(target.get("sanitize", ())), plant=plant)
+    wanted = dataclasses.replace(_settings, pto_isa=tree, sanitize=tuple(target.get("sanitize", ())), plant=plant,
+                                 timeout=float(target.get("timeout", _settings.timeout)),
+                                 placeholder_bf16=bool(target.get("placeholder_bf16", False)))
     if wanted != _settings:
         configure(wanted)
 
@@ -94,5 +96,5 @@ def unavailable(case: Case) -> Outcome | None:
 
 
 def target() -> dict[str, Any]:
-    """What a finding against cpusim was tested on (pto-isa commit, compiler, flags)."""
-    return current_build().target()
+    """What a finding against cpusim was tested on (pto-isa commit, compiler, flags) and how it was run."""
+    return {**current_build().target(), "timeout": _settings.timeout, "placeholder_bf16": _settings.placeholder_bf16}

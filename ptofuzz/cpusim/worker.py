@@ -1,7 +1,7 @@
 """The harness as a persistent worker process fed over a pipe, out of ptofuzz's process.
 
 :meth:`Worker.run` sends one request (a batch of cases) and returns the reply's bytes. When the harness dies
-(a crash, a sanitizer report) or does not answer within the timeout (a hang), the case it was on is read from
+(a crash, a sanitizer report) or spends longer than the timeout on one case (a hang), the case it was on is read from
 the progress file the harness keeps, the process is replaced and the rest of the batch is sent again; those
 cases come back as :class:`Failure` entries (at most ``max_failures`` per batch; the cases after that are not
 run and are reported as skipped).
@@ -72,10 +72,10 @@ class Worker:
         self.executable, self.timeout, self.max_failures = executable, timeout, max_failures
         self.proc: subprocess.Popen[bytes] | None = None
         fd, name = tempfile.mkstemp(prefix="ptofuzz-progress-")
+        os.unlink(name)  # nothing to clean up, however this process ends: the harness opens it as /dev/fd/N
         os.write(fd, b"\0" * 8)
-        self._progress_path = Path(name)
+        self._progress_fd = fd
         self._progress = mmap.mmap(fd, 8)
-        os.close(fd)
         self._stderr = tempfile.TemporaryFile(prefix="ptofuzz-harness-stderr-")  # noqa: SIM115 - closed in close()
         self.restarts = 0
         self.cases = 0  # cases the harness answered (for tests and reports)
@@ -86,7 +86,7 @@ class Worker:
             return
         self._stop()
         self._progress.close()
-        self._progress_path.unlink(missing_ok=True)
+        os.close(self._progress_fd)
         self._stderr.close()
 
     def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
@@ -99,8 +99,9 @@ class Worker:
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0:exitcode=86")
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=0:exitcode=87")
-        self.proc = subprocess.Popen([str(self.executable), str(self._progress_path)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=self._stderr, env=env, start_new_session=True)
+        self.proc = subprocess.Popen([str(self.executable), f"/dev/fd/{self._progress_fd}"], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=self._stderr, env=env, start_new_session=True,
+                                     pass_fds=(self._progress_fd,))
         return self.proc
 
     def _stop(self) -> None:
@@ -133,12 +134,17 @@ class Worker:
         need = REPLY.size + reply_bytes
         got = bytearray()
         deadline = time.monotonic() + self.timeout
+        seen = -1
         try:
             while len(got) < need:
-                left = deadline - time.monotonic()
+                now = time.monotonic()
+                at = self._progress_index()
+                if at != seen:  # the timeout is per case: a new case restarts it
+                    seen, deadline = at, now + self.timeout
+                left = deadline - now
                 if left <= 0:
                     return "timeout"
-                for key, _ in sel.select(left):
+                for key, _ in sel.select(min(left, 0.25)):
                     if key.fd == in_fd:
                         try:
                             sent += os.write(in_fd, view[sent:sent + (1 << 20)])
