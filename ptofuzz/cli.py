@@ -89,7 +89,7 @@ CacheDirOpt = Annotated[Optional[Path], typer.Option(
 SanitizeOpt = Annotated[Optional[str], typer.Option(
     help="cpusim: build the harness with sanitizers: address, undefined or address,undefined.")]
 SimTimeoutOpt = Annotated[float, typer.Option(help="cpusim: seconds one batch may take before it is a hang.")]
-PlantOpt = Annotated[Optional[str], typer.Option(hidden=True, help="Test only: plant a bug (oob or hang).")]
+PlantOpt = Annotated[Optional[str], typer.Option(hidden=True, help="Test only: plant a bug (oob, hang, or off).")]
 PlaceholderOpt = Annotated[bool, typer.Option(
     help="cpusim: run bfloat16 even when the build's bfloat16_t is pto-isa's _Float16 placeholder.")]
 

@@ -171,6 +171,10 @@ def sim_built(build: Any, *, as_json: bool = False) -> None:
                   "template, accepted from GCC 13 / clang 17); that header is skipped (not used by the harness)")
     for op, dts in m["kernels"].items():
         con.print(f"  {op:<9} {', '.join(dts) or '-'}")
+        more = [d for d in m.get("compiles", {}).get(op, []) if d not in dts]
+        if more:
+            con.print(f"  [dim]{'':<9} also compiles (left out: the cpu model does not accept them): "
+                      f"{', '.join(more)}[/]")
         for dt, why in m["rejected"].get(op, {}).items():
             con.print(f"  [dim]{'':<9} {dt}: unsupported, {escape(why)}[/]")
     if not m.get("bfloat16_native"):

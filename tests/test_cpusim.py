@@ -180,7 +180,7 @@ def test_int32_overflow_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_pa
     """cpusim-int32-overflow-ub: TPARTADD's `dst = src0 + src1` on int32_t overflows a signed int (UB in C++);
     the cpu model (and in practice the -O2 build) wraps. UBSan reports it as a crash finding."""
     r = cli("fuzz", "tpartadd", "--oracles", "cpu,cpusim", "--runs", "1000", "--dtype", "int32", "--sanitize",
-            "undefined", "--seed", "1", "--out", tmp_path / "o", "--json")
+            "address,undefined", "--sim-plant", "off", "--seed", "1", "--out", tmp_path / "o", "--json")
     assert r.code == 1, r
     sigs = [s["signature"] for s in json.loads(r.out)["signatures"]]
     assert sigs == ["TPARTADD/int/cpusim/crash/signed-integer-overflow/-"]
@@ -332,7 +332,7 @@ def test_fuzz_spec_cpu_cpusim_finds_nothing_new(cli, sim, tmp_path):
 def test_a_planted_out_of_bounds_write_under_asan_is_a_crash_finding(cli, sim, tmp_path):
     out = tmp_path / "out"
     r = cli("fuzz", "tpartadd", "--oracles", "cpu,cpusim", "--runs", "2000", "--batch", "64", "--dtype",
-            "float32", "--sanitize", "address", "--sim-plant", "oob", "--seed", "1", "--out", out, "--json")
+            "float32", "--sanitize", "address,undefined", "--sim-plant", "oob", "--seed", "1", "--out", out, "--json")
     assert r.code == 1, r
     summary = json.loads(r.out)
     assert summary["cases"] == 2000  # the campaign went on past every crash
@@ -344,7 +344,7 @@ def test_a_planted_out_of_bounds_write_under_asan_is_a_crash_finding(cli, sim, t
     assert rec["expect"]["cpusim"]["outcome"] == "crash"
     assert "ERROR: AddressSanitizer: heap-buffer-overflow" in rec["expect"]["cpusim"]["reason"]
     assert int(records.read(path).inputs["src0"].ravel()[0]) & 0xFF == 0x5A  # the planted trigger
-    assert rec["finding"]["target"]["sanitize"] == ["address"]
+    assert rec["finding"]["target"]["sanitize"] == ["address", "undefined"]
     again = cli("replay", out)
     assert again.code == 0, again
 
@@ -352,15 +352,15 @@ def test_a_planted_out_of_bounds_write_under_asan_is_a_crash_finding(cli, sim, t
 @needs_sim
 def test_a_planted_hang_is_a_hang_finding(cli, sim, tmp_path):
     r = cli("fuzz", "tpartadd", "--oracles", "cpu,cpusim", "--runs", "300", "--batch", "64", "--dtype",
-            "float32", "--sim-plant", "hang", "--sim-timeout", "0.5", "--seed", "1", "--out", tmp_path / "o",
-            "--json")
+            "float32", "--sanitize", "address,undefined", "--sim-plant", "hang", "--sim-timeout", "0.5", "--seed",
+            "1", "--out", tmp_path / "o", "--json")
     assert r.code == 1, r
     summary = json.loads(r.out)
     assert summary["cases"] == 300
     assert [s["signature"] for s in summary["signatures"]] == ["TPARTADD/float/cpusim/hang/timeout/-"]
     rec = json.loads(next((tmp_path / "o").glob("*hang*/record.json")).read_text())
     assert rec["expect"]["cpusim"]["outcome"] == "hang"
-    assert rec["finding"]["campaign"].endswith("--sim-plant hang --sim-timeout 0.5")  # reproduces the same build
+    assert rec["finding"]["campaign"].endswith("--sanitize address,undefined --sim-plant hang --sim-timeout 0.5")
 
 
 @needs_sim
@@ -463,5 +463,6 @@ def test_the_cache_key_covers_flags_and_compiler(tmp_path):
     folders = {build.get(s).folder for s in (base, build.Settings(**{**base.__dict__, "sanitize": ("address",)}),
                                               build.Settings(**{**base.__dict__, "plant": "hang"}))}
     assert len(folders) == 3
+    assert build.get(build.Settings(**{**base.__dict__, "plant": "oob"})).folder in folders  # one plant build
     cxx.write_text(FAKE_CXX.replace("fake c++ 2.0", "fake c++ 2.1"))  # a compiler upgrade
     assert build.get(base).folder not in folders

@@ -18,8 +18,8 @@
 //
 // Build defines (set by ptofuzz.cpusim.build):
 //   PTOFUZZ_KERNELS  a list of K(OPCODE, MNEMONIC, CTYPE, DTYPECODE): the (instruction, type) pairs to compile
-//   PTOFUZZ_PLANT    test-only: 1 writes one byte past the dst buffer, 2 loops forever, on cases whose src0
-//                    starts with the byte 0x5A
+//   PTOFUZZ_PLANTS   test-only: with the environment variable PTOFUZZ_PLANT=oob, a TPART* case whose src0 starts
+//                    with the byte 0x5A writes one byte past the dst buffer; with PTOFUZZ_PLANT=hang it loops forever
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -46,6 +46,7 @@ struct Reply {
 };
 
 volatile int64_t* g_progress = nullptr;
+int g_plant = 0;  // 1: out-of-bounds write, 2: hang (PTOFUZZ_PLANTS builds only)
 
 enum Op : uint32_t {
     TPARTADD_OP = 0, TPARTMUL_OP = 1, TPARTMAX_OP = 2, TPARTMIN_OP = 3, TSORT32_OP = 4, TMRGSORT_OP = 5
@@ -155,14 +156,14 @@ void run_tpart(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid
             std::memcpy(d, b, tile * sizeof(T));
             b = d;
         }
-#ifdef PTOFUZZ_PLANT
-        if (reinterpret_cast<uint8_t*>(a)[0] == 0x5A) {
-#if PTOFUZZ_PLANT == 1
-            *reinterpret_cast<volatile uint8_t*>(dend) = 1;
-#else
-            for (volatile int spin = 0;; spin = spin + 1) {
+#ifdef PTOFUZZ_PLANTS
+        if (g_plant != 0 && reinterpret_cast<uint8_t*>(a)[0] == 0x5A) {
+            if (g_plant == 1) {
+                *reinterpret_cast<volatile uint8_t*>(dend) = 1;
+            } else {
+                for (volatile unsigned spin = 0;; spin = spin + 1u) {  // unsigned: no UB for UBSan to stop
+                }
             }
-#endif
         }
 #endif
         (void)dend;
@@ -253,6 +254,11 @@ int main(int argc, char** argv)
 {
     static int64_t local_progress = 0;
     g_progress = &local_progress;
+#ifdef PTOFUZZ_PLANTS
+    if (const char* plant = std::getenv("PTOFUZZ_PLANT")) {
+        g_plant = std::strcmp(plant, "oob") == 0 ? 1 : std::strcmp(plant, "hang") == 0 ? 2 : 0;
+    }
+#endif
     if (argc > 1) {
         int fd = open(argv[1], O_RDWR);
         if (fd >= 0) {

@@ -29,9 +29,7 @@ def configure(settings: build_mod.Settings) -> None:
 def configure_like(target: dict[str, Any]) -> None:
     """Settings for replaying a finding made against ``target`` (its record's ``finding.target``): its
     sanitizers and planted bug, and its pto-isa tree when neither ``--pto-isa`` nor ``PTO_ISA_DIR`` names one."""
-    flags = [str(f) for f in target.get("flags", [])]
-    plants = {f"-DPTOFUZZ_PLANT={v}": k for k, v in build_mod.PLANTS.items()}
-    plant = next((plants[f] for f in flags if f in plants), None)
+    plant = target.get("plant") if target.get("plant") in build_mod.PLANTS else None
     tree = _settings.pto_isa
     if tree is None and not os.environ.get("PTO_ISA_DIR") and target.get("pto_isa"):
         tree = Path(str(target["pto_isa"]))
@@ -80,7 +78,7 @@ def worker() -> Worker:
     global _worker
     pid = os.getpid()
     if _worker is None or _worker[0] != pid:
-        _worker = (pid, Worker(current_build().executable, _settings.timeout))
+        _worker = (pid, Worker(current_build().executable, _settings.timeout, plant=_settings.plant))
     return _worker[1]
 
 
@@ -97,4 +95,5 @@ def unavailable(case: Case) -> Outcome | None:
 
 def target() -> dict[str, Any]:
     """What a finding against cpusim was tested on (pto-isa commit, compiler, flags) and how it was run."""
-    return {**current_build().target(), "timeout": _settings.timeout, "placeholder_bf16": _settings.placeholder_bf16}
+    return {**current_build().target(), "timeout": _settings.timeout, "placeholder_bf16": _settings.placeholder_bf16,
+            "plant": _settings.plant}

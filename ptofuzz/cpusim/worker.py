@@ -68,8 +68,8 @@ def crash_cause(report: str, returncode: int | None) -> tuple[str, str]:
 class Worker:
     """One harness process (restarted as needed)."""
 
-    def __init__(self, executable: Path, timeout: float, max_failures: int = 8) -> None:
-        self.executable, self.timeout, self.max_failures = executable, timeout, max_failures
+    def __init__(self, executable: Path, timeout: float, max_failures: int = 8, plant: str | None = None) -> None:
+        self.executable, self.timeout, self.max_failures, self.plant = executable, timeout, max_failures, plant
         self.proc: subprocess.Popen[bytes] | None = None
         fd, name = tempfile.mkstemp(prefix="ptofuzz-progress-")
         os.unlink(name)  # nothing to clean up, however this process ends: the harness opens it as /dev/fd/N
@@ -99,6 +99,9 @@ class Worker:
         env = dict(os.environ)
         env.setdefault("ASAN_OPTIONS", "detect_leaks=0:abort_on_error=0:exitcode=86")
         env.setdefault("UBSAN_OPTIONS", "print_stacktrace=0:exitcode=87")
+        env.pop("PTOFUZZ_PLANT", None)
+        if self.plant and self.plant != "off":  # test-only, and only a PTOFUZZ_PLANTS build reads it
+            env["PTOFUZZ_PLANT"] = self.plant
         self.proc = subprocess.Popen([str(self.executable), f"/dev/fd/{self._progress_fd}"], stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=self._stderr, env=env, start_new_session=True,
                                      pass_fds=(self._progress_fd,))
