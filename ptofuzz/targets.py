@@ -177,9 +177,8 @@ def evaluate(inst: Any, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome
     written as a case folder in the target platform's layout (inputs and the platform model's golden), the command
     runs once per case (or once per batch with ``{dir}``), and its ``output.bin`` is read back. Cases the target
     gave nothing for are crash / hang outcomes (for a batch: failures, as for cpusim)."""
-    from ptofuzz.cpusim.tpart import outcome as batch_outcome
-    from ptofuzz.cpusim.tpart import stacked
-    from ptofuzz.cpusim.worker import CRASH, HANG, Failure
+    from ptofuzz.failures import CRASH, HANG, Failure, stacked
+    from ptofuzz.failures import outcome as batch_outcome
 
     cfg = _campaign_target
     if cfg is None:

@@ -16,7 +16,8 @@ import numpy as np
 from ptofuzz import dtypes
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.cpusim import build, session
-from ptofuzz.cpusim.tpart import outcome, stacked, stride_index, too_big
+from ptofuzz.cpusim.tpart import stride_index, too_big
+from ptofuzz.failures import outcome, stacked
 
 LISTS = ("src0", "src1", "src2", "src3")
 

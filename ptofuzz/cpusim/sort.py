@@ -15,7 +15,8 @@ import numpy as np
 from ptofuzz import dtypes
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.cpusim import build, session
-from ptofuzz.cpusim.tpart import into, outcome, request_grid, stacked, too_big
+from ptofuzz.cpusim.tpart import into, request_grid, too_big
+from ptofuzz.failures import outcome, stacked
 
 
 def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:

@@ -16,7 +16,7 @@ import numpy as np
 from ptofuzz import dtypes
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, Tile
 from ptofuzz.cpusim import build, session
-from ptofuzz.cpusim.worker import Failure
+from ptofuzz.failures import outcome, stacked
 
 ROLES = ("dst", "src0", "src1")
 ALIAS = {None: 0, "src0": 1, "src1": 2}
@@ -42,13 +42,6 @@ def request_grid(tiles: list[Tile]) -> tuple[int, int, int] | None:
     rows = max(1, max(t.valid_rows for t in tiles))
     ci = stride_index(rows, max(1, max(t.valid_cols for t in tiles)))
     return None if ci is None else (rows, ci, build.COLS[ci])
-
-
-def stacked(*inputs: np.ndarray) -> tuple[list[np.ndarray], bool]:
-    """The inputs with a leading batch axis (added when they have none) and whether they had one."""
-    arrays = [np.asarray(x) for x in inputs]
-    batched = arrays[0].ndim == 3
-    return (arrays if batched else [x[None] for x in arrays]), batched
 
 
 def too_big() -> Outcome:
@@ -79,23 +72,3 @@ def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     one = np.full(d.shape, UNDEFINED, dtype=np.uint8)
     one[:vr, :vc] = EXACT
     return outcome("dst", out, one, failures, batched)
-
-
-def outcome(role: str, out: np.ndarray, one: np.ndarray, failures: list[Failure], batched: bool) -> Outcome:
-    """The outcome of ``out`` (with a leading batch axis) whose elements have ``one``'s classes (one tile's, or
-    per case with the batch axis), except for the cases that crashed, hung or were skipped: for one case its
-    crash or hang, in a batch undefined elements and the failures in ``extra["failures"]`` (each becomes a
-    finding)."""
-    per_case = one.ndim == out.ndim
-    if not batched:
-        if failures:
-            f = failures[0]
-            return Outcome(f.kind, reason=f.first_line, extra={"cause": f.cause})
-        return Outcome("ok", outputs={role: out[0]}, classes={role: one[0] if per_case else one})
-    classes = np.broadcast_to(one, out.shape)
-    extra: dict[str, object] = {}
-    if failures:
-        classes = classes.copy()
-        classes[[f.item for f in failures]] = UNDEFINED
-        extra["failures"] = failures
-    return Outcome("ok", outputs={role: out}, classes={role: classes}, extra=extra)

@@ -10,7 +10,6 @@ run and are reported as skipped).
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import mmap
 import os
 import re
@@ -24,22 +23,15 @@ from pathlib import Path
 
 import numpy as np
 
+from ptofuzz.failures import CRASH, HANG, SKIPPED, Failure
+
 MAGIC = 0x50544F46
 HEADER = struct.Struct("<8I")
 REPLY = struct.Struct("<4I")
-CRASH, HANG, SKIPPED = "crash", "hang", "skipped"
 
 
 class HarnessError(RuntimeError):
     """The harness refused a request (a bug in ptofuzz's side of the protocol)."""
-
-
-@dataclasses.dataclass(frozen=True)
-class Failure:
-    item: int  # index in the batch
-    kind: str  # crash / hang / skipped
-    cause: str  # short class: the sanitizer's bug type, the signal, "timeout"
-    first_line: str  # the sanitizer's first report line, or what happened
 
 
 _SAN = re.compile(r"(ERROR: AddressSanitizer: [\w-]+.*|runtime error: .*|ERROR: \w+Sanitizer: .*)")

@@ -1,0 +1,47 @@
+"""What a real target (the cpusim harness, an external command) says about a batch of cases it could not all
+answer: :class:`Failure` entries, and the :class:`~ptofuzz.case.Outcome` that carries them."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ptofuzz.case import UNDEFINED, Outcome
+
+CRASH, HANG, SKIPPED = "crash", "hang", "skipped"
+
+
+@dataclasses.dataclass(frozen=True)
+class Failure:
+    item: int  # index in the batch
+    kind: str  # crash / hang / skipped
+    cause: str  # short class: the sanitizer's bug type, the signal, "timeout"
+    first_line: str  # the sanitizer's first report line, or what happened
+
+
+def stacked(*inputs: np.ndarray) -> tuple[list[np.ndarray], bool]:
+    """The inputs with a leading batch axis (added when they have none) and whether they had one."""
+    arrays = [np.asarray(x) for x in inputs]
+    batched = arrays[0].ndim == 3
+    return (arrays if batched else [x[None] for x in arrays]), batched
+
+
+def outcome(role: str, out: np.ndarray, one: np.ndarray, failures: list[Failure], batched: bool) -> Outcome:
+    """The outcome of ``out`` (with a leading batch axis) whose elements have ``one``'s classes (one tile's, or
+    per case with the batch axis), except for the cases that crashed, hung or were skipped: for one case its
+    crash or hang, in a batch undefined elements and the failures in ``extra["failures"]`` (each becomes a
+    finding)."""
+    per_case = one.ndim == out.ndim
+    if not batched:
+        if failures:
+            f = failures[0]
+            return Outcome(f.kind, reason=f.first_line, extra={"cause": f.cause})
+        return Outcome("ok", outputs={role: out[0]}, classes={role: one[0] if per_case else one})
+    classes = np.broadcast_to(one, out.shape)
+    extra: dict[str, object] = {}
+    if failures:
+        classes = classes.copy()
+        classes[[f.item for f in failures]] = UNDEFINED
+        extra["failures"] = failures
+    return Outcome("ok", outputs={role: out}, classes={role: classes}, extra=extra)
