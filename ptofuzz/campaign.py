@@ -157,6 +157,7 @@ class BatchResult:
     case: Case
     hits: dict[str, tuple[int, int]]  # signature key -> (cases showing it, first item)
     examples: dict[str, dict[str, np.ndarray]]  # signature key -> inputs of its first item
+    skipped: int = 0  # cases a real target left unanswered after too many failures in the batch
 
 
 def run_batch(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int) -> BatchResult:
@@ -180,8 +181,9 @@ def run_batch(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: 
         def item(i: int) -> dict[str, np.ndarray]:
             return {r: np.array(v) for r, v in one.items()}
     keys = {s: s.key for s in hits.counts}
+    skipped = sum(f.kind == "skipped" for o in outcomes.values() for f in o.extra.get("failures", ()))
     return BatchResult(k, take, case, {keys[s]: (c, hits.first[s]) for s, c in hits.counts.items()},
-                       {keys[s]: item(hits.first[s]) for s in hits.counts})
+                       {keys[s]: item(hits.first[s]) for s in hits.counts}, skipped)
 
 
 class OracleCrash(RuntimeError):
@@ -223,6 +225,7 @@ class Stats:
     signatures: int = 0
     new: int = 0
     time_left: float | None = None
+    skipped: int = 0  # cases a real target (cpusim, --target) left unanswered: compared by no pair with it
 
     @property
     def rate(self) -> float:
@@ -331,6 +334,7 @@ def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
     return {
         "op": plan.op, "oracles": list(plan.oracles), "engine": store.engine, "seed": plan.seed,
         "cases": stats.cases, "elapsed_s": round(stats.elapsed, 3), "cases_per_s": round(stats.rate, 1),
+        "skipped": stats.skipped,
         "signatures": [
             {"signature": f.signature.key, "hits": f.hits, "first_seen": f.first, "new": f.new, "known": f.known,
              "path": str(f.path.parent) if f.path else None,
@@ -384,6 +388,7 @@ def _random_batches(inst: registry.Instruction, plan: Plan, runs: int | None, se
             store.add(key, count, f"batch {res.index} item {item}", res.case, res.examples[key],
                       case_number=base + item + 1)
         stats.cases += res.size
+        stats.skipped += res.skipped
         stats.batches += 1
         stats.elapsed = time.perf_counter() - start
         stats.signatures, stats.new = len(store.findings), len(store.new)

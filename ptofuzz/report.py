@@ -240,6 +240,9 @@ def campaign(data: dict[str, Any], *, as_json: bool = False) -> None:
     for s in data["signatures"]:
         if s["new"] and s["replay"]:
             con.print(f"[bold red]new[/] {escape(s['signature'])}\n    reproduce: {escape(s['replay'])}")
+    if data.get("skipped"):
+        con.print(f"[yellow]{data['skipped']:,} cases skipped by a real target after too many crashes or hangs in "
+                  "their batch[/]")
     con.print(f"{data['cases']:,} cases in {data['elapsed_s']:.1f} s ({data['cases_per_s']:,.0f}/s), "
               f"{len(data['signatures'])} signature(s), {data['new']} new; seed {data['seed']} "
               f"({data['engine']} engine)")

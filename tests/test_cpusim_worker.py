@@ -135,3 +135,28 @@ def test_a_forked_copy_does_not_stop_its_parents_harness(tmp_path):
         assert failures == [] and wk.restarts == 0
     finally:
         wk.close()
+
+
+def test_a_campaign_counts_the_cases_a_real_target_skipped():
+    """Cases a real target left unanswered (after too many failures in their batch) are counted in the
+    campaign summary, not silently passed off as compared (an oracle standing in for cpusim skips all but the
+    first two cases of every batch)."""
+    import dataclasses
+
+    from ptofuzz import campaign, registry
+    from ptofuzz.failures import SKIPPED, Failure
+
+    real = registry.get("tpartadd")
+
+    def half_answered(case, inputs):
+        out = real.evaluate(case.on("cpu"), inputs)
+        n = inputs["src0"].shape[0] if inputs["src0"].ndim == 3 else 1
+        out.extra["failures"] = [Failure(i, SKIPPED, "after-failures", "not run") for i in range(2, n)]
+        return out
+
+    inst = dataclasses.replace(real, cpusim=half_answered)
+    plan = campaign.make_plan("tpartadd", ["cpu", "cpusim"], seed=1, batch=16, dtype="int16", instruction=inst)
+    store, stats = campaign.run_random(plan, runs=160, instruction=inst)
+    assert stats.cases == 160 and stats.batches >= 10
+    assert stats.skipped == stats.cases - 2 * stats.batches
+    assert campaign.summary_json(store, stats)["skipped"] == stats.skipped
