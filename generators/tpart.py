@@ -10,9 +10,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ptofuzz.generators.source import Source
+
+from ptofuzz import platforms
 from ptofuzz.case import Case, Tile
 from ptofuzz.dtypes import DType, get
-from ptofuzz.generators.source import Source
 
 MAX_ROWS = 64
 MAX_COLS = 128
@@ -61,7 +63,8 @@ def random_case(source: Source, op: str, platform: str, dtypes: tuple[str, ...],
         R = dimension(source, MAX_ROWS, 8)
         C = dimension(source, 64 if dt.bits == 64 else MAX_COLS, align)
     inplace = None
-    if platform == "cpu":
+    kind = platforms.get(platform).kind
+    if kind == platforms.CPU:
         dv = inner(source, (R, C), align, allow_zero=True) if not compact else (R, C)
         s0 = inner(source, (R, C), align, allow_zero=True)
         s1 = inner(source, (R, C), align, allow_zero=True)
@@ -71,8 +74,8 @@ def random_case(source: Source, op: str, platform: str, dtypes: tuple[str, ...],
         tiles = [Tile(R, C, *dv), Tile(R, C, *s0), Tile(R, C, *s1)]
         return _case(op, platform, dt, tiles, inplace)
     dv = (R, C)
-    small = inner(source, dv, align, allow_zero=platform != "spec")
-    if platform == "spec" and 0 in small:
+    small = inner(source, dv, align, allow_zero=kind != platforms.SPEC)
+    if kind == platforms.SPEC and 0 in small:
         small = dv
     big_role = source.choice(("src0", "src1"))
     s0, s1 = (dv, small) if big_role == "src0" else (small, dv)

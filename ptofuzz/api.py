@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import casefolder, dtypes, registry
+from ptofuzz import casefolder, dtypes, platforms, registry
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.compare import Comparison, Mode, compare, pto_isa_eps
 from ptofuzz.errors import CaseFolderError, UsageError
@@ -353,7 +353,7 @@ def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerd
     case, prof = lc.case, lc.profile
     dt = dtypes.get(case.dtype)
     if oracle is not None:
-        if case.platform != "cpu" or lc.inst.cpusim is None:
+        if platforms.get(case.platform).kind != platforms.CPU or lc.inst.cpusim is None:
             raise CaseFolderError(f"--oracle {oracle} recomputes cpu case folders of "
                                   f"{', '.join(n for n, i in registry.all_instructions().items() if i.cpusim)}; "
                                   f"this folder is {case.op} on {case.platform}")
@@ -406,7 +406,7 @@ def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerd
         eps = pto_isa_eps(case.op, case.platform)
         cmp = compare(outcome.outputs[role][:r, :c], outcome.classes[role][:r, :c], actual, fdt,
                       valid=(min(tile.valid_rows, r), min(tile.valid_cols, c)), regions=regions, eps=eps,
-                      half_as_bits=case.platform in ("a2a3", "a5"))
+                      half_as_bits=platforms.get(case.platform).half_as_bits)
         files.append(FileVerdict(fname, cmp, dtype=fdt.name, shape=(r, c),
                                  valid=(min(tile.valid_rows, r), min(tile.valid_cols, c))))
     verdict = "pass" if not messages and all(f.ok for f in files) else "fail"

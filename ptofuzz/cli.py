@@ -12,7 +12,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, Optional
+from typing import Annotated, Any, NoReturn
 
 import typer
 
@@ -30,12 +30,12 @@ app = typer.Typer(
 
 PlatformOpt = Annotated[str, typer.Option("--platform", "-p", help="spec, cpu, a2a3 or a5.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
-HtmlOpt = Annotated[Optional[Path], typer.Option(help="Also write the report as an HTML page.")]
-SvgOpt = Annotated[Optional[Path], typer.Option(help="Also write the report as an SVG image.")]
+HtmlOpt = Annotated[Path | None, typer.Option(help="Also write the report as an HTML page.")]
+SvgOpt = Annotated[Path | None, typer.Option(help="Also write the report as an SVG image.")]
 
 
 def _junit_opt(per: str) -> Any:
-    return Annotated[Optional[Path], typer.Option(help=f"Also write a JUnit XML file (one test per {per}).")]
+    return Annotated[Path | None, typer.Option(help=f"Also write a JUnit XML file (one test per {per}).")]
 
 
 JunitCasesOpt = _junit_opt("case folder")
@@ -43,7 +43,7 @@ JunitComparisonsOpt = _junit_opt("comparison")
 JunitBucketsOpt = _junit_opt("bucket")
 
 
-def _check_exports(html: Optional[Path], svg: Optional[Path], junit: Optional[Path]) -> None:
+def _check_exports(html: Path | None, svg: Path | None, junit: Path | None) -> None:
     """Refuse unusable export paths before any work."""
     from ptofuzz.report import check_export_path
 
@@ -82,20 +82,20 @@ def _errors() -> Iterator[None]:
              ExitCode.INTERNAL)
 
 
-PtoIsaOpt = Annotated[Optional[Path], typer.Option(
+PtoIsaOpt = Annotated[Path | None, typer.Option(
     "--pto-isa", help="cpusim: the pto-isa tree to build the CPU simulator from (default: $PTO_ISA_DIR).")]
-CacheDirOpt = Annotated[Optional[Path], typer.Option(
+CacheDirOpt = Annotated[Path | None, typer.Option(
     help="cpusim: build cache folder (default: $XDG_CACHE_HOME/ptofuzz, else ~/.cache/ptofuzz).")]
-SanitizeOpt = Annotated[Optional[str], typer.Option(
+SanitizeOpt = Annotated[str | None, typer.Option(
     help="cpusim: build the harness with sanitizers: address, undefined or address,undefined.")]
 SimTimeoutOpt = Annotated[float, typer.Option(help="cpusim: seconds one batch may take before it is a hang.")]
-PlantOpt = Annotated[Optional[str], typer.Option(hidden=True, help="Test only: plant a bug (oob, hang, or off).")]
+PlantOpt = Annotated[str | None, typer.Option(hidden=True, help="Test only: plant a bug (oob, hang, or off).")]
 PlaceholderOpt = Annotated[bool, typer.Option(
     help="cpusim: run bfloat16 even when the build's bfloat16_t is pto-isa's _Float16 placeholder.")]
 
 
-def _configure_sim(pto_isa: Optional[Path], cache_dir: Optional[Path], sanitize: Optional[str],
-                   timeout: float = 10.0, plant: Optional[str] = None, placeholder_bf16: bool = False) -> None:
+def _configure_sim(pto_isa: Path | None, cache_dir: Path | None, sanitize: str | None,
+                   timeout: float = 10.0, plant: str | None = None, placeholder_bf16: bool = False) -> None:
     from ptofuzz.cpusim import build, session
 
     san = tuple(s.strip() for s in sanitize.split(",") if s.strip()) if sanitize else ()
@@ -111,7 +111,7 @@ def _platforms_of(op: str) -> list[str]:
     return list(registry.get(op).platforms)
 
 
-def _rxc(value: Optional[str], flag: str) -> Optional[tuple[int, int]]:
+def _rxc(value: str | None, flag: str) -> tuple[int, int] | None:
     if value is None:
         return None
     from ptofuzz.case import parse_rxc
@@ -140,22 +140,22 @@ def gen(
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write case folders into.")] = Path("."),
     seed: Annotated[int, typer.Option(help="Seed; the same seed writes the same bytes.")] = 0,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing case folders.")] = False,
-    random: Annotated[Optional[int], typer.Option("--random", help="Write N random legal cases.")] = None,
-    dtype: Annotated[Optional[str], typer.Option(help="Element type (float32, half, bf16, int8, u16, ...).")] = None,
-    shape: Annotated[Optional[str], typer.Option(help="Tile shape RxC.")] = None,
-    dst: Annotated[Optional[str], typer.Option(help="Destination valid region RxC.")] = None,
-    src0: Annotated[Optional[str], typer.Option(help="src0 valid region RxC.")] = None,
-    src1: Annotated[Optional[str], typer.Option(help="src1 valid region RxC.")] = None,
-    inplace: Annotated[Optional[str], typer.Option(help="Destination is this source tile: src0 or src1.")] = None,
-    sort_width: Annotated[Optional[int], typer.Option(help="TSORT group width (1..64; 0 = 32).")] = None,
-    descending: Annotated[Optional[bool], typer.Option("--descending/--ascending",
+    random: Annotated[int | None, typer.Option("--random", help="Write N random legal cases.")] = None,
+    dtype: Annotated[str | None, typer.Option(help="Element type (float32, half, bf16, int8, u16, ...).")] = None,
+    shape: Annotated[str | None, typer.Option(help="Tile shape RxC.")] = None,
+    dst: Annotated[str | None, typer.Option(help="Destination valid region RxC.")] = None,
+    src0: Annotated[str | None, typer.Option(help="src0 valid region RxC.")] = None,
+    src1: Annotated[str | None, typer.Option(help="src1 valid region RxC.")] = None,
+    inplace: Annotated[str | None, typer.Option(help="Destination is this source tile: src0 or src1.")] = None,
+    sort_width: Annotated[int | None, typer.Option(help="TSORT group width (1..64; 0 = 32).")] = None,
+    descending: Annotated[bool | None, typer.Option("--descending/--ascending",
                                                        help="TSORT direction.")] = None,
-    lists: Annotated[Optional[int], typer.Option(help="TMRGSORT: merge this many lists (2..4).")] = None,
-    blocks: Annotated[Optional[int], typer.Option(help="TMRGSORT single-list form: records per block.")] = None,
+    lists: Annotated[int | None, typer.Option(help="TMRGSORT: merge this many lists (2..4).")] = None,
+    blocks: Annotated[int | None, typer.Option(help="TMRGSORT single-list form: records per block.")] = None,
     exhausted: Annotated[bool, typer.Option("--exhausted", help="TMRGSORT: stop when a list runs out.")] = False,
     bf16_contract: Annotated[bool, typer.Option("--bf16-contract", help="TSORT: accept BF16 as pto-spec's "
                                                 "contract header does (its executable model rejects it).")] = False,
-    special: Annotated[Optional[str], typer.Option(
+    special: Annotated[str | None, typer.Option(
         help="Special-value kinds (snan,qnan,zero,inf,subnormal,extreme,tie,sorted,reversed,equal) or a profile "
              "(default, none, nan, sort).")] = None,
     special_rate: Annotated[float, typer.Option(help="Share of special values (NaN, inf, 0, subnormal, ...).")] = 0.05,
@@ -187,12 +187,12 @@ def gen(
 @app.command()
 def check(
     paths: Annotated[list[Path], typer.Argument(help="Case folders, or folders that contain case folders.")],
-    platform: Annotated[Optional[str], typer.Option("--platform", "-p",
+    platform: Annotated[str | None, typer.Option("--platform", "-p",
                                                     help="Layout for folders without ptofuzz.json.")] = None,
     html: HtmlOpt = None,
     svg: SvgOpt = None,
     junit: JunitCasesOpt = None,
-    oracle: Annotated[Optional[str], typer.Option(
+    oracle: Annotated[str | None, typer.Option(
         help="cpusim: recompute cpu case folders with the real pto-isa CPU simulator instead of the model.")] = None,
     pto_isa: PtoIsaOpt = None,
     cache_dir: CacheDirOpt = None,
@@ -213,24 +213,24 @@ def check(
 @app.command()
 def fuzz(
     op: Annotated[str, typer.Argument(help="Instruction, e.g. tpartadd (see `ptofuzz list`).")],
-    oracles: Annotated[Optional[str], typer.Option(
+    oracles: Annotated[str | None, typer.Option(
         help="Comma list of oracles to compare (default: every platform with a model of OP; 'bundle' runs "
              "spec cases through the bundle executor: --oracles spec,bundle).")] = None,
     engine: Annotated[str, typer.Option(help="random (seeded, batched) or atheris (coverage-guided).")] = "random",
-    time_s: Annotated[Optional[float], typer.Option("--time", help="Stop after this many seconds.")] = None,
-    runs: Annotated[Optional[int], typer.Option(help="Stop after this many cases (atheris: executions).")] = None,
+    time_s: Annotated[float | None, typer.Option("--time", help="Stop after this many seconds.")] = None,
+    runs: Annotated[int | None, typer.Option(help="Stop after this many cases (atheris: executions).")] = None,
     seed: Annotated[int, typer.Option(help="Seed; the same seed draws the same cases.")] = 0,
     jobs: Annotated[int, typer.Option(help="Worker processes (random engine); results do not depend on it.")] = 1,
-    corpus: Annotated[Optional[Path], typer.Option(
+    corpus: Annotated[Path | None, typer.Option(
         help="random: case records replayed first; atheris: the libFuzzer corpus folder (kept across runs).")] = None,
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Save one record folder per signature here "
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Save one record folder per signature here "
                                                 "(earlier findings there count as seen).")] = None,
-    dtype: Annotated[Optional[str], typer.Option(help="Only this element type.")] = None,
-    shape: Annotated[Optional[str], typer.Option(help="Only this tile shape RxC.")] = None,
+    dtype: Annotated[str | None, typer.Option(help="Only this element type.")] = None,
+    shape: Annotated[str | None, typer.Option(help="Only this tile shape RxC.")] = None,
     batch: Annotated[int, typer.Option(help="Cases per batch of one geometry (random engine).")] = 1024,
-    special: Annotated[Optional[str], typer.Option(help="Special-value kinds or profile (as for gen).")] = None,
+    special: Annotated[str | None, typer.Option(help="Special-value kinds or profile (as for gen).")] = None,
     special_rate: Annotated[float, typer.Option(help="Share of special values.")] = 0.05,
-    rerun: Annotated[Optional[Path], typer.Option(help="atheris: run this one saved fuzzer input (a crash file) "
+    rerun: Annotated[Path | None, typer.Option(help="atheris: run this one saved fuzzer input (a crash file) "
                                                        "in this process and report its exception.")] = None,
     pto_isa: PtoIsaOpt = None,
     cache_dir: CacheDirOpt = None,
@@ -238,7 +238,7 @@ def fuzz(
     sim_timeout: SimTimeoutOpt = 10.0,
     sim_plant: PlantOpt = None,
     sim_placeholder_bf16: PlaceholderOpt = False,
-    target: Annotated[Optional[str], typer.Option(
+    target: Annotated[str | None, typer.Option(
         help="An external target as oracle 'target' (--oracles spec,target): a command template run on each case "
              "folder ({case}, {suite}, {name}) or once per batch of folders ({dir}); it writes output.bin.")] = None,
     target_platform: Annotated[str, typer.Option(help="Whose case folders the target reads (and whose cases "
@@ -278,7 +278,7 @@ def fuzz(
                 raise UsageError(f"--target-timeout {target_timeout} must be a positive number of seconds, at "
                                  f"most {targets.MAX_TIMEOUT:g}")
             if names is None:  # the target joins the default oracles
-                names = [p for p in ("spec", "cpu", "a2a3", "a5") if p in _platforms_of(op)]
+                names = _platforms_of(op)
             if "target" not in names:
                 names.append("target")
             targets.configure(targets.CampaignTarget(target, target_platform, target_timeout))
@@ -345,7 +345,7 @@ def run(
                                              "{name}; or once per folder of cases: {dir}.")],
     jobs: Annotated[int, typer.Option(help="Commands run at once.")] = 1,
     timeout: Annotated[float, typer.Option(help="Seconds one command may take.")] = 600.0,
-    platform: Annotated[Optional[str], typer.Option("--platform", "-p",
+    platform: Annotated[str | None, typer.Option("--platform", "-p",
                                                     help="Layout for folders without ptofuzz.json.")] = None,
     json_out: JsonOpt = False,
 ) -> None:
@@ -379,7 +379,7 @@ def replay(
 @app.command()
 def minimize(
     case: Annotated[Path, typer.Argument(help="A finding folder (or record .json) to shrink.")],
-    signature: Annotated[Optional[str], typer.Option(help="Keep this signature (default: the finding's).")] = None,
+    signature: Annotated[str | None, typer.Option(help="Keep this signature (default: the finding's).")] = None,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an earlier minimized copy.")] = False,
     json_out: JsonOpt = False,
 ) -> None:
@@ -396,19 +396,19 @@ def minimize(
 @app.command()
 def diff(
     golden: Annotated[Path, typer.Argument(help="Expected raw file, or a saved fuzz case (record folder).")],
-    output: Annotated[Optional[Path], typer.Argument(help="Actual raw file (not for a record).")] = None,
-    dtype: Annotated[Optional[str], typer.Option(help="Element type of the raw files.")] = None,
-    shape: Annotated[Optional[str], typer.Option(help="Elements in the raw files, RxC.")] = None,
-    valid: Annotated[Optional[str], typer.Option(help="Valid region RxC (differences outside it are writes "
+    output: Annotated[Path | None, typer.Argument(help="Actual raw file (not for a record).")] = None,
+    dtype: Annotated[str | None, typer.Option(help="Element type of the raw files.")] = None,
+    shape: Annotated[str | None, typer.Option(help="Elements in the raw files, RxC.")] = None,
+    valid: Annotated[str | None, typer.Option(help="Valid region RxC (differences outside it are writes "
                                                       "where none belong).")] = None,
     mode: Annotated[str, typer.Option(help="bits (exact), ulp (within --ulp N) or tol (--rtol/--atol).")] = "bits",
     ulp: Annotated[int, typer.Option(help="Allowed ULP distance for --mode ulp.")] = 1,
-    rtol: Annotated[Optional[float], typer.Option(help="Relative tolerance for --mode tol.")] = None,
-    atol: Annotated[Optional[float], typer.Option(help="Absolute tolerance for --mode tol.")] = None,
+    rtol: Annotated[float | None, typer.Option(help="Relative tolerance for --mode tol.")] = None,
+    atol: Annotated[float | None, typer.Option(help="Absolute tolerance for --mode tol.")] = None,
     nan: Annotated[str, typer.Option(help="payload (NaN bits must match) or any (any NaN matches).")] = "payload",
     zeros: Annotated[str, typer.Option(help="signed (-0 != +0) or unsigned.")] = "signed",
-    eps: Annotated[Optional[float], typer.Option(help="Also give pto-isa ResultCmp's verdict at this eps.")] = None,
-    oracles: Annotated[Optional[str], typer.Option(help="For a record: the two oracles to compare (expected "
+    eps: Annotated[float | None, typer.Option(help="Also give pto-isa ResultCmp's verdict at this eps.")] = None,
+    oracles: Annotated[str | None, typer.Option(help="For a record: the two oracles to compare (expected "
                                                         "first; default: its signature's pair).")] = None,
     half_as_bits: Annotated[bool, typer.Option("--half-as-bits", help="ResultCmp as the NPU tests run it: float16 "
                                                                       "compared as raw bits (aclFloat16 is "
@@ -460,10 +460,10 @@ def diff(
 @app.command()
 def triage(
     paths: Annotated[list[Path], typer.Argument(help="A fuzz campaign's --out folder(s), or record folders.")],
-    by: Annotated[Optional[str], typer.Option(help="Bucket key fields, comma separated (default "
+    by: Annotated[str | None, typer.Option(help="Bucket key fields, comma separated (default "
                                                    "op,culprit,kind).")] = None,
-    split: Annotated[Optional[list[str]], typer.Option(help="Add a field to the bucket key (repeatable).")] = None,
-    merge: Annotated[Optional[list[str]], typer.Option(help="Drop a field from the bucket key (repeatable).")] = None,
+    split: Annotated[list[str] | None, typer.Option(help="Add a field to the bucket key (repeatable).")] = None,
+    merge: Annotated[list[str] | None, typer.Option(help="Drop a field from the bucket key (repeatable).")] = None,
     sort: Annotated[str, typer.Option(help="hits, first, name or size (of the smallest example).")] = "hits",
     html: HtmlOpt = None,
     svg: SvgOpt = None,
@@ -490,7 +490,7 @@ def triage(
 @app.command("asm")
 def asm_(
     source: Annotated[Path, typer.Argument(help="Assembly text (.s), one command per line or ';'.")],
-    out: Annotated[Optional[Path], typer.Option("--out", "-o", help="Write the words here (little-endian u32).")]
+    out: Annotated[Path | None, typer.Option("--out", "-o", help="Write the words here (little-endian u32).")]
     = None,
     hex_out: Annotated[bool, typer.Option("--hex", help="Print the words as hex, one per line.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
@@ -528,8 +528,8 @@ def asm_(
 
 @app.command()
 def disasm(
-    source: Annotated[Optional[Path], typer.Argument(help="Little-endian u32 words (.bin).")] = None,
-    hex_words: Annotated[Optional[list[str]], typer.Option("--hex", help="A word in hex (repeatable) instead of a "
+    source: Annotated[Path | None, typer.Argument(help="Little-endian u32 words (.bin).")] = None,
+    hex_words: Annotated[list[str] | None, typer.Option("--hex", help="A word in hex (repeatable) instead of a "
                                                                           "file.")] = None,
     hex_out: Annotated[bool, typer.Option("--show-hex", help="Prefix each line with its word.")] = False,
 ) -> None:

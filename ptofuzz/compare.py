@@ -23,6 +23,7 @@ import numpy as np
 
 from ptofuzz.case import NAN, UNDEFINED, ZERO
 from ptofuzz.dtypes import DType
+from ptofuzz.errors import UsageError
 from ptofuzz.oracles import ieee
 
 MAX_REPORTED = 8
@@ -259,14 +260,17 @@ def _row_classes(expected: np.ndarray, actual: np.ndarray, bad: np.ndarray, comp
 # ---- pto-isa ResultCmp -------------------------------------------------------------------------------------
 
 # pto-isa's per-test tolerances (pto-isa-conventions.md §1.5)
-TEST_EPS = {("TPART", "cpu"): 0.0, ("TPART", "a2a3"): 1e-3, ("TPART", "a5"): 1e-3, ("TSORT32", "cpu"): 1e-3,
-            ("TSORT32", "a2a3"): 1e-3, ("TSORT32", "a5"): 1e-2, ("TMRGSORT", "cpu"): 1e-3,
-            ("TMRGSORT", "a2a3"): 1e-3, ("TMRGSORT", "a5"): 1e-3}
+
 
 
 def pto_isa_eps(op: str, platform: str) -> float | None:
     """The eps pto-isa's system test of ``op`` on ``platform`` passes to ResultCmp (None: no such test)."""
-    return TEST_EPS.get(("TPART" if op.startswith("TPART") else op, platform))
+    from ptofuzz import platforms
+
+    try:
+        return platforms.get(platform).eps.get(platforms.family_of(op))
+    except UsageError:
+        return None
 
 
 def result_cmp(expected: np.ndarray, actual: np.ndarray, dt: DType, eps: float,

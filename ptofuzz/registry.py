@@ -13,7 +13,7 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ptofuzz import dtypes
+from ptofuzz import dtypes, platforms
 from ptofuzz.case import Case, Outcome
 from ptofuzz.errors import UsageError
 
@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from ptofuzz.generators.source import Source
     from ptofuzz.layouts import Profile
 
-PLATFORMS = ("spec", "cpu", "a2a3", "a5")
+PLATFORMS = platforms.names()  # the platform table (ptofuzz/platforms.py) decides
 BUNDLE = "bundle"  # a fuzzing oracle: the spec case run as a PTO bundle through the bundle executor
 CPUSIM = "cpusim"  # the real pto-isa CPU simulator (ptofuzz.cpusim), on cpu cases
 TARGET = "target"  # an external command run on case folders (ptofuzz.targets, fuzz --target CMD)

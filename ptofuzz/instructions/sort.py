@@ -11,12 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import dtypes
+from ptofuzz import dtypes, platforms
+from ptofuzz.bundle import oracle as bundle_oracle
 from ptofuzz.case import UNDEFINED, Case, Tile
 from ptofuzz.errors import UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
-from ptofuzz.bundle import oracle as bundle_oracle
 from ptofuzz.layouts import Profile, spec_physical
 from ptofuzz.oracles import mrgsort as mrgsort_oracle
 from ptofuzz.oracles import sort as oracles
@@ -149,11 +149,12 @@ def _tsort32_profiles() -> dict[str, Profile]:
 
 
 def _tsort32_random(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
-    choices = CPU_DTYPES if platform == "cpu" else NPU_DTYPES
+    npu = platforms.get(platform).is_npu
+    choices = NPU_DTYPES if npu else CPU_DTYPES
     dt = constraints.get("dtype") or source.choice(choices)
     r, c = constraints.get("shape") or (int(source.integers(1, MAX_ROWS)), _cols(source))
-    idx_rows = 1 if platform != "cpu" and float(source.random(1)[0]) < 0.2 else None
-    form = 3 if platform != "cpu" and float(source.random(1)[0]) < 0.2 else None
+    idx_rows = 1 if npu and float(source.random(1)[0]) < 0.2 else None
+    form = 3 if npu and float(source.random(1)[0]) < 0.2 else None
     return _tsort32_case(platform, dt, r, c, idx_rows=idx_rows, form=form)
 
 
@@ -251,7 +252,7 @@ def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: A
     if dt.is_float:  # first only what makes the order undocumented: NaNs (and on the NPUs signed zeros)
         from ptofuzz.oracles import ieee
 
-        odd = ieee.is_nan(rows, dt) | (ieee.is_zero(rows, dt) if case.platform != "cpu" else False)
+        odd = ieee.is_nan(rows, dt) | (ieee.is_zero(rows, dt) if platforms.get(case.platform).is_npu else False)
     if not odd.any():  # an ambiguous tie: the whole row
         odd[:] = True
     rows[odd] = values.plain(source, dt, int(odd.sum()))
@@ -398,7 +399,7 @@ def _mrg_canonical(platform: str) -> tuple[tuple[str, Case], ...]:
     for name, dt, recs, keep in TOPK:
         out.append((name, _mrg_case(platform, dt, {"dst": _row(recs, keep), "src0": _row(recs, recs)},
                                     lists=1, topk=1)))
-    keep_names = CPU_MRG if platform == "cpu" else None
+    keep_names = None if platforms.get(platform).is_npu else CPU_MRG
     return tuple(sorted((n, c) for n, c in out if keep_names is None or n in keep_names))
 
 
@@ -424,7 +425,7 @@ def _mrg_random(source: Source, platform: str, constraints: Mapping[str, Any]) -
     dt = constraints.get("dtype") or source.choice(NPU_DTYPES)
     kind = source.choice(("multi", "multi", "single"))
     if kind == "single":
-        block = 32 if platform != "cpu" else int(source.choice((8, 16, 32)))
+        block = 32 if platforms.get(platform).is_npu else int(source.choice((8, 16, 32)))
         recs = block * 4 * int(source.integers(1, 3)) + int(source.choice((0, 0, block)))
         return _mrg_case(platform, dt, {"dst": _row(recs, recs), "src0": _row(recs, recs)}, lists=1, block=block)
     lists = int(source.integers(2, 4))
@@ -454,7 +455,7 @@ def _mrg_explicit(platform: str, opts: Mapping[str, Any]) -> Case:
         if blocks < 1:
             raise UsageError(f"--blocks {blocks} must be at least 1 record")
         per_record = 8 // d.itemsize
-        if platform != "cpu" and (blocks * per_record) % 64:
+        if platforms.get(platform).is_npu and (blocks * per_record) % 64:
             raise UsageError(f"--blocks {blocks}: {platform}'s vmrgsort needs blockLen a multiple of 64 elements "
                              f"({64 // per_record} {dt} records)")
         if opts.get("exhausted"):
@@ -500,7 +501,7 @@ def mrg_instruction() -> Instruction:
         summary="merge pre-sorted lists of 8-byte records (2-4 lists, or groups of 4 blocks of one list)",
         inputs=("src0",), outputs=("dst",),
         platforms={p: PlatformSupport(NPU_DTYPES, oracle(p), _mrg_profile(p),
-                                      notes="cpu: strict > merge" if p == "cpu" else "vmrgsort4")
+                                      notes="vmrgsort4" if platforms.get(p).is_npu else "cpu: strict > merge")
                    for p in ("cpu", "a2a3", "a5")},
         random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs, redraw=each_case(_mrg_redraw),
         role_dtypes={r: "uint32" for r in MRG_ROLES}, options=("dtype", "shape", "lists", "blocks", "exhausted"),

@@ -11,14 +11,14 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import dtypes
+from ptofuzz import dtypes, platforms
+from ptofuzz.bundle import oracle as bundle_oracle
 from ptofuzz.case import UNDEFINED, Case, Tile
 from ptofuzz.errors import UsageError
 from ptofuzz.generators import tpart as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.layouts import Profile, spec_physical
-from ptofuzz.bundle import oracle as bundle_oracle
 from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import tpart as oracles
 from ptofuzz.registry import Instruction, PlatformSupport
@@ -297,7 +297,7 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
     patches = []
     for k, (source, case, inputs, outcome) in enumerate(items):
         dt = dtypes.get(case.dtype)
-        if case.platform == "a5" and dt.bits == 64:
+        if platforms.get(case.platform).implementation == "a5" and dt.bits == 64:
             continue  # Int64Part's undefined elements come from the geometry, not the data
         rows, cols = oracles.covered(case)[2]
         r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED)
@@ -313,7 +313,9 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
 
 
 def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Any:
-    from ptofuzz.cpusim import tpart as sim  # lazily: only a campaign with --oracles ...,cpusim needs it
+    from ptofuzz.cpusim import (
+        tpart as sim,  # lazily: only a campaign with --oracles ...,cpusim needs it
+    )
 
     return sim.evaluate(case, inputs)
 
