@@ -58,17 +58,17 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+from ptofuzz.oracles import ieee
 
+from ptofuzz import platforms
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.dtypes import DType, get
-from ptofuzz.oracles import ieee
 
 RECORD_BYTES = 8
 MAX_LISTS = 4
 NPU_BLOCK_MULTIPLE = 64  # elements
 NPU_MAX_REPEAT = 255
 TOPK_FIRST_BLOCK = 64  # elements: the topk kernel's first blockLen
-_PLATFORMS = {"cpu": "cpu", "npu": "npu", "a2a3": "npu", "a5": "npu"}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -566,10 +566,16 @@ def _dtype(dt: str | DType) -> DType:
 
 
 def _platform(platform: str) -> str:
-    try:
-        return _PLATFORMS[platform]
-    except KeyError:
-        raise ValueError(f"unknown TMRGSORT platform {platform!r}; use one of: {', '.join(_PLATFORMS)}") from None
+    """"cpu" or "npu": which TMRGSORT implementation ``platform`` runs (the platform table says)."""
+    if platform in ("cpu", "npu"):  # the two implementations, by name (the public functions accept them)
+        return platform
+    if platform not in platforms.names():
+        raise ValueError(f"unknown TMRGSORT platform {platform!r}; use one of: cpu, npu, "
+                         f"{', '.join(p.name for p in platforms.TABLE if p.kind != platforms.SPEC)}")
+    p = platforms.get(platform)
+    if p.kind == platforms.SPEC:
+        raise ValueError("pto-spec has no TMRGSORT model; use cpu or an NPU platform")
+    return "npu" if p.is_npu else "cpu"
 
 
 def _count(v: int, name: str) -> int:

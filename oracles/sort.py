@@ -11,10 +11,11 @@ elements.
 from __future__ import annotations
 
 import numpy as np
+from ptofuzz.oracles import descriptors, ieee
 
+from ptofuzz import platforms
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.dtypes import DType, get
-from ptofuzz.oracles import descriptors, ieee
 
 DEFAULT_SORT_WIDTH = 32
 MAX_SORT_WIDTH = 64
@@ -146,7 +147,7 @@ def tsort32(case: Case, inputs: dict[str, np.ndarray], platform: str) -> Outcome
     idx_in = inputs["idx"]
     out = np.zeros(bits.shape[:-2] + dst.shape, np.uint32)
     classes = np.full(out.shape, UNDEFINED, np.uint8)
-    cpu = platform == "cpu"
+    cpu = not platforms.get(platform).is_npu
     if vr == 0 or vc == 0:
         return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
     if idx_tile.valid == (1, vc) and vr > 1 and not cpu:
