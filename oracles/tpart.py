@@ -136,7 +136,7 @@ def _prime(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> None:
             items.append((case, a, b, rb, cb))
     results = _element_op_many([(case, a[:rb, :cb], b[:rb, :cb]) for case, a, b, rb, cb in items])
     for (case, a, b, rb, cb), part in zip(items, results):
-        memo[_memo_key(ELEMENT_OPS[case.platform], case, get(case.dtype), a, b, rb, cb)] = (part, a, b)
+        memo[_memo_key(element_op_of(case.platform), case, get(case.dtype), a, b, rb, cb)] = (part, a, b)
 
 
 def _element_op_many(operands: Sequence[tuple[Case, np.ndarray, np.ndarray]]
@@ -149,7 +149,7 @@ def _element_op_many(operands: Sequence[tuple[Case, np.ndarray, np.ndarray]]
         groups.setdefault((case.platform, case.op, case.dtype), []).append(k)
     out: list[Any] = [None] * len(operands)
     for (platform, op, dtype), ks in groups.items():
-        res, cls, flags = ELEMENT_OPS[platform](OPS[op], np.concatenate([operands[k][1].ravel() for k in ks]),
+        res, cls, flags = element_op_of(platform)(OPS[op], np.concatenate([operands[k][1].ravel() for k in ks]),
                                                 np.concatenate([operands[k][2].ravel() for k in ks]), get(dtype))
         start = 0
         for k in ks:
@@ -394,8 +394,13 @@ def a5_int64(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
     return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
 
 
-ORACLES = {"spec": spec, "cpu": cpu, "a2a3": a2a3, "a5": a5}
+ORACLES = {"spec": spec, "cpu": cpu, "a2a3": a2a3, "a5": a5}  # by implementation (platforms.Platform)
 ELEMENT_OPS: dict[str, ElementOp] = {"spec": spec_element, "cpu": cpu_element, "a2a3": npu_element, "a5": npu_element}
+
+
+def element_op_of(platform: str) -> ElementOp:
+    """The elementwise operation of the implementation ``platform`` runs (platforms sharing headers share it)."""
+    return ELEMENT_OPS[platforms.get(platform).implementation]
 
 
 def repatch(patches: Sequence[tuple[Case, dict[str, np.ndarray], Outcome, np.ndarray, np.ndarray]]) -> list[Outcome]:

@@ -166,7 +166,7 @@ def explicit_case(op: str, profiles: Mapping[str, Profile], sup_dtypes: Mapping[
             raise UsageError(f"--shape {shape[0]}x{shape[1]} differs from --dst {dv[0]}x{dv[1]}: {platform} "
                              "tiles are their valid region (compact layout); drop --shape")
         phys = {r: v for r, v in valids.items()}
-    elif platform == "spec" and not shape:
+    elif platforms.get(platform).kind == platforms.SPEC and not shape:
         phys = {r: spec_physical(*v, dt) for r, v in valids.items()}
         if inplace:
             phys[inplace] = phys["dst"]
