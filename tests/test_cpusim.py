@@ -385,7 +385,7 @@ def test_check_with_the_real_simulator(cli, sim, tmp_path):
     assert r.code == 0, r
     summary = json.loads(r.out)
     assert summary["passed"] == 48 and summary["failed"] == summary["errors"] == 0
-    victim = sorted((tmp_path / "tpartadd").iterdir())[0]
+    victim = min((tmp_path / "tpartadd").iterdir())
     out = np.frombuffer((victim / "golden.bin").read_bytes(), dtype=np.uint16).copy()
     finite = np.nonzero((out & 0x7C00) != 0x7C00)[0]
     out[finite[0]] ^= 0x0001  # one ULP off at a defined element: the output a broken target would write
@@ -466,3 +466,18 @@ def test_the_cache_key_covers_flags_and_compiler(tmp_path):
     assert build.get(build.Settings(**{**base.__dict__, "plant": "oob"})).folder in folders  # one plant build
     cxx.write_text(FAKE_CXX.replace("fake c++ 2.0", "fake c++ 2.1"))  # a compiler upgrade
     assert build.get(base).folder not in folders
+
+
+@needs_sim
+def test_a_finding_names_the_tree_it_ran_on_even_when_another_tree_shares_the_build(sim, tmp_path):
+    """Two trees with the same include/ share one cached build; the record names the one configured."""
+    import shutil
+
+    twin = tmp_path / "twin"
+    shutil.copytree(Path(PTO_ISA) / "include", twin / "include")
+    (twin / "COMMIT").write_text("0123456789abcdef0123456789abcdef01234567\n")
+    session.configure(build.Settings(pto_isa=twin))
+    target = session.target()
+    assert session.current_build().folder == sim.folder  # the same build, found in the cache
+    assert target["pto_isa"] == str(twin.resolve())
+    assert target["pto_isa_commit"] == "0123456789abcdef0123456789abcdef01234567"

@@ -14,13 +14,15 @@ from ptofuzz.cpusim.worker import Worker
 _settings = build_mod.Settings()
 _build: build_mod.Build | None = None
 _worker: tuple[int, Worker] | None = None
+_tested: dict[str, str] | None = None  # the configured tree's path and commit, once asked
 
 
 def configure(settings: build_mod.Settings) -> None:
     """Use ``settings`` from now on (the next use builds or finds the matching harness)."""
-    global _settings, _build, _worker
+    global _settings, _build, _worker, _tested
     _settings = settings
     _build = None
+    _tested = None
     if _worker is not None:
         _worker[1].close()
     _worker = None
@@ -95,5 +97,10 @@ def unavailable(case: Case) -> Outcome | None:
 
 def target() -> dict[str, Any]:
     """What a finding against cpusim was tested on (pto-isa commit, compiler, flags) and how it was run."""
-    return {**current_build().target(), "timeout": _settings.timeout, "placeholder_bf16": _settings.placeholder_bf16,
+    global _tested
+    b = current_build()
+    if _tested is None:  # this tree's own path and commit (two trees with the same include/ share one build)
+        tree = _settings.tree()
+        _tested = {"pto_isa": str(tree), "pto_isa_commit": build_mod.commit_of(tree, b.manifest["tree_hash"])}
+    return {**b.target(), **_tested, "timeout": _settings.timeout, "placeholder_bf16": _settings.placeholder_bf16,
             "plant": _settings.plant}
