@@ -16,7 +16,7 @@ from typing import Annotated, Any, NoReturn
 
 import typer
 
-from ptofuzz import __version__
+from ptofuzz import __version__, platforms
 from ptofuzz.errors import ExitCode, UsageError
 
 app = typer.Typer(
@@ -28,7 +28,7 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-PlatformOpt = Annotated[str, typer.Option("--platform", "-p", help="spec, cpu, a2a3 or a5.")]
+PlatformOpt = Annotated[str, typer.Option("--platform", "-p", help=f"{', '.join(platforms.names())}.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print machine-readable JSON instead of text.")]
 HtmlOpt = Annotated[Path | None, typer.Option(help="Also write the report as an HTML page.")]
 SvgOpt = Annotated[Path | None, typer.Option(help="Also write the report as an SVG image.")]
