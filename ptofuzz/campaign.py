@@ -232,20 +232,6 @@ class Stats:
         return self.cases / self.elapsed if self.elapsed > 0 else 0.0
 
 
-def _as_platforms(sig: Signature) -> Signature:
-    """``sig`` with an external target named by the platform it implements (its documented differences are
-    that platform's)."""
-    if registry.TARGET not in sig.oracles():
-        return sig
-    from ptofuzz import targets
-
-    cfg = targets.configured()
-    if cfg is None:
-        return sig
-    a, b = (cfg.platform if o == registry.TARGET else o for o in sig.oracles())
-    return dataclasses.replace(sig, pair=differential.pair_name(a, b) if b else a)
-
-
 class FindingStore:
     """Signatures met so far, with their first example saved under ``out`` (when given)."""
 
@@ -280,7 +266,7 @@ class FindingStore:
         f = self.findings.get(key)
         if f is None:
             sig = Signature.from_key(key)
-            known = self.inst.known_difference(_as_platforms(sig)) if self.inst.known_difference else None
+            known = self.inst.known_difference(differential.as_platforms(sig)) if self.inst.known_difference else None
             f = Finding(sig, 0, first, known, new=known is None and key not in self.saved,
                         case_number=case_number)
             self.findings[key] = f

@@ -72,6 +72,21 @@ class Signature:
         return a, b
 
 
+def as_platforms(sig: Signature) -> Signature:
+    """``sig`` with each real target named by the platform whose code it runs (cpusim: cpu; an external target:
+    its ``--target-platform``), so that the documented differences of that platform apply to it; unchanged when
+    that would name one platform twice (cpu against cpusim is the model against the code it models)."""
+    a, b = sig.oracles()
+    if not b or not {registry.CPUSIM, registry.TARGET} & {a, b}:
+        return sig
+    from ptofuzz import targets
+
+    cfg = targets.configured()
+    named = {registry.CPUSIM: "cpu", registry.TARGET: cfg.platform if cfg is not None else registry.TARGET}
+    ma, mb = named.get(a, a), named.get(b, b)
+    return sig if ma == mb else dataclasses.replace(sig, pair=pair_name(ma, mb))
+
+
 def dtype_class(dtype: str) -> str:
     """float, int, or int64 (64-bit integers, which only some platforms implement)."""
     dt = dtypes.get(dtype)

@@ -347,10 +347,8 @@ def get(settings: Settings, *, jobs: int | None = None) -> Build:
     """The build for ``settings``: from the cache, or compiled now (and cached)."""
     start = time.perf_counter()
     ident = _identity(settings)
-    tree, cxx, version, digest, key, final = ident.tree, ident.cxx, ident.version, ident.digest, ident.key, \
-        ident.final
-    include, san, plant, harness_digest = tree / "include", ident.san, ident.plant, ident.harness_digest
-    root = final.parent
+    tree, cxx, version, key, final = ident.tree, ident.cxx, ident.version, ident.key, ident.final
+    include, root = tree / "include", final.parent
     found = _cached(final, start)
     if found is not None:
         return found
@@ -369,15 +367,15 @@ def get(settings: Settings, *, jobs: int | None = None) -> Build:
         kernels = {op: [dt for o, dt in pairs if o == op] for op in OPS}
         if not pairs:
             raise UsageError(f"no instruction of the harness compiles against {tree} with {version}")
-        flags = [*base_flags(san), *extra, *san, *plant]
+        flags = [*base_flags(ident.san), *extra, *ident.san, *ident.plant]
         cmd = [cxx, *flags, f"-I{include}", _kernel_define(pairs), str(HARNESS), "-o", str(work / "harness")]
         out = _compile(cmd)
         if out.returncode != 0:
             raise UsageError(f"building the cpusim harness failed: {_first_error(out.stderr)}")
         native = _bf16_native(cxx, include, [*BASE_FLAGS, *extra], work)
         manifest = {
-            "key": key, "pto_isa": str(tree), "commit": commit_of(tree, digest), "tree_hash": digest,
-            "harness_hash": harness_digest, "compiler": f"{cxx} ({version})", "flags": flags,
+            "key": key, "pto_isa": str(tree), "commit": commit_of(tree, ident.digest), "tree_hash": ident.digest,
+            "harness_hash": ident.harness_digest, "compiler": f"{cxx} ({version})", "flags": flags,
             "sanitize": list(settings.sanitize), "plants": bool(settings.plant), "reduceidx_skipped": guard,
             "bfloat16_native": native, "kernels": kernels, "compiles": compiles, "rejected": rejected,
             "cols": list(COLS),

@@ -15,32 +15,27 @@ import numpy as np
 from ptofuzz import dtypes
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.cpusim import build, session
-from ptofuzz.cpusim.tpart import into, request_grid, too_big
-from ptofuzz.failures import outcome, stacked
+from ptofuzz.cpusim.tpart import into, prepare
+from ptofuzz.failures import outcome
 
 
 def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    gap = session.unavailable(case)
-    if gap is not None:
-        return gap
     src, idx, dst = case.tile("src"), case.tile("idx"), case.tile("dst")
-    grid = request_grid([src, idx])
-    if grid is None:
-        return too_big()
-    rows, ci, cols = grid
+    req = prepare(case, [src, idx], inputs["src"], inputs["idx"])
+    if isinstance(req, Outcome):
+        return req
+    rows, cols, (s, x) = req.rows, req.cols, req.arrays
     dt = dtypes.get(case.dtype)
-    (s, x), batched = stacked(inputs["src"], inputs["idx"])
-    n = s.shape[0]
     per_word = 4 // dt.itemsize  # destination elements of T in one uint32 word
-    valid = np.tile(np.array([dst.valid_rows, dst.valid_cols * per_word, *src.valid, *idx.valid], dtype=np.int32),
-                    (n, 1))
-    words = np.zeros((n, rows, 2 * cols), dtype=np.uint32)
-    words, failures = session.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], ci, rows, valid,
-                                           into(s, rows, cols), into(x.astype(np.uint32), rows, cols), out=words)
+    words = np.zeros((req.n, rows, 2 * cols), dtype=np.uint32)
+    words, failures = session.worker().run(
+        build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
+        req.valid(dst.valid_rows, dst.valid_cols * per_word, *src.valid, *idx.valid), into(s, rows, cols),
+        into(x.astype(np.uint32), rows, cols), out=words)
     out = into(words, dst.rows, dst.cols)
     one = np.full(dst.shape, UNDEFINED, dtype=np.uint8)
     one[:src.valid_rows, :written_words(src.valid, idx.valid, per_word)] = EXACT
-    return outcome("dst", out, one, failures, batched)
+    return outcome("dst", out, one, failures, req.batched)
 
 
 def written_words(src: tuple[int, int], idx: tuple[int, int], per_word: int) -> int:

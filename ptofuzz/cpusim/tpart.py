@@ -9,6 +9,7 @@ must not shows it in the result. Outside the destination valid region the simula
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 import numpy as np
@@ -48,27 +49,53 @@ def too_big() -> Outcome:
     return Outcome.unsupported(f"cpusim compiles tiles of up to {build.MAX_ROWS} rows and {build.COLS[-1]} columns")
 
 
-def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    """The simulator's outcome of ``case`` (inputs with or without a leading batch axis)."""
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """A batch laid out for the harness: the grid every tile uses and the inputs with a batch axis."""
+
+    rows: int
+    cols_index: int
+    cols: int
+    arrays: list[np.ndarray]
+    batched: bool  # the inputs came with a batch axis (the outcome keeps it)
+
+    @property
+    def n(self) -> int:
+        return self.arrays[0].shape[0]
+
+    def valid(self, *ints: int) -> np.ndarray:
+        """The six valid-region ints of every case (the same for the whole batch)."""
+        return np.tile(np.array(ints, dtype=np.int32), (self.n, 1))
+
+
+def prepare(case: Case, tiles: list[Tile], *inputs: np.ndarray) -> Request | Outcome:
+    """The request for ``case`` (its ``tiles``' valid regions, ``inputs``), or the "unsupported" outcome when
+    this build cannot run it or its tiles exceed the compiled strides."""
     gap = session.unavailable(case)
     if gap is not None:
         return gap
-    tiles = [case.tile(r) for r in ROLES]
     grid = request_grid(tiles)
     if grid is None:
         return too_big()
-    rows, ci, cols = grid
+    arrays, batched = stacked(*inputs)
+    return Request(*grid, arrays, batched)
+
+
+def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    """The simulator's outcome of ``case`` (inputs with or without a leading batch axis)."""
+    tiles = [case.tile(r) for r in ROLES]
+    req = prepare(case, tiles, inputs["src0"], inputs["src1"])
+    if isinstance(req, Outcome):
+        return req
+    rows, cols, (a, s1) = req.rows, req.cols, req.arrays
     dt = dtypes.get(case.dtype)
-    (a, s1), batched = stacked(inputs["src0"], inputs["src1"])
-    n = a.shape[0]
-    valid = np.tile(np.array([v for t in tiles for v in t.valid], dtype=np.int32), (n, 1))
-    inplace = case.param("inplace")
-    dst, failures = session.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], ci, rows, valid,
-                                         into(a, rows, cols), into(s1, rows, cols), ALIAS[inplace])
+    dst, failures = session.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
+                                         req.valid(*(v for t in tiles for v in t.valid)), into(a, rows, cols),
+                                         into(s1, rows, cols), ALIAS[case.param("inplace")])
     d = case.tile("dst")
     vr, vc = d.valid
-    out = np.zeros((n, *d.shape), dtype=a.dtype)
+    out = np.zeros((req.n, *d.shape), dtype=a.dtype)
     out[:, :vr, :vc] = dst[:, :vr, :vc]
     one = np.full(d.shape, UNDEFINED, dtype=np.uint8)
     one[:vr, :vc] = EXACT
-    return outcome("dst", out, one, failures, batched)
+    return outcome("dst", out, one, failures, req.batched)
