@@ -510,6 +510,7 @@ def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode:
 def capabilities() -> list[dict[str, Any]]:
     """The instruction x platform x dtype matrix, one record per (instruction, platform)."""
     rows = []
+    sim = _cached_sim() if any(i.cpusim for i in registry.all_instructions().values()) else None
     for inst in registry.all_instructions().values():
         for plat in registry.PLATFORMS:
             sup = inst.platforms.get(plat)
@@ -520,23 +521,33 @@ def capabilities() -> list[dict[str, Any]]:
                          "layout": sup.profile.layout, "canonical_cases": len(sup.profile.canonical),
                          "notes": sup.notes, "source": sup.profile.note})
         if inst.cpusim is not None:
-            rows.append(_cpusim_row(inst))
+            rows.append(_cpusim_row(inst, sim))
     return rows
 
 
-def _cpusim_row(inst: registry.Instruction) -> dict[str, Any]:
-    """The real simulator's row: what a cached build holds, without building (``ptofuzz sim build`` builds)."""
+def _cached_sim() -> Any:
+    """The cached cpusim build (never built here), None when there is none, or the UsageError saying why not."""
     from ptofuzz.cpusim import build, session
+
+    try:
+        return build.lookup(session.settings())
+    except UsageError as e:
+        return e
+
+
+def _cpusim_row(inst: registry.Instruction, found: Any) -> dict[str, Any]:
+    """The real simulator's row: what a cached build holds (``ptofuzz sim build`` builds)."""
+    from ptofuzz.cpusim import build
 
     row: dict[str, Any] = {"op": inst.name, "platform": registry.CPUSIM, "dtypes": [], "system_test": False,
                            "suite": "", "layout": "", "canonical_cases": 0, "source": "ptofuzz/cpusim/harness.cpp"}
-    try:
-        found = build.lookup(session.settings())
-    except UsageError as e:
-        row["notes"], row["short"] = f"not available: {e}", "needs PTO_ISA_DIR (see `ptofuzz sim build`)"
+    if isinstance(found, UsageError):
+        row["notes"] = f"not available: {found}"
+        row["short"] = "needs PTO_ISA_DIR" if "needs a pto-isa tree" in str(found) else \
+            "unavailable: ptofuzz sim build says why"
         return row
     if found is None:
-        row["notes"] = row["short"] = "not built yet: run `ptofuzz sim build`"
+        row["notes"] = row["short"] = "not built: ptofuzz sim build"
         return row
     cpu = inst.platforms["cpu"].dtypes
     m = found.manifest

@@ -481,3 +481,21 @@ def test_a_finding_names_the_tree_it_ran_on_even_when_another_tree_shares_the_bu
     assert session.current_build().folder == sim.folder  # the same build, found in the cache
     assert target["pto_isa"] == str(twin.resolve())
     assert target["pto_isa_commit"] == "0123456789abcdef0123456789abcdef01234567"
+
+
+def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
+    monkeypatch.delenv("PTO_ISA_DIR", raising=False)
+    r = cli("list", "--json")
+    rows = [row for row in json.loads(r.out) if row["platform"] == "cpusim"]
+    assert [row["op"] for row in rows] == ["TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TSORT32", "TMRGSORT"]
+    assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
+
+
+@needs_sim
+def test_list_shows_the_cached_build(cli, sim):
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    rows = {row["op"]: row for row in json.loads(cli("list", "--json").out) if row["platform"] == "cpusim"}
+    native = sim.manifest["bfloat16_native"]
+    for op, dts in sim.manifest["kernels"].items():
+        assert rows[op]["dtypes"] == [d for d in dts if native or d != "bfloat16"]
+        assert sim.manifest["commit"] in rows[op]["notes"]
