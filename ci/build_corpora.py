@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ptofuzz import differential, dtypes, records, registry
+from ptofuzz import differential, dtypes, platforms, records, registry
 from ptofuzz.case import Case, Tile
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
@@ -89,6 +89,18 @@ def edge_cases() -> list[tuple[str, Case, dict[str, np.ndarray], str]]:
     out.append(("tsort32-ties-zeros", tsort, {"src": np.array([vals], dtype=np.uint32),
                                               "idx": np.arange(32, dtype=np.uint32).reshape(1, 32)},
                 "ties and +-0 in one block: index order decides"))
+    # TPARTARG*: ties, signed zeros, NaN and subnormals against numbers, on an NPU-legal 1x8 geometry
+    a = [f["1"], f["2"], f["qnan-payload"], f["-0"], f["3"], f["inf"], f["min-sub"], f["-1"]]
+    b = [f["1"], f["-1"], f["2"], f["+0"], f["snan"], f["max"], f["+0"], f["-1"]]
+    for op in ("TPARTARGMAX", "TPARTARGMIN"):
+        arg = registry.get(op).explicit_case("a5", {"dtype": "float32", "shape": (1, 8), "index_dtype": "uint32"})
+        idx0 = np.arange(8, dtype=np.uint32).reshape(1, 8)
+        out.append((f"f32-ties-specials-{op.lower()}", arg,
+                    {"src0": np.array([a], np.uint32), "src1": np.array([b], np.uint32), "src0_idx": idx0,
+                     "src1_idx": idx0 + 100},
+                    ("ties (cpu takes src1's index, a2a3/a5 src0's), -0 against +0, a NaN on either side (undefined "
+                     "on the NPUs), a subnormal against +0 (undefined where a flushing compare would choose "
+                     "otherwise)")))
     return out
 
 
@@ -105,7 +117,7 @@ def canonical_cases(inst: registry.Instruction) -> list[tuple[str, Case]]:
 
 
 def record(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray], extra: dict) -> records.Record:
-    oracles = tuple(p for p in registry.PLATFORMS if p in inst.platforms)
+    oracles = platforms.distinct(p for p in registry.PLATFORMS if p in inst.platforms)
     outcomes, sigs = differential.signatures_of(inst, case, inputs, oracles)
     return records.Record(case, inputs, oracles, {o: records.describe(v) for o, v in outcomes.items()},
                           tuple(s.key for s in sigs), extra)

@@ -68,6 +68,7 @@ def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
     ``dtype``/``shape``). ``explicit``: the one case the options describe.
     """
     inst = registry.get(op)
+    platform = platforms.canonical(platform)  # kirinX90 -> kirin9030
     sup = inst.support(platform)
     prof = sup.profile
     explicit = {k: v for k, v in (explicit or {}).items() if v is not None}
@@ -203,9 +204,10 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     """
     mix = values.ValueMix.parse(special, special_rate)
     inst = registry.get(op)
-    if bundle and (platform != "spec" or inst.name not in ("TSORT", "TPARTADD", "TPARTMUL", "TPARTMAX",
-                                                           "TPARTMIN")):
-        raise UsageError(f"--bundle writes pto-spec bundles of TSORT and TPART*: use --platform spec with one of "
+    platform = platforms.canonical(platform)
+    if bundle and (platforms.get(platform).kind != platforms.SPEC or inst.bundle is None):
+        with_bundles = ", ".join(n.lower() for n, i in registry.all_instructions().items() if i.bundle)
+        raise UsageError(f"--bundle writes pto-spec bundles of {with_bundles}: use --platform spec with one of "
                          f"those (not {inst.name} on {platform})")
     out = Path(out_dir)
     planned = plan(op, platform, seed=seed, random=random, explicit=explicit)
@@ -318,8 +320,8 @@ def check(paths: Sequence[str | Path], platform: str | None = None, oracle: str 
     Errors that concern one folder (wrong file size, unparseable name) give that folder the verdict
     ``error``; errors in the request itself (missing path) raise UsageError.
     """
-    if platform is not None and platform not in registry.PLATFORMS:
-        raise UsageError(f"unknown platform {platform!r}; use one of: {', '.join(registry.PLATFORMS)}")
+    if platform is not None:
+        platform = platforms.canonical(platform)
     if oracle not in (None, registry.CPUSIM):
         raise UsageError(f"--oracle {oracle!r}: check recomputes with the folder's platform model, or with "
                          f"--oracle {registry.CPUSIM} (the real simulator, for cpu folders)")

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import differential, records, registry
+from ptofuzz import differential, platforms, records, registry
 from ptofuzz.atomic import write_file
 from ptofuzz.case import Case
 from ptofuzz.differential import Signature
@@ -91,7 +91,8 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
     from ptofuzz import dtypes
 
     inst = instruction or registry.get(op)
-    chosen = tuple(oracles) if oracles else tuple(p for p in registry.PLATFORMS if p in inst.platforms)
+    chosen = tuple(registry.platform_name(o) for o in oracles) if oracles else \
+        platforms.distinct(p for p in registry.PLATFORMS if p in inst.platforms)
     for o in chosen:
         inst.check_oracle(o)  # unknown oracle, or no model of this instruction: one-line error
     if len(set(chosen)) != len(chosen):

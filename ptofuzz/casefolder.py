@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import __version__, dtypes, registry
+from ptofuzz import __version__, dtypes, platforms, registry
 from ptofuzz.case import CLASS_NAMES, EXACT, Case, Outcome
 from ptofuzz.errors import CaseFolderError, UsageError
 from ptofuzz.layouts import Profile
@@ -262,8 +262,10 @@ def load(path: Path, platform: str | None) -> LoadedCase:
                                   ) from None
         return LoadedCase(path, inst, case, profile, manifest)
     if platform is None:
-        raise CaseFolderError(f"{str(path)!r} has no {MANIFEST}; pass --platform cpu|a2a3|a5 to read it as a "
+        raise CaseFolderError(f"{str(path)!r} has no {MANIFEST}; pass --platform "
+                              f"{'|'.join(p for p in platforms.names() if p != 'spec')} to read it as a "
                               "pto-isa case folder")
+    platform = platforms.canonical(platform)
     suite = path.name.partition(".")[0]
     for inst in registry.all_instructions().values():
         sup = inst.platforms.get(platform)
@@ -283,7 +285,9 @@ def _validate(inst: registry.Instruction, case: Case) -> None:
         if role not in tiles:
             raise KeyError(f"no {role} tile")
     for role, t in case.tiles:
-        if min(t.rows, t.cols, t.valid_rows, t.valid_cols) < 0 or t.valid_rows > t.rows or t.valid_cols > t.cols:
+        empty = t.valid_rows * t.valid_cols == 0  # an empty region may name more rows than its tile (a5 8x0 in 1x8)
+        if min(t.rows, t.cols, t.valid_rows, t.valid_cols) < 0 or not empty and (t.valid_rows > t.rows
+                                                                                 or t.valid_cols > t.cols):
             raise ValueError(f"{role} valid region {t.valid_rows}x{t.valid_cols} does not fit its tile "
                              f"{t.rows}x{t.cols}")
 

@@ -142,6 +142,8 @@ def gen(
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing case folders.")] = False,
     random: Annotated[int | None, typer.Option("--random", help="Write N random legal cases.")] = None,
     dtype: Annotated[str | None, typer.Option(help="Element type (float32, half, bf16, int8, u16, ...).")] = None,
+    index_dtype: Annotated[str | None, typer.Option(
+        help="TPARTARGMAX/MIN: element type of the index tiles (default uint32).")] = None,
     shape: Annotated[str | None, typer.Option(help="Tile shape RxC.")] = None,
     dst: Annotated[str | None, typer.Option(help="Destination valid region RxC.")] = None,
     src0: Annotated[str | None, typer.Option(help="src0 valid region RxC.")] = None,
@@ -174,7 +176,7 @@ def gen(
     with _errors():
         from ptofuzz import api, report
 
-        explicit = {"dtype": dtype, "shape": _rxc(shape, "--shape"), "dst": _rxc(dst, "--dst"),
+        explicit = {"dtype": dtype, "index_dtype": index_dtype, "shape": _rxc(shape, "--shape"), "dst": _rxc(dst, "--dst"),
                     "src0": _rxc(src0, "--src0"), "src1": _rxc(src1, "--src1"), "inplace": inplace,
                     "sort_width": sort_width, "descending": descending, "contract": 1 if bf16_contract else None,
                     "lists": lists, "blocks": blocks, "exhausted": True if exhausted else None}

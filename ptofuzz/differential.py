@@ -31,6 +31,7 @@ FAULT_VS_VALUE = "fault-vs-value"
 FAULT_KIND = "fault-kind"
 FAILURE_KINDS = ("crash", "hang")  # a real target died or did not answer (kinds of one oracle, not of a pair)
 ORDERING = "ordering"
+INDEX = "index"  # a mismatch in an index output (TPARTARG*): its own class, whatever the element error
 OP_REGION = "op"  # the region name of an instruction's elementwise operation (geometry-independent)
 
 
@@ -197,6 +198,8 @@ def _value_mismatches(inst: registry.Instruction, case: Case, role: str, oa: Out
         perm_items = np.unique(items)
         return [(ORDERING, "-", perm_items)]
     region_names, region_codes = _regions(inst, case, role, where[1:])
+    if role in inst.index_roles:
+        return [(INDEX, region_names[int(r)], np.unique(items[region_codes == r])) for r in np.unique(region_codes)]
     out = []
     combined = codes * 64 + region_codes
     for value in np.unique(combined):

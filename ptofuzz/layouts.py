@@ -22,6 +22,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from ptofuzz import dtypes
 from ptofuzz.case import Case, Tile
@@ -79,6 +80,7 @@ class Profile:
     param_tokens: tuple[tuple[str, str], ...] = ()
     variable_roles: bool = False  # names list the tiles of a prefix of name_roles (TMRGSORT's 1-4 lists)
     derive: Callable[[dict[str, Tile]], tuple[tuple[str, Tile], ...]] | None = None
+    dtype_param: str | None = None  # a second dtype, in a case param, named after the first (TPARTARG*'s idx)
 
     @property
     def layout(self) -> str:
@@ -109,7 +111,10 @@ class Profile:
                 if c == case:
                     return f"{self.suite}.{alias}"
         present = dict(case.tiles)
-        parts = ["case", self._spell(case.dtype)] + [present[r].token() for r in self.name_roles if r in present]
+        parts = ["case", self._spell(case.dtype)]
+        if self.dtype_param:
+            parts.append(self._spell(case.param(self.dtype_param)))
+        parts += [present[r].token() for r in self.name_roles if r in present]
         if case.param("inplace"):
             parts.append(f"inplace_{case.param('inplace')}")
         for param, prefix in self.param_tokens:
@@ -135,14 +140,17 @@ class Profile:
             R, C, r, c = (int(cpu.group(i)) for i in range(2, 6))
             return self._case(dt, [Tile(R, C, R, C), Tile(R, C, R, C), Tile(R, C, r, c)], None, folder_name)
         params = "".join(rf"(?:_{prefix}(\d+))?" for _, prefix in self.param_tokens)
-        m = re.fullmatch(rf"case_([a-z]+\d*)_((?:{_TOKEN}_)*{_TOKEN})(?:_inplace_(\w+?))?{params}(?:_n\d+)?", rest)
+        second = r"([a-z]+\d*)_" if self.dtype_param else "()"
+        m = re.fullmatch(rf"case_([a-z]+\d*)_{second}((?:{_TOKEN}_)*{_TOKEN})(?:_inplace_(\w+?))?{params}(?:_n\d+)?",
+                         rest)
         if m is None:
             raise CaseFolderError(
                 f"cannot parse folder name {folder_name!r}: expected {self.suite}.case_<dtype>_"
                 f"{'_'.join('<R>x<C>' for _ in self.name_roles)} or one of the canonical names "
                 f"({', '.join(a for a, _ in self.canonical[:3]) or 'none'}...)")
         dt = self._checked_dtype(m.group(1), folder_name)
-        tokens = m.group(2).split("_")
+        extra = {self.dtype_param: self._checked_dtype(m.group(2), folder_name)} if self.dtype_param else {}
+        tokens = m.group(3).split("_")
         if len(tokens) != len(self.name_roles) and not (self.variable_roles and 2 <= len(tokens) <= len(self.name_roles)):
             raise CaseFolderError(
                 f"folder name {folder_name!r} has {len(tokens)} tiles; {self.suite} names "
@@ -154,8 +162,9 @@ class Profile:
             vr, vc = int(t.group(1)), int(t.group(2))
             rows, cols = (int(t.group(3)), int(t.group(4))) if t.group(3) else (vr, vc)
             tiles.append(Tile(rows, cols, vr, vc))
-        values = {p: int(m.group(4 + i)) for i, (p, _) in enumerate(self.param_tokens) if m.group(4 + i) is not None}
-        return self._case(dt, tiles, m.group(3), folder_name, values)
+        values: dict[str, Any] = {p: int(m.group(5 + i)) for i, (p, _) in enumerate(self.param_tokens)
+                                  if m.group(5 + i) is not None}
+        return self._case(dt, tiles, m.group(4), folder_name, {**values, **extra})
 
     def _checked_dtype(self, word: str, folder_name: str) -> str:
         try:
@@ -164,9 +173,9 @@ class Profile:
             raise CaseFolderError(f"folder name {folder_name!r}: unknown dtype spelling {word!r}") from None
 
     def _case(self, dt: str, tiles: list[Tile], inplace: str | None, folder_name: str,
-              values: dict[str, int] | None = None) -> Case:
+              values: dict[str, Any] | None = None) -> Case:
         for role, t in zip(self.name_roles, tiles):  # zip: a variable-roles name names a prefix of the roles
-            if t.valid_rows > t.rows or t.valid_cols > t.cols:
+            if t.valid_rows * t.valid_cols and (t.valid_rows > t.rows or t.valid_cols > t.cols):
                 raise CaseFolderError(
                     f"folder name {folder_name!r}: {role} valid region {t.valid_rows}x{t.valid_cols} is larger "
                     f"than its tile {t.rows}x{t.cols}")

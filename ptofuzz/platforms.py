@@ -7,7 +7,7 @@ kernels are in ``include/pto/npu/<implementation>``. Facts from pto-isa-conventi
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from ptofuzz.errors import UsageError
 
@@ -49,6 +49,12 @@ TABLE: tuple[Platform, ...] = (
              half_as_bits=True),
     Platform("a5", NPU, "a5", "tests/npu/a5/src/st", {"TPART": 1e-3, "TSORT32": 1e-2, "TMRGSORT": 1e-3},
              half_as_bits=True),
+    # kirin kernels include a5's headers (include/pto/common/pto_instr_impl.hpp); kirinX90's test folders are
+    # links to kirin9030's (pto-isa-conventions §1)
+    Platform("kirin9030", NPU, "a5", "tests/npu/kirin9030/src/st",
+             {"TPART": 1e-3, "TSORT32": 1e-2, "TMRGSORT": 1e-3}, half_as_bits=True, aliases=("kirinX90",)),
+    Platform("kirinDev0000", NPU, "a5", "tests/npu/kirinDev0000/src/st",
+             {"TPART": 1e-3, "TSORT32": 1e-3, "TMRGSORT": 1e-3}, half_as_bits=True),
 )
 _BY_NAME = {n: p for p in TABLE for n in (p.name, *p.aliases)}
 
@@ -63,7 +69,26 @@ def get(name: str) -> Platform:
     try:
         return _BY_NAME[name]
     except KeyError:
-        raise UsageError(f"unknown platform {name!r}; use one of: {', '.join(names())}") from None
+        aliases = "".join(f" ({a} = {p.name})" for p in TABLE for a in p.aliases)
+        raise UsageError(f"unknown platform {name!r}; use one of: {', '.join(names())}{aliases}") from None
+
+
+def canonical(name: str) -> str:
+    """The table name of a platform or alias (``kirinX90`` -> ``kirin9030``)."""
+    return get(name).name
+
+
+def distinct(names: Iterable[str]) -> tuple[str, ...]:
+    """The first of ``names`` per implementation: the platforms whose models can disagree (kirin9030 and
+    kirinDev0000 run a5's headers, so a default campaign compares a5 only once)."""
+    seen: set[str] = set()
+    out = []
+    for n in names:
+        impl = get(n).implementation
+        if impl not in seen:
+            seen.add(impl)
+            out.append(n)
+    return tuple(out)
 
 
 def family_of(op: str) -> str:

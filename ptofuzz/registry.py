@@ -66,6 +66,10 @@ class Instruction:
         draw_inputs: ``(source, case, value_mix) -> {role: bits}`` at each input tile's physical shape.
         role_dtypes: roles whose element type is fixed rather than the case's (an index tile is uint32);
             8-byte sort records are carried as pairs of uint32 words.
+        role_dtype_params: roles whose element type is a case parameter (TPARTARG*'s index tiles: ``idx``),
+            with the type used when the case does not set it.
+        index_roles: output roles that hold indices (TPARTARG*'s ``dst_idx``): a mismatch there is its own
+            class (``index``), whatever the values.
         options: the explicit-case options (CLI flags) the instruction understands.
         random_options: those that may also constrain ``--random`` cases.
         replay_flags: the explicit flags (after ``--dtype``) that rebuild a case, when the generic ones do not.
@@ -107,6 +111,8 @@ class Instruction:
     explicit_case: Callable[[str, Mapping[str, Any]], Case]
     draw_inputs: Callable[[Source, Case, Any], dict[str, np.ndarray]]
     role_dtypes: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    role_dtype_params: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    index_roles: tuple[str, ...] = ()
     options: tuple[str, ...] = ("dtype", "shape")
     random_options: tuple[str, ...] = ("dtype", "shape")
     redraw: Callable[[list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]], list[Any]] | None = None
@@ -124,6 +130,9 @@ class Instruction:
 
     def dtype_of(self, case: Case, role: str) -> dtypes.DType:
         """Element type of a role's tile (and file) in ``case``."""
+        if role in self.role_dtype_params:
+            param, default = self.role_dtype_params[role]
+            return dtypes.get(case.param(param) or default)
         return dtypes.get(self.role_dtypes.get(role, case.dtype))
 
     def oracles(self) -> tuple[str, ...]:
@@ -148,8 +157,7 @@ class Instruction:
             self.support(name)
 
     def support(self, platform: str) -> PlatformSupport:
-        if platform not in PLATFORMS:
-            raise UsageError(f"unknown platform {platform!r}; use one of: {', '.join(PLATFORMS)}")
+        platform = platforms.canonical(platform)  # an unknown name: one-line error listing the platforms
         try:
             return self.platforms[platform]
         except KeyError:
@@ -181,6 +189,16 @@ class Instruction:
     def sharing(self, batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> Any:
         """The instruction's :attr:`shared` context for ``batch`` (a no-op context when it has none)."""
         return self.shared(batch) if self.shared is not None else contextlib.nullcontext()
+
+
+def platform_name(oracle: str) -> str:
+    """An oracle name with a platform alias replaced by the platform's table name (kirinX90 -> kirin9030)."""
+    if oracle in (BUNDLE, CPUSIM, TARGET) or oracle in PLATFORMS:
+        return oracle
+    try:
+        return platforms.canonical(oracle)
+    except UsageError:
+        return oracle  # check_oracle names it in its error
 
 
 def each_case(fn: Callable[..., Any]) -> Callable[[list[tuple[Any, ...]]], list[Any]]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from ptofuzz.errors import CaseFolderError
 from ptofuzz.generators.source import seeded
 
 TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
+ST_KEYS = sorted(json.loads((Path(__file__).parent / "data" / "pto-isa-st-cases.json").read_text())["tests"])
 PAIRS = [(op, p) for op, inst in registry.all_instructions().items() for p in inst.platforms]
 
 
@@ -19,10 +21,7 @@ def _sizes(folder: Path) -> dict[str, dict[str, int]]:
             for d in folder.iterdir() if d.is_dir()}
 
 
-@pytest.mark.parametrize("key", ["tpartadd/cpu", "tpartmax/cpu", "tpartmin/cpu", "tpartadd/a2a3", "tpartmul/a2a3",
-                                 "tpartmax/a2a3", "tpartmin/a2a3", "tpartadd/a5", "tpartmul/a5", "tpartmax/a5",
-                                 "tpartmin/a5", "tsort32/cpu", "tsort32/a2a3", "tsort32/a5", "tmrgsort/cpu",
-                                 "tmrgsort/a2a3", "tmrgsort/a5"])
+@pytest.mark.parametrize("key", ST_KEYS)
 def test_gen_writes_exactly_pto_isa_folders(key, st_cases, tmp_path):
     op, platform = key.split("/")
     api.generate(op, platform, tmp_path)
@@ -122,3 +121,26 @@ def test_written_folders_read_back_from_name_alone(platform, tmp_path):
         assert from_name.dtype == with_manifest.dtype and from_name.op == with_manifest.op
         assert from_name.tiles == with_manifest.tiles, folder.name
         assert from_name.param("inplace") == with_manifest.param("inplace")
+
+
+@pytest.mark.parametrize("key", ST_KEYS)
+def test_check_accepts_every_written_folder_and_rejects_a_flipped_golden_byte(key, tmp_path):
+    """Each of the 38: every folder passes; then, without the manifest (so the element comparison and not the
+    sha256 decides), one flipped low byte in the first element of each golden file (TPARTARG*: the value and
+    the index file) fails that folder, naming the file."""
+    op, platform = key.split("/")
+    api.generate(op, platform, tmp_path)
+    verdicts = api.check([tmp_path])
+    assert len(verdicts) == len(list(tmp_path.iterdir())) and all(v.verdict == "pass" for v in verdicts)
+    prof = registry.get(op).support(platform).profile
+    folder = next(d for d in sorted(tmp_path.iterdir())
+                  if all((d / f).stat().st_size for f, _ in prof.golden))
+    (folder / "ptofuzz.json").unlink()
+    for fname, _ in prof.golden:
+        path = folder / fname
+        good = path.read_bytes()
+        path.write_bytes(bytes([good[0] ^ 1]) + good[1:])
+        (v,) = api.check([folder], platform)
+        assert v.verdict == "fail" and [f.file for f in v.files if not f.ok] == [fname]
+        path.write_bytes(good)
+    assert api.check([folder], platform)[0].verdict == "pass"

@@ -116,6 +116,8 @@ CPU_CASES = (("test0", "float16", 16, 16), ("test1", "float32", 8, 32), ("test2"
 NPU_CASES = (("case1", "float32", 2, 32), ("case2", "float16", 4, 64), ("case3", "float32", 1, 8192),
              ("case4", "float32", 2, 13))
 A5_EXTRA = (("case5", "float32", 1, 4164), ("case6", "float32", 2, 2084), ("case7", "float32", 2, 100))
+# kirin9030's gen_data is a2a3's with every case float16 (its main.cpp runs case1-3; case4 is written too)
+KIRIN_CASES = tuple((name, "float16", r, c) for name, _, r, c in NPU_CASES)
 
 
 def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Any:
@@ -131,8 +133,8 @@ def _tsort32_profiles() -> dict[str, Profile]:
     def canon(platform: str, rows: tuple[tuple[str, str, int, int], ...]) -> tuple[tuple[str, Case], ...]:
         return tuple((name, _tsort32_case(platform, dt, r, c)) for name, dt, r, c in rows)
 
-    common = dict(name_roles=("src", "idx"), compact=True, spelling=PLAIN, param_tokens=(("form", "arg"),),
-                  derive=_tsort32_tiles)
+    common: dict[str, Any] = {"name_roles": ("src", "idx"), "compact": True, "spelling": PLAIN,
+                              "param_tokens": (("form", "arg"),), "derive": _tsort32_tiles}
     npu_io = (("input_arr.bin", "src"), ("input_idx.bin", "idx"))
     return {
         "cpu": Profile("TSORT32", "cpu", "TSORT32Test", (("input0.bin", "src"), ("input1.bin", "idx")),
@@ -145,6 +147,13 @@ def _tsort32_profiles() -> dict[str, Profile]:
         "a5": Profile("TSORT32", "a5", "TSort32Test", npu_io, (("golden_output.bin", "dst"),),
                       (("output.bin", "dst"),), canonical=canon("a5", NPU_CASES + A5_EXTRA),
                       note="tests/npu/a5/src/st/testcase/tsort32", **common),
+        # kirin: a2a3's files (a tmp tile loaded from input_tmp.bin) with a5's kernel; kirinDev0000 has no test
+        **{p: Profile("TSORT32", p, "TSort32Test", (*npu_io, ("input_tmp.bin", "tmp")),
+                      (("golden_output.bin", "dst"),), (("output.bin", "dst"),),
+                      canonical=canon(p, KIRIN_CASES) if p == "kirin9030" else (),
+                      note=f"{platforms.get(p).test_root}/testcase/tsort32" if p == "kirin9030" else
+                      "no tsort32 test on kirinDev0000; kirin9030's layout", **common)
+           for p in ("kirin9030", "kirinDev0000")},
     }
 
 
@@ -347,6 +356,11 @@ def instructions() -> list[Instruction]:
                                    notes="std::stable_sort; 16-bit blocks overlap when C > 32"),
             "a2a3": PlatformSupport(NPU_DTYPES, oracle("a2a3"), profiles["a2a3"], notes="vbitsort"),
             "a5": PlatformSupport(NPU_DTYPES, oracle("a5"), profiles["a5"], notes="vbitsort"),
+            "kirin9030": PlatformSupport(NPU_DTYPES, oracle("kirin9030"), profiles["kirin9030"],
+                                         notes="a5's vbitsort kernel; pto-isa tests float16 only"),
+            "kirinDev0000": PlatformSupport(NPU_DTYPES, oracle("kirinDev0000"), profiles["kirinDev0000"],
+                                            has_system_test=False,
+                                            notes="a5's vbitsort kernel (its own TSort32.hpp is included nowhere)"),
         },
         random_case=_tsort32_random, explicit_case=_checked(_tsort32_explicit), draw_inputs=draw_inputs,
         role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=each_case(redraw),
@@ -376,6 +390,9 @@ TOPK = (("case_topk1", "float32", 1024, 512), ("case_topk2", "float32", 1024, 10
         ("case_topk5", "float16", 1024, 1024), ("case_topk6", "float16", 640, 256))
 CPU_MRG = {"case_multi1", "case_multi2", "case_exhausted1", "case_exhausted2", "case_single1", "case_single3",
            "case_single5", "case_single7", "case_single8", "case_topk2", "case_topk5"}
+MRG_NOTES = {"cpu": "cpu: strict > merge",
+             **{p: "a5's vmrgsort4 kernel; pto-isa's main.cpp runs the 9 float16 cases"
+                for p in ("kirin9030", "kirinDev0000")}}
 TOPK_RUN_RECORDS = 32  # pto-isa's topk inputs are pre-sorted in runs of 32 records
 
 
@@ -489,7 +506,7 @@ def _mrg_profile(platform: str) -> Profile:
                    canonical=_mrg_canonical(platform), variable_roles=True,
                    param_tokens=(("lists", "l"), ("block", "b"), ("exhausted", "x"), ("topk", "k")),
                    derive=_mrg_tiles,
-                   note=f"tests/{'cpu/st' if platform == 'cpu' else 'npu/' + platform + '/src/st'}/testcase/tmrgsort")
+                   note=f"{platforms.get(platform).test_root}/testcase/tmrgsort")
 
 
 def mrg_instruction() -> Instruction:
@@ -501,8 +518,8 @@ def mrg_instruction() -> Instruction:
         summary="merge pre-sorted lists of 8-byte records (2-4 lists, or groups of 4 blocks of one list)",
         inputs=("src0",), outputs=("dst",),
         platforms={p: PlatformSupport(NPU_DTYPES, oracle(p), _mrg_profile(p),
-                                      notes="vmrgsort4" if platforms.get(p).is_npu else "cpu: strict > merge")
-                   for p in ("cpu", "a2a3", "a5")},
+                                      notes=MRG_NOTES.get(p, "vmrgsort4"))
+                   for p in ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")},
         random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs, redraw=each_case(_mrg_redraw),
         role_dtypes={r: "uint32" for r in MRG_ROLES}, options=("dtype", "shape", "lists", "blocks", "exhausted"),
         replay_flags=_mrg_flags, permutes=True, cpusim=_cpusim)
