@@ -153,9 +153,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", type=Path, default=Path("corpora"))
     args = ap.parse_args(argv)
-    for sub in args.out.iterdir() if args.out.is_dir() else []:
-        if sub.is_dir():
-            shutil.rmtree(sub)
+    for op in registry.all_instructions():  # only what this script writes (bundle-atheris/ is not)
+        for sub in ("pto-isa", "edge"):
+            if (args.out / op.lower() / sub).is_dir():
+                shutil.rmtree(args.out / op.lower() / sub)
     n = build(args.out)
     print(f"wrote {n} records under {args.out}")
     return 0

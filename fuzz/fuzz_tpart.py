@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""libFuzzer-style target: TPARTADD, TPARTMUL, TPARTMAX, TPARTMIN across the spec, cpu, a2a3 and a5 oracles.
+"""libFuzzer-style target: the TPART* family across each instruction's default oracles (TPARTADD, TPARTMUL,
+TPARTMAX, TPARTMIN: spec, cpu, a2a3, a5; TPARTARGMAX, TPARTARGMIN: cpu, a2a3, a5).
 
     python fuzz/fuzz_tpart.py corpus/ -max_total_time=60
 
@@ -14,4 +15,4 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from _harness import main  # noqa: E402
 
 if __name__ == "__main__":
-    main(["TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN"])
+    main(["TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TPARTARGMAX", "TPARTARGMIN"])
