@@ -68,7 +68,7 @@ class Plan:
         if self.batch != DEFAULT_BATCH:
             parts.append(f"--batch {self.batch}")
         for k, v in self.constraints:
-            parts.append(f"--{k} {v[0]}x{v[1]}" if k == "shape" else f"--{k} {v}")
+            parts.append(f"--shape {v[0]}x{v[1]}" if k == "shape" else f"--{k.replace('_', '-')} {v}")
         if self.special is not None:
             parts.append(f"--special {self.special}")
         if self.rate != values.DEFAULT_SPECIAL_RATE:
@@ -86,7 +86,8 @@ class Plan:
 
 def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, batch: int = DEFAULT_BATCH,
               dtype: str | None = None, shape: tuple[int, int] | None = None, special: str | None = None,
-              rate: float = values.DEFAULT_SPECIAL_RATE, instruction: registry.Instruction | None = None) -> Plan:
+              rate: float = values.DEFAULT_SPECIAL_RATE, instruction: registry.Instruction | None = None,
+              index_dtype: str | None = None) -> Plan:
     """Check the request against the registry and return the plan (one-line UsageErrors otherwise)."""
     from ptofuzz import dtypes
 
@@ -110,6 +111,10 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
             raise UsageError(f"no chosen oracle runs {inst.name} on {dt.name}; pick a dtype one of "
                              f"{', '.join(chosen)} accepts")
         constraints.append(("dtype", dt.name))
+    if index_dtype is not None:
+        if "index_dtype" not in inst.random_options:
+            raise UsageError(f"--index-dtype sets TPARTARGMAX/MIN's index tiles; {inst.name} has none: drop it")
+        constraints.append(("index_dtype", dtypes.get(index_dtype).name))
     if shape is not None:
         if min(shape) < 1 or shape[0] * shape[1] > 1 << 16:
             raise UsageError(f"--shape {shape[0]}x{shape[1]}: fuzzing takes tiles of 1 to 65536 elements")

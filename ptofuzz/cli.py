@@ -176,8 +176,9 @@ def gen(
     with _errors():
         from ptofuzz import api, report
 
-        explicit = {"dtype": dtype, "index_dtype": index_dtype, "shape": _rxc(shape, "--shape"), "dst": _rxc(dst, "--dst"),
-                    "src0": _rxc(src0, "--src0"), "src1": _rxc(src1, "--src1"), "inplace": inplace,
+        explicit = {"dtype": dtype, "index_dtype": index_dtype, "shape": _rxc(shape, "--shape"),
+                    "dst": _rxc(dst, "--dst"), "src0": _rxc(src0, "--src0"), "src1": _rxc(src1, "--src1"),
+                    "inplace": inplace,
                     "sort_width": sort_width, "descending": descending, "contract": 1 if bf16_contract else None,
                     "lists": lists, "blocks": blocks, "exhausted": True if exhausted else None}
         result = api.generate(op, platform, out, seed=seed, force=force, random=random, explicit=explicit,
@@ -229,6 +230,8 @@ def fuzz(
                                                 "(earlier findings there count as seen).")] = None,
     dtype: Annotated[str | None, typer.Option(help="Only this element type.")] = None,
     shape: Annotated[str | None, typer.Option(help="Only this tile shape RxC.")] = None,
+    index_dtype: Annotated[str | None, typer.Option(
+        help="TPARTARGMAX/MIN: only this index type (cpusim runs 32-bit ones).")] = None,
     batch: Annotated[int, typer.Option(help="Cases per batch of one geometry (random engine).")] = 1024,
     special: Annotated[str | None, typer.Option(help="Special-value kinds or profile (as for gen).")] = None,
     special_rate: Annotated[float, typer.Option(help="Share of special values.")] = 0.05,
@@ -265,7 +268,7 @@ def fuzz(
             from ptofuzz import atheris_engine
 
             plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
-                                      special=special, rate=special_rate)
+                                      index_dtype=index_dtype, special=special, rate=special_rate)
             if not rerun.is_file():
                 raise UsageError(f"--rerun {str(rerun)!r} is no file")
             atheris_engine.rerun(plan, rerun)
@@ -287,7 +290,7 @@ def fuzz(
         if time_s is not None and not (time_s > 0 and time_s < 1e9):
             raise UsageError(f"--time {time_s} must be a positive number of seconds")
         plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
-                                  special=special, rate=special_rate)
+                                  index_dtype=index_dtype, special=special, rate=special_rate)
         sim_flags = [f for f, v in (("--pto-isa", pto_isa), ("--cache-dir", cache_dir), ("--sanitize", sanitize),
                                     ("--sim-plant", sim_plant), ("--sim-placeholder-bf16", sim_placeholder_bf16),
                                     ("--sim-timeout", sim_timeout != 10.0)) if v]

@@ -4,6 +4,7 @@ answer: :class:`Failure` entries, and the :class:`~ptofuzz.case.Outcome` that ca
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -32,16 +33,24 @@ def outcome(role: str, out: np.ndarray, one: np.ndarray, failures: list[Failure]
     per case with the batch axis), except for the cases that crashed, hung or were skipped: for one case its
     crash or hang, in a batch undefined elements and the failures in ``extra["failures"]`` (each becomes a
     finding)."""
-    per_case = one.ndim == out.ndim
+    return outcome_of({role: (out, one)}, failures, batched)
+
+
+def outcome_of(parts: Mapping[str, tuple[np.ndarray, np.ndarray]], failures: list[Failure], batched: bool
+               ) -> Outcome:
+    """:func:`outcome` of several output roles (``role -> (out, one)``), the failed cases failing all of them."""
     if not batched:
         if failures:
             f = failures[0]
             return Outcome(f.kind, reason=f.first_line, extra={"cause": f.cause})
-        return Outcome("ok", outputs={role: out[0]}, classes={role: one[0] if per_case else one})
-    classes = np.broadcast_to(one, out.shape)
-    extra: dict[str, object] = {}
-    if failures:
-        classes = classes.copy()
-        classes[[f.item for f in failures]] = UNDEFINED
-        extra["failures"] = failures
-    return Outcome("ok", outputs={role: out}, classes={role: classes}, extra=extra)
+        return Outcome("ok", outputs={r: out[0] for r, (out, _) in parts.items()},
+                       classes={r: one[0] if one.ndim == out.ndim else one for r, (out, one) in parts.items()})
+    outputs, classes = {}, {}
+    for r, (out, one) in parts.items():
+        cls = np.broadcast_to(one, out.shape)
+        if failures:
+            cls = cls.copy()
+            cls[[f.item for f in failures]] = UNDEFINED
+        outputs[r], classes[r] = out, cls
+    extra: dict[str, object] = {"failures": failures} if failures else {}
+    return Outcome("ok", outputs=outputs, classes=classes, extra=extra)

@@ -25,6 +25,7 @@ PTO_ISA = os.environ.get("PTO_ISA_DIR")
 needs_sim = pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa tree (CI uses "
                                                    "the pinned snapshot) to run the real simulator")
 TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
+ARG = ("TPARTARGMAX", "TPARTARGMIN")
 
 
 @pytest.fixture(autouse=True)
@@ -120,7 +121,7 @@ def test_the_build_is_cached_and_says_what_it_holds(sim):
     again = build.get(build.Settings(pto_isa=Path(PTO_ISA)))
     assert again.cached and again.folder == sim.folder and again.manifest == sim.manifest
     m = sim.manifest
-    for op in TPART:  # TPartCheck's static_assert: these seven and no other type
+    for op in TPART + ARG:  # TPartCheck's static_assert: these seven and no other type
         assert set(m["kernels"][op]) == {"float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8"}
         assert set(m["rejected"][op]) == {"uint32", "uint16", "int64", "uint64"}
         assert all("static assertion failed" in why for why in m["rejected"][op].values())
@@ -260,6 +261,32 @@ def test_the_cpu_tmrgsort_model_agrees_with_the_simulator(sim, dtype):
 
 
 @needs_sim
+def test_hand_worked_tpartargmax_in_the_real_simulator(sim):
+    """pto-isa's own code: a smaller src0, a tie, -0 against +0 and a NaN src0 all take src1 (TPartArgCommon.hpp:
+    src0 only when src0 > src1); where only src1 is valid its value and index; where neither, value 0 and
+    index 0."""
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    nan = np.float32("nan")
+    a = np.array([[1, 5, -0.0, nan, 2, 7], [3, 3, 3, 3, 3, 3]], np.float32)
+    b = np.array([[2, 5, 0.0, 1, nan, 7], [9, 9, 9, 9, 9, 9]], np.float32)
+    full, left = Tile(2, 6, 2, 6), Tile(2, 6, 1, 6)
+    case = Case("TPARTARGMAX", "cpusim", "float32", (("dst", full), ("src0", Tile(2, 6, 1, 4)), ("src1", left),
+                                                     ("dst_idx", full), ("src0_idx", Tile(2, 6, 1, 4)),
+                                                     ("src1_idx", left)), (("idx", "uint32"),))
+    idx0 = np.arange(12, dtype=np.uint32).reshape(2, 6)
+    out = registry.get("tpartargmax").evaluate(case, {"src0": a.view(np.uint32), "src1": b.view(np.uint32),
+                                                      "src0_idx": idx0, "src1_idx": idx0 + 100})
+    assert out.kind == "ok", out.reason
+    assert out.outputs["dst_idx"].tolist() == [[100, 101, 102, 103, 104, 105], [0] * 6]
+    assert out.outputs["dst"][0].tolist() == b.view(np.uint32)[0].tolist() and (out.outputs["dst"][1] == 0).all()
+    model = registry.get("tpartargmax").evaluate(case.on("cpu"), {"src0": a.view(np.uint32),
+                                                                 "src1": b.view(np.uint32), "src0_idx": idx0,
+                                                                 "src1_idx": idx0 + 100})
+    for role in ("dst", "dst_idx"):
+        np.testing.assert_array_equal(model.outputs[role], out.outputs[role])
+
+
+@needs_sim
 def test_outside_the_destination_valid_region_is_undefined(sim):
     session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
     t = Tile(4, 32, 3, 5)
@@ -282,6 +309,32 @@ def test_the_cpu_model_agrees_with_the_simulator(sim, op, dtype):
     assert stats.cases == 3000
     assert session.worker().cases - before == 3000  # every case really went through the simulator
     assert {k: f.hits for k, f in store.findings.items()} == {}
+
+
+@needs_sim
+@pytest.mark.parametrize("op", ARG)
+@pytest.mark.parametrize(("dtype", "index"), [("float32", "uint32"), ("float16", "int32"), ("int8", "uint32"),
+                                              ("int16", "int32"), ("int32", "uint32"), ("uint8", "int32")])
+def test_the_cpu_arg_model_agrees_with_the_simulator(sim, op, dtype, index):
+    """Value and index, random geometries (any: the cpu checks none), 20 % special values and ties."""
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    plan = campaign.make_plan(op, ["cpu", "cpusim"], seed=12, batch=256, dtype=dtype, rate=0.2, index_dtype=index)
+    before = session.worker().cases
+    store, stats = campaign.run_random(plan, runs=3000)
+    assert stats.cases == 3000 and session.worker().cases - before == 3000
+    assert {k: f.hits for k, f in store.findings.items()} == {}
+
+
+@needs_sim
+def test_cpusim_leaves_16_bit_index_tiles_out(sim):
+    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    t = Tile(1, 32, 1, 32)
+    case = Case("TPARTARGMIN", "cpusim", "float16", tuple((r, t) for r in ("dst", "src0", "src1", "dst_idx",
+                                                                            "src0_idx", "src1_idx")),
+                (("idx", "int16"),))
+    z = np.zeros((1, 32), np.uint16)
+    out = registry.get("tpartargmin").evaluate(case, {"src0": z, "src1": z, "src0_idx": z, "src1_idx": z})
+    assert out.kind == "unsupported" and "32-bit index tiles" in out.reason
 
 
 @needs_sim
@@ -487,7 +540,8 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
     monkeypatch.delenv("PTO_ISA_DIR", raising=False)
     r = cli("list", "--json")
     rows = [row for row in json.loads(r.out) if row["platform"] == "cpusim"]
-    assert [row["op"] for row in rows] == ["TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TSORT32", "TMRGSORT"]
+    assert [row["op"] for row in rows] == ["TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TPARTARGMAX",
+                                           "TPARTARGMIN", "TSORT32", "TMRGSORT"]
     assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
 
 

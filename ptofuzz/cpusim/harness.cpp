@@ -13,7 +13,10 @@
 // element, so kCols * 8 / sizeof(T) elements a row); valid regions dst (in elements of T), src, idx.
 // TMRGSORT: rows = 4, A = the four source lists (one row each), no B, output = dst (one row) then the four
 // executed counts as uint16; the six ints are the valid columns of dst, src0..src3 (elements of T) and the
-// block length; `alias` = number of lists (1: the single-list form with that block length) + 8 if exhausted. Before each case the harness writes the case's index into the
+// block length; `alias` = number of lists (1: the single-list form with that block length) + 8 if exhausted.
+// TPARTARGMAX/MIN: each case's slice of A, B and the output holds a value tile (of the element type) followed by
+// its index tile (uint32, the same rows x cols): A = src0 and src0_idx, B = src1 and src1_idx, output = dst and
+// dst_idx; valid regions dst, src0, src1 (the index tiles get their value tile's). Before each case the harness writes the case's index into the
 // progress file (argv[1]), so that a crash or a hang names the case that caused it.
 //
 // Build defines (set by ptofuzz.cpusim.build):
@@ -49,15 +52,19 @@ volatile int64_t* g_progress = nullptr;
 int g_plant = 0;  // 1: out-of-bounds write, 2: hang (PTOFUZZ_PLANTS builds only)
 
 enum Op : uint32_t {
-    TPARTADD_OP = 0, TPARTMUL_OP = 1, TPARTMAX_OP = 2, TPARTMIN_OP = 3, TSORT32_OP = 4, TMRGSORT_OP = 5
+    TPARTADD_OP = 0, TPARTMUL_OP = 1, TPARTMAX_OP = 2, TPARTMIN_OP = 3, TSORT32_OP = 4, TMRGSORT_OP = 5,
+    TPARTARGMAX_OP = 6, TPARTARGMIN_OP = 7
 };
+
+constexpr bool is_arg(uint32_t op) { return op == TPARTARGMAX_OP || op == TPARTARGMIN_OP; }
 
 // bytes of the A, B and output buffers of a request of n cases of `elems` elements (n x rows x cols)
 void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, size_t& a, size_t& b, size_t& d)
 {
-    a = elems * es;
-    b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP ? 0 : elems * es;
-    d = op == TSORT32_OP ? elems * 8 : op == TMRGSORT_OP ? n * (cols * es + 8) : elems * es;
+    const size_t per = is_arg(op) ? es + 4 : es;  // TPARTARG*: a uint32 index beside every value
+    a = elems * per;
+    b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP ? 0 : elems * per;
+    d = op == TSORT32_OP ? elems * 8 : op == TMRGSORT_OP ? n * (cols * es + 8) : elems * per;
 }
 
 template <typename T, int C, int Lists, bool Exhausted>
@@ -184,6 +191,35 @@ void run_tpart(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid
 }
 
 template <uint32_t OpCode, typename T, int C>
+void run_tpartarg(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using ValT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using IdxT = pto::Tile<pto::TileType::Vec, uint32_t, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    const size_t slice = tile * (sizeof(T) + 4);  // value tile, then index tile (tile * sizeof(T) keeps 4-byte alignment)
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        uint8_t* d = dbuf + k * slice;
+        uint8_t* a = abuf + k * slice;
+        uint8_t* b = bbuf + k * slice;
+        ValT dt(v[0], v[1]), at(v[2], v[3]), bt(v[4], v[5]);
+        IdxT di(v[0], v[1]), ai(v[2], v[3]), bi(v[4], v[5]);
+        dt.data() = reinterpret_cast<T*>(d);
+        at.data() = reinterpret_cast<T*>(a);
+        bt.data() = reinterpret_cast<T*>(b);
+        di.data() = reinterpret_cast<uint32_t*>(d + tile * sizeof(T));
+        ai.data() = reinterpret_cast<uint32_t*>(a + tile * sizeof(T));
+        bi.data() = reinterpret_cast<uint32_t*>(b + tile * sizeof(T));
+        if constexpr (OpCode == TPARTARGMAX_OP) {
+            pto::TPARTARGMAX(dt, at, bt, di, ai, bi);
+        } else {
+            pto::TPARTARGMIN(dt, at, bt, di, ai, bi);
+        }
+    }
+}
+
+template <uint32_t OpCode, typename T, int C>
 void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t rows, uint32_t n, uint32_t alias,
                 uint8_t* dend)
 {
@@ -191,6 +227,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_tsort32<T, C>(d, a, b, v, rows, n);
     } else if constexpr (OpCode == TMRGSORT_OP) {
         run_tmrgsort<T, C>(d, a, v, n, alias);
+    } else if constexpr (is_arg(OpCode)) {
+        run_tpartarg<OpCode, T, C>(d, a, b, v, rows, n);
     } else {
         run_tpart<OpCode, T, C>(d, a, b, v, rows, n, alias, dend);
     }

@@ -1,4 +1,5 @@
-"""TPARTADD/MUL/MAX/MIN through the real simulator: cases to harness requests, replies to outcomes.
+"""TPARTADD/MUL/MAX/MIN and TPARTARGMAX/MIN through the real simulator: cases to harness requests, replies to
+outcomes.
 
 Results inside the destination valid region depend only on the sources' valid regions (all are anchored at the
 origin and row-major), so every tile of a request is laid out at one compiled stride: the smallest of
@@ -17,7 +18,7 @@ import numpy as np
 from ptofuzz import dtypes
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, Tile
 from ptofuzz.cpusim import build, session
-from ptofuzz.failures import outcome, stacked
+from ptofuzz.failures import outcome, outcome_of, stacked
 
 ROLES = ("dst", "src0", "src1")
 ALIAS = {None: 0, "src0": 1, "src1": 2}
@@ -99,3 +100,51 @@ def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     one = np.full(d.shape, UNDEFINED, dtype=np.uint8)
     one[:vr, :vc] = EXACT
     return outcome("dst", out, one, failures, req.batched)
+
+
+ARG_INDEX_BYTES = 4  # harness.cpp compiles TPARTARG* with uint32 index tiles
+
+
+def _beside(values: np.ndarray, index: np.ndarray, rows: int, cols: int) -> np.ndarray:
+    """Per case, a value tile's bytes then its index tile's (both on the request grid), as harness.cpp reads."""
+    n = values.shape[0]
+    v = np.ascontiguousarray(into(values, rows, cols)).reshape(n, -1).view(np.uint8)
+    i = np.ascontiguousarray(into(index, rows, cols)).reshape(n, -1).view(np.uint8)
+    return np.concatenate([v, i], axis=1)
+
+
+def evaluate_arg(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    """TPARTARGMAX/MIN through the simulator: value and index tiles side by side in each case's slice. Index
+    tiles are copied, never computed with, so int32 and uint32 are the same bits; 16-bit index tiles are not
+    compiled in."""
+    idx = dtypes.get(case.param("idx") or "uint32")
+    if idx.itemsize != ARG_INDEX_BYTES:
+        return Outcome.unsupported(f"cpusim compiles {case.op} with 32-bit index tiles (int32/uint32), not "
+                                   f"{idx.name}")
+    for role in ROLES:
+        if case.tile(role).shape != case.tile(f"{role}_idx").shape:
+            return Outcome.unsupported(f"cpusim lays {role}_idx out as {role}'s tile; this case's shapes differ")
+    tiles = [case.tile(r) for r in ROLES]
+    req = prepare(case, tiles, inputs["src0"], inputs["src1"], inputs["src0_idx"], inputs["src1_idx"])
+    if isinstance(req, Outcome):
+        return req
+    rows, cols, (a, b, ai, bi) = req.rows, req.cols, req.arrays
+    dt = dtypes.get(case.dtype)
+    n, cells = req.n, rows * cols
+    out = np.zeros((n, cells * (dt.itemsize + ARG_INDEX_BYTES)), np.uint8)
+    got, failures = session.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
+                                         req.valid(*(v for t in tiles for v in t.valid)),
+                                         _beside(a, ai, rows, cols), _beside(b, bi, rows, cols), 0, out)
+    split = cells * dt.itemsize
+    results = {"dst": np.ascontiguousarray(got[:, :split]).view(a.dtype).reshape(n, rows, cols),
+               "dst_idx": np.ascontiguousarray(got[:, split:]).view(ai.dtype).reshape(n, rows, cols)}
+    parts = {}
+    for role, grid in results.items():
+        t = case.tile(role)
+        vr, vc = t.valid
+        full = np.zeros((n, *t.shape), dtype=grid.dtype)
+        full[:, :vr, :vc] = grid[:, :vr, :vc]
+        one = np.full(t.shape, UNDEFINED, dtype=np.uint8)
+        one[:vr, :vc] = EXACT
+        parts[role] = (full, one)
+    return outcome_of(parts, failures, req.batched)

@@ -662,6 +662,12 @@ def arg_redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> 
     return out
 
 
+def _arg_cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Any:
+    from ptofuzz.cpusim import tpart as sim  # lazily, as for the other TPART* ops
+
+    return sim.evaluate_arg(case, inputs)
+
+
 def arg_instructions() -> list[Instruction]:
     out = []
     for op in ARG_OPS:
@@ -700,5 +706,5 @@ def arg_instructions() -> list[Instruction]:
             options=("dtype", "index_dtype", "shape", "dst", "src0", "src1"),
             random_options=("dtype", "index_dtype", "shape"), redraw=arg_redraw,
             replay_flags=arg_replay_flags, draw_batch=arg_draw_batch, geometry_class=arg_geometry_class,
-            regions=regions, known_difference=arg_known_difference))
+            regions=regions, known_difference=arg_known_difference, cpusim=_arg_cpusim))
     return out
