@@ -425,6 +425,8 @@ class DiffResult:
     valid: tuple[int, int]
     comparison: Comparison
     reproduce: str
+    # TPARTARG*'s index outputs: at each listed differing element, every input and both oracles' outputs
+    beside: tuple[dict[str, str], ...] = ()
 
 
 def diff_files(golden: str | Path, output: str | Path, dtype: str, shape: tuple[int, int], *,
@@ -501,10 +503,34 @@ def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode:
         classes = np.where(b.classes[role] == UNDEFINED, np.uint8(UNDEFINED), a.classes[role]).astype(np.uint8)
         cmp = compare(a.outputs[role], classes, b.outputs[role], dt, mode=mode, valid=tile.valid, regions=regions,
                       eps=eps, half_as_bits=half_as_bits)
+        beside = tuple(_element_row(inst, rec.case, rec.inputs, {o: outcomes[o] for o in pair}, e.row, e.col)
+                       for e in cmp.first) if role in inst.index_roles else ()
         results.append(DiffResult(f"{pair[0]} (expected) vs {pair[1]}: {role}", dt.name, tile.shape, tile.valid, cmp,
                                   f"ptofuzz diff {shlex.quote(str(path))} --oracles {pair[0]},{pair[1]}"
-                                  f"{_mode_flags(mode, eps, half_as_bits)}"))
+                                  f"{_mode_flags(mode, eps, half_as_bits)}", beside))
     return results
+
+
+def _element_row(inst: registry.Instruction, case: Case, inputs: Mapping[str, np.ndarray],
+                 outcomes: Mapping[str, Outcome], r: int, c: int) -> dict[str, str]:
+    """One element, value and index side by side (an index role is named ``<value role>_idx``): each source's
+    (``-`` outside its valid region), then each oracle's result. Which source a differing index came from,
+    next to the values that decided it."""
+    def shown(bits: np.ndarray, role: str, inside: bool = True) -> str:
+        return dtypes.format_bits(int(bits[r, c]), inst.dtype_of(case, role)) if inside else "-"
+
+    row = {"element": f"row {r}, col {c}"}
+    for role in inst.inputs:
+        if f"{role}_idx" in inst.inputs:
+            t = case.tile(role)
+            inside = r < min(t.valid_rows, t.rows) and c < min(t.valid_cols, t.cols)
+            row[role] = f"{shown(inputs[role], role, inside)} / {shown(inputs[role + '_idx'], role + '_idx', inside)}"
+    for role in inst.outputs:
+        if f"{role}_idx" in inst.outputs:
+            for o, out in outcomes.items():
+                row[f"{o} {role}"] = (f"{shown(out.outputs[role], role)} / "
+                                      f"{shown(out.outputs[role + '_idx'], role + '_idx')}")
+    return row
 
 
 # ---- capabilities ---------------------------------------------------------------------------------------------

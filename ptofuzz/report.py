@@ -393,8 +393,23 @@ def diffs(results: list[Any], *, as_json: bool = False, html: Any = None, svg: A
         _print_json([diff_json(r) for r in results])
     con = _exporting_console(html, svg, quiet=as_json)
     for r in results:
-        comparison_lines(con, r.comparison, dtypes.get(r.dtype), r.shape, r.valid, r.label, r.reproduce)
+        comparison_lines(con, r.comparison, dtypes.get(r.dtype), r.shape, r.valid, r.label,
+                         None if r.beside else r.reproduce)
+        if r.beside:
+            _beside_table(con, r.beside)
+            con.print(f"  reproduce: {escape(r.reproduce)}")
     _export(con, html, svg)
+
+
+def _beside_table(con: Console, rows: tuple[dict[str, str], ...], ind: str = "  ") -> None:
+    """Value / index side by side at each differing index element (TPARTARG*): one block per element."""
+    con.print(f"{ind}value / index at these elements:")
+    width = max(len(k) for row in rows for k in row if k != "element")
+    for row in rows:
+        con.print(f"{ind}  {escape(row['element'])}")
+        for who, both in row.items():
+            if who != "element":
+                con.print(f"{ind}    {escape(who):<{width}}  {escape(both)}")
 
 
 def _finite(x: float) -> float | None:
@@ -419,7 +434,8 @@ def comparison_json(cmp: Any) -> dict[str, Any]:
 
 def diff_json(r: Any) -> dict[str, Any]:
     return {"label": r.label, "dtype": r.dtype, "shape": list(r.shape), "valid": list(r.valid),
-            **comparison_json(r.comparison), "reproduce": r.reproduce}
+            **comparison_json(r.comparison), "reproduce": r.reproduce,
+            **({"beside": list(r.beside)} if r.beside else {})}
 
 
 def _exporting_console(html: Any, svg: Any, quiet: bool = False) -> Console:

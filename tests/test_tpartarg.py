@@ -6,6 +6,8 @@ indices are 0.., src1's 100.. .
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from ptofuzz.oracles import tpartarg
@@ -234,3 +236,21 @@ def test_check_reads_a_pto_isa_a2a3_folder_without_a_manifest(tmp_path):
     assert v.verdict == "pass" and [f.file for f in v.files] == ["dst_val.bin", "dst_idx.bin"]
     idx = np.fromfile(folder / "dst_idx.bin", np.uint32).reshape(4, 16)  # dst_idx tile 4x16, valid 4x7
     assert (idx[:, 7:] == 0).all()
+
+
+def test_diff_of_an_index_finding_shows_value_and_index_side_by_side(cli, tmp_path):
+    out = tmp_path / "run"
+    assert cli("fuzz", "tpartargmax", "--oracles", "cpu,a5", "--runs", "2000", "--seed", "4", "--out", out).code == 0
+    (folder,) = [p for p in out.iterdir() if "_index_" in p.name]
+    res = cli("diff", folder)
+    assert res.code == 1, res.out
+    lines = res.out.splitlines()
+    k = lines.index("  value / index at these elements:")
+    block = lines[k + 1:k + 6]  # one element: where, src0, src1, then each oracle's value / index
+    src0, src1, a5, cpu = (line.split(None, 1 if line.split()[0].startswith("src") else 2)[-1] for line in block[1:])
+    assert src0.split(" / ")[0] == src1.split(" / ")[0]  # a tie in the values ...
+    assert a5 == src0 and cpu == src1  # ... a5 keeps src0's index, cpu takes src1's
+    assert f"reproduce: ptofuzz diff {folder} --oracles a5,cpu" in res.out
+    beside = json.loads(cli("diff", folder, "--json").out)[1]["beside"]
+    assert beside[0]["element"] == block[0].strip() and set(beside[0]) == {"element", "src0", "src1", "a5 dst",
+                                                                             "cpu dst"}
