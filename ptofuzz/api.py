@@ -543,6 +543,10 @@ def capabilities() -> list[dict[str, Any]]:
         for plat in registry.PLATFORMS:
             sup = inst.platforms.get(plat)
             if sup is None:
+                if plat in inst.unmodelled:
+                    rows.append({"op": inst.name, "platform": plat, "dtypes": [], "system_test": False, "suite": "",
+                                 "layout": "", "canonical_cases": 0, "notes": inst.unmodelled[plat], "source": "",
+                                 "unmodelled": True})
                 continue
             rows.append({"op": inst.name, "platform": plat, "dtypes": list(sup.dtypes),
                          "system_test": sup.has_system_test, "suite": sup.profile.suite,

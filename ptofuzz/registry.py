@@ -69,7 +69,8 @@ class Instruction:
         role_dtype_params: roles whose element type is a case parameter (TPARTARG*'s index tiles: ``idx``),
             with the type used when the case does not set it.
         index_roles: output roles that hold indices (TPARTARG*'s ``dst_idx``): a mismatch there is its own
-            class (``index``), whatever the values.
+            class (``index``), whatever the values. An index role is named ``<value role>_idx``.
+        unmodelled: platforms deliberately without a model, with the reason (``ptofuzz list`` shows them).
         options: the explicit-case options (CLI flags) the instruction understands.
         random_options: those that may also constrain ``--random`` cases.
         replay_flags: the explicit flags (after ``--dtype``) that rebuild a case, when the generic ones do not.
@@ -113,6 +114,7 @@ class Instruction:
     role_dtypes: Mapping[str, str] = dataclasses.field(default_factory=dict)
     role_dtype_params: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
     index_roles: tuple[str, ...] = ()
+    unmodelled: Mapping[str, str] = dataclasses.field(default_factory=dict)
     options: tuple[str, ...] = ("dtype", "shape")
     random_options: tuple[str, ...] = ("dtype", "shape")
     redraw: Callable[[list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]], list[Any]] | None = None

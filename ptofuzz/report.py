@@ -142,6 +142,8 @@ def capabilities(rows: list[dict[str, Any]], *, as_json: bool = False) -> None:
         n = r["canonical_cases"]
         if r["platform"] == "cpusim":
             test = f"real simulator: {r['short']}"
+        elif r.get("unmodelled"):
+            test = f"no model: {r['notes']}"
         elif r["system_test"]:
             test = f"{r['suite']}: {n} cases, {r['layout']}"
         else:

@@ -14,6 +14,7 @@ from ptofuzz.oracles import tpartarg
 
 from ptofuzz import api, campaign, registry
 from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.errors import UsageError
 
 F32 = {"1": 0x3F800000, "2": 0x40000000, "3": 0x40400000, "-1": 0xBF800000, "+0": 0, "-0": 0x80000000,
        "qnan": 0x7FC00000, "snan": 0x7F800001, "min-sub": 0x00000001, "inf": 0x7F800000}
@@ -225,7 +226,10 @@ def test_fuzz_cpu_against_the_npus_shows_only_the_tie_rule():
 
 def test_the_default_oracles_are_the_three_implementations():
     assert campaign.make_plan("TPARTARGMIN").oracles == ("cpu", "a2a3", "a5")
-    assert "no spec model" in registry.get("TPARTARGMIN").summary
+    row = next(r for r in api.capabilities() if r["op"] == "TPARTARGMIN" and r["platform"] == "spec")
+    assert row["unmodelled"] and row["dtypes"] == [] and "pto-spec deleted" in row["notes"]
+    with pytest.raises(UsageError, match="TPARTARGMIN has no spec model"):
+        campaign.make_plan("TPARTARGMIN", ["spec", "cpu"])
 
 
 def test_check_reads_a_pto_isa_a2a3_folder_without_a_manifest(tmp_path):
