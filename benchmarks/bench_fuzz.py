@@ -2,7 +2,8 @@
 """Fuzzing throughput: the random engine's cases/s and the atheris engine's execs/s.
 
 Workload (the issue's): TPARTADD, float32, 16x16 tiles, all four oracles (spec, cpu, a2a3, a5) compared on every
-case, findings kept in memory (no --out).
+case, findings kept in memory (no --out). ``--op tpartargmax``: the same for TPARTARGMAX (value and uint32 index
+tiles) with its default oracles cpu, a2a3, a5.
 
 * random engine: ``campaign.run_random`` in this process (one core), ``--cases`` cases (default 300,000), best
   of ``--repeat`` runs (default 3); target >= 30,000 cases/s;
@@ -11,7 +12,8 @@ case, findings kept in memory (no --out).
 
 Exit status 1 when a target is missed. Not part of the pytest suite:
 
-    python benchmarks/bench_fuzz.py [--cases 300000] [--repeat 3] [--seconds 20] [--only random|atheris]
+    python benchmarks/bench_fuzz.py [--op tpartadd|tpartargmax] [--cases 300000] [--repeat 3] [--seconds 20]
+        [--only random|atheris]
 """
 
 from __future__ import annotations
@@ -34,10 +36,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", choices=("random", "atheris"))
+    ap.add_argument("--op", choices=("tpartadd", "tpartargmax"), default="tpartadd")
     args = ap.parse_args(argv)
-    plan = campaign.make_plan("tpartadd", ["spec", "cpu", "a2a3", "a5"], seed=args.seed, dtype="float32",
-                              shape=(16, 16))
-    print(f"TPARTADD float32 16x16, oracles {','.join(plan.oracles)} (python {platform.python_version()})")
+    plan = campaign.make_plan(args.op, None, seed=args.seed, dtype="float32", shape=(16, 16),
+                              index_dtype="uint32" if args.op == "tpartargmax" else None)
+    print(f"{plan.op} float32 16x16, oracles {','.join(plan.oracles)} (python {platform.python_version()})")
     rows = []
     if args.only in (None, "random"):
         campaign.run_random(plan, runs=20_000)  # warm-up: imports, registry, first allocations
