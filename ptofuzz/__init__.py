@@ -5,4 +5,6 @@ The library API lives in :mod:`ptofuzz.api`; this package root stays import-ligh
 """
 
 __version__ = "0.1.0"
-__all__ = ["__version__"]
+# the upstream versions ptofuzz's models and layouts follow (recorded in every campaign.json)
+MODELS = {"pto-isa": "3186c381", "pto-spec": "0.58.3"}
+__all__ = ["MODELS", "__version__"]

@@ -53,6 +53,7 @@ class Plan:
     special: str | None = None
     rate: float = values.DEFAULT_SPECIAL_RATE
     max_elements: int = 4096  # tiles larger than this are redrawn smaller (fuzzing wants many small cases)
+    shard: tuple[int, int] | None = None  # (i, N): only batches k with k % N == i (N machines, one big run)
 
     @property
     def mix(self) -> values.ValueMix:
@@ -65,6 +66,8 @@ class Plan:
             parts.append(f"--engine {engine}")
         if runs is not None:
             parts.append(f"--runs {runs}")
+        if self.shard is not None:
+            parts.append(f"--shard {self.shard[0]}/{self.shard[1]}")
         if self.batch != DEFAULT_BATCH:
             parts.append(f"--batch {self.batch}")
         for k, v in self.constraints:
@@ -87,7 +90,7 @@ class Plan:
 def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, batch: int = DEFAULT_BATCH,
               dtype: str | None = None, shape: tuple[int, int] | None = None, special: str | None = None,
               rate: float = values.DEFAULT_SPECIAL_RATE, instruction: registry.Instruction | None = None,
-              index_dtype: str | None = None) -> Plan:
+              index_dtype: str | None = None, shard: tuple[int, int] | None = None) -> Plan:
     """Check the request against the registry and return the plan (one-line UsageErrors otherwise)."""
     from ptofuzz import dtypes
 
@@ -119,8 +122,10 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
         if min(shape) < 1 or shape[0] * shape[1] > 1 << 16:
             raise UsageError(f"--shape {shape[0]}x{shape[1]}: fuzzing takes tiles of 1 to 65536 elements")
         constraints.append(("shape", tuple(shape)))
+    if shard is not None and not (shard[1] >= 1 and 0 <= shard[0] < shard[1]):
+        raise UsageError(f"--shard {shard[0]}/{shard[1]}: give I/N with 0 <= I < N (e.g. --shard 0/4)")
     return Plan(inst.name, chosen, seed, batch, tuple(constraints), special, rate,
-                max(4096, shape[0] * shape[1]) if shape else 4096)
+                max(4096, shape[0] * shape[1]) if shape else 4096, shard)
 
 
 # ---- one batch ------------------------------------------------------------------------------------------------
@@ -164,6 +169,7 @@ class BatchResult:
     hits: dict[str, tuple[int, int]]  # signature key -> (cases showing it, first item)
     examples: dict[str, dict[str, np.ndarray]]  # signature key -> inputs of its first item
     skipped: int = 0  # cases a real target left unanswered after too many failures in the batch
+    start: int = 0  # cases of the whole (unsharded) run before this batch
 
 
 def run_batch(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int) -> BatchResult:
@@ -199,7 +205,9 @@ class OracleCrash(RuntimeError):
 def _guarded(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int, through: int
              ) -> BatchResult:
     try:
-        return run_batch(inst, plan, k, case, size, take)
+        res = run_batch(inst, plan, k, case, size, take)
+        res.start = through - take
+        return res
     except Exception as e:  # noqa: BLE001 - re-raised with what reproduces it
         raise OracleCrash(f"batch {k} ({case.dtype}, {', '.join(f'{r} {t.token()}' for r, t in case.tiles)}) "
                           f"raised {type(e).__name__}: {e}; reproduce: {plan.command(runs=through)}") from e
@@ -232,6 +240,7 @@ class Stats:
     new: int = 0
     time_left: float | None = None
     skipped: int = 0  # cases a real target (cpusim, --target) left unanswered: compared by no pair with it
+    through: int = 0  # cases of the whole (unsharded) run up to the last batch run here
 
     @property
     def rate(self) -> float:
@@ -325,6 +334,7 @@ def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
     plan = store.plan
     return {
         "op": plan.op, "oracles": list(plan.oracles), "engine": store.engine, "seed": plan.seed,
+        "shard": f"{plan.shard[0]}/{plan.shard[1]}" if plan.shard else None, **provenance(plan),
         "cases": stats.cases, "elapsed_s": round(stats.elapsed, 3), "cases_per_s": round(stats.rate, 1),
         "skipped": stats.skipped,
         "signatures": [
@@ -333,8 +343,21 @@ def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
              "replay": f"ptofuzz replay {f.path.parent}" if f.path else None}
             for f in sorted(store.findings.values(), key=lambda f: f.signature)],
         "new": len(store.new),
-        "command": plan.command(runs=stats.cases or None, engine=store.engine),
+        "command": plan.command(runs=(stats.through or stats.cases) or None, engine=store.engine),
     }
+
+
+def provenance(plan: Plan) -> dict[str, Any]:
+    """What produced a campaign: ptofuzz's version, the pto-isa / pto-spec versions its models follow and, when
+    the real simulator ran, the commit of the pto-isa tree it was built from."""
+    from ptofuzz import MODELS, __version__
+
+    trees = {}
+    if registry.CPUSIM in plan.oracles:
+        from ptofuzz.cpusim import session
+
+        trees["pto-isa"] = session.target().get("pto_isa_commit")
+    return {"ptofuzz_version": __version__, "models": dict(MODELS), "trees": trees}
 
 
 # ---- the random engine ----------------------------------------------------------------------------------------
@@ -374,12 +397,13 @@ def run_random(plan: Plan, *, runs: int | None = None, seconds: float | None = N
 def _random_batches(inst: registry.Instruction, plan: Plan, runs: int | None, seconds: float | None, jobs: int,
                     start: float, store: FindingStore, stats: Stats, progress: Progress | None) -> None:
     for res in _batches(inst, plan, runs, seconds, jobs, start):
-        base = stats.cases
+        base = res.start  # numbered in the whole run: `--runs base+item+1` without a shard reaches the case
         for key in sorted(res.hits, key=lambda k: (res.hits[k][1], k)):
             count, item = res.hits[key]
             store.add(key, count, f"batch {res.index} item {item}", res.case, res.examples[key],
                       case_number=base + item + 1)
         stats.cases += res.size
+        stats.through = res.start + res.size
         stats.skipped += res.skipped
         stats.batches += 1
         stats.elapsed = time.perf_counter() - start
@@ -399,7 +423,8 @@ def _plan_batches(inst: registry.Instruction, plan: Plan, runs: int | None
         case, size = batch_geometry(inst, plan, k)
         take = size if runs is None else min(size, runs - planned)
         planned += take
-        yield k, case, size, take, planned
+        if plan.shard is None or k % plan.shard[1] == plan.shard[0]:
+            yield k, case, size, take, planned
         k += 1
 
 

@@ -233,6 +233,9 @@ def fuzz(
     index_dtype: Annotated[str | None, typer.Option(
         help="TPARTARGMAX/MIN: only this index type (cpusim runs 32-bit ones).")] = None,
     batch: Annotated[int, typer.Option(help="Cases per batch of one geometry (random engine).")] = 1024,
+    shard: Annotated[str | None, typer.Option(
+        help="I/N: run only every N-th batch from batch I (random engine); N machines with the same seed and "
+             "--runs together run exactly the cases of one unsharded run.")] = None,
     special: Annotated[str | None, typer.Option(help="Special-value kinds or profile (as for gen).")] = None,
     special_rate: Annotated[float, typer.Option(help="Share of special values.")] = 0.05,
     rerun: Annotated[Path | None, typer.Option(help="atheris: run this one saved fuzzer input (a crash file) "
@@ -289,8 +292,12 @@ def fuzz(
             targets.configure(targets.CampaignTarget(target, target_platform, target_timeout))
         if time_s is not None and not (time_s > 0 and time_s < 1e9):
             raise UsageError(f"--time {time_s} must be a positive number of seconds")
+        if shard is not None and engine != "random":
+            raise UsageError("--shard splits the random engine's batches; libFuzzer (--engine atheris) shares its "
+                             "corpus instead: drop --shard")
         plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
-                                  index_dtype=index_dtype, special=special, rate=special_rate)
+                                  index_dtype=index_dtype, special=special, rate=special_rate,
+                                  shard=_shard(shard))
         sim_flags = [f for f, v in (("--pto-isa", pto_isa), ("--cache-dir", cache_dir), ("--sanitize", sanitize),
                                     ("--sim-plant", sim_plant), ("--sim-placeholder-bf16", sim_placeholder_bf16),
                                     ("--sim-timeout", sim_timeout != 10.0)) if v]
@@ -319,6 +326,15 @@ def fuzz(
         report.campaign(summary, as_json=json_out)
         if summary["new"]:
             raise typer.Exit(int(ExitCode.MISMATCH))
+
+
+def _shard(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    i, slash, n = text.partition("/")
+    if not slash or not i.strip().isdigit() or not n.strip().isdigit():
+        raise UsageError(f"--shard {text!r}: give I/N, e.g. --shard 0/4 (the first of four machines)")
+    return int(i), int(n)
 
 
 sim_app = typer.Typer(help="The real pto-isa CPU simulator (the cpusim oracle): build it ahead of time.",

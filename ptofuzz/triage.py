@@ -38,6 +38,7 @@ class Item:
     culprit: str
     size: int  # elements in the case's tiles (smaller is a better example)
     tiles: str
+    folders: int = 1  # run folders that saved this signature (shards of one campaign, or several runs)
 
     def field(self, name: str) -> str:
         if name == "culprit":
@@ -153,7 +154,21 @@ def load(paths: Sequence[str | Path]) -> tuple[list[Item], list[Path]]:
         tiles = ", ".join(f"{r} {t.token()}" for r, t in rec.case.tiles)
         items.append(Item(folder, sig, int(finding.get("hits", 1)), str(finding.get("first_seen", "-")),
                           finding.get("known"), blame, size, tiles))
-    return items, skipped
+    return _merged(items), skipped
+
+
+def _merged(items: list[Item]) -> list[Item]:
+    """One item per signature: the record first seen (earliest batch), with the hits of every folder that saved
+    it (``fuzz --shard i/N`` runs, or campaigns into different --out folders)."""
+    by_key: dict[str, Item] = {}
+    for it in items:
+        prev = by_key.get(it.signature.key)
+        if prev is None:
+            by_key[it.signature.key] = it
+            continue
+        first = min((prev, it), key=lambda i: (_order(i.first_seen), str(i.path)))
+        by_key[it.signature.key] = dataclasses.replace(first, hits=prev.hits + it.hits, folders=prev.folders + 1)
+    return list(by_key.values())
 
 
 def key_fields(by: Sequence[str] | None = None, split: Sequence[str] = (), merge: Sequence[str] = ()) -> tuple[str, ...]:
