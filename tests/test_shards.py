@@ -36,7 +36,7 @@ def test_two_shards_save_the_signatures_and_hits_of_the_unsharded_run(cli, tmp_p
 def test_a_shard_numbers_its_cases_in_the_whole_run(tmp_path):
     """A finding's `--runs N` command reaches it without the shard: the case number is the whole run's."""
     plan = campaign.make_plan("tpartmax", seed=3, shard=(1, 2))
-    store, stats = campaign.run_random(plan, runs=10_000, out=tmp_path)
+    store, _ = campaign.run_random(plan, runs=10_000, out=tmp_path)
     inst = registry.get("TPARTMAX")
     for f in store.findings.values():
         _, batch, _, item = f.first.split()
