@@ -5,34 +5,35 @@ A target decodes each input into one case of its instruction family (through pto
 (so that libFuzzer keeps the input as a reproducer) when an oracle raises, or when two oracles disagree in a way
 that is neither a documented platform difference nor listed in ``PTOFUZZ_ALLOW`` (comma-separated signature
 substrings); with ``PTOFUZZ_FINDINGS=DIR`` every signature's first case is also saved there as a record folder.
+Each signature crashes with its own exception type, message and top frame (:mod:`ptofuzz.crashes`), so
+ClusterFuzz-style grouping shows one crash per signature.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
-def main(ops: Sequence[str]) -> None:
-    import atheris
-
-    from ptofuzz.atheris_engine import import_instrumented, run_input
-
-    import_instrumented()
+def build_target(ops: Sequence[str], instructions: Sequence[object] | None = None) -> Callable[[bytes], None]:
+    """The ``TestOneInput`` of a target over ``ops`` (``instructions``: stand-ins for the registry's, for tests).
+    Each disagreement that is neither documented nor allowed raises its own signature's exception
+    (:func:`ptofuzz.crashes.raise_disagreement`), so crash grouping sees one crash per signature."""
+    import time
     from pathlib import Path
 
-    from ptofuzz import campaign, differential, registry
     from ptofuzz.generators.fuzzed import FuzzedSource
 
-    plans = [campaign.make_plan(op) for op in ops]
-    insts = [registry.get(p.op) for p in plans]
+    from ptofuzz import campaign, crashes, differential, registry
+    from ptofuzz.atheris_engine import run_input
+
+    insts = list(instructions) if instructions is not None else [registry.get(op) for op in ops]
+    plans = [campaign.make_plan(op, instruction=inst) for op, inst in zip(ops, insts)]  # type: ignore[arg-type]
     out = os.environ.get("PTOFUZZ_FINDINGS")
-    stores = [campaign.FindingStore(i, p, Path(out), engine="atheris") if out else None
+    stores = [campaign.FindingStore(i, p, Path(out), engine="atheris") if out else None  # type: ignore[arg-type]
               for i, p in zip(insts, plans)]
     allowed = [s for s in os.environ.get("PTOFUZZ_ALLOW", "").split(",") if s]
-    import time
-
     execs, last = [0], [time.perf_counter()]
 
     def flush() -> None:  # hit counts and campaign.json every few seconds (libFuzzer ends the process itself)
@@ -56,8 +57,19 @@ def main(ops: Sequence[str]) -> None:
                 store.add(sig.key, 1, "libFuzzer", case, inputs)
             known = inst.known_difference(differential.as_platforms(sig)) if inst.known_difference else None
             if known is None and not any(a in sig.key for a in allowed):
-                raise AssertionError(f"oracles disagree: {sig.key} ({case.dtype} "
-                                     f"{', '.join(f'{r} {t.token()}' for r, t in case.tiles)})")
+                if store is not None:
+                    flush()
+                crashes.raise_disagreement(sig.key, f"{case.dtype} "
+                                           + ", ".join(f"{r} {t.token()}" for r, t in case.tiles))
 
-    atheris.Setup(sys.argv, test_one_input)
+    return test_one_input
+
+
+def main(ops: Sequence[str]) -> None:
+    import atheris
+
+    from ptofuzz.atheris_engine import import_instrumented
+
+    import_instrumented()
+    atheris.Setup(sys.argv, build_target(ops))
     atheris.Fuzz()
