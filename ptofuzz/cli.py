@@ -41,13 +41,25 @@ def _junit_opt(per: str) -> Any:
 JunitCasesOpt = _junit_opt("case folder")
 JunitComparisonsOpt = _junit_opt("comparison")
 JunitBucketsOpt = _junit_opt("bucket")
+JunitSignaturesOpt = _junit_opt("signature; known differences skipped with their reason")
+JunitRecordsOpt = _junit_opt("record; known differences skipped with their reason")
+SarifOpt = Annotated[Path | None, typer.Option(
+    help="Also write a SARIF 2.1.0 log (GitHub code scanning): a result per disagreement, ruleId = its kind.")]
 
 
-def _check_exports(html: Path | None, svg: Path | None, junit: Path | None) -> None:
+def _command_line() -> str:
+    """This invocation, as the SARIF log's command line."""
+    import shlex
+    import sys
+
+    return "ptofuzz " + shlex.join(sys.argv[1:])
+
+
+def _check_exports(html: Path | None, svg: Path | None, junit: Path | None, sarif: Path | None = None) -> None:
     """Refuse unusable export paths before any work."""
     from ptofuzz.report import check_export_path
 
-    for path, flag in ((html, "--html"), (svg, "--svg"), (junit, "--junit")):
+    for path, flag in ((html, "--html"), (svg, "--svg"), (junit, "--junit"), (sarif, "--sarif")):
         check_export_path(path, flag)
 
 
@@ -252,6 +264,8 @@ def fuzz(
     target_platform: Annotated[str, typer.Option(help="Whose case folders the target reads (and whose cases "
                                                       "are drawn for it).")] = "cpu",
     target_timeout: Annotated[float, typer.Option(help="Seconds one target command may take.")] = 600.0,
+    junit: JunitSignaturesOpt = None,
+    sarif: SarifOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Differential fuzzing: run random cases through several oracles and save each kind of disagreement once.
@@ -264,6 +278,7 @@ def fuzz(
 
         if engine not in ("random", "atheris"):
             raise UsageError(f"--engine {engine!r} is not random or atheris")
+        _check_exports(None, None, junit, sarif)
         names = [o.strip() for o in oracles.split(",") if o.strip()] if oracles is not None else None
         if names is not None and not names:
             raise UsageError(f"--oracles {oracles!r} names no oracle; e.g. --oracles spec,cpu")
@@ -323,7 +338,7 @@ def fuzz(
             with report.progress(enabled=not json_out) as show:
                 summary, _ = atheris_engine.run(plan, runs=runs, seconds=time_s, out=out, corpus=corpus,
                                                 progress=show)
-        report.campaign(summary, as_json=json_out)
+        report.campaign(summary, as_json=json_out, junit=junit, sarif=sarif)
         if summary["new"]:
             raise typer.Exit(int(ExitCode.MISMATCH))
 
@@ -385,6 +400,8 @@ def run(
 @app.command()
 def replay(
     paths: Annotated[list[Path], typer.Argument(help="Finding folders, corpus .json records, or folders of them.")],
+    junit: JunitRecordsOpt = None,
+    sarif: SarifOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Run recorded cases through their oracles again; exit 1 when any outcome or signature changed."""
@@ -392,8 +409,9 @@ def replay(
         from ptofuzz import report
         from ptofuzz.replay import replay as run
 
+        _check_exports(None, None, junit, sarif)
         results = run(paths)
-        report.replayed(results, as_json=json_out)
+        report.replayed(results, as_json=json_out, junit=junit, sarif=sarif, command=_command_line())
         _exit_for([r.verdict for r in results], "changed")
 
 
@@ -489,6 +507,7 @@ def triage(
     html: HtmlOpt = None,
     svg: SvgOpt = None,
     junit: JunitBucketsOpt = None,
+    sarif: SarifOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Group a campaign's saved disagreements into buckets, one per probable cause. Fields: op, culprit (the
@@ -500,10 +519,11 @@ def triage(
 
         fields = tri.key_fields([f.strip() for f in by.split(",") if f.strip()] if by else None, split or (),
                                 merge or ())
-        _check_exports(html, svg, junit)
+        _check_exports(html, svg, junit, sarif)
         items, skipped = tri.load(paths)
         result = tri.buckets(items, fields, sort)
-        report.triaged(result, fields, as_json=json_out, html=html, svg=svg, junit=junit, skipped=skipped)
+        report.triaged(result, fields, as_json=json_out, html=html, svg=svg, junit=junit, skipped=skipped,
+                       sarif=sarif, command=_command_line())
         if any(not b.known for b in result):
             raise typer.Exit(int(ExitCode.MISMATCH))
 

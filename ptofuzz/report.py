@@ -18,8 +18,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from ptofuzz import dtypes
-from ptofuzz.atomic import write_file
 from ptofuzz.api import CaseVerdict, GenerateResult
+from ptofuzz.atomic import write_file
 from ptofuzz.case import CLASS_NAMES
 
 
@@ -210,25 +210,72 @@ def target_ran(verdicts: list[Any], *, as_json: bool = False) -> None:
 
 # ---- fuzzing ------------------------------------------------------------------------------------------------
 
+HEARTBEAT_S = 60.0  # default seconds between heartbeat lines (PTOFUZZ_HEARTBEAT)
+
+
+def heartbeat_interval() -> float:
+    """Seconds between heartbeat lines: ``PTOFUZZ_HEARTBEAT`` or 60."""
+    import math
+    import os
+
+    from ptofuzz.errors import UsageError
+
+    raw = os.environ.get("PTOFUZZ_HEARTBEAT")
+    if raw is None:
+        return HEARTBEAT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = math.nan
+    if not 0 < value < 1e9:
+        raise UsageError(f"PTOFUZZ_HEARTBEAT={raw!r} must be a positive number of seconds (e.g. 60)")
+    return value
+
+
+def _status(stats: Any) -> str:
+    left = "" if stats.time_left is None else f"  {stats.time_left:,.0f} s left"
+    return (f"{stats.cases:,} cases  {stats.rate:,.0f} cases/s  {stats.signatures} signatures "
+            f"({stats.new} new){left}")
+
+
 @contextlib.contextmanager
 def progress(enabled: bool = True) -> Iterator[Callable[[Any], None]]:
-    """A live one-line campaign status on stderr (only when stderr is a terminal); yields the update callback."""
+    """The campaign status on stderr: a live line on a terminal (when ``enabled``); elsewhere (CI logs) a
+    heartbeat line every ``PTOFUZZ_HEARTBEAT`` seconds (default 60). Yields the update callback."""
+    import sys
+    import time
+
     con = Console(stderr=True, highlight=False)
-    if not enabled or not con.is_terminal:
+    if not con.is_terminal:
+        every = heartbeat_interval()
+        last = [time.monotonic()]
+
+        def beat(stats: Any) -> None:
+            now = time.monotonic()
+            if now - last[0] >= every:
+                last[0] = now
+                print(f"ptofuzz: fuzzing  {_status(stats)}", file=sys.stderr, flush=True)
+
+        yield beat
+        return
+    if not enabled:
         yield lambda stats: None
         return
     from rich.live import Live
 
     with Live(console=con, transient=True, refresh_per_second=4) as live:
         def update(stats: Any) -> None:
-            left = "" if stats.time_left is None else f"  {stats.time_left:,.0f} s left"
-            live.update(f"[bold]fuzzing[/]  {stats.cases:,} cases  {stats.rate:,.0f} cases/s  "
-                        f"{stats.signatures} signatures ({stats.new} new){left}")
+            live.update(f"[bold]fuzzing[/]  {escape(_status(stats))}")
         yield update
 
 
-def campaign(data: dict[str, Any], *, as_json: bool = False) -> None:
-    """A campaign's summary (``campaign.summary_json``): one row per signature, then the totals."""
+def campaign(data: dict[str, Any], *, as_json: bool = False, junit: Any = None, sarif: Any = None) -> None:
+    """A campaign's summary (``campaign.summary_json``): one row per signature, then the totals; optionally
+    also as JUnit (a test per signature) and SARIF."""
+    if junit is not None or sarif is not None:
+        from ptofuzz import ci_reports
+
+        ci_reports.export(ci_reports.campaign_entries(data), f"ptofuzz fuzz {data['op'].lower()}", data["command"], junit=junit, sarif=sarif)
     if as_json:
         _print_json(data)
         return
@@ -252,7 +299,12 @@ def campaign(data: dict[str, Any], *, as_json: bool = False) -> None:
         con.print(f"rerun with --out DIR to save the cases; campaign: {escape(data['command'])}")
 
 
-def replayed(results: list[Any], *, as_json: bool = False) -> None:
+def replayed(results: list[Any], *, as_json: bool = False, junit: Any = None, sarif: Any = None,
+             command: str = "ptofuzz replay") -> None:
+    if junit is not None or sarif is not None:
+        from ptofuzz import ci_reports
+
+        ci_reports.export(ci_reports.replay_entries(results), "ptofuzz replay", command, junit=junit, sarif=sarif)
     if as_json:
         _print_json({"records": [{"path": str(r.path), "op": r.op, "verdict": r.verdict, "changes": list(r.changes),
                                   "signatures": list(r.signatures)} for r in results],
@@ -496,9 +548,10 @@ def check_export_path(path: Any, flag: str) -> None:
 
 
 def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]],
-                errors: frozenset[str] = frozenset()) -> None:
+                errors: frozenset[str] = frozenset(), skipped: dict[str, str] | None = None) -> None:
     """A JUnit XML file: one test case per (name, failure message or None, reproduce command); names in
-    ``errors`` are reported as errors (could not be checked) rather than failures."""
+    ``errors`` are reported as errors (could not be checked) rather than failures, names in ``skipped`` (that
+    have no failure) as skipped, with the reason."""
     import re
     import time
     import xml.etree.ElementTree as ET
@@ -507,14 +560,19 @@ def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]],
     def clean(text: str) -> str:  # XML 1.0 has no control characters
         return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", "?", text)
 
+    skip = {name: why for name, why in (skipped or {}).items()}
     n_err = sum(1 for name, msg, _ in cases if msg and name in errors)
     n_fail = sum(1 for name, msg, _ in cases if msg and name not in errors)
+    n_skip = sum(1 for name, msg, _ in cases if not msg and name in skip)
     attrs = {"tests": str(len(cases)), "failures": str(n_fail), "errors": str(n_err), "time": "0"}
-    root = ET.Element("testsuites", name="ptofuzz", **attrs)
-    ts = ET.SubElement(root, "testsuite", name=suite, skipped="0",
+    root = ET.Element("testsuites", name="ptofuzz", **attrs, skipped=str(n_skip))
+    ts = ET.SubElement(root, "testsuite", name=suite, skipped=str(n_skip),
                        timestamp=time.strftime("%Y-%m-%dT%H:%M:%S"), hostname="localhost", **attrs)
     for name, msg, reproduce in cases:
         tc = ET.SubElement(ts, "testcase", classname=suite, name=clean(name), time="0")
+        if not msg and name in skip:
+            s = ET.SubElement(tc, "skipped", message=clean(skip[name]))
+            s.text = clean(f"{skip[name]}\nreproduce: {reproduce}")
         if msg:
             kind = "error" if name in errors else "failure"
             f = ET.SubElement(tc, kind, message=clean(msg), type="error" if kind == "error" else "mismatch")
@@ -523,12 +581,13 @@ def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]],
 
 
 def triaged(buckets: list[Any], fields: tuple[str, ...], *, as_json: bool = False, html: Any = None,
-            svg: Any = None, junit: Any = None, skipped: list[Any] = ()) -> None:
+            svg: Any = None, junit: Any = None, skipped: list[Any] = (), sarif: Any = None,
+            command: str = "ptofuzz triage") -> None:
     """``ptofuzz triage``: one block per bucket, largest first (or as sorted)."""
-    if junit is not None:
-        write_junit(junit, "ptofuzz triage", [(b.name, None if b.known else
-                                               f"{len(b.items)} undocumented disagreement(s), {b.hits} hits",
-                                               b.replay) for b in buckets])
+    if junit is not None or sarif is not None:
+        from ptofuzz import ci_reports
+
+        ci_reports.export(ci_reports.triage_entries(buckets), "ptofuzz triage", command, junit=junit, sarif=sarif)
     if as_json:
         _print_json({"key": list(fields), "skipped": [str(p) for p in skipped], "buckets": [
             {"key": dict(b.key), "hits": b.hits, "known": b.known, "first_seen": b.first.first_seen,
