@@ -9,22 +9,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from ptofuzz.generators.fuzzed import BytesProvider, FuzzedSource
 
 from ptofuzz import campaign, records
-from ptofuzz.generators.fuzzed import BytesProvider, FuzzedSource
 from ptofuzz.replay import replay
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT / "corpora"
 
 
-def test_every_corpus_record_replays_unchanged():
-    results = replay([CORPORA])
-    assert len(results) > 200
-    changed = [(str(r.path), r.changes) for r in results if r.verdict != "same"]
-    assert not changed, changed[:3]
-    ops = {r.op for r in results}
-    assert {"TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TSORT", "TSORT32", "TMRGSORT"} <= ops
+# every corpus record replays unchanged: a test item each, through ptofuzz's pytest plugin (pyproject
+# `ptofuzz_replay = ["corpora"]`; tests/test_pytest_plugin.py checks the plugin itself)
 
 
 def test_corpora_rebuild_identically(tmp_path):
