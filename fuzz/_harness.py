@@ -51,16 +51,15 @@ def build_target(ops: Sequence[str], instructions: Sequence[object] | None = Non
         ran = run_input(inst, plans[k], src)
         if ran is None:
             return
-        case, inputs, sigs = ran
-        for sig in sigs:
+        for sig in ran.signatures:
             if store is not None:
-                store.add(sig.key, 1, "libFuzzer", case, inputs)
+                store.add(sig.key, ran.hits.counts[sig], "libFuzzer", ran.case, ran.example(sig))
             known = inst.known_difference(differential.as_platforms(sig)) if inst.known_difference else None
             if known is None and not any(a in sig.key for a in allowed):
                 if store is not None:
                     flush()
-                crashes.raise_disagreement(sig.key, f"{case.dtype} "
-                                           + ", ".join(f"{r} {t.token()}" for r, t in case.tiles))
+                crashes.raise_disagreement(sig.key, f"{ran.case.dtype} "
+                                           + ", ".join(f"{r} {t.token()}" for r, t in ran.case.tiles))
 
     return test_one_input
 

@@ -1,7 +1,8 @@
 """The coverage-guided engine: atheris (libFuzzer for Python) drives the same generators and oracles.
 
-Each fuzzer input is decoded by :class:`~ptofuzz.generators.fuzzed.FuzzedSource` into one case (which oracle's
-input space, geometry, dtype, values) and run through every chosen oracle; disagreements go to the same
+Each fuzzer input is decoded by :class:`~ptofuzz.generators.fuzzed.FuzzedSource` into a batch of cases of one
+geometry (which oracle's input space, geometry, dtype, batch size, then the values) and run through every chosen
+oracle at once, as the random engine's batches are; disagreements go to the same
 :class:`~ptofuzz.campaign.FindingStore` as the random engine's. ptofuzz's own modules (oracles, generators,
 instructions, the comparison) are instrumented, so inputs that reach new branches of the oracles are kept in
 the corpus and mutated further.
@@ -59,46 +60,98 @@ def _uninstrumented() -> list[str]:
     return sorted({n for n in names if not (n == INSTRUMENTED or n.startswith(INSTRUMENTED + "."))})
 
 
-def import_instrumented() -> None:
-    """Import ptofuzz's oracles with atheris' coverage instrumentation (before anything else imports them)."""
+def _hooks() -> Any:
+    """atheris' import hooks for the oracles: branch coverage without comparison (dataflow) tracing. Tracing
+    the oracles' comparisons of numpy arrays keeps memory alive in atheris 3.0 (resident memory grew by about
+    250 KB per batched input until libFuzzer's 2 GB limit stopped the run; without it 88 MB after 3,000 inputs,
+    at the same coverage), and comparing whole arrays gives libFuzzer nothing to learn from anyway."""
     import atheris
 
-    with atheris.instrument_imports(include=[INSTRUMENTED], exclude=_uninstrumented()):
+    include, exclude = [INSTRUMENTED], _uninstrumented()
+    try:
+        from atheris.import_hook import HookManager
+
+        return HookManager({INSTRUMENTED.split(".")[0]}, set(exclude), True, trace_dataflow=False)
+    except (ImportError, TypeError):  # another atheris: its public hook (with dataflow tracing)
+        return atheris.instrument_imports(include=include, exclude=exclude)
+
+
+def import_instrumented() -> None:
+    """Import ptofuzz's oracles with atheris' coverage instrumentation (before anything else imports them)."""
+    with _hooks():
         import ptofuzz.registry as reg
 
         reg.all_instructions()  # the instruction modules, and through them the oracles
 
 
-def run_input(inst: Any, plan: Any, src: Any) -> tuple[Any, dict[str, Any], list[Any]] | None:
-    """One fuzzer input's case: decoded from ``src`` (a FuzzedSource), run through every oracle of ``plan``;
-    (case, inputs, signatures it shows), or None when the decoded tiles are above the plan's size limit."""
+MAX_BATCH_LOG2 = 10  # an input decodes 1, 2, 4, ... up to 1,024 cases of one geometry (and the plan's budget)
+
+
+class Decoded:
+    """One fuzzer input: a batch of ``n`` cases of one geometry, their stacked inputs (no batch axis when
+    ``n`` is None: the instruction draws one case at a time), and the signatures they show."""
+
+    def __init__(self, case: Any, inputs: dict[str, Any], n: int | None, hits: Any) -> None:
+        self.case, self.inputs, self.n, self.hits = case, inputs, n, hits
+
+    @property
+    def cases(self) -> int:
+        return 1 if self.n is None else self.n
+
+    @property
+    def signatures(self) -> list[Any]:
+        return sorted(self.hits.counts)
+
+    def example(self, sig: Any) -> dict[str, Any]:
+        """The inputs of the first case of the batch that shows ``sig``."""
+        import numpy as np
+
+        if self.n is None:
+            return self.inputs
+        k = self.hits.first[sig]
+        return {r: np.array(v[k]) for r, v in self.inputs.items()}
+
+
+def run_input(inst: Any, plan: Any, src: Any) -> Decoded | None:
+    """One fuzzer input, structure-aware: its first bytes choose the oracle's input space, the geometry and
+    dtype (as the random engine's generators do) and the batch size (a power of two up to what the plan's
+    element budget allows), the rest fill the batch's elements; the batch then runs through every oracle at
+    once, as the random engine's batches do. None when the decoded tiles are above the plan's size limit."""
     from ptofuzz import campaign, differential
 
-    case, _ = campaign.draw_case(inst, plan, src)
+    case, most = campaign.draw_case(inst, plan, src)
     if max(t.rows * t.cols for _, t in case.tiles) > plan.max_elements:
         return None
-    inputs = inst.draw_inputs(src, case, plan.mix)
+    if inst.draw_batch is None or most <= 1:
+        inputs = inst.draw_inputs(src, case, plan.mix)
+        outcomes = differential.run_oracles(inst, case, inputs, plan.oracles)
+        return Decoded(case, inputs, None, differential.compare_batch(inst, case, outcomes, None))
+    n = min(most, 1 << int(src.integers(0, MAX_BATCH_LOG2)))
+    inputs = inst.draw_batch(src, case, plan.mix, n)
     outcomes = differential.run_oracles(inst, case, inputs, plan.oracles)
-    return case, inputs, sorted(differential.compare_batch(inst, case, outcomes, None).counts)
+    return Decoded(case, inputs, n, differential.compare_batch(inst, case, outcomes, n))
 
 
-def target(plan: Any, store: Any, on_exec: Callable[[int], None] | None = None) -> Callable[[bytes], None]:
-    """A libFuzzer ``TestOneInput`` for ``plan``: decode a case, run the oracles, record disagreements."""
+def target(plan: Any, store: Any, on_exec: Callable[[int, int], None] | None = None) -> Callable[[bytes], None]:
+    """A libFuzzer ``TestOneInput`` for ``plan``: decode a batch of cases, run the oracles, record
+    disagreements. ``on_exec(executions, cases)`` after each input."""
     from ptofuzz import registry
     from ptofuzz.generators.fuzzed import FuzzedSource
 
     inst = store.inst if store is not None else registry.get(plan.op)
-    count = [0]
+    count, cases = [0], [0]
 
     def test_one_input(data: bytes) -> None:
         count[0] += 1
         ran = run_input(inst, plan, FuzzedSource.from_bytes(data))
-        if ran is not None and store is not None:
-            case, inputs, sigs = ran
-            for sig in sigs:
-                store.add(sig.key, 1, f"exec {count[0]}", case, inputs)
+        if ran is not None:
+            cases[0] += ran.cases
+            if store is not None:
+                for sig in ran.signatures:
+                    item = f" item {ran.hits.first[sig]}" if ran.n is not None else ""
+                    store.add(sig.key, ran.hits.counts[sig], f"exec {count[0]}{item}", ran.case, ran.example(sig))
         if on_exec is not None:
-            on_exec(count[0])
+            on_exec(count[0], cases[0])
 
     return test_one_input
 
@@ -155,9 +208,9 @@ def _child(args: dict[str, Any]) -> None:
     start = time.perf_counter()
     last = [start]
 
-    def flush(execs: int) -> None:
-        stats = campaign.Stats(cases=execs, elapsed=time.perf_counter() - start, signatures=len(store.findings),
-                               new=len(store.new))
+    def flush(execs: int, cases: int) -> None:
+        stats = campaign.Stats(cases=cases, elapsed=time.perf_counter() - start, signatures=len(store.findings),
+                               new=len(store.new), execs=execs)
         data = campaign.summary_json(store, stats)
         write_file(summary, json.dumps(data))
         store.finish(stats)
@@ -166,12 +219,12 @@ def _child(args: dict[str, Any]) -> None:
     runs, seconds = args["runs"], args["seconds"]
     known = {"new": 0}
 
-    def on_exec(execs: int) -> None:
+    def on_exec(execs: int, cases: int) -> None:
         now = time.perf_counter()
         done = (runs is not None and execs >= runs) or (seconds is not None and now - start >= seconds)
         if done or now - last[0] >= FLUSH_SECONDS or len(store.new) != known["new"]:
             known["new"] = len(store.new)
-            flush(execs)
+            flush(execs, cases)
         if done:  # libFuzzer would end the process without a last summary: stop here, after writing it
             sys.stdout.flush()
             os._exit(0)
@@ -268,7 +321,8 @@ def _stats(summary: Path, start: float, seconds: float | None) -> Any:
     elapsed = time.perf_counter() - start
     return campaign.Stats(cases=int(data.get("cases", 0)), elapsed=float(data.get("elapsed_s", elapsed)),
                           signatures=len(data.get("signatures", [])), new=int(data.get("new", 0)),
-                          time_left=None if seconds is None else max(0.0, seconds - elapsed))
+                          time_left=None if seconds is None else max(0.0, seconds - elapsed),
+                          execs=int(data.get("execs", 0)))
 
 
 def rerun(plan: Any, path: Path) -> None:

@@ -241,6 +241,7 @@ class Stats:
     time_left: float | None = None
     skipped: int = 0  # cases a real target (cpusim, --target) left unanswered: compared by no pair with it
     through: int = 0  # cases of the whole (unsharded) run up to the last batch run here
+    execs: int = 0  # atheris: fuzzer inputs executed (each a batch of cases)
 
     @property
     def rate(self) -> float:
@@ -337,6 +338,8 @@ def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
         "shard": f"{plan.shard[0]}/{plan.shard[1]}" if plan.shard else None, **provenance(plan),
         "cases": stats.cases, "elapsed_s": round(stats.elapsed, 3), "cases_per_s": round(stats.rate, 1),
         "skipped": stats.skipped,
+        **({"execs": stats.execs, "execs_per_s": round(stats.execs / stats.elapsed, 1) if stats.elapsed else 0.0}
+           if store.engine == "atheris" else {}),
         "signatures": [
             {"signature": f.signature.key, "hits": f.hits, "first_seen": f.first, "new": f.new, "known": f.known,
              "path": str(f.path.parent) if f.path else None,

@@ -292,7 +292,8 @@ def campaign(data: dict[str, Any], *, as_json: bool = False, junit: Any = None, 
     if data.get("skipped"):
         con.print(f"[yellow]{data['skipped']:,} cases skipped by a real target after too many crashes or hangs in "
                   "their batch[/]")
-    con.print(f"{data['cases']:,} cases in {data['elapsed_s']:.1f} s ({data['cases_per_s']:,.0f}/s), "
+    execs = f", {data['execs']:,} fuzzer inputs ({data['execs_per_s']:,.0f}/s)" if "execs" in data else ""
+    con.print(f"{data['cases']:,} cases in {data['elapsed_s']:.1f} s ({data['cases_per_s']:,.0f}/s){execs}, "
               f"{len(data['signatures'])} signature(s), {data['new']} new; seed {data['seed']} "
               f"({data['engine']} engine)")
     if data["new"] and not any(s["replay"] for s in data["signatures"]):

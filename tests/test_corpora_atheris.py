@@ -97,7 +97,9 @@ def test_atheris_engine_runs_saves_and_keeps_its_corpus(cli, tmp_path):
               "--out", out, "--json")
     assert res.code == 0, res
     data = json.loads(res.out)
-    assert data["engine"] == "atheris" and data["cases"] == 400
+    # --runs counts fuzzer inputs; each decodes a batch of 1 to 1,024 cases of one geometry
+    assert data["engine"] == "atheris" and data["execs"] == 400 and 400 <= data["cases"] <= 400 * 1024
+    assert data["cases"] > 4 * data["execs"]  # batches, not one case per input
     assert data["signatures"] and all(s["known"] for s in data["signatures"])
     assert all((Path(s["path"]) / "record.json").is_file() for s in data["signatures"])
     kept = set(corpus.iterdir())
