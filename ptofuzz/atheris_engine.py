@@ -190,8 +190,10 @@ def _configure_real_targets(real: dict[str, Any]) -> None:
         targets.configure(targets.CampaignTarget(**real["target"]))
 
 
-def _child(args: dict[str, Any]) -> None:
-    """The fuzzing process: instrument, build the target, hand over to libFuzzer (which never returns)."""
+def _child(args: dict[str, Any], argv: list[str]) -> None:
+    """The fuzzing process: instrument, build the target, hand over to libFuzzer (which never returns).
+    ``argv``: the libFuzzer command line (with ``-fork=N`` libFuzzer starts further processes of this script,
+    each writing its own summary into ``summaries``; :func:`run` merges them)."""
     import atheris
 
     import_instrumented()
@@ -204,7 +206,8 @@ def _child(args: dict[str, Any]) -> None:
                                                  for k, v in args["plan"]["constraints"])})
     out = Path(args["out"]) if args["out"] else None
     store = campaign.FindingStore(campaign.registry.get(plan.op), plan, out, engine="atheris")
-    summary = Path(args["summary"])
+    fork = bool(args.get("fork"))
+    summary = Path(args["summaries"]) / f"{os.getpid()}.json" if fork else Path(args["summary"])
     start = time.perf_counter()
     last = [start]
 
@@ -213,10 +216,11 @@ def _child(args: dict[str, Any]) -> None:
                                new=len(store.new), execs=execs)
         data = campaign.summary_json(store, stats)
         write_file(summary, json.dumps(data))
-        store.finish(stats)
+        if not fork:  # forked jobs' hits go into the records once, from the merged summaries (run())
+            store.finish(stats)
         last[0] = time.perf_counter()
 
-    runs, seconds = args["runs"], args["seconds"]
+    runs, seconds = (None, None) if fork else (args["runs"], args["seconds"])  # fork: libFuzzer stops on time
     known = {"new": 0}
 
     def on_exec(execs: int, cases: int) -> None:
@@ -229,16 +233,16 @@ def _child(args: dict[str, Any]) -> None:
             sys.stdout.flush()
             os._exit(0)
 
-    fuzz_args = [sys.argv[0], *args["libfuzzer"]]
-    atheris.Setup(fuzz_args, target(plan, store, on_exec))
+    atheris.Setup(argv, target(plan, store, on_exec))
     atheris.Fuzz()
 
 
 def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out: Path | None = None,
         corpus: Path | None = None, progress: Callable[[Any], None] | None = None,
-        log: Path | None = None) -> tuple[dict[str, Any], Any]:
-    """Fuzz ``plan`` with atheris in a child process; return the final summary (as ``campaign.json``) and
-    the last statistics."""
+        log: Path | None = None, jobs: int = 1) -> tuple[dict[str, Any], Any]:
+    """Fuzz ``plan`` with atheris in a child process (``jobs`` > 1: libFuzzer's ``-fork=jobs``, which starts
+    that many fuzzing processes of an executable script and shares their corpus); return the final summary
+    (as ``campaign.json``) and the last statistics."""
     from ptofuzz import campaign, records
     from ptofuzz.errors import UsageError
 
@@ -249,6 +253,11 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
                          "--engine random") from None
     if runs is None and seconds is None:
         raise UsageError("give --runs N or --time SECONDS")
+    if not 1 <= jobs <= 256:
+        raise UsageError(f"--jobs {jobs} must be between 1 and 256")
+    if jobs > 1 and (seconds is None or runs is not None):
+        raise UsageError(f"--jobs {jobs} with --engine atheris runs libFuzzer's -fork for a time: give --time "
+                         "SECONDS instead of --runs")
     if corpus is not None:
         if corpus.exists() and not corpus.is_dir():
             raise UsageError(f"--corpus {str(corpus)!r} is a file; atheris keeps its corpus in a folder")
@@ -267,37 +276,99 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
     # libFuzzer's -seed 0 means "pick one": seed N runs as N+1 (31 bits); crash inputs go to --out, not the cwd
     libfuzzer += [f"-seed={plan.seed % 0x7FFFFFFF + 1}", f"-max_len={MAX_LEN}", "-print_final_stats=1",
                   f"-artifact_prefix={artifacts}{os.sep}"]
-    if seconds is not None:  # the child stops itself on time; this is only a backstop
+    if jobs > 1:  # the fork supervisor stops on time; its jobs run until then
+        libfuzzer += [f"-fork={jobs}", f"-max_total_time={max(1, round(seconds or 0))}"]
+    elif seconds is not None:  # the child stops itself on time; this is only a backstop
         libfuzzer.append(f"-max_total_time={int(seconds) + 60}")
-    summary = work / "summary.json"
+    summary, summaries = work / "summary.json", work / "summaries"
+    summaries.mkdir()
     args = {"plan": {**plan.__dict__, "constraints": [list(c) for c in plan.constraints]},
-            "out": str(out) if out else None, "summary": str(summary), "runs": runs, "seconds": seconds,
-            "libfuzzer": libfuzzer, "real": _real_targets(plan)}
+            "out": str(out) if out else None, "summary": str(summary), "summaries": str(summaries),
+            "fork": jobs > 1, "runs": runs, "seconds": seconds, "real": _real_targets(plan)}
+    write_file(work / "args.json", json.dumps(args))
+    script = work / "ptofuzz-atheris"  # an executable script: libFuzzer's -fork runs it again for each job
+    script.write_text(f"#!{sys.executable}\nimport json, sys\nfrom ptofuzz.atheris_engine import _child\n"
+                      f"_child(json.loads(open({str(work / 'args.json')!r}).read()), sys.argv)\n")
+    script.chmod(0o755)
     log_path = log or work / "libfuzzer.log"
     start = time.perf_counter()
+
+    def current() -> dict[str, Any] | None:
+        return _merged(summaries, plan) if jobs > 1 else (json.loads(summary.read_text()) if summary.is_file()
+                                                          else None)
+
     with open(log_path, "wb") as logf:
-        proc = subprocess.Popen([sys.executable, "-m", "ptofuzz.atheris_engine", json.dumps(args)],
-                                stdout=logf, stderr=subprocess.STDOUT, cwd=work)
+        proc = subprocess.Popen([str(script), *libfuzzer], stdout=logf, stderr=subprocess.STDOUT, cwd=work)
         try:
             while proc.poll() is None:
                 time.sleep(0.25)
-                if progress is not None and summary.is_file():
-                    progress(_stats(summary, start, seconds))
+                data = current() if progress is not None else None
+                if progress is not None and data is not None:
+                    progress(_stats_of(data, start, seconds))
         except BaseException:
             proc.kill()
             raise
     if proc.returncode != 0:
         raise RuntimeError(_crash_message(proc.returncode, log_path, artifacts, plan))
-    if not summary.is_file():
+    data = current()
+    if data is None:
         raise UsageError(f"atheris ended before its first case; see {log_path}")
-    data = json.loads(summary.read_text())
+    if jobs > 1:
+        data["elapsed_s"] = round(time.perf_counter() - start, 3)
+        data["cases_per_s"] = round(data["cases"] / data["elapsed_s"], 1) if data["elapsed_s"] else 0.0
+        data["execs_per_s"] = round(data["execs"] / data["elapsed_s"], 1) if data["elapsed_s"] else 0.0
+        data["jobs"] = jobs
+        _add_hits(data)
     if log is None:
         shutil.rmtree(work, ignore_errors=True)
-    stats = _stats(summary, start, seconds)
+    stats = _stats_of(data, start, seconds)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         write_file(out / campaign.SUMMARY, json.dumps(data, indent=1) + "\n")
     return data, stats
+
+
+def _merged(folder: Path, plan: Any) -> dict[str, Any] | None:
+    """The summaries of libFuzzer's forked jobs as one: cases and inputs summed, one entry per signature with
+    its hits summed (the first job's record and first-seen kept)."""
+    parts = []
+    for f in sorted(folder.glob("*.json")):
+        try:
+            parts.append(json.loads(f.read_text()))
+        except (OSError, ValueError):  # a job writing its file right now: the next poll reads it
+            continue
+    if not parts:
+        return None
+    data = dict(parts[0])
+    sigs: dict[str, dict[str, Any]] = {}
+    for part in parts:
+        for s in part["signatures"]:
+            have = sigs.get(s["signature"])
+            if have is None:
+                sigs[s["signature"]] = dict(s)
+            else:
+                have["hits"] += s["hits"]
+                have["path"] = have["path"] or s["path"]
+                have["replay"] = have["replay"] or s["replay"]
+    data["signatures"] = sorted(sigs.values(), key=lambda s: s["signature"])
+    data["new"] = sum(1 for s in data["signatures"] if s["new"])
+    for key in ("cases", "execs", "skipped"):
+        data[key] = sum(int(p.get(key, 0)) for p in parts)
+    data["elapsed_s"] = max(float(p.get("elapsed_s", 0.0)) for p in parts)
+    return data
+
+
+def _add_hits(data: dict[str, Any]) -> None:
+    """Forked jobs leave their records' hit counts alone: add the merged counts once."""
+    from ptofuzz import records
+
+    for s in data["signatures"]:
+        if s.get("path"):
+            rec = Path(s["path"]) / records.RECORD
+            if rec.is_file():
+                finding = dict(json.loads(rec.read_text()).get("finding", {}))
+                finding["hits"] = int(finding.get("hits", 0)) + int(s["hits"])
+                records.update_json(rec, {"finding": finding})
 
 
 def _crash_message(code: int, log: Path, artifacts: Path, plan: Any) -> str:
@@ -311,13 +382,9 @@ def _crash_message(code: int, log: Path, artifacts: Path, plan: Any) -> str:
     return (f"an oracle raised under atheris (exit {code}): {exc or 'see the log'}{where}; log {log}{rerun}")
 
 
-def _stats(summary: Path, start: float, seconds: float | None) -> Any:
+def _stats_of(data: dict[str, Any], start: float, seconds: float | None) -> Any:
     from ptofuzz import campaign
 
-    try:
-        data = json.loads(summary.read_text())
-    except (OSError, ValueError):
-        data = {}
     elapsed = time.perf_counter() - start
     return campaign.Stats(cases=int(data.get("cases", 0)), elapsed=float(data.get("elapsed_s", elapsed)),
                           signatures=len(data.get("signatures", [])), new=int(data.get("new", 0)),
@@ -330,5 +397,5 @@ def rerun(plan: Any, path: Path) -> None:
     target(plan, None)(path.read_bytes())
 
 
-if __name__ == "__main__":
-    _child(json.loads(sys.argv[1]))
+if __name__ == "__main__":  # python -m ptofuzz.atheris_engine ARGS_JSON [libFuzzer flags...]
+    _child(json.loads(sys.argv[1]), [sys.argv[0], *sys.argv[2:]])

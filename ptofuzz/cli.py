@@ -235,7 +235,8 @@ def fuzz(
     time_s: Annotated[float | None, typer.Option("--time", help="Stop after this many seconds.")] = None,
     runs: Annotated[int | None, typer.Option(help="Stop after this many cases (atheris: executions).")] = None,
     seed: Annotated[int, typer.Option(help="Seed; the same seed draws the same cases.")] = 0,
-    jobs: Annotated[int, typer.Option(help="Worker processes (random engine); results do not depend on it.")] = 1,
+    jobs: Annotated[int, typer.Option(help="Worker processes; random engine: results do not depend on it; atheris: "
+                                           "libFuzzer's -fork=N (with --time).")] = 1,
     corpus: Annotated[Path | None, typer.Option(
         help="random: case records replayed first; atheris: the libFuzzer corpus folder (kept across runs).")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Save one record folder per signature here "
@@ -332,12 +333,9 @@ def fuzz(
         else:
             from ptofuzz import atheris_engine
 
-            if jobs != 1:
-                raise UsageError("--engine atheris runs one process; drop --jobs (libFuzzer's own -fork is not "
-                                 "wired up)")
             with report.progress(enabled=not json_out) as show:
                 summary, _ = atheris_engine.run(plan, runs=runs, seconds=time_s, out=out, corpus=corpus,
-                                                progress=show)
+                                                progress=show, jobs=jobs)
         report.campaign(summary, as_json=json_out, junit=junit, sarif=sarif)
         if summary["new"]:
             raise typer.Exit(int(ExitCode.MISMATCH))

@@ -108,6 +108,21 @@ def test_atheris_engine_runs_saves_and_keeps_its_corpus(cli, tmp_path):
     assert again.code == 0 and kept <= set(corpus.iterdir())
 
 
-def test_atheris_engine_rejects_jobs(cli):
+def test_atheris_jobs_need_a_time(cli):
     res = cli("fuzz", "tpartadd", "--engine", "atheris", "--runs", "5", "--jobs", "2")
-    assert res.code == 2 and "--jobs" in res.err
+    assert res.code == 2 and "--jobs 2" in res.err and "--time" in res.err
+
+
+def test_atheris_jobs_fork_libfuzzer_and_merge_the_jobs(cli, tmp_path):
+    """--jobs 2: libFuzzer's -fork=2 runs the engine's executable script twice over; their summaries merge."""
+    out = tmp_path / "out"
+    res = cli("fuzz", "tpartmax", "--engine", "atheris", "--time", "4", "--jobs", "2", "--seed", "2", "--out", out,
+              "--json")
+    assert res.code == 0, res
+    data = json.loads(res.out)
+    assert data["jobs"] == 2 and data["execs"] > 0 and data["cases"] > data["execs"]
+    assert data["signatures"] and all(s["known"] for s in data["signatures"])
+    for s in data["signatures"]:  # each saved record carries the merged hits once
+        rec = json.loads((Path(s["path"]) / "record.json").read_text())
+        assert rec["finding"]["hits"] == s["hits"] > 0
+    assert json.loads((out / "campaign.json").read_text())["cases"] == data["cases"]
