@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from ptofuzz import case as case_mod
 from ptofuzz import casefolder, dtypes, platforms, registry
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.compare import Comparison, Mode, compare, pto_isa_eps
@@ -103,7 +104,7 @@ def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
 
 
 MAX_RANDOM = 1_000_000
-MAX_TILE_ELEMENTS = 1 << 22  # 4,194,304: far above any pto-isa tile, small enough to stay in memory
+MAX_TILE_ELEMENTS = case_mod.MAX_TILE_ELEMENTS
 
 
 def _check_size(case: Case) -> Case:
@@ -411,6 +412,11 @@ def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerd
                       half_as_bits=platforms.get(case.platform).half_as_bits)
         files.append(FileVerdict(fname, cmp, dtype=fdt.name, shape=(r, c),
                                  valid=(min(tile.valid_rows, r), min(tile.valid_cols, c))))
+        listed = expected.get("classes")
+        if is_golden and isinstance(listed, dict) and \
+                listed.get(fname, {}) != casefolder.class_masks(outcome.classes[role][:r, :c]):
+            messages.append(f"ptofuzz.json lists other non-exact elements of {fname} than recomputed; regenerate "
+                            "the folder (ptofuzz gen ... --force)")
     verdict = "pass" if not messages and all(f.ok for f in files) else "fail"
     return CaseVerdict(**base, verdict=verdict, files=tuple(files), message="; ".join(messages))
 

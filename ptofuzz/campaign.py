@@ -387,6 +387,8 @@ def run_random(plan: Plan, *, runs: int | None = None, seconds: float | None = N
     inst = instruction or registry.get(plan.op)
     if jobs > 1 and instruction is not None and instruction is not registry.get(plan.op):
         raise UsageError("--jobs > 1 runs the registered instructions only")
+    if corpus is not None:  # a bad --corpus is refused before anything is written into --out
+        records.discover([corpus], require=False)
     store = FindingStore(inst, plan, out)
     stats = Stats()
     start = time.perf_counter()

@@ -24,6 +24,9 @@ CLASS_NAMES = {EXACT: "exact", NAN: "nan", ZERO: "zero", UNDEFINED: "undefined"}
 
 _RXC = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
+MAX_DIM = 1 << 20  # rows or columns of a tile read from a file
+MAX_TILE_ELEMENTS = 1 << 22  # 4,194,304: far above any pto-isa tile, small enough to stay in memory
+
 
 def parse_rxc(text: str, what: str = "shape") -> tuple[int, int]:
     """Parse ``"64x32"`` into ``(64, 32)``; raise a one-line UsageError naming ``what`` otherwise."""
@@ -64,7 +67,20 @@ class Tile:
 
     @classmethod
     def from_json(cls, d: dict[str, list[int]]) -> Tile:
-        return cls(int(d["shape"][0]), int(d["shape"][1]), int(d["valid"][0]), int(d["valid"][1]))
+        """A tile from ``{"shape": [R, C], "valid": [r, c]}``: integers only (``64.5`` or ``"64"`` is an error,
+        never rounded), at most :data:`MAX_TILE_ELEMENTS` elements."""
+        if not isinstance(d, dict):
+            raise ValueError(f"a tile must be {{shape: [R, C], valid: [r, c]}}, not {type(d).__name__}")  # noqa: TRY004
+        dims = []
+        for key in ("shape", "valid"):
+            pair = d.get(key)
+            if not isinstance(pair, list) or len(pair) != 2 or not all(type(v) is int and 0 <= v <= MAX_DIM
+                                                                        for v in pair):
+                raise ValueError(f"tile {key} must be two integers from 0 to {MAX_DIM}, not {pair!r}")
+            dims += pair
+        if dims[0] * dims[1] > MAX_TILE_ELEMENTS:
+            raise ValueError(f"a {dims[0]}x{dims[1]} tile has more than {MAX_TILE_ELEMENTS:,} elements")
+        return cls(*dims)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -117,10 +133,19 @@ class Case:
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Case:
+        for key in ("op", "platform", "dtype"):
+            if not isinstance(d.get(key), str):
+                raise ValueError(f"{key} must be a name (a string), not {d.get(key)!r}")  # noqa: TRY004
+        if not isinstance(d.get("tiles"), dict):
+            raise ValueError("tiles must map each role to {shape, valid}")  # noqa: TRY004
+        params = d.get("params", {})
+        if not isinstance(params, dict) or not all(isinstance(v, (str, int, float, bool)) or v is None
+                                                   for v in params.values()):
+            raise ValueError("params must map names to plain values")
         return cls(
             op=d["op"], platform=d["platform"], dtype=d["dtype"],
-            tiles=tuple((role, Tile.from_json(t)) for role, t in d["tiles"].items()),
-            params=tuple(sorted(d.get("params", {}).items())),
+            tiles=tuple((str(role), Tile.from_json(t)) for role, t in d["tiles"].items()),
+            params=tuple(sorted(params.items())),
         )
 
 

@@ -247,19 +247,69 @@ def discover(paths: list[Path]) -> list[Path]:
     return found
 
 
+def _check_manifest(m: dict[str, Any]) -> None:
+    """What the manifest's own fields must be, in the user's terms (ValueError): ``files`` a list of entries with
+    a plain file name of this folder and a sha256; ``expected`` an object whose class bitmaps decode and hold
+    as many bits as their file's elements."""
+    files = m.get("files", [])
+    if not isinstance(files, list):
+        raise ValueError("files must be a list of {name, sha256, ...}")  # noqa: TRY004
+    sizes = {}
+    for k, entry in enumerate(files):
+        if not isinstance(entry, dict):
+            raise ValueError(f"files[{k}] must be an object {{name, sha256, ...}}")  # noqa: TRY004
+        name = entry.get("name")
+        if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
+            raise ValueError(f"files[{k}].name must be a file name in the case folder, not {name!r}")
+        if not isinstance(entry.get("sha256"), str):
+            raise ValueError(f"files.{name}.sha256 must be a hex string")  # noqa: TRY004
+        shape = entry.get("shape")
+        if shape is not None:
+            if not isinstance(shape, list) or len(shape) != 2 or not all(type(v) is int and v >= 0 for v in shape):
+                raise ValueError(f"files.{name}.shape must be two integers")
+            sizes[name] = shape[0] * shape[1]
+    expected = m.get("expected", {})
+    if not isinstance(expected, dict):
+        raise ValueError("expected must be an object {outcome, classes, ...}")  # noqa: TRY004
+    classes = expected.get("classes", {})
+    if not isinstance(classes, dict):
+        raise ValueError("expected.classes must map file names to their element classes")  # noqa: TRY004
+    for fname, masks in classes.items():
+        if not isinstance(masks, dict):
+            raise ValueError(f"expected.classes.{fname} must map class names to {{count, bitmap}}")  # noqa: TRY004
+        for cls, mask in masks.items():
+            if cls not in CLASS_NAMES.values() or not isinstance(mask, dict):
+                raise ValueError(f"expected.classes.{fname}.{cls} is no element class ({', '.join(CLASS_NAMES.values())})")
+            try:
+                raw = base64.b64decode(mask.get("bitmap", ""), validate=True)
+            except (ValueError, TypeError):
+                raise ValueError(f"expected.classes.{fname}.{cls}.bitmap is not base64") from None
+            n = sizes.get(fname)
+            if n is not None and len(raw) != (n + 7) // 8:
+                raise ValueError(f"expected.classes.{fname}.{cls}.bitmap holds {len(raw) * 8} bits for {n} elements")
+            ones = int(np.unpackbits(np.frombuffer(raw, np.uint8), count=n).sum()) if n is not None else None
+            if type(mask.get("count")) is not int or (ones is not None and ones != mask["count"]):
+                raise ValueError(f"expected.classes.{fname}.{cls}.count does not match its bitmap")
+
+
 def load(path: Path, platform: str | None) -> LoadedCase:
     """Identify a case folder: from its manifest, else from its folder name read with ``platform``'s layout."""
     mpath = path / MANIFEST
     if mpath.is_file():
         try:
             manifest = json.loads(mpath.read_text())
+            if not isinstance(manifest, dict):
+                raise ValueError("the manifest is no JSON object")  # noqa: TRY004
+            if "format" in manifest and manifest["format"] != FORMAT:  # (early manifests had no format field)
+                raise ValueError(f"format {manifest['format']!r} is not {FORMAT!r}, the one this ptofuzz reads")
+            _check_manifest(manifest)
             case = Case.from_json(manifest)
             inst = registry.get(case.op)
             profile = inst.support(case.platform).profile
             _validate(inst, case)
         except (ValueError, KeyError, TypeError, AttributeError) as e:  # UsageError is a ValueError
-            raise CaseFolderError(f"{str(mpath)!r} is not a valid ptofuzz manifest ({e}); regenerate the case"
-                                  ) from None
+            raise CaseFolderError(f"{str(mpath)!r} is not a valid ptofuzz manifest ({e}); regenerate the folder "
+                                  "(ptofuzz gen ... --force)") from None
         return LoadedCase(path, inst, case, profile, manifest)
     if platform is None:
         raise CaseFolderError(f"{str(path)!r} has no {MANIFEST}; pass --platform "

@@ -72,7 +72,9 @@ def _exit_for(verdicts: list[str], mismatch: str) -> None:
 
 
 def _die(message: str, code: ExitCode) -> NoReturn:
-    typer.echo(f"ptofuzz: error: {message}", err=True)
+    from ptofuzz.text import printable
+
+    typer.echo(f"ptofuzz: error: {printable(message)}", err=True)
     raise typer.Exit(int(code))
 
 
@@ -88,7 +90,7 @@ def _errors() -> Iterator[None]:
     except OSError as e:
         _die(f"{e.strerror or e}: {e.filename!r}" if e.filename else str(e), ExitCode.USAGE)
     except KeyboardInterrupt:
-        _die("interrupted", ExitCode.USAGE)
+        _die("interrupted", ExitCode.INTERRUPTED)
     except Exception as e:  # noqa: BLE001 - the one place unexpected errors are turned into exit 3
         _die(f"internal error: {type(e).__name__}: {e} (please report this with the command line)",
              ExitCode.INTERNAL)
@@ -519,11 +521,16 @@ def triage(
                                 merge or ())
         _check_exports(html, svg, junit, sarif)
         items, skipped = tri.load(paths)
+        if not items and not skipped and not any((Path(p) / "campaign.json").is_file() for p in paths):
+            raise UsageError(f"{', '.join(repr(str(p)) for p in paths)} holds no fuzz findings and no campaign "
+                             "summary; give the --out folder of `ptofuzz fuzz`")
         result = tri.buckets(items, fields, sort)
         report.triaged(result, fields, as_json=json_out, html=html, svg=svg, junit=junit, skipped=skipped,
                        sarif=sarif, command=_command_line())
         if any(not b.known for b in result):
             raise typer.Exit(int(ExitCode.MISMATCH))
+        if skipped and not items:  # every record unreadable (said in the report): nothing was triaged
+            raise typer.Exit(int(ExitCode.USAGE))
 
 
 @app.command("asm")

@@ -10,6 +10,7 @@ class ExitCode(enum.IntEnum):
     MISMATCH = 1
     USAGE = 2
     INTERNAL = 3
+    INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report it: 128 + 2
 
 
 class PtofuzzError(Exception):

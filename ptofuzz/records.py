@@ -153,18 +153,33 @@ def read(path: Path) -> Record:
             from ptofuzz.generators.source import seeded
 
             d = data["inputs"]["draw"]
-            mix = values.ValueMix.parse(d.get("special"), float(d.get("rate", values.DEFAULT_SPECIAL_RATE)))
-            inputs = inst.draw_inputs(seeded(int(d.get("seed", 0)), *[str(k) for k in d.get("key", [])]), case, mix)
+            seed, rate = d.get("seed", 0), d.get("rate", values.DEFAULT_SPECIAL_RATE)
+            if type(seed) is not int or not 0 <= seed < 1 << 64:
+                raise ValueError(f"inputs.draw.seed must be an integer from 0 to 2**64-1, not {seed!r}")
+            if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
+                raise ValueError(f"inputs.draw.rate must be a number from 0 to 1, not {rate!r}")
+            if not isinstance(d.get("key", []), list):
+                raise ValueError("inputs.draw.key must be a list of strings")
+            mix = values.ValueMix.parse(d.get("special"), float(rate))
+            inputs = inst.draw_inputs(seeded(seed, *[str(k) for k in d.get("key", [])]), case, mix)
         else:
             inputs = {role: _read_input(entry, inst.dtype_of(case, role), jpath.parent, case, role)
                       for role, entry in data["inputs"].items()}
-        oracles = tuple(data.get("oracles") or inst.platforms)
+        given = data.get("oracles")
+        if given is not None and (not isinstance(given, list) or not all(isinstance(o, str) for o in given)):
+            raise ValueError(f"oracles must be a list of oracle names, not {given!r}")
+        oracles = tuple(given or inst.platforms)
         expect = data.get("expect") or {}
         if not isinstance(expect, dict) or not all(isinstance(v, dict) for v in expect.values()):
             raise ValueError("expect must map each oracle to {outcome, digest}")
         if not all(isinstance(k, str) for k in data.get("signatures") or ()):
             raise ValueError("signatures must be a list of strings")
-    except (KeyError, TypeError, ValueError, AttributeError, OSError) as e:
+    except KeyError as e:
+        raise CaseFolderError(f"{str(jpath)!r}: bad case record (missing {e}); regenerate it") from None
+    except (TypeError, AttributeError):
+        raise CaseFolderError(f"{str(jpath)!r}: bad case record (a field has the wrong type: inputs, expect and "
+                              "tiles are objects); regenerate it") from None
+    except (ValueError, OSError, OverflowError, MemoryError) as e:
         raise CaseFolderError(f"{str(jpath)!r}: bad case record ({e}); regenerate it") from None
     known = {"format", "op", "platform", "dtype", "tiles", "params", "inputs", "oracles", "expect", "signatures"}
     extra = {k: v for k, v in data.items() if k not in known}
@@ -173,20 +188,37 @@ def read(path: Path) -> Record:
 
 
 def _read_input(entry: Mapping[str, Any], dt: dtypes.DType, folder: Path, case: Case, role: str) -> np.ndarray:
-    shape = tuple(int(x) for x in entry.get("shape") or case.tile(role).shape)
-    n = int(np.prod(shape))
+    """One input of a record: inline hex, or a file next to the record (a plain name, a regular file, exactly
+    the tile's size: nothing outside the record folder, no device or FIFO, no unbounded read)."""
+    shape = tuple(entry.get("shape") or case.tile(role).shape)
+    if len(shape) != 2 or not all(type(x) is int and 0 <= x for x in shape) or shape != case.tile(role).shape:
+        raise ValueError(f"inputs.{role}.shape must be the {role} tile's {list(case.tile(role).shape)}, not "
+                         f"{list(shape)}")
+    n = shape[0] * shape[1]
     if "hex" in entry:
-        values = [int(h, 16) for h in entry["hex"]]
+        hexes = entry["hex"]
+        digits = 2 * dt.itemsize
+        if not isinstance(hexes, list) or len(hexes) != n:
+            raise ValueError(f"inputs.{role}.hex must be a list of {n} hex strings (shape {list(shape)})")
+        try:
+            values = [int(h, 16) for h in hexes if isinstance(h, str) and 0 < len(h.removeprefix("0x")) <= digits]
+        except ValueError:
+            values = []
         if len(values) != n:
-            raise ValueError(f"{role}: {len(values)} hex values for shape {shape}")
+            raise ValueError(f"inputs.{role}.hex must hold {n} hex strings of at most {digits} digits ({dt.name})")
         return np.array(values, dtype=np.uint64).astype(dt.bits_dtype).reshape(shape)
     if "file" in entry:
-        fpath = folder / entry["file"]
-        data = fpath.read_bytes()
-        if len(data) != n * dt.itemsize:
-            raise ValueError(f"{fpath.name} holds {len(data)} bytes, {role} needs {n * dt.itemsize}")
-        return np.frombuffer(data, dtype=dt.bits_dtype).reshape(shape).copy()
-    raise ValueError(f"{role}: neither hex values nor a file")
+        name = entry["file"]
+        if not isinstance(name, str) or not name or Path(name).name != name or name in (".", ".."):
+            raise ValueError(f"inputs.{role}.file must be a file name in the record's folder, not {name!r}")
+        fpath = folder / name
+        if not fpath.is_file() or fpath.is_symlink():
+            raise ValueError(f"inputs.{role}.file {name!r} is no regular file in {str(folder)!r}")
+        size = fpath.stat().st_size
+        if size != n * dt.itemsize:
+            raise ValueError(f"{name} holds {size} bytes, {role} needs {n * dt.itemsize}")
+        return np.frombuffer(fpath.read_bytes(), dtype=dt.bits_dtype).reshape(shape).copy()
+    raise ValueError(f"inputs.{role}: neither hex values nor a file")
 
 
 def discover(paths: Sequence[Path], *, require: bool = True) -> list[Path]:

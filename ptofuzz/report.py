@@ -14,13 +14,21 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from rich.console import Console
-from rich.markup import escape
+from rich.markup import escape as _markup_escape
 from rich.table import Table
 
 from ptofuzz import dtypes
 from ptofuzz.api import CaseVerdict, GenerateResult
 from ptofuzz.atomic import write_file
 from ptofuzz.case import CLASS_NAMES
+
+
+def escape(text: str) -> str:
+    """Text from outside (names, paths, messages) for the console: rich markup escaped and control characters
+    (escape sequences, line breaks) shown as ``\\xNN``, so nothing a folder name holds can drive the terminal."""
+    from ptofuzz.text import printable
+
+    return _markup_escape(printable(text))
 
 
 class _Console(Console):
@@ -546,6 +554,23 @@ def check_export_path(path: Any, flag: str) -> None:
         raise UsageError(f"{flag} {str(path)!r} is no file name; give e.g. {flag} report.{flag.strip('-')}")
     if not p.parent.is_dir():
         raise UsageError(f"{flag} {str(path)!r}: folder {str(p.parent)!r} does not exist")
+    if p.exists() and not p.is_file():
+        raise UsageError(f"{flag} {str(path)!r} is not a regular file; give a file name")
+    if flag in _REPORT_MARKS and p.is_file() and p.stat().st_size and not _looks_like_report(p, flag):
+        raise UsageError(f"{flag} {str(path)!r} exists and is no {flag.strip('-')} report; ptofuzz overwrites only "
+                         "its own reports: choose another path (or remove that file)")
+
+
+_REPORT_MARKS = {"--junit": (b"<testsuites",), "--sarif": (b'"runs"',), "--html": (b"<html", b"<!doctype html"),
+                 "--svg": (b"<svg",)}
+
+
+def _looks_like_report(path: Any, flag: str) -> bool:
+    """Whether an existing file is a report of ``flag``'s kind (an earlier run's), which may be replaced: a
+    golden or an input given by mistake is refused instead of overwritten."""
+    with open(path, "rb") as f:
+        head = f.read(4096).lower()
+    return any(mark in head for mark in _REPORT_MARKS.get(flag, ()))
 
 
 def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]],
