@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import base64
 import collections
+import contextlib
 import dataclasses
 import hashlib
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -154,12 +156,47 @@ def _existing(out_dir: Path, names: list[str]) -> list[str]:
 
 
 def prepare_out(out_dir: Path) -> None:
-    """Create ``--out`` (and its parents) if needed."""
+    """Create ``--out`` (and its parents) if needed; remove what killed earlier runs left there."""
     if not os.path.isdir(out_dir):
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise UsageError(f"cannot create --out {str(out_dir)!r}: {e.strerror}; choose another --out") from None
+        return
+    sweep_stale(out_dir)
+
+
+_STALE = re.compile(r"\..+\.(?:tmp|old)-(\d+)")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process (or no such pid at all): leave it
+        return pid < 1 << 22
+    return True
+
+
+def sweep_stale(out_dir: Path) -> int:
+    """Remove the hidden staging folders (``.NAME.tmp-PID``, ``.NAME.old-PID``) of ptofuzz processes that no
+    longer run (a ``gen`` killed by SIGKILL cannot clean up after itself); return how many."""
+    removed = 0
+    try:
+        entries = list(os.scandir(out_dir))
+    except OSError:
+        return 0
+    for entry in entries:
+        m = _STALE.fullmatch(entry.name)
+        if m and not _alive(int(m.group(1))):
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+            removed += 1
+    return removed
 
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)

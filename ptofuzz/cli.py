@@ -554,9 +554,9 @@ def asm_(
 
             check_export_path(out, "-o")
         try:
-            text = source.read_text()
-        except (OSError, UnicodeDecodeError) as e:
-            raise UsageError(f"cannot read {str(source)!r}: {getattr(e, 'strerror', None) or e}") from None
+            text = _bounded(source, MAX_ASM_BYTES, "an assembly source").decode()
+        except UnicodeDecodeError as e:
+            raise UsageError(f"cannot read {str(source)!r}: not UTF-8 text ({e.reason} at byte {e.start})") from None
         try:
             words = assemble(text, str(source))
         except AsmError as e:
@@ -597,15 +597,28 @@ def disasm(
                 words.append(w)
         else:
             assert source is not None
-            try:
-                data = source.read_bytes()
-            except OSError as e:
-                raise UsageError(f"cannot read {str(source)!r}: {e.strerror}") from None
+            data = _bounded(source, MAX_BUNDLE_BYTES, "a bundle")
             if len(data) % 4:
                 raise UsageError(f"{str(source)!r} holds {len(data)} bytes, not a whole number of 32-bit words")
             words = [int.from_bytes(data[k:k + 4], "little") for k in range(0, len(data), 4)]
         for w, line in zip(words, disassemble(words)):
             typer.echo(f"{w:#010x}  {line}" if hex_out else line)
+
+
+MAX_ASM_BYTES = 4 << 20  # an assembly source (a bundle of 1M commands is far beyond any real one)
+MAX_BUNDLE_BYTES = 4 << 20  # 1,048,576 command words
+
+
+def _bounded(path: Path, limit: int, what: str) -> bytes:
+    """A file's bytes, reading at most ``limit`` (so /dev/zero, a huge or sparse file costs no memory)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as e:
+        raise UsageError(f"cannot read {str(path)!r}: {e.strerror or e}") from None
+    if len(data) > limit:
+        raise UsageError(f"{str(path)!r} is larger than {limit:,} bytes, more than {what} can be; give the right file")
+    return data
 
 
 @app.command("list")

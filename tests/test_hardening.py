@@ -186,3 +186,30 @@ def test_a_corrupt_class_bitmap_fails_check(tmp_path):
         (case / "ptofuzz.json").write_text(json.dumps(m))
         (v,) = api.check([case])
         assert v.verdict == "fail" and "non-exact elements of golden.bin" in v.message
+
+
+def test_asm_and_disasm_read_at_most_a_bounded_prefix(cli, tmp_path):
+    sparse = tmp_path / "sparse.bin"
+    with open(sparse, "wb") as f:  # 1 GB, almost no disk
+        f.truncate(1 << 30)
+    assert "larger than 4,194,304 bytes" in _one_line(cli("disasm", sparse))
+    assert "larger than 4,194,304 bytes" in _one_line(cli("asm", "/dev/zero", "-o", tmp_path / "x.bin"))
+    assert not (tmp_path / "x.bin").exists()
+    (tmp_path / "bad.s").write_bytes(b"\xff\xfe not text")
+    assert "not UTF-8" in _one_line(cli("asm", tmp_path / "bad.s", "--hex"))
+
+
+def test_gen_removes_what_a_killed_gen_left_behind(cli, tmp_path):
+    import subprocess
+    import sys
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    pid = int(dead.stdout)  # a process that has ended: its staging folders are garbage
+    for k in range(3):
+        (tmp_path / f".TPARTADDTest.case_{k}.tmp-{pid}").mkdir()
+    (tmp_path / f".TPARTADDTest.case_9.tmp-{os.getpid()}").mkdir()  # a live process's: left alone
+    (tmp_path / ".notes.txt").write_text("mine")
+    assert cli("gen", "tpartadd", "--platform", "a5", "--out", tmp_path).code == 0
+    hidden = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
+    assert hidden == [".TPARTADDTest.case_9.tmp-" + str(os.getpid()), ".notes.txt"]
