@@ -324,7 +324,7 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
     stats = _stats_of(data, start, seconds)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        write_file(out / campaign.SUMMARY, json.dumps(data, indent=1) + "\n")
+        write_file(out / campaign.SUMMARY, json.dumps(campaign.relocatable(data), indent=1) + "\n")
     return data, stats
 
 

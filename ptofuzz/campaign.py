@@ -254,6 +254,7 @@ class FindingStore:
     def __init__(self, inst: registry.Instruction, plan: Plan, out: Path | None, *, engine: str = "random",
                  force: bool = False) -> None:
         self.inst, self.plan, self.out, self.engine = inst, plan, out, engine
+        self.given: Path | None = out
         self.findings: dict[str, Finding] = {}
         self.saved: dict[str, Path] = {}  # signature key -> record.json from this or an earlier campaign
         if out is not None:
@@ -266,7 +267,8 @@ class FindingStore:
                 probe.unlink()
             except OSError as e:
                 raise UsageError(f"cannot write into --out {str(out)!r}: {e.strerror}; choose another --out") from None
-            self.out = out = out.resolve()  # record folders name themselves by absolute path (replay from anywhere)
+            self.given = out  # as the user wrote it: the commands printed now use it
+            self.out = out = out.resolve()
             for rec in sorted(out.glob(f"*/{records.RECORD}")):
                 if rec.parent.name.endswith(".min"):  # minimized copies carry their original's signature
                     continue
@@ -297,7 +299,8 @@ class FindingStore:
         extra: dict[str, Any] = {
             "finding": {"signature": f.signature.key, "hits": 0, "first_seen": f.first, "known": f.known,
                         "seed": self.plan.seed, "engine": self.engine},
-            "replay": f"ptofuzz replay {folder}",
+            # paths relative to the campaign folder (the record's parent): a moved findings tree stays valid
+            "replay": f"ptofuzz replay {folder.name}",
         }
         if self.engine == "random" and f.case_number is not None:
             extra["finding"]["campaign"] = self.plan.command(runs=f.case_number)
@@ -308,7 +311,12 @@ class FindingStore:
         rec = records.Record(case, {r: np.asarray(v) for r, v in inputs.items()}, self.plan.oracles,
                              {o: records.describe(out) for o, out in outcomes.items()},
                              tuple(s.key for s in sigs), extra)
-        path = records.write(rec, self.inst, folder, outcomes=outcomes, force=True)
+        try:
+            path = records.write(rec, self.inst, folder, outcomes=outcomes, force=True)
+        except UsageError:
+            if not (folder / records.RECORD).is_file():
+                raise
+            path = folder / records.RECORD  # another fuzzing process (atheris --jobs) saved it just now
         self.saved[f.signature.key] = path
         return path
 
@@ -324,14 +332,25 @@ class FindingStore:
                 records.update_json(f.path, {"finding": finding})
                 f.flushed = f.hits
         self.out.mkdir(parents=True, exist_ok=True)
-        write_file(self.out / SUMMARY, json.dumps(summary_json(self, stats), indent=1) + "\n")
+        write_file(self.out / SUMMARY, json.dumps(relocatable(summary_json(self, stats)), indent=1) + "\n")
 
     @property
     def new(self) -> list[Finding]:
         return [f for f in self.findings.values() if f.new]
 
 
+def relocatable(summary: dict[str, Any]) -> dict[str, Any]:
+    """A summary as campaign.json stores it: each record folder (and its replay command) relative to the
+    campaign folder, so the findings tree can be moved or copied to another machine."""
+    out = dict(summary)
+    out["signatures"] = [{**s, "path": Path(s["path"]).name if s.get("path") else None,
+                          "replay": f"ptofuzz replay {Path(s['path']).name}" if s.get("path") else None}
+                         for s in summary["signatures"]]
+    return out
+
+
 def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
+    """A campaign's summary for this process: record folders under --out as the user gave it."""
     plan = store.plan
     return {
         "op": plan.op, "oracles": list(plan.oracles), "engine": store.engine, "seed": plan.seed,
@@ -342,12 +361,19 @@ def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
            if store.engine == "atheris" else {}),
         "signatures": [
             {"signature": f.signature.key, "hits": f.hits, "first_seen": f.first, "new": f.new, "known": f.known,
-             "path": str(f.path.parent) if f.path else None,
-             "replay": f"ptofuzz replay {f.path.parent}" if f.path else None}
+             "path": str(_shown(store, f.path.parent)) if f.path else None,
+             "replay": f"ptofuzz replay {_shown(store, f.path.parent)}" if f.path else None}
             for f in sorted(store.findings.values(), key=lambda f: f.signature)],
         "new": len(store.new),
         "command": plan.command(runs=(stats.through or stats.cases) or None, engine=store.engine),
     }
+
+
+def _shown(store: FindingStore, folder: Path) -> Path:
+    """A record folder under --out as the user wrote --out (relative stays relative)."""
+    if store.given is not None and store.out is not None and folder.parent == store.out:
+        return store.given / folder.name
+    return folder
 
 
 def provenance(plan: Plan) -> dict[str, Any]:

@@ -209,8 +209,8 @@ def minimize_path(path: Path, *, signature: str | None = None, force: bool = Fal
     source = found[0].parent if found[0].name == records.RECORD else found[0]
     target = source.with_name(source.name + ".min") if found[0].name == records.RECORD else \
         source.with_name(source.stem + ".min")
-    extra = {"finding": {**(rec.extra.get("finding") or {}), "signature": key, "minimized_from": str(source)},
-             "replay": f"ptofuzz replay {target}"}
+    extra = {"finding": {**(rec.extra.get("finding") or {}), "signature": key, "minimized_from": source.name},
+             "replay": f"ptofuzz replay {target.name}"}  # relative to the folder holding both
     small = records.Record(case, inputs, rec.oracles, {o: records.describe(out) for o, out in outcomes.items()},
                            tuple(s.key for s in sigs), extra)
     if target.exists() and not force:

@@ -213,3 +213,19 @@ def test_gen_removes_what_a_killed_gen_left_behind(cli, tmp_path):
     assert cli("gen", "tpartadd", "--platform", "a5", "--out", tmp_path).code == 0
     hidden = sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("."))
     assert hidden == [".TPARTADDTest.case_9.tmp-" + str(os.getpid()), ".notes.txt"]
+
+
+def test_a_moved_findings_tree_still_replays_and_names_no_old_path(cli, tmp_path):
+    run = tmp_path / "run"
+    assert cli("fuzz", "tpartmax", "--runs", "5000", "--seed", "3", "--out", run).code == 0
+    moved = tmp_path / "elsewhere" / "findings"
+    moved.parent.mkdir()
+    run.rename(moved)
+    summary = json.loads((moved / "campaign.json").read_text())
+    for s in summary["signatures"]:
+        assert s["path"] == Path(s["path"]).name and (moved / s["path"] / "record.json").is_file()
+        assert s["replay"] == f"ptofuzz replay {s['path']}"
+    texts = [p.read_text() for p in moved.rglob("*.json")]
+    assert texts and not any(str(run) in t for t in texts)  # nothing points at where the tree was written
+    assert cli("replay", moved).code == 0
+    assert cli("triage", moved).code == 0
