@@ -1,4 +1,5 @@
-"""Build the wheel and check it holds every module of the source tree.
+"""Build the wheel and check it holds every module of the source tree (and its package data: the cpusim
+harness, the JSON schemas).
 
 ``generators/`` and ``oracles/`` are mapped to ``ptofuzz.generators`` / ``ptofuzz.oracles`` with setuptools
 ``package-dir``; a subpackage missing from ``[tool.setuptools] packages`` still imports in an editable install but
@@ -20,7 +21,8 @@ MAPPING = {"ptofuzz": "ptofuzz", "generators": "ptofuzz/generators", "oracles": 
 def source_modules() -> set[str]:
     out = set()
     for src, dest in MAPPING.items():
-        for f in [*(ROOT / src).rglob("*.py"), *(ROOT / src).rglob("*.cpp")]:
+        files = [*(ROOT / src).rglob("*.py"), *(ROOT / src).rglob("*.cpp"), *(ROOT / src / "schemas").glob("*.json")]
+        for f in files:
             out.add(f"{dest}/{f.relative_to(ROOT / src).as_posix()}")
     return out
 
@@ -34,7 +36,7 @@ def main() -> int:
             subprocess.run(cmd, check=True)
         (wheel,) = Path(tmp).glob("ptofuzz-*.whl")
         with zipfile.ZipFile(wheel) as z:
-            in_wheel = {n for n in z.namelist() if n.endswith((".py", ".cpp"))}
+            in_wheel = {n for n in z.namelist() if n.endswith((".py", ".cpp", ".json"))}
     missing = sorted(source_modules() - in_wheel)
     if missing:
         print("wheel is missing modules (list the subpackage in [tool.setuptools] packages):", *missing, sep="\n  ")

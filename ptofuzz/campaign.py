@@ -36,6 +36,7 @@ from ptofuzz.errors import UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source, seeded
 
+CAMPAIGN_FORMAT = "ptofuzz-campaign/1"  # campaign.json (ptofuzz/schemas/campaign.json)
 DEFAULT_BATCH = 1024
 ELEMENT_BUDGET = 1 << 18  # elements of the largest tile times the batch size, at most
 SUMMARY = "campaign.json"
@@ -353,6 +354,7 @@ def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
     """A campaign's summary for this process: record folders under --out as the user gave it."""
     plan = store.plan
     return {
+        "format": CAMPAIGN_FORMAT,
         "op": plan.op, "oracles": list(plan.oracles), "engine": store.engine, "seed": plan.seed,
         "shard": f"{plan.shard[0]}/{plan.shard[1]}" if plan.shard else None, **provenance(plan),
         "cases": stats.cases, "elapsed_s": round(stats.elapsed, 3), "cases_per_s": round(stats.rate, 1),

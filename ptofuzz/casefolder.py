@@ -344,6 +344,9 @@ def load(path: Path, platform: str | None) -> LoadedCase:
             inst = registry.get(case.op)
             profile = inst.support(case.platform).profile
             _validate(inst, case)
+            from ptofuzz import validate
+
+            validate.validate("case", manifest)  # the rest of ptofuzz/schemas/case.json
         except (ValueError, KeyError, TypeError, AttributeError) as e:  # UsageError is a ValueError
             raise CaseFolderError(f"{str(mpath)!r} is not a valid ptofuzz manifest ({e}); regenerate the folder "
                                   "(ptofuzz gen ... --force)") from None

@@ -174,6 +174,9 @@ def read(path: Path) -> Record:
             raise ValueError("expect must map each oracle to {outcome, digest}")
         if not all(isinstance(k, str) for k in data.get("signatures") or ()):
             raise ValueError("signatures must be a list of strings")
+        from ptofuzz import validate
+
+        validate.validate("record", data)  # the rest of ptofuzz/schemas/record.json (after the checks that say more)
     except KeyError as e:
         raise CaseFolderError(f"{str(jpath)!r}: bad case record (missing {e}); regenerate it") from None
     except (TypeError, AttributeError):
