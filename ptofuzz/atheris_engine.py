@@ -7,8 +7,8 @@ oracle at once, as the random engine's batches are; disagreements go to the same
 instructions, the comparison) are instrumented, so inputs that reach new branches of the oracles are kept in
 the corpus and mutated further.
 
-libFuzzer ends the process when it is done, so :func:`run` starts the fuzzer in a child process
-(``python -m ptofuzz.atheris_engine``) that writes its summary to a file as it goes; the parent shows progress
+libFuzzer ends the process when it is done, so :func:`run` starts the fuzzer in a child process (an
+executable script it writes, which libFuzzer's ``-fork`` can start again) that writes its summary to a file as it goes; the parent shows progress
 and reads the final summary. The standalone targets under ``fuzz/`` use :func:`target` directly.
 """
 
@@ -294,7 +294,7 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
     start = time.perf_counter()
 
     def current() -> dict[str, Any] | None:
-        return _merged(summaries, plan) if jobs > 1 else (json.loads(summary.read_text()) if summary.is_file()
+        return _merged(summaries) if jobs > 1 else (json.loads(summary.read_text()) if summary.is_file()
                                                           else None)
 
     with open(log_path, "wb") as logf:
@@ -328,7 +328,7 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
     return data, stats
 
 
-def _merged(folder: Path, plan: Any) -> dict[str, Any] | None:
+def _merged(folder: Path) -> dict[str, Any] | None:
     """The summaries of libFuzzer's forked jobs as one: cases and inputs summed, one entry per signature with
     its hits summed (the first job's record and first-seen kept)."""
     parts = []
@@ -396,6 +396,3 @@ def rerun(plan: Any, path: Path) -> None:
     """Run one saved fuzzer input (a libFuzzer crash file) through the target in this process."""
     target(plan, None)(path.read_bytes())
 
-
-if __name__ == "__main__":  # python -m ptofuzz.atheris_engine ARGS_JSON [libFuzzer flags...]
-    _child(json.loads(sys.argv[1]), [sys.argv[0], *sys.argv[2:]])

@@ -46,11 +46,13 @@ A5_MAXMIN = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int8": "
 SPEC_SPELLING: dict[str, str] = {}  # ptofuzz's own names
 
 
+def _rxc(token: str) -> tuple[int, int]:
+    r, c = token.split("x")
+    return int(r), int(c)
+
+
 def _compact(op: str, platform: str, dt: str, d: str, s0: str, s1: str) -> Case:
-    tiles = []
-    for tok in (d, s0, s1):
-        r, c = (int(x) for x in tok.split("x"))
-        tiles.append(Tile(r, c, r, c))
+    tiles = [Tile(*_rxc(tok), *_rxc(tok)) for tok in (d, s0, s1)]
     return Case(op, platform, dt, tuple(zip(ROLES, tiles)))
 
 
@@ -244,6 +246,11 @@ def geometry_class(case: Case) -> str:
     if any(descriptors.problem(t, dt, max_bytes=descriptors.LOCAL_MAX if role == "dst" else descriptors.SHARED_MAX)
            for role, t in case.tiles):
         return "nodesc"
+    return relations(case)
+
+
+def relations(case: Case) -> str:
+    """``dst=empty``, or how each source's valid region relates to the destination's."""
     d = case.tile("dst").valid
     if 0 in d:
         return "dst=empty"
@@ -509,11 +516,6 @@ A5_ARG_ROWS = {  # (op, platform) -> the rows of A5_ARG its test runs (numbered 
 }
 
 
-def _rxc(token: str) -> tuple[int, int]:
-    r, c = token.split("x")
-    return int(r), int(c)
-
-
 def _arg_a5(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
     out = []
     for k in A5_ARG_ROWS[(op, platform)]:
@@ -617,14 +619,6 @@ def arg_draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> 
     return _arg_draw(source, case, mix, (n,))
 
 
-def arg_geometry_class(case: Case) -> str:
-    """How each source's valid region relates to the destination's, as for the other TPART* ops."""
-    d = case.tile("dst").valid
-    if 0 in d:
-        return "dst=empty"
-    return f"src0={_relation(case.tile('src0').valid, d)},src1={_relation(case.tile('src1').valid, d)}"
-
-
 def arg_known_difference(sig: Any) -> str | None:
     """cpu against an NPU, where both sources hold equal values: the index (and for -0 against +0 the value)
     comes from another source."""
@@ -705,7 +699,7 @@ def arg_instructions() -> list[Instruction]:
             index_roles=("dst_idx",),
             options=("dtype", "index_dtype", "shape", "dst", "src0", "src1"),
             random_options=("dtype", "index_dtype", "shape"), redraw=arg_redraw,
-            replay_flags=arg_replay_flags, draw_batch=arg_draw_batch, geometry_class=arg_geometry_class,
+            replay_flags=arg_replay_flags, draw_batch=arg_draw_batch, geometry_class=relations,
             regions=regions, known_difference=arg_known_difference, cpusim=_arg_cpusim,
             unmodelled={"spec": "pto-spec deleted TPARTARG*"}))
     return out
