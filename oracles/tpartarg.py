@@ -45,6 +45,7 @@ OUTPUTS = ("dst", "dst_idx")
 # per implementation: the (value dtype -> index dtypes) pairs the headers accept
 NPU_PAIRS = {"float32": ("int32", "uint32"), "float16": ("int16", "uint16", "int32", "uint32")}
 CPU_INDEX = ("int16", "uint16", "int32", "uint32")  # the cpu checks only the value type (TPartCheck)
+INDEX_DTYPES = CPU_INDEX  # every index type some platform takes (the NPU pairs are among them)
 
 # (take src1?, undefined?) for each element of the aligned operands
 Select = Callable[[str, np.ndarray, np.ndarray, DType], tuple[np.ndarray, np.ndarray]]

@@ -85,6 +85,8 @@ def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
             raise UsageError(f"--random draws these itself; drop {_flag(unknown[0])} or drop --random")
         if "dtype" in explicit:
             _check_dtype(inst, platform, explicit["dtype"])
+        if "index_dtype" in explicit:
+            inst.check_choice("index_dtype", explicit["index_dtype"])
         src = seeded(seed, inst.name, platform, "random-geometry")
         out = []
         for k in range(random):

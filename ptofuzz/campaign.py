@@ -118,7 +118,7 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
     if index_dtype is not None:
         if "index_dtype" not in inst.random_options:
             raise UsageError(f"--index-dtype sets TPARTARGMAX/MIN's index tiles; {inst.name} has none: drop it")
-        constraints.append(("index_dtype", dtypes.get(index_dtype).name))
+        constraints.append(("index_dtype", inst.check_choice("index_dtype", index_dtype)))
     if shape is not None:
         if min(shape) < 1 or shape[0] * shape[1] > 1 << 16:
             raise UsageError(f"--shape {shape[0]}x{shape[1]}: fuzzing takes tiles of 1 to 65536 elements")

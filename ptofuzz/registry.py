@@ -73,6 +73,8 @@ class Instruction:
         unmodelled: platforms deliberately without a model, with the reason (``ptofuzz list`` shows them).
         options: the explicit-case options (CLI flags) the instruction understands.
         random_options: those that may also constrain ``--random`` cases.
+        option_choices: the values an option may take on some platform (TPARTARG*'s ``index_dtype``), checked
+            before any case is drawn.
         replay_flags: the explicit flags (after ``--dtype``) that rebuild a case, when the generic ones do not.
         redraw: ``[(source, case, inputs, outcome), ...] -> [(inputs, outcome or None) | None, ...]``: for each
             case, new inputs with plain values where the data (not the geometry) made result elements undefined,
@@ -117,6 +119,7 @@ class Instruction:
     unmodelled: Mapping[str, str] = dataclasses.field(default_factory=dict)
     options: tuple[str, ...] = ("dtype", "shape")
     random_options: tuple[str, ...] = ("dtype", "shape")
+    option_choices: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
     redraw: Callable[[list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]], list[Any]] | None = None
     replay_flags: Callable[[Case], str] | None = None
     draw_batch: Callable[[Source, Case, Any, int], dict[str, np.ndarray]] | None = None
@@ -129,6 +132,15 @@ class Instruction:
     shared: Callable[..., Any] | None = None
     bundle: Callable[[Case, Mapping[str, np.ndarray]], Outcome] | None = None
     cpusim: Callable[[Case, Mapping[str, np.ndarray]], Outcome] | None = None
+
+    def check_choice(self, option: str, value: str) -> str:
+        """``value`` of ``option`` as this instruction names it (dtype spellings resolved), or a one-line
+        UsageError listing the choices."""
+        choices = self.option_choices.get(option)
+        name = dtypes.get(value).name if option.endswith("dtype") else value
+        if choices is not None and name not in choices:
+            raise UsageError(f"--{option.replace('_', '-')} {value}: {self.name} takes one of {', '.join(choices)}")
+        return name
 
     def dtype_of(self, case: Case, role: str) -> dtypes.DType:
         """Element type of a role's tile (and file) in ``case``."""

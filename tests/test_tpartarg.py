@@ -321,3 +321,11 @@ def test_the_model_matches_an_element_by_element_recomputation(op, platform):
             assert cls == (EXACT, EXACT) and (out.outputs["dst"][r, c], out.outputs["dst_idx"][r, c]) == expect
             checked += 1
     assert checked > 2000
+
+
+@pytest.mark.parametrize("command", [("fuzz", "tpartargmax", "--runs", "10", "--oracles", "cpu,a5"),
+                                     ("gen", "tpartargmax", "--platform", "a5", "--random", "2")])
+def test_an_index_type_no_platform_takes_is_refused_before_any_case(cli, tmp_path, command):
+    res = cli(*command, "--index-dtype", "float32", "--out", tmp_path / "o")
+    assert res.code == 2 and "--index-dtype float32: TPARTARGMAX takes one of int16, uint16, int32, uint32" in res.err
+    assert not (tmp_path / "o").exists()

@@ -698,7 +698,8 @@ def arg_instructions() -> list[Instruction]:
             role_dtype_params={r: ("idx", ARG_DEFAULT_INDEX) for r in argo.INDEX_ROLE.values()},
             index_roles=("dst_idx",),
             options=("dtype", "index_dtype", "shape", "dst", "src0", "src1"),
-            random_options=("dtype", "index_dtype", "shape"), redraw=arg_redraw,
+            random_options=("dtype", "index_dtype", "shape"), option_choices={"index_dtype": argo.INDEX_DTYPES},
+            redraw=arg_redraw,
             replay_flags=arg_replay_flags, draw_batch=arg_draw_batch, geometry_class=relations,
             regions=regions, known_difference=arg_known_difference, cpusim=_arg_cpusim,
             unmodelled={"spec": "pto-spec deleted TPARTARG*"}))
