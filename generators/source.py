@@ -71,4 +71,4 @@ def seeded(seed: int, *key: str) -> RngSource:
     h = hashlib.sha256(str(int(seed)).encode())
     for k in key:
         h.update(b"\0" + k.encode())
-    return RngSource(np.random.Generator(np.random.PCG64(_Digest(h.digest()))))
+    return RngSource(np.random.Generator(np.random.PCG64(_Digest(h.digest()))))  # type: ignore[arg-type]  # an ISeedSequence

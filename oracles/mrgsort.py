@@ -56,6 +56,7 @@ unknown record (see :func:`topk`) falls back to an explicit head-by-head simulat
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
 import numpy as np
 from ptofuzz.oracles import ieee
@@ -119,6 +120,7 @@ def join_records(values: np.ndarray, idx: np.ndarray, dt: str | DType, pad: np.n
     v = np.asarray(values).astype(np.uint32)
     i = np.asarray(idx).astype(np.uint32)
     p = np.asarray(pad).astype(np.uint32)
+    first: np.ndarray
     if d.itemsize == 4:
         if np.any(p):
             raise ValueError("float32 records have no pad bytes")
@@ -360,6 +362,7 @@ def _plan_sorted(lists: list[_List], lens: list[int], plat: str, cap: int, exhau
     merged = min(cap, stop)
     gidx = order[:merged]
     defined = np.ones(merged, bool)
+    executed: tuple[int, int, int, int] | None
     if plat == "cpu":
         executed = _counts(lid[gidx])
     else:
@@ -588,7 +591,7 @@ def _count(v: int, name: str) -> int:
 # the registry's view: a case and its input tiles
 
 
-def tmrgsort(case: Case, inputs: dict[str, np.ndarray], platform: str) -> Outcome:
+def tmrgsort(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
     """pto-isa TMRGSORT for a registry case (tiles of uint32 record words): the multi-list form (param
     ``lists`` 2..4, ``exhausted``), the single-list form (``block`` records per block) or the test's topk
     kernel (``topk``). dst words past what the kernel writes are UNDEFINED; executed counts go to ``extra``."""

@@ -10,6 +10,8 @@ elements.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 from ptofuzz.oracles import descriptors, ieee
 
@@ -47,7 +49,7 @@ def group_sort(bits: np.ndarray, valid_cols: int, width: int, dt: DType, *, desc
     return values, index
 
 
-def tsort(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
+def tsort(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """pto-spec 0.58.3 TSORT on a source tile; outputs ``dst`` (values) and ``idx`` (U32 indices).
 
     Params: ``sort_width`` (omitted or 0 -> 32; 1..64), ``descending`` (0 or 1), ``contract`` (1: accept BF16 as
@@ -125,7 +127,7 @@ def _value_keys(bits: np.ndarray, dt: DType) -> np.ndarray:
     return (np.int64((1 << (dt.bits - 1)) - 1) - signed).astype(np.uint64)
 
 
-def tsort32(case: Case, inputs: dict[str, np.ndarray], platform: str) -> Outcome:
+def tsort32(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
     """pto-isa TSORT32(dst, src, idx[, tmp]) on cpu, a2a3 or a5 (pto-isa-conventions §5).
 
     Each valid row is cut into blocks of 32 columns and sorted descending; ``idx`` is permuted with the

@@ -46,7 +46,7 @@ def _aligned(bits: np.ndarray, tile: Tile, rows: int, cols: int) -> np.ndarray:
     return out
 
 
-def _partial(case: Case, inputs: dict[str, np.ndarray], element_op: ElementOp, *, neither: int | None,
+def _partial(case: Case, inputs: Mapping[str, np.ndarray], element_op: ElementOp, *, neither: int | None,
              with_flags: bool) -> Outcome:
     """The common TPART* kernel over the destination valid region.
 
@@ -275,7 +275,7 @@ def _fits(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
     return inner[0] <= outer[0] and inner[1] <= outer[1]
 
 
-def spec(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
+def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """pto-spec 0.58.3 ``ExecuteTilePartial`` (pto-spec-notes §3.1-3.2).
 
     Legal only with a non-empty destination valid region, non-empty sources that each fit inside it, and at
@@ -308,7 +308,7 @@ def spec(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
     return _partial(case, inputs, spec_element, neither=None, with_flags=True)
 
 
-def cpu(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
+def cpu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """pto-isa cpu simulator (TPartOp.hpp): no geometry check at all; neither source valid writes 0."""
     return _partial(case, inputs, cpu_element, neither=EXACT, with_flags=False)
 
@@ -322,7 +322,7 @@ def _one_is_dst(case: Case) -> tuple[tuple[int, int], tuple[int, int], tuple[int
     return None
 
 
-def a2a3(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
+def a2a3(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """pto-isa a2a3 (npu/a2a3/TPartOp.hpp).
 
     An empty destination returns early (nothing written). Otherwise one source must equal the destination and
@@ -343,7 +343,7 @@ def a2a3(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
         f"(src0 {s0[0]}x{s0[1]}, src1 {s1[0]}x{s1[1]})")
 
 
-def a5(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
+def a5(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """pto-isa a5 (npu/a5/TPartBinOps.hpp, Int64Reduce.hpp for 64-bit integers).
 
     An empty destination returns early. Otherwise ``(src0==dst || src1==dst) && max(r0,r1)==R &&
@@ -365,7 +365,7 @@ def a5(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
 A5_INT64_MAX_COLS = 64  # one 256-byte vector per row (plt_b32 over 2x32-bit halves), no column loop
 
 
-def a5_int64(case: Case, inputs: dict[str, np.ndarray]) -> Outcome:
+def a5_int64(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """a5 ``Int64Part`` for int64/uint64: no geometry assert, one vector op per row.
 
     Rows in both sources: op on the column overlap, the column tail from the wider source. Rows in only one:

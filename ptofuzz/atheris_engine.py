@@ -69,7 +69,7 @@ def _hooks() -> Any:
 
     include, exclude = [INSTRUMENTED], _uninstrumented()
     try:
-        from atheris.import_hook import HookManager  # type: ignore[import-untyped]
+        from atheris.import_hook import HookManager
 
         return HookManager({INSTRUMENTED.split(".")[0]}, set(exclude), True, trace_dataflow=False)
     except (ImportError, TypeError):  # another atheris: its public hook (with dataflow tracing)

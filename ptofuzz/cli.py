@@ -12,7 +12,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, NoReturn
+from typing import Annotated, Any, NoReturn, overload
 
 import typer
 
@@ -34,15 +34,14 @@ HtmlOpt = Annotated[Path | None, typer.Option(help="Also write the report as an 
 SvgOpt = Annotated[Path | None, typer.Option(help="Also write the report as an SVG image.")]
 
 
-def _junit_opt(per: str) -> Any:
-    return Annotated[Path | None, typer.Option(help=f"Also write a JUnit XML file (one test per {per}).")]
-
-
-JunitCasesOpt = _junit_opt("case folder")
-JunitComparisonsOpt = _junit_opt("comparison")
-JunitBucketsOpt = _junit_opt("bucket")
-JunitSignaturesOpt = _junit_opt("signature; known differences skipped with their reason")
-JunitRecordsOpt = _junit_opt("record; known differences skipped with their reason")
+_JUNIT = "Also write a JUnit XML file (one test per {})."
+JunitCasesOpt = Annotated[Path | None, typer.Option(help=_JUNIT.format("case folder"))]
+JunitComparisonsOpt = Annotated[Path | None, typer.Option(help=_JUNIT.format("comparison"))]
+JunitBucketsOpt = Annotated[Path | None, typer.Option(help=_JUNIT.format("bucket"))]
+JunitSignaturesOpt = Annotated[Path | None, typer.Option(
+    help=_JUNIT.format("signature; known differences skipped with their reason"))]
+JunitRecordsOpt = Annotated[Path | None, typer.Option(
+    help=_JUNIT.format("record; known differences skipped with their reason"))]
 SarifOpt = Annotated[Path | None, typer.Option(
     help="Also write a SARIF 2.1.0 log (GitHub code scanning): a result per disagreement, ruleId = its kind.")]
 
@@ -125,6 +124,12 @@ def _platforms_of(op: str) -> list[str]:
     return list(registry.get(op).platforms)
 
 
+@overload
+def _rxc(value: str, flag: str) -> tuple[int, int]: ...
+@overload
+def _rxc(value: None, flag: str) -> None: ...
+@overload
+def _rxc(value: str | None, flag: str) -> tuple[int, int] | None: ...
 def _rxc(value: str | None, flag: str) -> tuple[int, int] | None:
     if value is None:
         return None
@@ -635,4 +640,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    main()

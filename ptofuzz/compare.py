@@ -155,11 +155,10 @@ def compare(expected: np.ndarray, classes: np.ndarray | None, actual: np.ndarray
     errors = _error_classes(expected, actual, bad, compared, dt, valid)
     flat = np.flatnonzero(bad)
     cols = expected.shape[-1] if expected.ndim and expected.shape[-1] else 1
-    names, codes = regions if regions is not None else (None, None)
     first = []
     for i in flat[:MAX_REPORTED]:
         r, c = int(i // cols), int(i % cols)
-        region = names[int(codes[r, c])] if names is not None else \
+        region = regions[0][int(regions[1][r, c])] if regions is not None else \
             ("outside" if valid is not None and (r >= valid[0] or c >= valid[1]) else "valid" if valid else "")
         u = int(ulps.flat[i]) if ulps is not None and ulps.flat[i] >= 0 else None
         first.append(ElementDiff(int(i), r, c, int(expected.flat[i]), int(actual.flat[i]), int(classes.flat[i]),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import sys
 from collections.abc import Callable
 from typing import NoReturn
 
@@ -53,7 +54,11 @@ def _raiser(key: str) -> Callable[[str], NoReturn]:
         def template(detail: str) -> NoReturn:
             raise cls(f"oracles disagree: {key} ({detail})")
 
-        template.__code__ = template.__code__.replace(co_name=f"disagree_{ident}", co_qualname=f"disagree_{ident}")
+        name = f"disagree_{ident}"
+        code = template.__code__.replace(co_name=name)
+        if sys.version_info >= (3, 11):  # code objects have a qualified name of their own since 3.11
+            code = code.replace(co_qualname=name)
+        template.__code__ = code
         template.__name__ = template.__qualname__ = f"disagree_{ident}"
         fn = _RAISERS[ident] = template
     return fn

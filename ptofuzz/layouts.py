@@ -131,9 +131,9 @@ class Profile:
             raise CaseFolderError(
                 f"folder name {folder_name!r} is not a {self.op} case for {self.platform}: expected "
                 f"'{self.suite}.<case>' (pick the right --platform, or add a ptofuzz.json manifest)")
-        for alias, c in self.canonical:
+        for alias, case in self.canonical:
             if alias == rest:
-                return c
+                return case
         cpu = re.fullmatch(r"case_([a-z]+\d*)_(\d+)x(\d+)_src1_(\d+)x(\d+)", rest) if self.src1_form else None
         if cpu:
             dt = self._checked_dtype(cpu.group(1), folder_name)
@@ -187,6 +187,6 @@ class Profile:
         params = dict(values or {})
         if inplace:
             params["inplace"] = inplace
-        named = tuple(zip(self.name_roles, tiles))
-        all_tiles = self.derive(dict(named)) if self.derive else named
+        pairs = tuple(zip(self.name_roles, tiles))
+        all_tiles = self.derive(dict(pairs)) if self.derive else pairs
         return Case(self.op, self.platform, dt, all_tiles, tuple(sorted(params.items())))

@@ -88,18 +88,18 @@ def shrink_candidates(case: Case, inputs: dict[str, np.ndarray]) -> Iterator[tup
     for i, (role, t) in enumerate(case.tiles):
         for vr, vc in [(k, t.valid_cols) for k in _targets(t.valid_rows)] + \
                       [(t.valid_rows, k) for k in _targets(t.valid_cols)]:
-            tiles = list(case.tiles)
-            tiles[i] = (role, Tile(t.rows, t.cols, vr, vc))
-            yield case.replace(tiles=tuple(tiles)), {r: v.copy() for r, v in inputs.items()}
+            cut_tiles = list(case.tiles)
+            cut_tiles[i] = (role, Tile(t.rows, t.cols, vr, vc))
+            yield case.replace(tiles=tuple(cut_tiles)), {r: v.copy() for r, v in inputs.items()}
 
 
 def _derived(inst: registry.Instruction, platform: str) -> Callable[..., Iterator[tuple[Case, dict[str, np.ndarray]]]]:
     """The generic candidates, with the tiles an instruction derives from others (TSORT32's record tile from its
     source) rebuilt after each cut, so that no candidate is an impossible case."""
     sup = inst.platforms.get(platform)
-    derive = sup.profile.derive if sup is not None else None
-    if derive is None:
+    if sup is None or sup.profile.derive is None:
         return shrink_candidates
+    derive = sup.profile.derive
     named = sup.profile.name_roles
 
     def candidates(case: Case, inputs: dict[str, np.ndarray]) -> Iterator[tuple[Case, dict[str, np.ndarray]]]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import importlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from ptofuzz import dtypes, platforms
@@ -20,8 +21,14 @@ from ptofuzz.errors import UsageError
 if TYPE_CHECKING:
     import numpy as np
 
+    from ptofuzz.differential import Signature
     from ptofuzz.generators.source import Source
+    from ptofuzz.generators.values import ValueMix
     from ptofuzz.layouts import Profile
+
+    Inputs = dict[str, np.ndarray]
+    #: one case's new inputs and (when patched cheaply) their outcome, or None when nothing could be improved
+    Redrawn = tuple[Inputs, Outcome | None] | None
 
 PLATFORMS = platforms.names()  # the platform table (ptofuzz/platforms.py) decides
 BUNDLE = "bundle"  # a fuzzing oracle: the spec case run as a PTO bundle through the bundle executor
@@ -112,7 +119,7 @@ class Instruction:
     platforms: Mapping[str, PlatformSupport]
     random_case: Callable[[Source, str, Mapping[str, Any]], Case]
     explicit_case: Callable[[str, Mapping[str, Any]], Case]
-    draw_inputs: Callable[[Source, Case, Any], dict[str, np.ndarray]]
+    draw_inputs: Callable[[Source, Case, ValueMix], Inputs]
     role_dtypes: Mapping[str, str] = dataclasses.field(default_factory=dict)
     role_dtype_params: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
     index_roles: tuple[str, ...] = ()
@@ -120,16 +127,16 @@ class Instruction:
     options: tuple[str, ...] = ("dtype", "shape")
     random_options: tuple[str, ...] = ("dtype", "shape")
     option_choices: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
-    redraw: Callable[[list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]], list[Any]] | None = None
+    redraw: Callable[[list[tuple[Source, Case, Inputs, Outcome]]], list[Redrawn]] | None = None
     replay_flags: Callable[[Case], str] | None = None
-    draw_batch: Callable[[Source, Case, Any, int], dict[str, np.ndarray]] | None = None
+    draw_batch: Callable[[Source, Case, ValueMix, int], Inputs] | None = None
     geometry_class: Callable[[Case], str] | None = None
     fault_class: Callable[[Case], str] | None = None
     regions: Callable[[Case, str], tuple[tuple[str, ...], np.ndarray]] | None = None
     permutes: bool = False
-    known_difference: Callable[[Any], str | None] | None = None
-    shrink: Callable[[Case, dict[str, np.ndarray]], Any] | None = None
-    shared: Callable[..., Any] | None = None
+    known_difference: Callable[[Signature], str | None] | None = None
+    shrink: Callable[[Case, Inputs], Iterable[tuple[Case, Inputs]]] | None = None
+    shared: Callable[[Sequence[tuple[Case, Mapping[str, np.ndarray]]]], AbstractContextManager[None]] | None = None
     bundle: Callable[[Case, Mapping[str, np.ndarray]], Outcome] | None = None
     cpusim: Callable[[Case, Mapping[str, np.ndarray]], Outcome] | None = None
 
@@ -200,7 +207,7 @@ class Instruction:
             return Outcome.unsupported(why)
         return sup.oracle(case, inputs)
 
-    def sharing(self, batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> Any:
+    def sharing(self, batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> AbstractContextManager[None]:
         """The instruction's :attr:`shared` context for ``batch`` (a no-op context when it has none)."""
         return self.shared(batch) if self.shared is not None else contextlib.nullcontext()
 
@@ -215,7 +222,7 @@ def platform_name(oracle: str) -> str:
         return oracle  # check_oracle names it in its error
 
 
-def each_case(fn: Callable[..., Any]) -> Callable[[list[tuple[Any, ...]]], list[Any]]:
+def each_case(fn: Callable[..., Redrawn]) -> Callable[[list[tuple[Source, Case, Inputs, Outcome]]], list[Redrawn]]:
     """A many-cases hook (such as ``redraw``) from a function of one case's arguments."""
     return lambda items: [fn(*item) for item in items]
 

@@ -10,7 +10,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from rich.console import Console
@@ -126,9 +126,14 @@ def checked(verdicts: list[CaseVerdict], *, as_json: bool = False, html: Any = N
 
 
 def _failure_summary(v: CaseVerdict) -> str:
-    parts = [f"{f.file}: {f.problem}" if f.problem else
-             f"{f.file}: {f.comparison.mismatches} of {f.comparison.checked} elements differ"
-             for f in v.files if not f.ok and (f.problem or f.comparison is not None)]
+    parts = []
+    for f in v.files:
+        if f.ok:
+            continue
+        if f.problem:
+            parts.append(f"{f.file}: {f.problem}")
+        elif f.comparison is not None:
+            parts.append(f"{f.file}: {f.comparison.mismatches} of {f.comparison.checked} elements differ")
     return "; ".join(parts) or v.verdict
 
 
@@ -591,9 +596,10 @@ def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]],
     n_fail = sum(1 for name, msg, _ in cases if msg and name not in errors)
     n_skip = sum(1 for name, msg, _ in cases if not msg and name in skip)
     attrs = {"tests": str(len(cases)), "failures": str(n_fail), "errors": str(n_err), "time": "0"}
-    root = ET.Element("testsuites", name="ptofuzz", **attrs, skipped=str(n_skip))
-    ts = ET.SubElement(root, "testsuite", name=suite, skipped=str(n_skip),
-                       timestamp=time.strftime("%Y-%m-%dT%H:%M:%S"), hostname="localhost", **attrs)
+    root = ET.Element("testsuites", {"name": "ptofuzz", **attrs, "skipped": str(n_skip)})
+    ts = ET.SubElement(root, "testsuite", {"name": suite, "skipped": str(n_skip),
+                                           "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S"), "hostname": "localhost",
+                                           **attrs})
     for name, msg, reproduce in cases:
         tc = ET.SubElement(ts, "testcase", classname=suite, name=clean(name), time="0")
         if not msg and name in skip:
@@ -607,7 +613,7 @@ def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]],
 
 
 def triaged(buckets: list[Any], fields: tuple[str, ...], *, as_json: bool = False, html: Any = None,
-            svg: Any = None, junit: Any = None, skipped: list[Any] = (), sarif: Any = None,
+            svg: Any = None, junit: Any = None, skipped: Sequence[Any] = (), sarif: Any = None,
             command: str = "ptofuzz triage") -> None:
     """``ptofuzz triage``: one block per bucket, largest first (or as sorted)."""
     if junit is not None or sarif is not None:

@@ -18,7 +18,7 @@ KINDS = ("case", "record", "campaign", "bundle")
 
 @functools.cache
 def _validators() -> dict[str, Any]:
-    import jsonschema  # type: ignore[import-untyped]
+    import jsonschema
     from referencing import Registry, Resource
 
     docs = {p.name.removesuffix(".json"): json.loads(p.read_text())
@@ -39,7 +39,7 @@ def schema(kind: str) -> dict[str, Any]:
 
 def validate(kind: str, data: Any) -> None:
     """Check ``data`` against the ``kind`` schema; ValueError with the first problem's field and reason."""
-    import jsonschema  # type: ignore[import-untyped]
+    import jsonschema
 
     error = jsonschema.exceptions.best_match(_validators()[kind].iter_errors(data))
     if error is not None:

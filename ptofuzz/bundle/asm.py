@@ -212,13 +212,13 @@ def _command(st: _Stmt) -> Command:
     if m in ("BSTART.SFU", "BSTART.VEC"):
         if len(ops) != 2:
             raise st.error(f"{m} takes <operation>, <DataType>")
-        op = ops[0][1].upper()
-        if op not in enc.SELECTOR_OF:
+        name = ops[0][1].upper()
+        if name not in enc.SELECTOR_OF:
             raise st.error("unknown operation (TSORT, TMRGSORT, TPARTADD, TADD, ...)", ops[0])
-        if enc.ENGINE[op] != m.split(".")[1]:
-            raise st.error(f"{op} runs on the {enc.ENGINE[op]}: write BSTART.{enc.ENGINE[op]}", ops[0])
+        if enc.ENGINE[name] != m.split(".")[1]:
+            raise st.error(f"{name} runs on the {enc.ENGINE[name]}: write BSTART.{enc.ENGINE[name]}", ops[0])
         dt = _bstart_dtype(st, ops[1])
-        return Command("BSTART.TEPL", {"datatype": dt, "selector": enc.SELECTOR_OF[op]})
+        return Command("BSTART.TEPL", {"datatype": dt, "selector": enc.SELECTOR_OF[name]})
     if m == "BSTART.TEPL":
         if len(ops) != 3:
             raise st.error("BSTART.TEPL takes <Mode>, <Function>, <DataType>")
@@ -241,7 +241,8 @@ def _command(st: _Stmt) -> Command:
         return Command("B.DIM", {"lb": lb, "rs": _gpr(st, ops[0]), "imm": _int(st, ops[1], 0, (1 << 17) - 1,
                                                                               "immediate")})
     if m == "B.IOR":
-        regs, rd, seen = [], 0, set()
+        regs: list[int] = []
+        rd, seen = 0, set[str]()
         for op in ops:
             if op[1].startswith("->"):
                 _once(st, seen, "->rd", op)
@@ -267,11 +268,12 @@ def _command(st: _Stmt) -> Command:
         return Command("B.IOS", {"tid": int(tm.group(1)), "size": size, "pemode": _mask_value(st, ops[1])})
     if m == "B.DATR":
         defaults = {"cmode": 0, "pad": 0, "sat": 0, "canon": 0, "datatype": 31, "rmode": 0, "layout": 0}
-        tables = {"cmode": enc.CMODES, "pad": enc.PADS, "rmode": enc.RMODES, "layout": enc.LAYOUT_CODES,
-                  "dtype": enc.DATATYPE_CODES}
+        tables: dict[str, dict[str, int] | tuple[str, ...]] = {
+            "cmode": enc.CMODES, "pad": enc.PADS, "rmode": enc.RMODES, "layout": enc.LAYOUT_CODES,
+            "dtype": enc.DATATYPE_CODES}
         legal = {"cmode": set(range(len(enc.CMODES))), "pad": set(range(4)), "rmode": set(range(8)),
                  "layout": set(enc.LAYOUTS), "dtype": set(enc.DATATYPES)}
-        seen: set[str] = set()
+        seen = set()
         for op in ops:
             k, v = _kv(st, op)
             if k in ("sat", "canon"):

@@ -230,7 +230,7 @@ def _counts(block: _Block, sources: int, dests: int) -> tuple[list[int], list[tu
                        f"{len(dsts)}")
     if not block.closed:
         raise _control("no binding is marked <last>")
-    return srcs, dsts  # type: ignore[return-value]
+    return srcs, dsts
 
 
 def _dtype(block: _Block) -> str | None:

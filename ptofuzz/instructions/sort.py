@@ -7,13 +7,13 @@ Facts from pto-spec-notes.md §2 and pto-isa-conventions.md §5 (pto-isa 3186c38
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ptofuzz import dtypes, platforms
 from ptofuzz.bundle import oracle as bundle_oracle
-from ptofuzz.case import UNDEFINED, Case, Tile
+from ptofuzz.case import UNDEFINED, Case, Outcome, Tile
 from ptofuzz.errors import UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -21,6 +21,10 @@ from ptofuzz.layouts import Profile, spec_physical
 from ptofuzz.oracles import mrgsort as mrgsort_oracle
 from ptofuzz.oracles import sort as oracles
 from ptofuzz.registry import Instruction, PlatformSupport, each_case
+
+if TYPE_CHECKING:
+    from ptofuzz.differential import Signature
+    from ptofuzz.registry import Redrawn
 
 SPEC_DTYPES = ("float32", "float16", "bfloat16")  # BF16: contract header yes, executable model no (param)
 CPU_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16")
@@ -120,7 +124,7 @@ A5_EXTRA = (("case5", "float32", 1, 4164), ("case6", "float32", 2, 2084), ("case
 KIRIN_CASES = tuple((name, "float16", r, c) for name, _, r, c in NPU_CASES)
 
 
-def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Any:
+def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     # lazily: only a campaign with --oracles ...,cpusim needs the simulator
     if case.op == "TMRGSORT":
         from ptofuzz.cpusim import mrgsort as sim
@@ -185,7 +189,7 @@ def _tsort32_geometry(case: Case) -> str:
     return f"{dtypes.get(case.dtype).bits}-bit,{'cols>32' if c > 32 else 'cols<=32'}"
 
 
-def _tsort32_known(sig: Any) -> str | None:
+def _tsort32_known(sig: Signature) -> str | None:
     """Intended TSORT32 differences (pto-isa-conventions §5): values and indices that differ where the cpu
     simulator's 16-bit block overlap moves records (not faults, not other kinds)."""
     sims = {"cpu", "cpusim"}  # the model and the real simulator share the overlap; an NPU or spec does not
@@ -240,7 +244,7 @@ def seeded_plain() -> Source:
     return seeded(0, "structural")
 
 
-def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Any) -> Any:
+def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Outcome) -> Redrawn:
     """Plain values over the valid rows whose records are undefined because of the data (a NaN block, an
     ambiguous tie); records the geometry leaves undefined (an unwritten tail, overlapping cpu blocks) do not
     count, so rows with only those keep their special values."""
@@ -269,7 +273,7 @@ def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: A
     return new, None
 
 
-def _mrg_redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Any) -> Any:
+def _mrg_redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Outcome) -> Redrawn:
     """Replace NaNs, zeros and subnormals in the lists by plain values (each run re-sorted), when the merge
     left records undefined that plain data would define (the NPUs' undocumented NaN and near-zero orders)."""
     from ptofuzz import registry

@@ -7,13 +7,13 @@ Semantics live in ``oracles/tpart.py`` and ``oracles/tpartarg.py``; random geome
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ptofuzz import dtypes, platforms
 from ptofuzz.bundle import oracle as bundle_oracle
-from ptofuzz.case import UNDEFINED, Case, Tile
+from ptofuzz.case import UNDEFINED, Case, Outcome, Tile
 from ptofuzz.errors import UsageError
 from ptofuzz.generators import tpart as gen
 from ptofuzz.generators import values
@@ -23,6 +23,10 @@ from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import tpart as oracles
 from ptofuzz.oracles import tpartarg as argo
 from ptofuzz.registry import Instruction, PlatformSupport
+
+if TYPE_CHECKING:
+    from ptofuzz.differential import Signature
+    from ptofuzz.registry import Redrawn
 
 OPS = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
 ROLES = ("dst", "src0", "src1")
@@ -192,7 +196,7 @@ def explicit_case(op: str, profiles: Mapping[str, Profile], sup_dtypes: Mapping[
                              "tiles are their valid region (compact layout); drop --shape")
         phys = {r: v for r, v in valids.items()}
     elif platforms.get(platform).kind == platforms.SPEC and not shape:
-        phys = {r: spec_physical(*v, dt) for r, v in valids.items()}
+        phys = {r: spec_physical(v[0], v[1], dt) for r, v in valids.items()}
         if inplace:
             phys[inplace] = phys["dst"]
     else:
@@ -288,7 +292,7 @@ def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
     return REGIONS, np.where((rows < d.valid_rows) & (cols < d.valid_cols), code, 4).astype(np.uint8)
 
 
-def known_difference(sig: Any) -> str | None:
+def known_difference(sig: Signature) -> str | None:
     """The intended differences between TPART* models (pto-spec-notes §3, pto-isa-conventions §3). A real
     target comes here named by its platform (differential.as_platforms): cpusim as cpu."""
     a, b = sig.oracles()
@@ -326,10 +330,10 @@ def replay_flags(case: Case) -> str:
     return _region_flags(case) + (f" --inplace {case.param('inplace')}" if case.param("inplace") else "")
 
 
-def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list[Any]:
+def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]) -> list[Redrawn]:
     """Plain values in both sources wherever an element both cover came out undefined; then only those
     elements are recomputed (the operation is elementwise), for all cases at once."""
-    out: list[Any] = [None] * len(items)
+    out: list[Redrawn] = [None] * len(items)
     patches = []
     for k, (source, case, inputs, outcome) in enumerate(items):
         dt = dtypes.get(case.dtype)
@@ -348,7 +352,7 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
     return out
 
 
-def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Any:
+def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     from ptofuzz.cpusim import (
         tpart as sim,  # lazily: only a campaign with --oracles ...,cpusim needs it
     )
@@ -619,7 +623,7 @@ def arg_draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> 
     return _arg_draw(source, case, mix, (n,))
 
 
-def arg_known_difference(sig: Any) -> str | None:
+def arg_known_difference(sig: Signature) -> str | None:
     """cpu against an NPU, where both sources hold equal values: the index (and for -0 against +0 the value)
     comes from another source."""
     a, b = sig.oracles()
@@ -656,7 +660,7 @@ def arg_redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> 
     return out
 
 
-def _arg_cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Any:
+def _arg_cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     from ptofuzz.cpusim import tpart as sim  # lazily, as for the other TPART* ops
 
     return sim.evaluate_arg(case, inputs)
