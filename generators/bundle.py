@@ -38,12 +38,46 @@ class BundleCase:
     inputs: Mapping[str, np.ndarray] = dataclasses.field(default_factory=dict)
 
 
+DIM_LIMIT = 1 << 17  # B.DIM's immediate: imm_hi (5 bits) and imm_lo (12 bits)
+
+
+def _is_local_size(nbytes: int) -> bool:
+    """A Local tile size: 128 B * 2**(code-1) for a SizeCode of 1..10."""
+    return nbytes > 0 and not nbytes & (nbytes - 1) and 1 <= nbytes.bit_length() - 7 <= 10
+
+
 def _size_code(nbytes: int) -> int:
-    """128 B * 2**(code-1) -> code; ValueError when no Local SizeCode (1..10) spells ``nbytes``."""
-    code = nbytes.bit_length() - 7
-    if nbytes & (nbytes - 1) or not 1 <= code <= 10:
+    """128 B * 2**(code-1) -> code (callers check :func:`spelling_problem` first)."""
+    if not _is_local_size(nbytes):
         raise ValueError(f"{nbytes} B is no Local tile size (128 B * 2**k up to 64 KiB)")
-    return code
+    return nbytes.bit_length() - 7
+
+
+def spelling_problem(case: Case) -> str | None:
+    """Why a spec ``case`` has no bundle spelling, or None: an element type without a BSTART DataType code, a
+    destination (or TSORT's index tile) no Local SizeCode holds, a loop bound too wide for B.DIM's immediate.
+    Decided by these rules before anything is built, so that an error while building is a bug, never a verdict."""
+    if case.dtype not in DT_CODE:
+        return f"{case.dtype} has no BSTART DataType code"
+    dt = dtypes.get(case.dtype)
+    if case.op == "TSORT":
+        t = case.tile("src")
+        src_bytes = t.rows * t.cols * dt.itemsize
+        sizes = {"source": src_bytes, "index": src_bytes * 32 // dt.bits}
+        dims = {"sort_width": case.param("sort_width", 0) or 0}
+    elif case.op in enc.SELECTOR_OF:
+        d = case.tile("dst")
+        sizes = {"destination": d.rows * d.cols * dt.itemsize}
+        dims = {"ValidCol": d.valid_cols, "ValidRow": d.valid_rows, "Col": d.cols}
+    else:
+        return f"{case.op} has no bundle selector"
+    for what, nbytes in sizes.items():
+        if not _is_local_size(nbytes):
+            return f"the {what} tile's {nbytes} B is no Local tile size (128 B * 2**k up to 64 KiB)"
+    for name, value in dims.items():
+        if not 0 <= value < DIM_LIMIT:
+            return f"{name} {value} does not fit B.DIM's 17-bit immediate"
+    return None
 
 
 def _local(case: Case, role: str, bits: np.ndarray) -> LocalTile:
@@ -104,6 +138,10 @@ def tpart_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | No
 
 
 def bundle_for(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase:
+    """The bundle that runs spec ``case``; check :func:`spelling_problem` first (ValueError when it has one)."""
+    why = spelling_problem(case)
+    if why is not None:
+        raise ValueError(f"no bundle spelling: {why}")
     return tsort_bundle(case, inputs) if case.op == "TSORT" else tpart_bundle(case, inputs)
 
 

@@ -62,7 +62,7 @@ import numpy as np
 from ptofuzz.oracles import ieee
 
 from ptofuzz import platforms
-from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
+from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.dtypes import DType, get
 
 RECORD_BYTES = 8
@@ -616,7 +616,7 @@ def tmrgsort(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Out
     n = min(res.words.size, dst.cols)
     out[0, :n] = res.words[:n]
     classes[0, :n] = res.classes[:n]
-    outcome = Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+    outcome = Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})
     if res.executed is not None:
         outcome.extra["executed"] = list(res.executed)
     return outcome

@@ -16,7 +16,7 @@ import numpy as np
 from ptofuzz.oracles import descriptors, ieee
 
 from ptofuzz import platforms
-from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
+from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.dtypes import DType, get
 
 DEFAULT_SORT_WIDTH = 32
@@ -77,7 +77,7 @@ def tsort(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     idx[..., :vr, :vc] = index
     classes[..., :vr, :vc] = EXACT
     snan = bool(np.any(ieee.is_snan(bits[..., :vr, :vc], dt)))
-    return Outcome("ok", outputs={"dst": out, "idx": idx}, classes={"dst": classes, "idx": classes.copy()},
+    return Outcome(OutcomeKind.OK, outputs={"dst": out, "idx": idx}, classes={"dst": classes, "idx": classes.copy()},
                    flags=(ieee.NV,) if snan else ())
 
 
@@ -151,20 +151,20 @@ def tsort32(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outc
     classes = np.full(out.shape, UNDEFINED, np.uint8)
     cpu = not platforms.get(platform).is_npu
     if vr == 0 or vc == 0:
-        return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+        return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})
     if idx_tile.valid == (1, vc) and vr > 1 and not cpu:
         idx = np.broadcast_to(idx_in[..., :1, :vc], bits.shape[:-2] + (vr, vc))
     elif idx_tile.valid == (vr, vc):
         idx = idx_in[..., :vr, :vc]
     else:
         if cpu:  # TSort32.hpp returns silently
-            return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+            return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})
         return Outcome.unsupported(f"idx valid region {idx_tile.valid_rows}x{idx_tile.valid_cols} is neither "
                                    f"src's {vr}x{vc} nor one broadcast row")
     full = vc - vc % BLOCK
     sorted_cols = vc if (cpu or case.param("form", 4) == 4) else full
     if sorted_cols == 0:
-        return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+        return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})
     v = bits[..., :vr, :sorted_cols]
     ix = idx[..., :sorted_cols]
     cols = np.arange(sorted_cols)
@@ -194,7 +194,7 @@ def tsort32(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outc
         return _cpu_overlapping_blocks(case, rec, rec_cls, out, classes)
     out[..., :vr, :2 * sorted_cols] = rec
     classes[..., :vr, :2 * sorted_cols] = rec_cls
-    return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+    return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})
 
 
 def _per_block_any(mask: np.ndarray, cols: int) -> np.ndarray:
@@ -228,4 +228,4 @@ def _cpu_overlapping_blocks(case: Case, rec: np.ndarray, rec_cls: np.ndarray, ou
         start = 16 * b
         out[..., :vr, 2 * start:2 * (start + n)] = rec[..., 2 * b * BLOCK:2 * (b * BLOCK + n)]
         classes[..., :vr, 2 * start:2 * (start + n)] = rec_cls[..., 2 * b * BLOCK:2 * (b * BLOCK + n)]
-    return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+    return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})

@@ -23,7 +23,7 @@ import numpy as np
 from ptofuzz.oracles import descriptors, ieee, integer
 
 from ptofuzz import platforms
-from ptofuzz.case import EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, Tile
+from ptofuzz.case import EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.dtypes import DType, get
 
 OPS = {"TPARTADD": "add", "TPARTMUL": "mul", "TPARTMAX": "max", "TPARTMIN": "min"}
@@ -83,7 +83,7 @@ def _partial(case: Case, inputs: Mapping[str, np.ndarray], element_op: ElementOp
         classes[..., :rb, :cb] = cls
         if with_flags:
             raised = tuple(name for name in ieee.FLAG_ORDER if name in flags and bool(np.any(flags[name])))
-    return Outcome("ok", outputs={"dst": out}, classes={"dst": classes}, flags=raised)
+    return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes}, flags=raised)
 
 
 def covered(case: Case) -> tuple[tuple[int, int], tuple[int, int], tuple[int, int]]:
@@ -391,7 +391,7 @@ def a5_int64(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     out = np.where(m_op, res, np.where(m_wide, wide, np.where(m_tall, tall, np.zeros((), a.dtype))))
     defined = (m_op | m_wide | m_tall) & _region(d.valid, R, C) & (cols < A5_INT64_MAX_COLS)
     classes = np.where(defined, np.uint8(EXACT), np.uint8(UNDEFINED)).astype(np.uint8)
-    return Outcome("ok", outputs={"dst": out}, classes={"dst": classes})
+    return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})
 
 
 ORACLES = {"spec": spec, "cpu": cpu, "a2a3": a2a3, "a5": a5}  # by implementation (platforms.Platform)
@@ -414,5 +414,5 @@ def repatch(patches: Sequence[tuple[Case, dict[str, np.ndarray], Outcome, np.nda
         out, classes = outcome.outputs["dst"].copy(), outcome.classes["dst"].copy()
         out[rows, cols] = res
         classes[rows, cols] = cls
-        results.append(Outcome("ok", outputs={"dst": out}, classes={"dst": classes}, flags=outcome.flags))
+        results.append(Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes}, flags=outcome.flags))
     return results

@@ -33,7 +33,7 @@ import numpy as np
 from ptofuzz.oracles import ieee, integer
 
 from ptofuzz import platforms
-from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
+from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.dtypes import DType, get
 
 OPS = {"TPARTARGMAX": "max", "TPARTARGMIN": "min"}
@@ -127,7 +127,7 @@ def _paint(case: Case, inputs: Mapping[str, np.ndarray], select: Select, *, neit
         for role, (s0, s1) in (("dst", ("src0", "src1")), ("dst_idx", ("src0_idx", "src1_idx"))):
             outs[role][..., :rb, :cb] = np.where(take1, inputs[s1][..., :rb, :cb], inputs[s0][..., :rb, :cb])
             classes[role][..., :rb, :cb] = code
-    return Outcome("ok", outputs=outs, classes=classes)
+    return Outcome(OutcomeKind.OK, outputs=outs, classes=classes)
 
 
 def _shape_problem(case: Case) -> str | None:

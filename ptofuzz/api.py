@@ -13,8 +13,8 @@ import numpy as np
 
 from ptofuzz import case as case_mod
 from ptofuzz import casefolder, dtypes, platforms, registry
-from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
-from ptofuzz.compare import Comparison, Mode, compare, pto_isa_eps
+from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.compare import Comparison, Mode, Verdict, compare, pto_isa_eps
 from ptofuzz.errors import CaseFolderError, UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
@@ -170,7 +170,7 @@ def _redraw(inst: registry.Instruction, sources: Sequence[Any], cases: Sequence[
     """Up to :data:`REDRAW_ROUNDS` rounds of ``inst.redraw`` over the cases whose outcomes hold undefined
     elements, in place; a round's new data is kept only where it leaves fewer undefined elements."""
     assert inst.redraw is not None
-    undefined = [_undefined(o) if o.kind == "ok" else 0 for o in outcomes]
+    undefined = [_undefined(o) if o.kind is OutcomeKind.OK else 0 for o in outcomes]
     active = [k for k, n in enumerate(undefined) if n]
     for _ in range(REDRAW_ROUNDS):
         if not active:
@@ -219,7 +219,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     staged: list[tuple[str, str, GeneratedCase]] = []
     try:  # every folder is staged first, so a failure (bad case, full disk) leaves no output at all
         for (name, case, replay), (inputs, outcome) in _realized(inst, planned, seed, mix, not allow_undefined):
-            if outcome.kind == "unsupported":
+            if outcome.kind is OutcomeKind.UNSUPPORTED:
                 raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
             content = casefolder.build(inst, case, inputs, outcome, name=name, seed=seed, mix=mix, replay=replay)
             if bundle:
@@ -258,11 +258,11 @@ def _add_bundle(content: casefolder.FolderContent, case: Case, inputs: Mapping[s
     from ptofuzz.bundle import executor as ex
     from ptofuzz.generators import bundle as gb
 
-    try:
-        b = gb.bundle_for(case, inputs)
-    except (ValueError, KeyError) as e:  # a tile no SizeCode spells: the case has no bundle form
-        content.manifest["bundle"] = {"none": f"no bundle spelling: {e}"}
+    why = gb.spelling_problem(case)  # a rule, so that a bug while building raises instead of "no bundle"
+    if why is not None:
+        content.manifest["bundle"] = {"none": f"no bundle spelling: {why}"}
         return
+    b = gb.bundle_for(case, inputs)
     result = ex.execute(b.words, b.tiles, b.gprs)
     files = {role: fname for fname, role in registry.get(case.op).support("spec").profile.inputs}
     roles = {gb.SRC0: "src"} if case.op == "TSORT" else {gb.SRC0: "src0", gb.SRC1: "src1"}
@@ -303,7 +303,7 @@ class CaseVerdict:
     platform: str
     dtype: str
     outcome: str
-    verdict: str  # pass / fail / error
+    verdict: Verdict
     files: tuple[FileVerdict, ...] = ()
     message: str = ""
     oracle: str = ""  # "cpusim": the goldens were recomputed by the real simulator
@@ -333,7 +333,7 @@ def check(paths: Sequence[str | Path], platform: str | None = None, oracle: str 
         try:
             verdicts.append(_check_one(path, platform, oracle))
         except CaseFolderError as e:
-            verdicts.append(CaseVerdict(path, path.name, "?", platform or "?", "?", "?", "error", message=str(e),
+            verdicts.append(CaseVerdict(path, path.name, "?", platform or "?", "?", "?", Verdict.ERROR, message=str(e),
                                         oracle=oracle or ""))
     return verdicts
 
@@ -346,7 +346,7 @@ def check_case(path: Path, platform: str | None = None) -> CaseVerdict:
 def _loosened(real: Outcome, model: Outcome) -> Outcome:
     """The real simulator's bits, free wherever the model (which wrote the golden) leaves an element free ("some
     NaN", "some zero", undefined): a golden only promises its defined elements."""
-    if real.kind != "ok" or model.kind != "ok":
+    if real.kind is not OutcomeKind.OK or model.kind is not OutcomeKind.OK:
         return real
     classes = {role: np.where(model.classes[role] != EXACT, model.classes[role], real.classes[role])
                for role in real.classes}
@@ -364,7 +364,7 @@ def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerd
                                   f"this folder is {case.op} on {case.platform}")
         inputs = casefolder.read_inputs(lc)
         outcome = lc.inst.evaluate(case.on(oracle), inputs)
-        if outcome.kind == "unsupported":
+        if outcome.kind is OutcomeKind.UNSUPPORTED:
             raise CaseFolderError(f"{oracle} cannot run this case: {outcome.reason}")
         outcome = _loosened(outcome, lc.inst.evaluate(case, inputs))
     else:
@@ -383,14 +383,14 @@ def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerd
     if expected.get("executed") is not None and outcome.extra.get("executed") != expected["executed"]:
         messages.append(f"manifest executed counts {expected['executed']} differ from recomputed "
                         f"{outcome.extra.get('executed')}")
-    if outcome.kind == "ok" and expected.get("flags") is not None and outcome.flags is not None \
+    if outcome.kind is OutcomeKind.OK and expected.get("flags") is not None and outcome.flags is not None \
             and list(outcome.flags) != list(expected["flags"]):
         messages.append(f"manifest flags {expected['flags']} differ from recomputed {list(outcome.flags)}")
     files = []
     for fname, role in (*prof.golden, *prof.outputs):
         fpath = path / fname
         is_golden = (fname, role) in prof.golden
-        if outcome.kind != "ok":
+        if outcome.kind is not OutcomeKind.OK:
             if fpath.is_file():
                 files.append(FileVerdict(fname, None, f"present, but the case's outcome is {outcome.kind}: "
                                                       f"{outcome.reason}"))
@@ -419,7 +419,7 @@ def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerd
                 listed.get(fname, {}) != casefolder.class_masks(outcome.classes[role][:r, :c]):
             messages.append(f"ptofuzz.json lists other non-exact elements of {fname} than recomputed; regenerate "
                             "the folder (ptofuzz gen ... --force)")
-    verdict = "pass" if not messages and all(f.ok for f in files) else "fail"
+    verdict = Verdict.PASS if not messages and all(f.ok for f in files) else Verdict.FAIL
     return CaseVerdict(**base, verdict=verdict, files=tuple(files), message="; ".join(messages))
 
 
@@ -499,7 +499,7 @@ def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode:
     outcomes = differential.run_oracles(inst, rec.case, rec.inputs, pair)
     a, b = (outcomes[o] for o in pair)
     for o, out in zip(pair, (a, b)):
-        if out.kind != "ok":
+        if out.kind is not OutcomeKind.OK:
             raise UsageError(f"{o} gives no values for this case ({out.kind}: {out.reason}); its disagreement is "
                              "the outcome itself")
     results = []

@@ -7,6 +7,7 @@ produces: values with a per-element class, a fault, or "unsupported on this plat
 from __future__ import annotations
 
 import dataclasses
+import enum
 import re
 from typing import TYPE_CHECKING, Any
 
@@ -15,12 +16,38 @@ from ptofuzz.errors import UsageError
 if TYPE_CHECKING:
     import numpy as np
 
-# Per-element classes of an expected value (uint8 codes in Outcome.classes).
-EXACT = 0  # the bits must match exactly
-NAN = 1  # any NaN (sign and payload free)
-ZERO = 2  # +0 or -0
-UNDEFINED = 3  # anything: the platform leaves this element undefined
-CLASS_NAMES = {EXACT: "exact", NAN: "nan", ZERO: "zero", UNDEFINED: "undefined"}
+class TextEnum(str, enum.Enum):
+    """A closed set of names that are also their JSON and terminal spelling (``str()`` and f-strings give the
+    value on every Python version, as ``enum.StrEnum`` does from 3.11)."""
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+    def __format__(self, spec: str) -> str:
+        return format(str(self.value), spec)
+
+
+class ElementClass(enum.IntEnum):
+    """Per-element class of an expected value (the uint8 codes of Outcome.classes and manifests' bitmaps)."""
+
+    EXACT = 0  # the bits must match exactly
+    NAN = 1  # any NaN (sign and payload free)
+    ZERO = 2  # +0 or -0
+    UNDEFINED = 3  # anything: the platform leaves this element undefined
+
+
+EXACT, NAN, ZERO, UNDEFINED = ElementClass.EXACT, ElementClass.NAN, ElementClass.ZERO, ElementClass.UNDEFINED
+CLASS_NAMES = {int(c): c.name.lower() for c in ElementClass}
+
+
+class OutcomeKind(TextEnum):
+    """What kind of answer an oracle gave (see :class:`Outcome`)."""
+
+    OK = "ok"
+    FAULT = "fault"
+    UNSUPPORTED = "unsupported"
+    CRASH = "crash"  # a real target died on the case
+    HANG = "hang"  # a real target did not answer
 
 _RXC = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
 
@@ -170,7 +197,7 @@ class Outcome:
     ``flags`` are the numeric status flags raised (spec only; None where a model does not track them).
     """
 
-    kind: str
+    kind: OutcomeKind
     outputs: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
     classes: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
     flags: tuple[str, ...] | None = None
@@ -178,20 +205,23 @@ class Outcome:
     reason: str = ""
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)  # e.g. TMRGSORT's executed counts
 
+    def __post_init__(self) -> None:  # a kind given by its name ("ok") becomes the member; any other name raises
+        object.__setattr__(self, "kind", OutcomeKind(self.kind))
+
     @classmethod
     def faulted(cls, name: str, trap: int, reason: str) -> Outcome:
-        return cls("fault", fault=Fault(name, trap, reason), reason=reason)
+        return cls(OutcomeKind.FAULT, fault=Fault(name, trap, reason), reason=reason)
 
     @classmethod
     def unsupported(cls, reason: str) -> Outcome:
-        return cls("unsupported", reason=reason)
+        return cls(OutcomeKind.UNSUPPORTED, reason=reason)
 
     def summary(self) -> dict[str, Any]:
         """JSON-ready description without the data (for manifests)."""
-        d: dict[str, Any] = {"outcome": self.kind}
-        if self.kind == "fault" and self.fault:
+        d: dict[str, Any] = {"outcome": self.kind.value}
+        if self.kind is OutcomeKind.FAULT and self.fault:
             d["fault"] = {"name": self.fault.name, "trap": self.fault.trap, "reason": self.fault.reason}
-        if self.kind in ("unsupported", "crash", "hang"):
+        if self.kind in (OutcomeKind.UNSUPPORTED, OutcomeKind.CRASH, OutcomeKind.HANG):
             d["reason"] = self.reason
         if self.flags is not None:
             d["flags"] = list(self.flags)

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ptofuzz import __version__, dtypes, platforms, registry
-from ptofuzz.case import CLASS_NAMES, EXACT, Case, Outcome
+from ptofuzz.case import CLASS_NAMES, EXACT, Case, Outcome, OutcomeKind
 from ptofuzz.errors import CaseFolderError, UsageError
 from ptofuzz.layouts import Profile
 
@@ -85,7 +85,7 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
         tile = case.tile(role)
         files[fname] = file_bytes(inputs[role], profile, tile)
         entries.append(_entry(fname, role, "input", inst.dtype_of(case, role), profile, tile, files[fname]))
-    if outcome.kind == "ok":
+    if outcome.kind is OutcomeKind.OK:
         classes: dict[str, Any] = {}
         for fname, role in profile.golden:
             tile = case.tile(role)

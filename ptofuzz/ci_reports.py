@@ -65,6 +65,7 @@ def replay_entries(results: Sequence[Any]) -> list[Entry]:
     """``replay``: one entry per record; changed fails, unreadable is an error, a record whose signatures are all
     known differences is skipped with the reason, the rest pass."""
     from ptofuzz import differential, registry
+    from ptofuzz.replay import ReplayVerdict
 
     out = []
     for r in results:
@@ -72,10 +73,10 @@ def replay_entries(results: Sequence[Any]) -> list[Entry]:
         record = str(path / "record.json") if path.is_dir() else str(path)
         key = r.signatures[0] if r.signatures else f"{r.op}/-/-/replay/-/-"
         reproduce = f"ptofuzz replay {path}"
-        if r.verdict == "changed":
+        if r.verdict is ReplayVerdict.CHANGED:
             out.append(Entry(str(path), FAIL, f"{path}: " + "; ".join(r.changes), _kind(key), key, record,
                              reproduce))
-        elif r.verdict == "error":
+        elif r.verdict is ReplayVerdict.ERROR:
             out.append(Entry(str(path), ERROR, f"{path}: " + "; ".join(r.changes), "unreadable-record", key,
                              record, reproduce))
         else:

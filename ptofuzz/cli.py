@@ -395,10 +395,11 @@ def run(
     (exited non-zero, timed out, wrote no output.bin); each such case prints a command that reproduces it."""
     with _errors():
         from ptofuzz import report, targets
+        from ptofuzz.compare import Verdict
 
         verdicts = targets.run(target, folders, jobs=jobs, timeout=timeout, platform=platform)
         report.target_ran(verdicts, as_json=json_out)
-        if any(v.verdict != "pass" for v in verdicts):
+        if any(v.verdict is not Verdict.PASS for v in verdicts):
             raise typer.Exit(int(ExitCode.MISMATCH))
 
 

@@ -21,10 +21,18 @@ import dataclasses
 
 import numpy as np
 
-from ptofuzz.case import NAN, UNDEFINED, ZERO
+from ptofuzz.case import NAN, UNDEFINED, ZERO, TextEnum
 from ptofuzz.dtypes import DType
 from ptofuzz.errors import UsageError
 from ptofuzz.oracles import ieee
+
+
+class Verdict(TextEnum):
+    """What checking a case folder (or a target's output) concluded."""
+
+    PASS = "pass"
+    FAIL = "fail"  # a genuine mismatch (exit 1)
+    ERROR = "error"  # could not be checked: a damaged or foreign folder (exit 2)
 
 MAX_REPORTED = 8
 

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 
 from ptofuzz import dtypes, registry
-from ptofuzz.case import NAN, UNDEFINED, ZERO, Case, Outcome
+from ptofuzz.case import NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind
 from ptofuzz.compare import ERROR_CLASSES, element_errors
 from ptofuzz.oracles import ieee
 
@@ -148,7 +148,7 @@ def compare_batch(inst: registry.Instruction, case: Case, outcomes: Mapping[str,
         oa, ob = outcomes[a], outcomes[b]
         if {"unsupported", *FAILURE_KINDS} & {oa.kind, ob.kind}:
             continue
-        if oa.kind == "fault" or ob.kind == "fault":
+        if oa.kind is OutcomeKind.FAULT or ob.kind is OutcomeKind.FAULT:
             if oa.kind != ob.kind:
                 hits.add(sig(pair_name(a, b), FAULT_VS_VALUE, "-"), every)
             elif oa.fault and ob.fault and oa.fault.trap != ob.fault.trap:

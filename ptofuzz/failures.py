@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.case import UNDEFINED, Outcome
+from ptofuzz.case import UNDEFINED, Outcome, OutcomeKind
 
 CRASH, HANG, SKIPPED = "crash", "hang", "skipped"
 
@@ -42,8 +42,8 @@ def outcome_of(parts: Mapping[str, tuple[np.ndarray, np.ndarray]], failures: lis
     if not batched:
         if failures:
             f = failures[0]
-            return Outcome(f.kind, reason=f.first_line, extra={"cause": f.cause})
-        return Outcome("ok", outputs={r: out[0] for r, (out, _) in parts.items()},
+            return Outcome(OutcomeKind(f.kind), reason=f.first_line, extra={"cause": f.cause})
+        return Outcome(OutcomeKind.OK, outputs={r: out[0] for r, (out, _) in parts.items()},
                        classes={r: one[0] if one.ndim == out.ndim else one for r, (out, one) in parts.items()})
     outputs, classes = {}, {}
     for r, (out, one) in parts.items():
@@ -53,4 +53,4 @@ def outcome_of(parts: Mapping[str, tuple[np.ndarray, np.ndarray]], failures: lis
             cls[[f.item for f in failures]] = UNDEFINED
         outputs[r], classes[r] = out, cls
     extra: dict[str, object] = {"failures": failures} if failures else {}
-    return Outcome("ok", outputs=outputs, classes=classes, extra=extra)
+    return Outcome(OutcomeKind.OK, outputs=outputs, classes=classes, extra=extra)

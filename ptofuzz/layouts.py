@@ -95,14 +95,15 @@ class Profile:
     def _spell(self, dtype: str) -> str:
         return self.spelling.get(dtype, dtype)
 
-    def _unspell(self, word: str) -> str:
-        """The dtype a case name spells: this test's own spelling, or ptofuzz's name for the others."""
+    def _unspell(self, word: str) -> str | None:
+        """The dtype a case name spells: this test's own spelling, or ptofuzz's name for the others (None:
+        neither)."""
         for name, spelled in self.spelling.items():
             if spelled == word:
                 return name
         if word in dtypes.DTYPES and word not in self.spelling:
             return word
-        raise KeyError(word)
+        return None
 
     def name(self, case: Case, index: int | None = None) -> str:
         """Folder name of ``case``; ``index`` numbers random cases (``_n<k>``)."""
@@ -167,10 +168,10 @@ class Profile:
         return self._case(dt, tiles, m.group(4), folder_name, {**values, **extra})
 
     def _checked_dtype(self, word: str, folder_name: str) -> str:
-        try:
-            return self._unspell(word)
-        except Exception:
-            raise CaseFolderError(f"folder name {folder_name!r}: unknown dtype spelling {word!r}") from None
+        dt = self._unspell(word)
+        if dt is None:
+            raise CaseFolderError(f"folder name {folder_name!r}: unknown dtype spelling {word!r}")
+        return dt
 
     def _case(self, dt: str, tiles: list[Tile], inplace: str | None, folder_name: str,
               values: dict[str, Any] | None = None) -> Case:

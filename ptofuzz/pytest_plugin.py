@@ -49,16 +49,17 @@ class _Item(pytest.Item):
 
     def runtest(self) -> None:
         if self.kind == "replay":
-            from ptofuzz.replay import replay
+            from ptofuzz.replay import ReplayVerdict, replay
 
             (res,) = replay([self.target])
-            if res.verdict != "same":
+            if res.verdict is not ReplayVerdict.SAME:
                 raise PtofuzzFailure(f"{res.verdict}: " + "; ".join(res.changes) + f"\nreproduce: {res.reproduce}")
         else:
             from ptofuzz import api
+            from ptofuzz.compare import Verdict
 
             (v,) = api.check([self.target], self.platform)
-            if v.verdict != "pass":
+            if v.verdict is not Verdict.PASS:
                 bad = "; ".join(f"{f.file}: {_why(f)}" for f in v.files if not f.ok)
                 why = "; ".join(x for x in (v.message, bad) if x)
                 flag = f" --platform {self.platform}" if self.platform else ""

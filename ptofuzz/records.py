@@ -29,7 +29,7 @@ import numpy as np
 
 from ptofuzz import dtypes, registry
 from ptofuzz.atomic import write_file
-from ptofuzz.case import Case, Outcome
+from ptofuzz.case import Case, Outcome, OutcomeKind
 from ptofuzz.errors import CaseFolderError, UsageError
 
 FORMAT = "ptofuzz-record/1"
@@ -66,7 +66,7 @@ def describe(outcome: Outcome) -> dict[str, Any]:
     d: dict[str, Any] = {"outcome": outcome.kind, "digest": digest(outcome)}
     if outcome.fault is not None:
         d["fault"] = outcome.fault.name
-    if outcome.kind in ("unsupported", "crash", "hang"):
+    if outcome.kind in (OutcomeKind.UNSUPPORTED, OutcomeKind.CRASH, OutcomeKind.HANG):
         d["reason"] = outcome.reason  # for a crash: the sanitizer's first report line
     if "cause" in outcome.extra:
         d["cause"] = outcome.extra["cause"]

@@ -8,14 +8,23 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from ptofuzz import differential, records, registry
+from ptofuzz.case import TextEnum
 from ptofuzz.errors import CaseFolderError
+
+
+class ReplayVerdict(TextEnum):
+    """What replaying a record found."""
+
+    SAME = "same"  # every oracle says what the record says
+    CHANGED = "changed"  # an outcome or a signature differs from the record's
+    ERROR = "error"  # the record could not be read
 
 
 @dataclasses.dataclass(frozen=True)
 class ReplayResult:
     path: Path
     op: str
-    verdict: str  # same / changed / error
+    verdict: ReplayVerdict
     changes: tuple[str, ...] = ()
     signatures: tuple[str, ...] = ()  # what the case shows now
 
@@ -50,7 +59,7 @@ def replay_record(rec: records.Record, inst: registry.Instruction) -> ReplayResu
     new = sorted(set(now) - set(rec.signatures))
     changes += [f"no longer shows {k}" for k in gone] + [f"now also shows {k}" for k in new]
     assert rec.path is not None
-    return ReplayResult(rec.path, inst.name, "changed" if changes else "same", tuple(changes), now)
+    return ReplayResult(rec.path, inst.name, ReplayVerdict.CHANGED if changes else ReplayVerdict.SAME, tuple(changes), now)
 
 
 def replay(paths: Sequence[str | Path], instructions: Mapping[str, registry.Instruction] | None = None
@@ -63,5 +72,5 @@ def replay(paths: Sequence[str | Path], instructions: Mapping[str, registry.Inst
             inst = (instructions or {}).get(rec.case.op) or registry.get(rec.case.op)
             out.append(replay_record(rec, inst))
         except CaseFolderError as e:
-            out.append(ReplayResult(path, "?", "error", (str(e),)))
+            out.append(ReplayResult(path, "?", ReplayVerdict.ERROR, (str(e),)))
     return out

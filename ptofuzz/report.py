@@ -21,6 +21,8 @@ from ptofuzz import dtypes
 from ptofuzz.api import CaseVerdict, GenerateResult
 from ptofuzz.atomic import write_file
 from ptofuzz.case import CLASS_NAMES
+from ptofuzz.compare import Verdict
+from ptofuzz.replay import ReplayVerdict
 
 
 def escape(text: str) -> str:
@@ -85,22 +87,22 @@ def _verdict_json(v: CaseVerdict) -> dict[str, Any]:
 def checked(verdicts: list[CaseVerdict], *, as_json: bool = False, html: Any = None, svg: Any = None,
             junit: Any = None) -> None:
     if junit is not None:
-        write_junit(junit, "ptofuzz check", [(v.name, None if v.verdict == "pass" else
+        write_junit(junit, "ptofuzz check", [(v.name, None if v.verdict is Verdict.PASS else
                                               v.message or _failure_summary(v), v.reproduce) for v in verdicts],
-                    errors=frozenset(v.name for v in verdicts if v.verdict == "error"))
+                    errors=frozenset(v.name for v in verdicts if v.verdict is Verdict.ERROR))
     if as_json:
         _print_json({"cases": [_verdict_json(v) for v in verdicts],
-                     "passed": sum(v.verdict == "pass" for v in verdicts),
-                     "failed": sum(v.verdict == "fail" for v in verdicts),
-                     "errors": sum(v.verdict == "error" for v in verdicts)})
+                     "passed": sum(v.verdict is Verdict.PASS for v in verdicts),
+                     "failed": sum(v.verdict is Verdict.FAIL for v in verdicts),
+                     "errors": sum(v.verdict is Verdict.ERROR for v in verdicts)})
     con = _exporting_console(html, svg, quiet=as_json)
     for v in verdicts:
-        if v.verdict == "error":
+        if v.verdict is Verdict.ERROR:
             con.print(f"[bold red]ERROR[/] {escape(v.name)}: {escape(v.message)}")
             continue
         files = ", ".join(f"{f.file} {f.comparison.checked} elements" for f in v.files
                           if f.comparison is not None and f.ok)
-        if v.verdict == "pass":
+        if v.verdict is Verdict.PASS:
             what = files or f"outcome {v.outcome}, no golden expected"
             con.print(f"[green]PASS[/]  {escape(v.name)}  [dim]{escape(what)}[/]")
             continue
@@ -117,8 +119,8 @@ def checked(verdicts: list[CaseVerdict], *, as_json: bool = False, html: Any = N
             assert cmp is not None
             comparison_lines(con, cmp, dtypes.get(f.dtype or v.dtype), f.shape, f.valid, f"      {f.file}")
         con.print(f"      reproduce: {escape(v.reproduce)}")
-    passed = sum(v.verdict == "pass" for v in verdicts)
-    failed = sum(v.verdict == "fail" for v in verdicts)
+    passed = sum(v.verdict is Verdict.PASS for v in verdicts)
+    failed = sum(v.verdict is Verdict.FAIL for v in verdicts)
     errors = len(verdicts) - passed - failed
     con.print(f"{passed} of {len(verdicts)} case(s) pass" + (f"; {failed} fail" if failed else "")
               + (f"; {errors} could not be read" if errors else ""))
@@ -204,20 +206,20 @@ def target_ran(verdicts: list[Any], *, as_json: bool = False) -> None:
                                 "problem": v.problem, "seconds": round(v.seconds, 3), "reproduce": v.reproduce,
                                 "check": _verdict_json(v.check) if v.check is not None else None}
                                for v in verdicts],
-                     "passed": sum(v.verdict == "pass" for v in verdicts),
-                     "failed": sum(v.verdict != "pass" for v in verdicts)})
+                     "passed": sum(v.verdict is Verdict.PASS for v in verdicts),
+                     "failed": sum(v.verdict is not Verdict.PASS for v in verdicts)})
         return
     con = _console()
     for v in verdicts:
-        if v.verdict == "pass":
+        if v.verdict is Verdict.PASS:
             con.print(f"[green]PASS[/]  {escape(v.path.name)}")
             continue
-        label = "FAIL" if v.verdict == "fail" else "ERROR"
+        label = "FAIL" if v.verdict is Verdict.FAIL else "ERROR"
         why = v.problem or (v.check.message if v.check is not None and v.check.message else
                             _failure_summary(v.check) if v.check is not None else "")
         con.print(f"[bold red]{label}[/] {escape(v.path.name)}: {escape(why)}")
         con.print(f"      reproduce: {escape(v.reproduce)}")
-    bad = sum(v.verdict != "pass" for v in verdicts)
+    bad = sum(v.verdict is not Verdict.PASS for v in verdicts)
     con.print(f"{len(verdicts) - bad} passed, {bad} failed of {len(verdicts)} case folder(s)")
 
 
@@ -322,22 +324,22 @@ def replayed(results: list[Any], *, as_json: bool = False, junit: Any = None, sa
     if as_json:
         _print_json({"records": [{"path": str(r.path), "op": r.op, "verdict": r.verdict, "changes": list(r.changes),
                                   "signatures": list(r.signatures)} for r in results],
-                     "changed": sum(r.verdict == "changed" for r in results)})
+                     "changed": sum(r.verdict is ReplayVerdict.CHANGED for r in results)})
         return
     con = _console()
     for r in results:
-        if r.verdict == "same":
+        if r.verdict is ReplayVerdict.SAME:
             shows = f"shows {len(r.signatures)} signature(s)" if r.signatures else "all oracles agree"
             con.print(f"[green]SAME[/]     {escape(str(r.path))}  [dim]{shows}[/]")
-        elif r.verdict == "error":
+        elif r.verdict is ReplayVerdict.ERROR:
             con.print(f"[bold red]ERROR[/]    {escape(str(r.path))}: {escape('; '.join(r.changes))}")
         else:
             con.print(f"[bold red]CHANGED[/]  {escape(str(r.path))}")
             for c in r.changes:
                 con.print(f"          {escape(c)}")
             con.print(f"          reproduce: {escape(r.reproduce)}")
-    changed = sum(r.verdict == "changed" for r in results)
-    errors = sum(r.verdict == "error" for r in results)
+    changed = sum(r.verdict is ReplayVerdict.CHANGED for r in results)
+    errors = sum(r.verdict is ReplayVerdict.ERROR for r in results)
     con.print(f"{len(results) - changed - errors} of {len(results)} record(s) unchanged"
               + (f"; {changed} changed" if changed else "") + (f"; {errors} could not be read" if errors else ""))
 

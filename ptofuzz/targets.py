@@ -24,7 +24,8 @@ from typing import Any
 import numpy as np
 
 from ptofuzz import api, casefolder
-from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
+from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.compare import Verdict
 from ptofuzz.errors import CaseFolderError, UsageError
 from ptofuzz.generators import values
 
@@ -39,7 +40,7 @@ class TargetVerdict:
 
     path: Path
     command: str  # the target command as run (for this case, or for its folder)
-    verdict: str  # pass / fail / error
+    verdict: Verdict
     check: api.CaseVerdict | None
     problem: str = ""  # the target exited non-zero, timed out or wrote no output.bin
     seconds: float = 0.0
@@ -121,14 +122,14 @@ def _mtime(path: Path) -> int | None:
 def _verdict(folder: Path, cmd: str, problem: str, before: int | None, platform: str | None,
              seconds: float) -> TargetVerdict:
     if problem:
-        return TargetVerdict(folder, cmd, "error", None, problem, seconds)
+        return TargetVerdict(folder, cmd, Verdict.ERROR, None, problem, seconds)
     after = _mtime(folder / OUTPUT)
     if after is None or after == before:
-        return TargetVerdict(folder, cmd, "error", None, f"target wrote no {OUTPUT} in the case folder", seconds)
+        return TargetVerdict(folder, cmd, Verdict.ERROR, None, f"target wrote no {OUTPUT} in the case folder", seconds)
     try:
         verdict = api.check_case(folder, platform)
     except CaseFolderError as e:
-        return TargetVerdict(folder, cmd, "error", None, str(e), seconds)
+        return TargetVerdict(folder, cmd, Verdict.ERROR, None, str(e), seconds)
     return TargetVerdict(folder, cmd, verdict.verdict, verdict, "", seconds)
 
 
@@ -199,7 +200,7 @@ def evaluate(inst: Any, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome
         for k in range(n):
             one = {r: a[k] for r, a in zip(roles, arrays)}
             expected = inst.evaluate(plat, one)
-            if expected.kind != "ok":
+            if expected.kind is not OutcomeKind.OK:
                 return Outcome.unsupported(f"target: the {cfg.platform} model gives {expected.kind} for this case")
             name = prof.name(plat, k)
             content = casefolder.build(inst, plat, one, expected, name=name, seed=0, mix=values.ValueMix.parse(None, 0.0),

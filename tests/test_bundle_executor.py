@@ -151,6 +151,49 @@ def test_gen_bundle_for_cases_with_no_bundle_spelling(cli, tmp_path, args):
     assert not (folder / "bundle.bin").exists()
 
 
+def _spec_case(op, dtype, rows, cols, vr, vc, **params):
+    from ptofuzz.case import Case, Tile
+
+    t = Tile(rows, cols, vr, vc)
+    roles = ("src", "dst", "idx") if op == "TSORT" else ("dst", "src0", "src1")
+    return Case(op, "spec", dtype, tuple((r, t) for r in roles), tuple(sorted(params.items())))
+
+
+@pytest.mark.parametrize(("case", "why"), [
+    # int8 1x16 = 16 B and float32 4x6 = 96 B: below the smallest Local tile (128 B)
+    (_spec_case("TPARTADD", "int8", 1, 16, 1, 16), "the destination tile's 16 B is no Local tile size"),
+    (_spec_case("TPARTADD", "float32", 4, 6, 4, 6), "the destination tile's 96 B is no Local tile size"),
+    # float16 128x256 = 64 KiB fits SizeCode 10, but its U32 indices take 128 KiB
+    (_spec_case("TSORT", "float16", 128, 256, 128, 256), "the index tile's 131072 B is no Local tile size"),
+    (_spec_case("TPARTADD", "float32", 8, 16, 8, 16), None),  # 512 B: SizeCode 3
+    (_spec_case("TSORT", "float32", 8, 32, 8, 32, sort_width=32), None),
+])
+def test_which_spec_cases_have_a_bundle_spelling_is_a_rule(case, why):
+    got = gb.spelling_problem(case)
+    assert (got is None) if why is None else (got is not None and why in got), got
+    if why is None:  # the rule's "spellable" is really spellable: the bundle builds and encodes
+        inputs = {r: np.zeros(t.shape, np.uint32) for r, t in case.tiles if r.startswith("src")}
+        assert gb.bundle_for(case, inputs).words
+    else:
+        with pytest.raises(ValueError, match="no bundle spelling"):
+            gb.bundle_for(case, {})
+
+
+def test_a_bug_while_building_a_bundle_raises_instead_of_becoming_unsupported(monkeypatch):
+    from ptofuzz.bundle import oracle
+
+    case = _spec_case("TPARTADD", "float32", 8, 16, 8, 16)
+    inputs = {"src0": np.zeros((8, 16), np.uint32), "src1": np.zeros((8, 16), np.uint32)}
+    assert oracle.evaluate(case, inputs).kind == "ok"
+
+    def broken(*args, **kwargs):
+        raise KeyError("a bug")
+
+    monkeypatch.setattr(gb, "tpart_bundle", broken)
+    with pytest.raises(KeyError, match="a bug"):
+        oracle.evaluate(case, inputs)
+
+
 def test_the_core_capacity_is_charged_per_enabled_pe():
     b = gb._base("TPARTADD", seeded(8))
     need = sum(t.capacity * 4 for t in b.tiles.values())

@@ -29,7 +29,7 @@ import numpy as np
 
 from ptofuzz import dtypes
 from ptofuzz.bundle import encoding as enc
-from ptofuzz.case import Case, Fault, Tile
+from ptofuzz.case import Case, Fault, OutcomeKind, Tile
 
 CORE_CAPACITY = 262144  # TILE_CAPACITY after reset, bytes over all PEs
 SPEC_DTYPES = {"FP32": "float32", "FP16": "float16", "BF16": "bfloat16", "S32": "int32", "S16": "int16",
@@ -310,7 +310,7 @@ def _commit_tsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str,
     case = Case("TSORT", "spec", dt, (("src", src.tile), ("dst", src.tile), ("idx", src.tile)),
                 (("sort_width", width), ("descending", flag or None)))
     outcome = sort_oracle.tsort(case, {"src": src.data})
-    if outcome.kind != "ok":
+    if outcome.kind is not OutcomeKind.OK:
         assert outcome.fault is not None
         raise _Fault(outcome.fault.name, outcome.fault.trap, outcome.fault.reason)
     (vslot, vt), (islot, it) = out_tiles
@@ -355,7 +355,7 @@ def _commit_tpart(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> 
         raise _legality(f"{block.op} does not take {enc.DATATYPES.get(block.datatype)}")
     case = Case(block.op, "spec", dt, (("dst", dst.tile), ("src0", a.tile), ("src1", b.tile)))
     outcome = tpart_oracle.spec(case, {"src0": a.data, "src1": b.data})
-    if outcome.kind != "ok":
+    if outcome.kind is not OutcomeKind.OK:
         assert outcome.fault is not None
         raise _Fault(outcome.fault.name, outcome.fault.trap, outcome.fault.reason)
     dst.data[...] = outcome.outputs["dst"]

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ptofuzz import dtypes
-from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
+from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 
 
 def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
@@ -20,10 +20,10 @@ def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     if first.ndim == 3:
         items = [_one(case, {r: v[i] for r, v in inputs.items()}) for i in range(first.shape[0])]
         head = items[0]
-        if head.kind != "ok" or any(o.kind != head.kind for o in items):
+        if head.kind is not OutcomeKind.OK or any(o.kind != head.kind for o in items):
             return head if all(o.kind == head.kind for o in items) else Outcome.unsupported("mixed outcomes")
         flags = tuple(sorted({f for o in items for f in (o.flags or ())}))
-        return Outcome("ok", outputs={r: np.stack([o.outputs[r] for o in items]) for r in head.outputs},
+        return Outcome(OutcomeKind.OK, outputs={r: np.stack([o.outputs[r] for o in items]) for r in head.outputs},
                        classes={r: np.stack([o.classes[r] for o in items]) for r in head.classes}, flags=flags)
     return _one(case, inputs)
 
@@ -36,10 +36,10 @@ def _one(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     if case.param("contract"):
         return Outcome.unsupported("the contract header's BF16 TSORT has no bundle spelling")
     spec_case = case.on("spec")
-    try:
-        b = gb.bundle_for(spec_case, inputs)
-    except (ValueError, KeyError) as e:  # a field no word can hold (SizeCode above 10, ...)
-        return Outcome.unsupported(f"no bundle spelling: {e}")
+    why = gb.spelling_problem(spec_case)  # a rule, so that a bug while building raises instead of "unsupported"
+    if why is not None:
+        return Outcome.unsupported(f"no bundle spelling: {why}")
+    b = gb.bundle_for(spec_case, inputs)
     result = ex.execute(b.words, b.tiles, b.gprs, capacity=1 << 30)  # the direct oracle has no core budget
     if result.fault is not None:
         return Outcome.faulted(result.fault.name, result.fault.trap, result.fault.reason)
@@ -59,4 +59,4 @@ def _one(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
         cls = np.full(t.shape, UNDEFINED, dtype=np.uint8)
         cls[:published.valid_rows, :published.valid_cols] = EXACT
         outputs[role], classes[role] = out, cls
-    return Outcome("ok", outputs=outputs, classes=classes, flags=tuple(block.flags))
+    return Outcome(OutcomeKind.OK, outputs=outputs, classes=classes, flags=tuple(block.flags))

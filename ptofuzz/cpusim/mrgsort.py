@@ -14,7 +14,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ptofuzz import dtypes
-from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome
+from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.cpusim import build, session
 from ptofuzz.cpusim.tpart import stride_index, too_big
 from ptofuzz.failures import outcome, stacked
@@ -65,6 +65,6 @@ def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
         written = np.full(n, (valid_elems[0] * dt.itemsize // 4) // group * group if group else 0)
     one[np.arange(dst.cols)[None, None, :] < written[:, None, None]] = EXACT
     result = outcome("dst", out, one, failures, batched)
-    if lists > 1 and result.kind == "ok":  # the multi-list form always writes its executed counts
+    if lists > 1 and result.kind is OutcomeKind.OK:  # the multi-list form always writes its executed counts
         result.extra["executed"] = counts[0].tolist() if not batched else counts.tolist()
     return result

@@ -13,7 +13,7 @@ import numpy as np
 
 from ptofuzz import dtypes, platforms
 from ptofuzz.bundle import oracle as bundle_oracle
-from ptofuzz.case import UNDEFINED, Case, Outcome, Tile
+from ptofuzz.case import UNDEFINED, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.errors import UsageError
 from ptofuzz.generators import tpart as gen
 from ptofuzz.generators import values
@@ -649,7 +649,7 @@ def arg_redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> 
         rd, cd = case.tile("dst").valid
         rb, cb = min(r0, r1, rd), min(c0, c1, cd)
         r, c = np.nonzero(outcome.classes["dst"][:rb, :cb] == UNDEFINED)
-        if outcome.kind != "ok" or r.size == 0:
+        if outcome.kind is not OutcomeKind.OK or r.size == 0:
             out.append(None)
             continue
         dt = dtypes.get(case.dtype)
