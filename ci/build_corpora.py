@@ -107,7 +107,7 @@ def edge_cases() -> list[tuple[str, Case, dict[str, np.ndarray], str]]:
 def canonical_cases(inst: registry.Instruction) -> list[tuple[str, Case]]:
     seen = set()
     out = []
-    for platform, sup in inst.platforms.items():
+    for sup in inst.platforms.values():
         for alias, case in sup.profile.canonical:
             name = f"{sup.profile.suite}.{alias}"
             if name not in seen:

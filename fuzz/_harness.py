@@ -23,10 +23,9 @@ def build_target(ops: Sequence[str], instructions: Sequence[object] | None = Non
     import time
     from pathlib import Path
 
-    from ptofuzz.generators.fuzzed import FuzzedSource
-
     from ptofuzz import campaign, crashes, differential, registry
     from ptofuzz.atheris_engine import run_input
+    from ptofuzz.generators.fuzzed import FuzzedSource
 
     insts = list(instructions) if instructions is not None else [registry.get(op) for op in ops]
     plans = [campaign.make_plan(op, instruction=inst) for op, inst in zip(ops, insts)]  # type: ignore[arg-type]

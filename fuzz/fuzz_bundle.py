@@ -55,8 +55,8 @@ def main() -> None:
     import atheris
 
     with atheris.instrument_imports(include=["ptofuzz.bundle"], exclude=["ptofuzz.bundle.__init__"]):
-        import ptofuzz.bundle.asm  # noqa: F401
-        import ptofuzz.bundle.encoding  # noqa: F401
+        import ptofuzz.bundle.asm
+        import ptofuzz.bundle.encoding
         import ptofuzz.bundle.executor  # noqa: F401
     atheris.Setup(sys.argv, target())
     atheris.Fuzz()

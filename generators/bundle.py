@@ -178,9 +178,9 @@ SPECIAL = {
 
 def _base(op: str, src: Source) -> BundleCase:
     """A small legal bundle of ``op`` with drawn values."""
+    from ptofuzz.case import Tile
     from ptofuzz.generators import values
     from ptofuzz.layouts import spec_physical
-    from ptofuzz.case import Tile
 
     dt = dtypes.get("float32" if op == "TSORT" else "int16")
     if op == "TSORT":

@@ -27,7 +27,7 @@ class BytesProvider:
     def __init__(self, data: bytes) -> None:
         self.data, self.pos = data, 0
 
-    def ConsumeBytes(self, n: int) -> bytes:  # noqa: N802 - atheris' spelling
+    def ConsumeBytes(self, n: int) -> bytes:
         out = self.data[self.pos:self.pos + n]
         self.pos += len(out)
         return out
@@ -35,7 +35,7 @@ class BytesProvider:
     def remaining_bytes(self) -> int:
         return len(self.data) - self.pos
 
-    def ConsumeIntInRange(self, low: int, high: int) -> int:  # noqa: N802
+    def ConsumeIntInRange(self, low: int, high: int) -> int:
         span = high - low
         raw = self.ConsumeBytes((span.bit_length() + 7) // 8) if span > 0 else b""
         return low + int.from_bytes(raw, "little") % (span + 1) if span > 0 else low

@@ -10,11 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ptofuzz.generators.source import Source
-
 from ptofuzz import platforms
 from ptofuzz.case import Case, Tile
 from ptofuzz.dtypes import DType, get
+from ptofuzz.generators.source import Source
 
 MAX_ROWS = 64
 MAX_COLS = 128

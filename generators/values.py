@@ -3,8 +3,8 @@
 Floats mix three populations: moderate values (random sign and fraction, magnitude in [2**-5, 8)), random finite
 bit patterns over the whole range (normals and subnormals of every exponent), and special values at
 ``special_rate``: +-0, +-inf, the canonical qNaN, qNaNs and sNaNs with random sign and payload, the smallest and
-largest subnormals and normals, +-1. Integers mix small values ([-128, 127] or [0, 255]), uniform bit patterns over the whole range and
-the edge values (0, +-1, min, max, min+1, max-1).
+largest subnormals and normals, +-1. Integers mix small values ([-128, 127] or [0, 255]), uniform bit patterns
+over the whole range and the edge values (0, +-1, min, max, min+1, max-1).
 """
 
 from __future__ import annotations
@@ -181,7 +181,7 @@ def _row_patterns(source: Source, out: np.ndarray, dt: DType, patterns: list[str
     or all equal to one of its elements."""
     from ptofuzz.oracles.sort import sort_keys
 
-    rows, cols = out.shape
+    rows = out.shape[0]
     chosen = source.random(rows) < max(rate, 1 / max(rows, 1)) if rows else np.zeros(0, bool)
     which = source.integers(0, len(patterns) - 1, rows)
     result = out.copy()

@@ -59,11 +59,11 @@ import dataclasses
 from collections.abc import Mapping
 
 import numpy as np
-from ptofuzz.oracles import ieee
 
 from ptofuzz import platforms
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.dtypes import DType, get
+from ptofuzz.oracles import ieee
 
 RECORD_BYTES = 8
 MAX_LISTS = 4

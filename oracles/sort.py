@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
-from ptofuzz.oracles import descriptors, ieee
 
 from ptofuzz import platforms
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.dtypes import DType, get
+from ptofuzz.oracles import descriptors, ieee
 
 DEFAULT_SORT_WIDTH = 32
 MAX_SORT_WIDTH = 64

@@ -20,11 +20,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from ptofuzz.oracles import descriptors, ieee, integer
 
 from ptofuzz import platforms
 from ptofuzz.case import EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.dtypes import DType, get
+from ptofuzz.oracles import descriptors, ieee, integer
 
 OPS = {"TPARTADD": "add", "TPARTMUL": "mul", "TPARTMAX": "max", "TPARTMIN": "min"}
 
@@ -129,8 +129,10 @@ def _prime(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> None:
     items = []
     for case, inputs in batch:
         a, b = inputs["src0"], inputs["src1"]
-        if a.ndim != 2 or b.ndim != 2 or (platforms.get(case.platform).implementation == "a5" and get(case.dtype).bits == 64):
-            continue  # stacked inputs (fuzz batches) or a5's Int64Part path: nothing to share
+        if a.ndim != 2 or b.ndim != 2:
+            continue  # stacked inputs (fuzz batches): nothing to share
+        if platforms.get(case.platform).implementation == "a5" and get(case.dtype).bits == 64:
+            continue  # a5's Int64Part path: nothing to share
         rb, cb = covered(case)[2]
         if rb and cb:
             items.append((case, a, b, rb, cb))

@@ -30,11 +30,11 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 
 import numpy as np
-from ptofuzz.oracles import ieee, integer
 
 from ptofuzz import platforms
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.dtypes import DType, get
+from ptofuzz.oracles import ieee, integer
 
 OPS = {"TPARTARGMAX": "max", "TPARTARGMIN": "min"}
 VALUE_ROLES = ("dst", "src0", "src1")

@@ -369,8 +369,8 @@ def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerd
         outcome = _loosened(outcome, lc.inst.evaluate(case, inputs))
     else:
         outcome = lc.inst.evaluate(case, casefolder.read_inputs(lc))
-    base: dict[str, Any] = dict(path=path, name=path.name, op=case.op, platform=case.platform, dtype=dt.name, outcome=outcome.kind,
-                oracle=oracle or "")
+    base: dict[str, Any] = dict(path=path, name=path.name, op=case.op, platform=case.platform, dtype=dt.name,
+                                outcome=outcome.kind, oracle=oracle or "")
     messages = []
     for entry in (lc.manifest or {}).get("files", []):
         fpath = path / entry.get("name", "")

@@ -8,8 +8,9 @@ instructions, the comparison) are instrumented, so inputs that reach new branche
 the corpus and mutated further.
 
 libFuzzer ends the process when it is done, so :func:`run` starts the fuzzer in a child process (an
-executable script it writes, which libFuzzer's ``-fork`` can start again) that writes its summary to a file as it goes; the parent shows progress
-and reads the final summary. The standalone targets under ``fuzz/`` use :func:`target` directly.
+executable script it writes, which libFuzzer's ``-fork`` can start again) that writes its summary to a file
+as it goes; the parent shows progress and reads the final summary. The standalone targets under ``fuzz/`` use
+:func:`target` directly.
 """
 
 from __future__ import annotations

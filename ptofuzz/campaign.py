@@ -209,7 +209,7 @@ def _guarded(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: i
         res = run_batch(inst, plan, k, case, size, take)
         res.start = through - take
         return res
-    except Exception as e:  # noqa: BLE001 - re-raised with what reproduces it
+    except Exception as e:
         raise OracleCrash(f"batch {k} ({case.dtype}, {', '.join(f'{r} {t.token()}' for r, t in case.tiles)}) "
                           f"raised {type(e).__name__}: {e}; reproduce: {plan.command(runs=through)}") from e
 

@@ -97,7 +97,7 @@ class Tile:
         """A tile from ``{"shape": [R, C], "valid": [r, c]}``: integers only (``64.5`` or ``"64"`` is an error,
         never rounded), at most :data:`MAX_TILE_ELEMENTS` elements."""
         if not isinstance(d, dict):
-            raise ValueError(f"a tile must be {{shape: [R, C], valid: [r, c]}}, not {type(d).__name__}")  # noqa: TRY004
+            raise ValueError(f"a tile must be {{shape: [R, C], valid: [r, c]}}, not {type(d).__name__}")
         dims = []
         for key in ("shape", "valid"):
             pair = d.get(key)
@@ -162,9 +162,9 @@ class Case:
     def from_json(cls, d: dict[str, Any]) -> Case:
         for key in ("op", "platform", "dtype"):
             if not isinstance(d.get(key), str):
-                raise ValueError(f"{key} must be a name (a string), not {d.get(key)!r}")  # noqa: TRY004
+                raise ValueError(f"{key} must be a name (a string), not {d.get(key)!r}")
         if not isinstance(d.get("tiles"), dict):
-            raise ValueError("tiles must map each role to {shape, valid}")  # noqa: TRY004
+            raise ValueError("tiles must map each role to {shape, valid}")
         params = d.get("params", {})
         if not isinstance(params, dict) or not all(isinstance(v, (str, int, float, bool)) or v is None
                                                    for v in params.values()):

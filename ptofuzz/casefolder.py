@@ -346,8 +346,8 @@ def _validate(inst: registry.Instruction, case: Case) -> None:
             raise KeyError(f"no {role} tile")
     for role, t in case.tiles:
         empty = t.valid_rows * t.valid_cols == 0  # an empty region may name more rows than its tile (a5 8x0 in 1x8)
-        if min(t.rows, t.cols, t.valid_rows, t.valid_cols) < 0 or not empty and (t.valid_rows > t.rows
-                                                                                 or t.valid_cols > t.cols):
+        if min(t.rows, t.cols, t.valid_rows, t.valid_cols) < 0 or (not empty and (t.valid_rows > t.rows
+                                                                                 or t.valid_cols > t.cols)):
             raise ValueError(f"{role} valid region {t.valid_rows}x{t.valid_cols} does not fit its tile "
                              f"{t.rows}x{t.cols}")
 

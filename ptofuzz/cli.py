@@ -12,7 +12,7 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, Any, NoReturn, overload
+from typing import Annotated, NoReturn, overload
 
 import typer
 
@@ -49,7 +49,6 @@ SarifOpt = Annotated[Path | None, typer.Option(
 def _command_line() -> str:
     """This invocation, as the SARIF log's command line."""
     import shlex
-    import sys
 
     return "ptofuzz " + shlex.join(sys.argv[1:])
 

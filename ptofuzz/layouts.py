@@ -152,7 +152,8 @@ class Profile:
         dt = self._checked_dtype(m.group(1), folder_name)
         extra = {self.dtype_param: self._checked_dtype(m.group(2), folder_name)} if self.dtype_param else {}
         tokens = m.group(3).split("_")
-        if len(tokens) != len(self.name_roles) and not (self.variable_roles and 2 <= len(tokens) <= len(self.name_roles)):
+        variable = self.variable_roles and 2 <= len(tokens) <= len(self.name_roles)
+        if len(tokens) != len(self.name_roles) and not variable:
             raise CaseFolderError(
                 f"folder name {folder_name!r} has {len(tokens)} tiles; {self.suite} names "
                 f"{len(self.name_roles)} ({', '.join(self.name_roles)})")

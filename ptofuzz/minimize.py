@@ -13,6 +13,7 @@ when the case still shows the signature:
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -39,7 +40,8 @@ class MinimizeResult:
 
 
 def _tiles(case: Case) -> str:
-    return ", ".join(f"{r} {t.rows}x{t.cols}" + ("" if t.valid == t.shape else f" (valid {t.valid_rows}x{t.valid_cols})")
+    return ", ".join(f"{r} {t.rows}x{t.cols}"
+                     + ("" if t.valid == t.shape else f" (valid {t.valid_rows}x{t.valid_cols})")
                      for r, t in case.tiles)
 
 
@@ -152,7 +154,7 @@ def minimize(inst: registry.Instruction, rec: records.Record, key: str, budget: 
             continue
         for role in sorted(inputs):
             for replacement in (0, _one(inst, case, role)):
-                if spent < budget and _simplify(inputs, role, replacement, lambda i: shows(case, i),
+                if spent < budget and _simplify(inputs, role, replacement, functools.partial(shows, case),
                                                 lambda: spent >= budget):
                     progress = True
     return case, inputs, spent

@@ -93,10 +93,9 @@ def _name(path: Path, root: Path) -> str:
 def _records(roots: Iterable[Path]) -> list[tuple[Path, Path]]:
     from ptofuzz import records
 
-    out = []
+    out: list[tuple[Path, Path]] = []
     for root in roots:
-        for path in records.discover([root]):
-            out.append((root, path.parent if path.name == records.RECORD else path))
+        out.extend((root, path.parent if path.name == records.RECORD else path) for path in records.discover([root]))
     return out
 
 

@@ -143,8 +143,8 @@ def read(path: Path) -> Record:
     except (OSError, ValueError) as e:
         raise CaseFolderError(f"{str(jpath)!r} is no readable case record ({e})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise CaseFolderError(f"{str(jpath)!r} is no ptofuzz case record (format {data.get('format') if isinstance(data, dict) else None!r}, "
-                              f"expected {FORMAT!r})")
+        found = data.get("format") if isinstance(data, dict) else None
+        raise CaseFolderError(f"{str(jpath)!r} is no ptofuzz case record (format {found!r}, expected {FORMAT!r})")
     try:
         case = Case.from_json(data)
         inst = registry.get(case.op)

@@ -59,7 +59,8 @@ def replay_record(rec: records.Record, inst: registry.Instruction) -> ReplayResu
     new = sorted(set(now) - set(rec.signatures))
     changes += [f"no longer shows {k}" for k in gone] + [f"now also shows {k}" for k in new]
     assert rec.path is not None
-    return ReplayResult(rec.path, inst.name, ReplayVerdict.CHANGED if changes else ReplayVerdict.SAME, tuple(changes), now)
+    verdict = ReplayVerdict.CHANGED if changes else ReplayVerdict.SAME
+    return ReplayResult(rec.path, inst.name, verdict, tuple(changes), now)
 
 
 def replay(paths: Sequence[str | Path], instructions: Mapping[str, registry.Instruction] | None = None

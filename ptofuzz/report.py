@@ -290,7 +290,8 @@ def campaign(data: dict[str, Any], *, as_json: bool = False, junit: Any = None, 
     if junit is not None or sarif is not None:
         from ptofuzz import ci_reports
 
-        ci_reports.export(ci_reports.campaign_entries(data), f"ptofuzz fuzz {data['op'].lower()}", data["command"], junit=junit, sarif=sarif)
+        ci_reports.export(ci_reports.campaign_entries(data), f"ptofuzz fuzz {data['op'].lower()}", data["command"],
+                          junit=junit, sarif=sarif)
     if as_json:
         _print_json(data)
         return

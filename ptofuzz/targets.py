@@ -203,8 +203,8 @@ def evaluate(inst: Any, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome
             if expected.kind is not OutcomeKind.OK:
                 return Outcome.unsupported(f"target: the {cfg.platform} model gives {expected.kind} for this case")
             name = prof.name(plat, k)
-            content = casefolder.build(inst, plat, one, expected, name=name, seed=0, mix=values.ValueMix.parse(None, 0.0),
-                                       replay="")
+            content = casefolder.build(inst, plat, one, expected, name=name, seed=0,
+                                       mix=values.ValueMix.parse(None, 0.0), replay="")
             folder = Path(tmp) / name
             folder.mkdir()
             for fname, data in content.files.items():

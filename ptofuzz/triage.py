@@ -171,7 +171,8 @@ def _merged(items: list[Item]) -> list[Item]:
     return list(by_key.values())
 
 
-def key_fields(by: Sequence[str] | None = None, split: Sequence[str] = (), merge: Sequence[str] = ()) -> tuple[str, ...]:
+def key_fields(by: Sequence[str] | None = None, split: Sequence[str] = (),
+               merge: Sequence[str] = ()) -> tuple[str, ...]:
     fields = list(by) if by else list(DEFAULT_KEY)
     for f in (*fields, *split, *merge):
         if f not in FIELDS:

@@ -175,8 +175,8 @@ def _lookup(st: _Stmt, op: tuple[int, str], value: str, table: dict[str, int] | 
     try:
         return int(value, 0)
     except ValueError:
-        raise st.error(f"unknown {what} (use one of: {', '.join(list(names)[:12])}{', ...' if len(names) > 12 else ''})",
-                       op) from None
+        more = ", ..." if len(names) > 12 else ""
+        raise st.error(f"unknown {what} (use one of: {', '.join(list(names)[:12])}{more})", op) from None
 
 
 def _bstart_dtype(st: _Stmt, op: tuple[int, str]) -> int:

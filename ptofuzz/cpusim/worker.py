@@ -68,7 +68,7 @@ class Worker:
         os.write(fd, b"\0" * 8)
         self._progress_fd = fd
         self._progress = mmap.mmap(fd, 8)
-        self._stderr = tempfile.TemporaryFile(prefix="ptofuzz-harness-stderr-")  # noqa: SIM115 - closed in close()
+        self._stderr = tempfile.TemporaryFile(prefix="ptofuzz-harness-stderr-")
         self.restarts = 0
         self.cases = 0  # cases the harness answered (for tests and reports)
         self._owner = os.getpid()  # a forked copy of this object must not stop its parent's process

@@ -524,6 +524,7 @@ def mrg_instruction() -> Instruction:
         platforms={p: PlatformSupport(NPU_DTYPES, oracle(p), _mrg_profile(p),
                                       notes=MRG_NOTES.get(p, "vmrgsort4"))
                    for p in ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")},
-        random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs, redraw=each_case(_mrg_redraw),
+        random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs,
+        redraw=each_case(_mrg_redraw),
         role_dtypes={r: "uint32" for r in MRG_ROLES}, options=("dtype", "shape", "lists", "blocks", "exhausted"),
         replay_flags=_mrg_flags, permutes=True, cpusim=_cpusim)

@@ -1,4 +1,5 @@
-"""The TPART* family (TPARTADD, TPARTMUL, TPARTMAX, TPARTMIN, TPARTARGMAX, TPARTARGMIN): capabilities, layouts and canonical cases per platform.
+"""The TPART* family (TPARTADD, TPARTMUL, TPARTMAX, TPARTMIN, TPARTARGMAX, TPARTARGMIN): capabilities, layouts
+and canonical cases per platform.
 
 Facts from pto-isa-conventions.md §3 (pto-isa 3186c381) and pto-spec-notes.md §3 (pto-spec 0.58.3).
 Semantics live in ``oracles/tpart.py`` and ``oracles/tpartarg.py``; random geometries in ``generators/tpart.py``.
