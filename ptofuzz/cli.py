@@ -605,9 +605,15 @@ def disasm(
             data = _bounded(source, MAX_BUNDLE_BYTES, "a bundle")
             if len(data) % 4:
                 raise UsageError(f"{str(source)!r} holds {len(data)} bytes, not a whole number of 32-bit words")
-            words = [int.from_bytes(data[k:k + 4], "little") for k in range(0, len(data), 4)]
-        for w, line in zip(words, disassemble(words)):
-            typer.echo(f"{w:#010x}  {line}" if hex_out else line)
+            import struct
+
+            words = list(struct.unpack(f"<{len(data) // 4}I", data))
+        for start in range(0, len(words), 1 << 14):  # a write per chunk: an echo per line costs more than decoding
+            chunk = words[start:start + (1 << 14)]
+            lines = disassemble(chunk)
+            if hex_out:
+                lines = [f"{w:#010x}  {line}" for w, line in zip(chunk, lines)]
+            typer.echo("\n".join(lines))
 
 
 MAX_ASM_BYTES = 4 << 20  # an assembly source (a bundle of 1M commands is far beyond any real one)

@@ -188,3 +188,14 @@ def test_asm_and_disasm_commands(cli, tmp_path):
     assert bad.code == 2 and "bad.s:2:" in bad.err and "99999999" in bad.err
     (tmp_path / "odd.bin").write_bytes(b"\x01\x00\x00")
     assert cli("disasm", tmp_path / "odd.bin").code == 2
+
+
+def test_disasm_of_a_long_file_is_a_line_per_word_in_order(cli, tmp_path):
+    # 40,003 words: several output chunks and a ragged last one; the worked words and illegal ones interleaved
+    words = [WORKED[k % 6][0] if k % 3 else (0x9E3779B9 * k) & 0xFFFFFFFF for k in range(40_003)]
+    (tmp_path / "long.bin").write_bytes(b"".join(w.to_bytes(4, "little") for w in words))
+    lines = cli("disasm", tmp_path / "long.bin", "--show-hex").out.splitlines()
+    assert len(lines) == len(words)
+    assert [int(line.split()[0], 16) for line in lines] == words
+    assert [line.split("  ", 1)[1] for line in lines] == asm.disassemble(words)
+    assert lines[1].split("  ", 1)[1] == WORKED[1][1]
