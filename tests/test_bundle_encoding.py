@@ -47,7 +47,7 @@ def test_field_domains_and_the_tepl_space():
                 pass
     assert accepted == 87 * 25 == 2175  # pto-spec-notes §1.5: 87 selectors x 25 DataTypes
     assert enc.decode(0xC6C19181).fields == {"datatype": 24, "selector": 0x6C}  # TSORT/U64 decodes
-    with pytest.raises(enc.DecodeError, match="matches no bundle|no BSTART"):
+    with pytest.raises(enc.DecodeError, match=r"matches no bundle|no BSTART"):
         enc.decode(0xC2001181)  # the pre-0.58.0 TADD encoding
 
 

@@ -61,10 +61,8 @@ def test_the_hardware_conformance_sort_vector(desc, expected):
     vals = [3.0, 0.0, "nan0", "-0", 2.0, 2.0, -1.0, "nan1"]
     for k in range(4, 16):
         vals += [float(k), float(-k)]
-    bits = []
-    for v in vals:
-        bits.append({"nan0": 0x7FC00000, "nan1": 0x7FC00001, "-0": 0x80000000}.get(v) if isinstance(v, str)
-                    else int(np.float32(v).view(np.uint32)))
+    bits = [{"nan0": 0x7FC00000, "nan1": 0x7FC00001, "-0": 0x80000000}.get(v) if isinstance(v, str)
+            else int(np.float32(v).view(np.uint32)) for v in vals]
     src = ex.LocalTile.of("float32", 4, 32, (1, 32), [bits])
     text = "BSTART.SFU TSORT, FP32; " + ("B.IOR a0; " if desc else "") + \
         "B.IOT M#1, mask=1111, ->T<SizeCode 3>; B.IOT mask=1111, <last>, ->U<SizeCode 3>; BSTOP"  # 4x32: 512 B

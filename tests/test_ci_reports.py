@@ -70,7 +70,8 @@ def test_fuzz_junit_and_sarif_with_known_differences_and_a_planted_bug(tmp_path,
     assert all(s["known"] in reasons[s["signature"]] for s in known)
     log = _valid_sarif(tmp_path / "f.sarif")
     results = log["runs"][0]["results"]
-    assert sorted(r["properties"]["signature"] for r in results) == sorted(s["signature"] for s in summary["signatures"])
+    assert sorted(r["properties"]["signature"] for r in results) == \
+        sorted(s["signature"] for s in summary["signatures"])
     for r in results:
         key = r["properties"]["signature"]
         assert r["ruleId"] == key.split("/")[3] and r["level"] == ("note" if r["properties"]["status"] == "skip"

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ptofuzz.generators import values
-from ptofuzz.generators.source import seeded
 
 from ptofuzz import campaign, records, registry
 from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.cpusim import build, session
+from ptofuzz.generators import values
+from ptofuzz.generators.source import seeded
 
 PTO_ISA = os.environ.get("PTO_ISA_DIR")
 needs_sim = pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa tree (CI uses "

@@ -214,7 +214,8 @@ def test_batched_comparison_counts_items_and_first_hit():
 
 def test_signature_folders_never_collide():
     keys = ["TSORT32/float/a5~cpu/int-value/-/16-bit,cols>32", "TSORT32/float/a5~cpu/int-value/-/16-bit,cols<=32",
-            "TPARTADD/float/a5~spec/fault-vs-value/-/src0=eq,src1=in", "TPARTADD/float/a5~spec/fault-vs-value/-/src0=eq+src1=in"]
+            "TPARTADD/float/a5~spec/fault-vs-value/-/src0=eq,src1=in",
+            "TPARTADD/float/a5~spec/fault-vs-value/-/src0=eq+src1=in"]
     slugs = [differential.Signature.from_key(k).slug for k in keys]
     assert len(set(slugs)) == len(slugs)
     assert all(differential.Signature.from_key(k).key == k for k in keys)

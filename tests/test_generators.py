@@ -48,8 +48,7 @@ def test_cpu_random_cases_include_uncovered_and_overhanging_patterns():
     neither = 0
     for case in cases:
         d, s0, s1 = (case.tile(r).valid for r in ("dst", "src0", "src1"))
-        covered = lambda s: s[0] >= d[0] and s[1] >= d[1]  # noqa: E731
-        neither += not covered(s0) and not covered(s1)
+        neither += not (s0[0] >= d[0] and s0[1] >= d[1]) and not (s1[0] >= d[0] and s1[1] >= d[1])
     assert neither > 20
 
 

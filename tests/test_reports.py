@@ -15,10 +15,10 @@ import pytest
 from rich.console import Console
 
 from ptofuzz import campaign, dtypes, registry, report
-from ptofuzz.compare import Mode, compare, result_cmp
 from ptofuzz.case import Outcome
-from ptofuzz.oracles import tpart as tpart_oracles
+from ptofuzz.compare import Mode, compare, result_cmp
 from ptofuzz.oracles import ieee
+from ptofuzz.oracles import tpart as tpart_oracles
 
 RECORDED = Path(__file__).parent / "data" / "reports"
 F16, F32 = dtypes.get("float16"), dtypes.get("float32")

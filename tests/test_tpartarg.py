@@ -11,11 +11,11 @@ import math
 
 import numpy as np
 import pytest
-from ptofuzz.oracles import tpartarg
 
 from ptofuzz import api, campaign, registry
 from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.errors import UsageError
+from ptofuzz.oracles import tpartarg
 
 F32 = {"1": 0x3F800000, "2": 0x40000000, "3": 0x40400000, "-1": 0xBF800000, "+0": 0, "-0": 0x80000000,
        "qnan": 0x7FC00000, "snan": 0x7F800001, "min-sub": 0x00000001, "inf": 0x7F800000}
