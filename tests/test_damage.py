@@ -418,3 +418,15 @@ def test_the_matrix_covers_every_reader():
 
 
 EXPECTED_COMBINATIONS = 1638
+
+
+def test_the_atheris_engine_refuses_a_damaged_out_before_it_starts(cli, tmp_path):
+    """The atheris engine's fuzzing child reads --out's records too: a damaged one is refused by the parent, in
+    one line, instead of killing the child (exit 3)."""
+    root = tmp_path / "files"
+    shutil.copytree(PRISTINE / "run", root / "run")
+    record = root / FINDING / "record.json"
+    record.write_bytes(CONTENTS["record"]["wrong-type:finding"])
+    res = cli("fuzz", "tpartmax", "--engine", "atheris", "--runs", "5", "--out", root / "run")
+    assert res.code == 2 and "holds a damaged finding" in res.err and str(record) in res.err, res
+    assert len(res.err.strip().splitlines()) == 1
