@@ -374,7 +374,7 @@ def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerd
     messages = []
     for entry in (lc.manifest or {}).get("files", []):
         fpath = path / entry.get("name", "")
-        if fpath.is_file() and hashlib.sha256(fpath.read_bytes()).hexdigest() != entry.get("sha256"):
+        if casefolder.present(fpath) and hashlib.sha256(fpath.read_bytes()).hexdigest() != entry.get("sha256"):
             messages.append(f"{entry['name']} is not the file ptofuzz wrote (sha256 differs from ptofuzz.json)")
     expected = (lc.manifest or {}).get("expected", {})
     if expected and expected.get("outcome") != outcome.kind:
@@ -391,13 +391,13 @@ def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerd
         fpath = path / fname
         is_golden = (fname, role) in prof.golden
         if outcome.kind is not OutcomeKind.OK:
-            if fpath.is_file():
+            if casefolder.present(fpath):
                 files.append(FileVerdict(fname, None, f"present, but the case's outcome is {outcome.kind}: "
                                                       f"{outcome.reason}"))
             continue
         tile = case.tile(role)
         shape = prof.file_shape(tile)
-        if not fpath.is_file():
+        if not casefolder.present(fpath):
             if is_golden and shape[0] * shape[1] > 0:
                 files.append(FileVerdict(fname, None, "missing"))
             continue

@@ -266,6 +266,8 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
             raise UsageError(f"--corpus {str(corpus)!r} holds case records; the atheris corpus is libFuzzer's raw "
                              "inputs: give it a folder of its own (records seed the random engine)")
         corpus.mkdir(parents=True, exist_ok=True)
+    if out is not None:  # a damaged --out is refused here, in one line (the fuzzing child would die of it)
+        campaign.FindingStore(campaign.registry.get(plan.op), plan, out, engine="atheris")
     work = Path(tempfile.mkdtemp(prefix="ptofuzz-atheris-"))
     # the child runs in the scratch folder: a source checkout in the current folder must not shadow the
     # installed package (python -m puts the current folder first on sys.path), so every path is absolute

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import differential, platforms, records, registry
+from ptofuzz import differential, platforms, reading, records, registry
 from ptofuzz.atomic import write_file
 from ptofuzz.case import Case
 from ptofuzz.differential import Signature
@@ -270,13 +270,21 @@ class FindingStore:
                 raise UsageError(f"cannot write into --out {str(out)!r}: {e.strerror}; choose another --out") from None
             self.given = out  # as the user wrote it: the commands printed now use it
             self.out = out = out.resolve()
-            for rec in sorted(out.glob(f"*/{records.RECORD}")):
-                if rec.parent.name.endswith(".min"):  # minimized copies carry their original's signature
+            try:
+                reading.is_regular(out / SUMMARY)
+            except ValueError as e:
+                raise UsageError(f"--out {str(self.given)!r}: cannot write {SUMMARY} ({e}); remove it or choose "
+                                 "another --out") from None
+            for folder in sorted(out.iterdir()):
+                rec = folder / records.RECORD
+                # minimized copies carry their original's signature; a broken link named record.json counts
+                if folder.name.endswith(".min") or not folder.is_dir() or not os.path.lexists(rec):
                     continue
-                try:
-                    key = json.loads(rec.read_text()).get("finding", {}).get("signature")
-                except (OSError, ValueError):
-                    continue
+                try:  # a damaged record is refused: its hits would be added to it, or its folder replaced
+                    key = records.finding_key(rec)
+                except ValueError as e:
+                    raise UsageError(f"--out {str(self.given)!r} holds a damaged finding {str(rec)!r} ({e}); remove "
+                                     "that folder or choose another --out") from None
                 if key:
                     self.saved[key] = rec
 
@@ -415,14 +423,14 @@ def run_random(plan: Plan, *, runs: int | None = None, seconds: float | None = N
     inst = instruction or registry.get(plan.op)
     if jobs > 1 and instruction is not None and instruction is not registry.get(plan.op):
         raise UsageError("--jobs > 1 runs the registered instructions only")
-    if corpus is not None:  # a bad --corpus is refused before anything is written into --out
-        records.discover([corpus], require=False)
+    # a bad --corpus (or a damaged record in it) is refused before anything is written into --out
+    corpus_records = [records.read(p) for p in records.discover([corpus])] if corpus is not None else []
     store = FindingStore(inst, plan, out)
     stats = Stats()
     start = time.perf_counter()
     try:
         if corpus is not None:
-            stats.cases += _run_corpus(store, corpus)
+            stats.cases += _run_corpus(store, corpus_records)
         _random_batches(inst, plan, runs, seconds, jobs, start, store, stats, progress)
     finally:  # also on Ctrl-C or an oracle exception: saved records get their hits, campaign.json is written
         stats.elapsed = time.perf_counter() - start
@@ -494,15 +502,14 @@ def _batches(inst: registry.Instruction, plan: Plan, runs: int | None, seconds: 
                 exhausted = True
 
 
-def _run_corpus(store: FindingStore, corpus: Path) -> int:
-    """Replay the case records under ``corpus`` for this instruction as campaign cases; return how many."""
+def _run_corpus(store: FindingStore, corpus: Sequence[records.Record]) -> int:
+    """Replay the case records of a ``--corpus`` for this instruction as campaign cases; return how many."""
     n = 0
-    for path in records.discover([corpus]):
-        rec = records.read(path)
+    for rec in corpus:
         if rec.case.op != store.inst.name:
             continue
         _, sigs = differential.signatures_of(store.inst, rec.case, rec.inputs, store.plan.oracles)
         for sig in sigs:
-            store.add(sig.key, 1, f"corpus {path}", rec.case, rec.inputs)
+            store.add(sig.key, 1, f"corpus {rec.path}", rec.case, rec.inputs)
         n += 1
     return n

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import __version__, dtypes, platforms, registry
+from ptofuzz import __version__, dtypes, platforms, reading, registry
 from ptofuzz.case import CLASS_NAMES, EXACT, Case, Outcome, OutcomeKind
 from ptofuzz.errors import CaseFolderError, UsageError
 from ptofuzz.layouts import Profile
@@ -264,7 +264,7 @@ class LoadedCase:
 
 
 def is_case_folder(path: Path) -> bool:
-    return path.is_dir() and ((path / MANIFEST).is_file() or any(path.glob("*.bin")))
+    return path.is_dir() and (os.path.lexists(path / MANIFEST) or any(path.glob("*.bin")))
 
 
 def discover(paths: list[Path]) -> list[Path]:
@@ -306,9 +306,9 @@ def _check_bitmaps(m: dict[str, Any]) -> None:
 def load(path: Path, platform: str | None) -> LoadedCase:
     """Identify a case folder: from its manifest, else from its folder name read with ``platform``'s layout."""
     mpath = path / MANIFEST
-    if mpath.is_file():
+    if _regular(mpath, "regenerate the folder (ptofuzz gen ... --force)"):
         try:
-            manifest = json.loads(mpath.read_text())
+            manifest = reading.read_json(mpath)
             from ptofuzz import validate
 
             validate.validate("case", manifest)  # ptofuzz/schemas/case.json: types, names, format version
@@ -316,7 +316,7 @@ def load(path: Path, platform: str | None) -> LoadedCase:
             case = Case.from_json(manifest)
             inst = registry.get(case.op)
             profile = inst.support(case.platform).profile
-            _validate(inst, case)
+            validate_case(inst, case)
         except (ValueError, KeyError, TypeError, AttributeError) as e:  # UsageError is a ValueError
             raise CaseFolderError(f"{str(mpath)!r} is not a valid ptofuzz manifest ({e}); regenerate the folder "
                                   "(ptofuzz gen ... --force)") from None
@@ -338,7 +338,9 @@ def load(path: Path, platform: str | None) -> LoadedCase:
                           f"(known: {', '.join(suites)})")
 
 
-def _validate(inst: registry.Instruction, case: Case) -> None:
+def validate_case(inst: registry.Instruction, case: Case) -> None:
+    """A case read from a file names a known dtype, every tile role of its instruction, and valid regions that fit
+    their tiles (ValueError or KeyError otherwise)."""
     dtypes.get(case.dtype)
     tiles = dict(case.tiles)
     for role in (*inst.inputs, *inst.outputs):
@@ -352,11 +354,25 @@ def _validate(inst: registry.Instruction, case: Case) -> None:
                              f"{t.rows}x{t.cols}")
 
 
+def _regular(path: Path, advice: str) -> bool:
+    """Whether ``path`` is a regular file (False: nothing there); CaseFolderError naming it for anything else (a
+    directory, a FIFO, a device, a broken or looping link), which no reader should open."""
+    try:
+        return reading.is_regular(path)
+    except ValueError as e:
+        raise CaseFolderError(f"{str(path)!r} cannot be read ({e}); {advice}") from None
+
+
+def present(path: Path) -> bool:
+    """Whether a case folder's optional file (an output.bin, a golden of an empty region) is there to read."""
+    return _regular(path, "remove it or regenerate the folder")
+
+
 def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int]) -> np.ndarray:
     """Read a raw little-endian file of ``shape`` elements, refusing a wrong size (an empty region's file may
     be absent)."""
     need = shape[0] * shape[1] * dt.itemsize
-    if not path.is_file():
+    if not _regular(path, "regenerate it or check the path"):
         if need == 0:
             return np.zeros(shape, dtype=dt.bits_dtype)
         raise CaseFolderError(f"{str(path)!r} is missing; the case needs it ({shape[0]}x{shape[1]} {dt.name})")

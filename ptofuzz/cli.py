@@ -391,13 +391,16 @@ def run(
 ) -> None:
     """Run an external target (an NPU system test, another implementation) on case folders and check each
     output.bin it writes exactly as `ptofuzz check` does. Exit 1 when a case fails or the target failed on it
-    (exited non-zero, timed out, wrote no output.bin); each such case prints a command that reproduces it."""
+    (exited non-zero, timed out, wrote no output.bin), 2 when a case folder cannot be read; each such case prints
+    a command that reproduces it."""
     with _errors():
         from ptofuzz import report, targets
         from ptofuzz.compare import Verdict
 
         verdicts = targets.run(target, folders, jobs=jobs, timeout=timeout, platform=platform)
         report.target_ran(verdicts, as_json=json_out)
+        if any(v.unreadable for v in verdicts):  # bad input, as for check
+            raise typer.Exit(int(ExitCode.USAGE))
         if any(v.verdict is not Verdict.PASS for v in verdicts):
             raise typer.Exit(int(ExitCode.MISMATCH))
 
@@ -621,15 +624,14 @@ MAX_BUNDLE_BYTES = 4 << 20  # 1,048,576 command words
 
 
 def _bounded(path: Path, limit: int, what: str) -> bytes:
-    """A file's bytes, reading at most ``limit`` (so /dev/zero, a huge or sparse file costs no memory)."""
+    """A file's bytes, reading at most ``limit`` (so /dev/zero, a huge or sparse file costs no memory; a FIFO,
+    which would wait for a writer, is refused)."""
+    from ptofuzz import reading
+
     try:
-        with open(path, "rb") as f:
-            data = f.read(limit + 1)
-    except OSError as e:
-        raise UsageError(f"cannot read {str(path)!r}: {e.strerror or e}") from None
-    if len(data) > limit:
-        raise UsageError(f"{str(path)!r} is larger than {limit:,} bytes, more than {what} can be; give the right file")
-    return data
+        return reading.read_bytes(path, limit, devices=True)
+    except ValueError as e:
+        raise UsageError(f"cannot read {str(path)!r} as {what}: {e}; give the right file") from None
 
 
 @app.command("list")

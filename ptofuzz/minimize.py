@@ -139,7 +139,9 @@ def minimize(inst: registry.Instruction, rec: records.Record, key: str, budget: 
 
     case, inputs = rec.case, {r: v.copy() for r, v in rec.inputs.items()}
     if not shows(case, inputs):
-        raise UsageError(f"the case does not show {key!r} (any more); replay it to see what it shows")
+        where = f"{str(rec.path)!r}: " if rec.path is not None else ""
+        raise UsageError(f"{where}the case does not show {key!r} (any more) with oracles "
+                         f"{','.join(rec.oracles)}; replay it to see what it shows")
     shrink = inst.shrink or _derived(inst, case.platform)
     progress = True
     while progress and spent < budget:

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import dtypes, registry
+from ptofuzz import dtypes, reading, registry
 from ptofuzz.atomic import write_file
 from ptofuzz.case import Case, Outcome, OutcomeKind
 from ptofuzz.errors import CaseFolderError, UsageError
@@ -135,19 +135,38 @@ def update_json(path: Path, changes: Mapping[str, Any]) -> None:
     write_file(path, dumps(data))
 
 
+def _document(jpath: Path) -> dict[str, Any]:
+    """A record file's JSON object in the record format (ValueError naming the problem otherwise)."""
+    data = reading.read_json(jpath)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        found = data.get("format") if isinstance(data, dict) else None
+        raise ValueError(f"format {found!r}, expected {FORMAT!r}")
+    return data
+
+
+def finding_key(jpath: Path) -> str | None:
+    """The signature of a saved finding (``record.json`` of a ``fuzz --out`` folder), without reading its inputs;
+    ValueError when the record is damaged."""
+    data = _document(jpath)
+    from ptofuzz import validate
+
+    validate.validate("record", data)
+    return (data.get("finding") or {}).get("signature")
+
+
 def read(path: Path) -> Record:
     """Read a record from a record folder, a ``record.json`` or a corpus ``.json`` file."""
     jpath = path / RECORD if path.is_dir() else path
     try:
-        data = json.loads(jpath.read_text())
-    except (OSError, ValueError) as e:
+        data = _document(jpath)
+    except ValueError as e:
         raise CaseFolderError(f"{str(jpath)!r} is no readable case record ({e})") from None
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        found = data.get("format") if isinstance(data, dict) else None
-        raise CaseFolderError(f"{str(jpath)!r} is no ptofuzz case record (format {found!r}, expected {FORMAT!r})")
     try:
         case = Case.from_json(data)
         inst = registry.get(case.op)
+        from ptofuzz.casefolder import validate_case
+
+        validate_case(inst, case)  # known dtype, every tile of the instruction, regions that fit
         if "draw" in data["inputs"]:  # a seeded draw through the instruction's own generator
             from ptofuzz.generators import values
             from ptofuzz.generators.source import seeded
@@ -165,6 +184,10 @@ def read(path: Path) -> Record:
         else:
             inputs = {role: _read_input(entry, inst.dtype_of(case, role), jpath.parent, case, role)
                       for role, entry in data["inputs"].items()}
+            tiles = dict(case.tiles)
+            for role in inst.inputs:
+                if role in tiles and role not in inputs:
+                    raise ValueError(f"inputs.{role} is missing (the {role} tile's values)")
         given = data.get("oracles")
         if given is not None and (not isinstance(given, list) or not all(isinstance(o, str) for o in given)):
             raise ValueError(f"oracles must be a list of oracle names, not {given!r}")
@@ -220,7 +243,11 @@ def _read_input(entry: Mapping[str, Any], dt: dtypes.DType, folder: Path, case: 
         size = fpath.stat().st_size
         if size != n * dt.itemsize:
             raise ValueError(f"{name} holds {size} bytes, {role} needs {n * dt.itemsize}")
-        return np.frombuffer(fpath.read_bytes(), dtype=dt.bits_dtype).reshape(shape).copy()
+        data = fpath.read_bytes()
+        if "sha256" in entry and hashlib.sha256(data).hexdigest() != entry["sha256"]:
+            raise ValueError(f"{name} is not the file ptofuzz wrote (its sha256 differs from inputs.{role}.sha256); "
+                             f"restore it, or drop inputs.{role}.sha256 to replay an edited input")
+        return np.frombuffer(data, dtype=dt.bits_dtype).reshape(shape).copy()
     raise ValueError(f"inputs.{role}: neither hex values nor a file")
 
 
@@ -233,7 +260,7 @@ def discover(paths: Sequence[Path], *, require: bool = True) -> list[Path]:
             raise UsageError(f"path {str(p)!r} does not exist")
         if p.is_file():
             found.append(p)
-        elif (p / RECORD).is_file():
+        elif os.path.lexists(p / RECORD):  # a record folder (read() says what is wrong with a damaged record.json)
             found.append(p / RECORD)
         else:
             kids = sorted(k for k in p.rglob("*.json") if not any(part.startswith(".") for part in k.parts[-2:])
@@ -248,8 +275,8 @@ def _is_record(path: Path) -> bool:
     """Whether a .json file claims to be a case record (it names the record format; files over 4 MiB do not
     count). A cheap look at the bytes: :func:`read` parses and validates it."""
     try:
-        if path.stat().st_size > 4 << 20:
+        if not reading.is_regular(path) or path.stat().st_size > 4 << 20:  # no FIFO, device, folder or loop
             return False
         return f'"{FORMAT}"'.encode() in path.read_bytes()
-    except OSError:
+    except (OSError, ValueError):
         return False

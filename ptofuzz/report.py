@@ -624,7 +624,7 @@ def triaged(buckets: list[Any], fields: tuple[str, ...], *, as_json: bool = Fals
 
         ci_reports.export(ci_reports.triage_entries(buckets), "ptofuzz triage", command, junit=junit, sarif=sarif)
     if as_json:
-        _print_json({"key": list(fields), "skipped": [str(p) for p in skipped], "buckets": [
+        _print_json({"key": list(fields), "skipped": [str(p) for p, _ in skipped], "buckets": [
             {"key": dict(b.key), "hits": b.hits, "known": b.known, "first_seen": b.first.first_seen,
              "smallest": str(b.smallest.path), "replay": b.replay,
              "signatures": [{"signature": i.signature.key, "hits": i.hits, "path": str(i.path),
@@ -632,7 +632,9 @@ def triaged(buckets: list[Any], fields: tuple[str, ...], *, as_json: bool = Fals
     con = _exporting_console(html, svg, quiet=as_json)
     total = sum(len(b.items) for b in buckets)
     con.print(f"{total} disagreement signature(s) in {len(buckets)} bucket(s), key {','.join(fields)}"
-              + (f"; {len(skipped)} record(s) could not be read (ptofuzz replay says why)" if skipped else ""))
+              + (f"; {len(skipped)} record(s) could not be read" if skipped else ""))
+    for _, why in skipped:
+        con.print(f"    unreadable: {escape(why)}")
     for n, b in enumerate(buckets, 1):
         status = "[dim]known[/]" if b.known else "[bold red]NEW[/]"
         con.print(f"[bold][{n}][/] {status}  {escape(b.name)}  hits {b.hits:,}  signatures {len(b.items)}  "

@@ -44,10 +44,13 @@ class TargetVerdict:
     check: api.CaseVerdict | None
     problem: str = ""  # the target exited non-zero, timed out or wrote no output.bin
     seconds: float = 0.0
+    unreadable: bool = False  # the case folder itself cannot be read (the target was not run on it)
 
     @property
     def reproduce(self) -> str:
         chk = self.check.reproduce if self.check is not None else f"ptofuzz check {shlex.quote(str(self.path))}"
+        if not self.command:  # the folder was not run: checking it shows why
+            return chk
         return f"( {self.command} ) && {chk}"
 
 
@@ -94,18 +97,23 @@ def run(template: str, paths: Sequence[str | Path], *, jobs: int = 1, timeout: f
     where = cwd or Path.cwd()
     per_dir = "{dir}" in template
     units: dict[str, list[Path]] = {}
+    results: dict[Path, TargetVerdict] = {}
     for folder in folders:
+        try:  # a folder that cannot be read is not handed to the target (nothing is written into it)
+            casefolder.read_inputs(casefolder.load(folder, platform))
+        except CaseFolderError as e:
+            results[folder] = TargetVerdict(folder, "", Verdict.ERROR, None, str(e), unreadable=True)
+            continue
         suite, _, name = folder.name.partition(".")
         cmd = _fill(template, case=str(folder.resolve()), suite=suite, name=name or suite,
                     dir=str(folder.resolve().parent))
         units.setdefault(cmd, []).append(folder)
-    before = {f: _mtime(f / OUTPUT) for f in folders}
+    before = {f: _mtime(f / OUTPUT) for fs in units.values() for f in fs}
 
     def one(cmd: str) -> list[TargetVerdict]:
         problem, seconds = _run(cmd, where, timeout)
         return [_verdict(f, cmd, problem, before[f], platform, seconds) for f in units[cmd]]
 
-    results: dict[Path, TargetVerdict] = {}
     with concurrent.futures.ThreadPoolExecutor(max_workers=1 if per_dir and len(units) == 1 else jobs) as pool:
         for verdicts in pool.map(one, list(units)):
             results.update((v.path, v) for v in verdicts)
@@ -129,7 +137,7 @@ def _verdict(folder: Path, cmd: str, problem: str, before: int | None, platform:
     try:
         verdict = api.check_case(folder, platform)
     except CaseFolderError as e:
-        return TargetVerdict(folder, cmd, Verdict.ERROR, None, str(e), seconds)
+        return TargetVerdict(folder, cmd, Verdict.ERROR, None, str(e), seconds, unreadable=True)
     return TargetVerdict(folder, cmd, verdict.verdict, verdict, "", seconds)
 
 

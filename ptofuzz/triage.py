@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import collections
 import dataclasses
+import os
 import shlex
 from collections.abc import Sequence
 from pathlib import Path
@@ -112,14 +113,14 @@ def culprit(pairs: set[str], fallback: str) -> str:
     return next(iter(common)) if len(common) == 1 else fallback
 
 
-def load(paths: Sequence[str | Path]) -> tuple[list[Item], list[Path]]:
+def load(paths: Sequence[str | Path]) -> tuple[list[Item], list[tuple[Path, str]]]:
     """Every saved disagreement under ``paths`` (record folders with a ``finding``, or records that show one),
-    and the records that could not be read. Minimized copies (``*.min``) and paths named twice count once."""
+    and the records that could not be read, with why. Minimized copies (``*.min``) and paths named twice count once."""
     found = []
     seen: set[Path] = set()
     skipped = []
-    for path in records.discover([Path(p) for p in paths], require=False):
-        real = path.resolve()
+    for path in [*records.discover([Path(p) for p in paths], require=False), *_listed(paths)]:
+        real = Path(os.path.realpath(path))  # (resolve() raises on a symlink loop)
         if real in seen or any(part.endswith(".min") for part in path.parts):  # overlaps; minimized copies
             continue
         seen.add(real)
@@ -133,8 +134,8 @@ def load(paths: Sequence[str | Path]) -> tuple[list[Item], list[Path]]:
                 continue
             sig = Signature.from_key(str(key))
             int(finding.get("hits", 1))
-        except (CaseFolderError, ValueError, TypeError):
-            skipped.append(path)  # triage is about what can be read; replay says what is wrong with the rest
+        except (CaseFolderError, ValueError, TypeError) as e:
+            skipped.append((path, str(e)))  # triage is about what can be read; replay says what is wrong with the rest
             continue
         found.append((path, rec, finding, sig))
 
@@ -155,6 +156,27 @@ def load(paths: Sequence[str | Path]) -> tuple[list[Item], list[Path]]:
         items.append(Item(folder, sig, int(finding.get("hits", 1)), str(finding.get("first_seen", "-")),
                           finding.get("known"), blame, size, tiles))
     return _merged(items), skipped
+
+
+def _listed(paths: Sequence[str | Path]) -> list[Path]:
+    """The records the campaign summaries (``campaign.json``) under ``paths`` list, read strictly: a damaged
+    summary is a UsageError, and a listed record that is gone or damaged counts as unreadable, not as absent."""
+    from ptofuzz import reading, validate
+    from ptofuzz.campaign import SUMMARY
+
+    out = []
+    for p in paths:
+        summary = Path(p) / SUMMARY
+        try:
+            if not reading.is_regular(summary):
+                continue
+            data = reading.read_json(summary)
+            validate.validate("campaign", data)
+        except ValueError as e:
+            raise UsageError(f"{str(summary)!r} is no campaign summary `ptofuzz fuzz --out` wrote ({e}); restore or "
+                             "remove it") from None
+        out += [Path(p) / s["path"] / records.RECORD for s in data["signatures"] if s.get("path")]
+    return out
 
 
 def _merged(items: list[Item]) -> list[Item]:

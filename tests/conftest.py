@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from pathlib import Path
 
 import pytest
+import typer.testing
 from typer.testing import CliRunner
 
 from ptofuzz.cli import app
@@ -27,6 +29,11 @@ class Result:
 
     def __repr__(self) -> str:
         return f"Result(code={self.code}, out={self.out[-2000:]!r}, err={self.err!r})"
+
+
+# typer builds the click command from the app on every CliRunner.invoke, which takes longer than most commands
+# run: build it once per app
+typer.testing._get_command = functools.cache(typer.testing._get_command)
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ def test_build_sh_produces_every_target_and_its_seed_corpus(tmp_path):
                          text=True, timeout=600, check=False)
     assert res.returncode == 0, res.stdout + res.stderr
     targets = sorted(p.stem for p in (ROOT / "fuzz").glob("fuzz_*.py"))
-    assert targets == ["fuzz_bundle", "fuzz_sort", "fuzz_tpart"]
+    assert targets == ["fuzz_bundle", "fuzz_readers", "fuzz_sort", "fuzz_tpart"]
     for name in targets:
         exe = out / name
         assert exe.is_file() and os.access(exe, os.X_OK), name

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from ptofuzz.generators.fuzzed import BytesProvider, FuzzedSource
 
 from ptofuzz import campaign, records
+from ptofuzz.generators.fuzzed import BytesProvider, FuzzedSource
 from ptofuzz.replay import replay
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,6 +65,25 @@ def test_bad_replay_paths(cli, tmp_path):
     (tmp_path / "x.json").write_text("{}")
     res = cli("replay", tmp_path)
     assert res.code == 2 and "holds no case records" in res.err
+
+
+def test_the_checked_in_readers_fuzz_corpus_runs_clean():
+    """fuzz/fuzz_readers.py's inputs (corpora/readers-atheris/, from its 5-minute run): through the target each
+    is read or refused with a UsageError, nothing else raises; both readers accept some and refuse some."""
+    import collections
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("fuzz_readers", ROOT / "fuzz" / "fuzz_readers.py")
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    inputs = [f.read_bytes() for f in sorted((CORPORA / "readers-atheris").iterdir())]
+    run = mod.target()
+    for data in inputs:
+        run(data)
+    read = mod.reader()
+    seen = collections.Counter((data[0] % 2 if data else None, read(data)) for data in inputs)
+    assert seen[0, "manifest"] and seen[0, "refused"] and seen[1, "record"] and seen[1, "refused"], seen
 
 
 # ---- the fuzzer-bytes Source ------------------------------------------------------------------------------------

@@ -74,7 +74,7 @@ DAMAGE = {
     "huge-tile": (lambda d: d["tiles"]["dst"].__setitem__("shape", [60000, 60000]), "more than 4,194,304"),
     "float-valid": (lambda d: d["tiles"]["dst"].__setitem__("valid", [1.5, 32]), "two integers"),
     "tiles-list": (lambda d: d.__setitem__("tiles", []), "tiles must map each role"),
-    "seed-huge": (lambda d: d["inputs"].__setitem__("draw", {"seed": 1e400, "key": []}), "seed must be an integer"),
+    "seed-huge": (lambda d: d["inputs"].__setitem__("draw", {"seed": 2**64, "key": []}), "seed must be an integer"),
 }
 
 

@@ -65,7 +65,7 @@ def test_force_replaces_files_and_links_without_following_them(tmp_path, kind):
 
 def test_a_dangling_link_named_like_a_case_is_refused_before_anything_is_written(tmp_path):
     os.symlink(tmp_path / "gone", tmp_path / "TPARTMAXTest.test4")
-    with pytest.raises(UsageError, match="TPARTMAXTest.test4.*already exists"):
+    with pytest.raises(UsageError, match=r"TPARTMAXTest.test4.*already exists"):
         api.generate("tpartmax", "a2a3", tmp_path)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["TPARTMAXTest.test4"]
 

@@ -41,7 +41,8 @@ def written(tmp_path_factory) -> dict[str, list[Path]]:
         for platform in inst.platforms:
             api.generate(op, platform, base / "random" / f"{op}-{platform}", random=3, seed=1)
     for op in ("tpartadd", "tpartmax", "tsort"):
-        assert run(app, ["gen", op, "--platform", "spec", "--bundle", "--out", str(base / "bundle" / op)]).exit_code == 0
+        res = run(app, ["gen", op, "--platform", "spec", "--bundle", "--out", str(base / "bundle" / op)])
+        assert res.exit_code == 0
     api.generate("tpartargmin", "a2a3", base / "explicit", explicit={"dtype": "float16", "index_dtype": "int16",
                                                                       "dst": (4, 40), "src0": (4, 40),
                                                                       "src1": (2, 40)})
@@ -95,7 +96,7 @@ DAMAGE = {
 @pytest.mark.parametrize("kind", sorted(DAMAGE))
 def test_damaged_files_are_rejected_naming_the_field(written, kind):
     sample = json.loads(next(p for p in written[kind]
-                             if kind != "record" or "hex" in p.read_text() and '"finding"' in p.read_text()
+                             if kind != "record" or ("hex" in p.read_text() and '"finding"' in p.read_text())
                              ).read_text())
     if kind == "campaign":
         sample = next(json.loads(p.read_text()) for p in written["campaign"] if json.loads(p.read_text())["signatures"])
