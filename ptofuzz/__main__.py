@@ -1,3 +1,3 @@
-from ptofuzz.cli import main
+from ptofuzz.entry import main
 
 main()

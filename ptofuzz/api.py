@@ -7,17 +7,19 @@ import hashlib
 import shlex
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ptofuzz import case as case_mod
 from ptofuzz import casefolder, dtypes, platforms, registry
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
-from ptofuzz.compare import Comparison, Mode, Verdict, compare, pto_isa_eps
 from ptofuzz.errors import CaseFolderError, UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
+
+if TYPE_CHECKING:  # the comparison engine is imported by check and diff, not by gen
+    from ptofuzz.compare import Comparison, Mode, Verdict
 
 
 @dataclasses.dataclass(frozen=True)
@@ -323,6 +325,8 @@ def check(paths: Sequence[str | Path], platform: str | None = None, oracle: str 
     Errors that concern one folder (wrong file size, unparseable name) give that folder the verdict
     ``error``; errors in the request itself (missing path) raise UsageError.
     """
+    from ptofuzz.compare import Verdict
+
     if platform is not None:
         platform = platforms.canonical(platform)
     if oracle not in (None, registry.CPUSIM):
@@ -354,6 +358,8 @@ def _loosened(real: Outcome, model: Outcome) -> Outcome:
 
 
 def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerdict:
+    from ptofuzz.compare import Verdict, compare, pto_isa_eps
+
     lc = casefolder.load(path, platform)
     case, prof = lc.case, lc.profile
     dt = dtypes.get(case.dtype)
@@ -438,9 +444,12 @@ class DiffResult:
 
 
 def diff_files(golden: str | Path, output: str | Path, dtype: str, shape: tuple[int, int], *,
-               valid: tuple[int, int] | None = None, mode: Mode = Mode(), eps: float | None = None,
+               valid: tuple[int, int] | None = None, mode: Mode | None = None, eps: float | None = None,
                half_as_bits: bool = False) -> DiffResult:
     """Compare two raw little-endian files of ``shape`` elements of ``dtype``."""
+    from ptofuzz.compare import Mode, compare
+
+    mode = mode or Mode()
     for f in (golden, output):
         if not Path(f).is_file():
             raise UsageError(f"{str(f)!r} is no file")
@@ -475,11 +484,14 @@ def _mode_flags(mode: Mode, eps: float | None = None, half_as_bits: bool = False
     return out
 
 
-def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode: Mode = Mode(),
+def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode: Mode | None = None,
                 eps: float | None = None, half_as_bits: bool = False) -> list[DiffResult]:
     """Compare two oracles' outputs of a saved case record (a fuzz finding): by default the pair of its
     signature, the first oracle's output taken as the expected side."""
     from ptofuzz import differential, records
+    from ptofuzz.compare import Mode, compare
+
+    mode = mode or Mode()
 
     found = records.discover([Path(path)])
     if len(found) != 1:

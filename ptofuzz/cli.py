@@ -17,7 +17,7 @@ from typing import Annotated, NoReturn, overload
 import typer
 
 from ptofuzz import __version__, platforms
-from ptofuzz.errors import ExitCode, UsageError
+from ptofuzz.errors import ExitCode, UsageError, one_line
 
 app = typer.Typer(
     name="ptofuzz",
@@ -83,15 +83,8 @@ def _errors() -> Iterator[None]:
         yield
     except typer.Exit:
         raise
-    except UsageError as e:
-        _die(str(e), ExitCode.USAGE)
-    except OSError as e:
-        _die(f"{e.strerror or e}: {e.filename!r}" if e.filename else str(e), ExitCode.USAGE)
-    except KeyboardInterrupt:
-        _die("interrupted", ExitCode.INTERRUPTED)
-    except Exception as e:  # noqa: BLE001 - the one place unexpected errors are turned into exit 3
-        _die(f"internal error: {type(e).__name__}: {e} (please report this with the command line)",
-             ExitCode.INTERNAL)
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - the one place errors become a line and a code
+        _die(*one_line(e))
 
 
 PtoIsaOpt = Annotated[Path | None, typer.Option(

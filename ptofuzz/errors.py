@@ -26,3 +26,16 @@ class UsageError(PtofuzzError, ValueError):
 
 class CaseFolderError(UsageError):
     """A case folder cannot be read: missing or wrongly sized files, unparseable name."""
+
+
+def one_line(error: BaseException) -> tuple[str, ExitCode]:
+    """What the command line says for ``error`` (without the ``ptofuzz: error:`` prefix) and its exit code:
+    bad input and unreadable files are usage errors, an interrupt is 130, anything else is an internal error."""
+    if isinstance(error, UsageError):
+        return str(error), ExitCode.USAGE
+    if isinstance(error, OSError):
+        return (f"{error.strerror or error}: {error.filename!r}" if error.filename else str(error)), ExitCode.USAGE
+    if isinstance(error, KeyboardInterrupt):
+        return "interrupted", ExitCode.INTERRUPTED
+    return (f"internal error: {type(error).__name__}: {error} (please report this with the command line)",
+            ExitCode.INTERNAL)

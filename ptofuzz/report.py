@@ -61,6 +61,13 @@ def generated(result: GenerateResult, *, as_json: bool = False) -> None:
         })
         return
     con = _console()
+    if not con.is_terminal:  # plain text, the same lines the fast path of `ptofuzz gen` prints (ptofuzz.entry)
+        from ptofuzz.text import generated_lines
+
+        lines = generated_lines(((c.name, c.outcome, c.files, c.not_exact) for c in result.cases), result.op,
+                                result.platform, str(result.out_dir), result.seed)
+        sys.stdout.write("\n".join(lines) + "\n")
+        return
     for c in result.cases:
         sizes = ", ".join(f"{f} {n}" for f, n in c.files.items())
         extra = "" if c.outcome == "ok" else f" [yellow]({c.outcome}: no golden)[/]"

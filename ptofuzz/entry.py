@@ -1,0 +1,85 @@
+"""The ``ptofuzz`` command.
+
+``ptofuzz gen OP --platform P [--out DIR] [--seed N] [--force]`` with its output going to a file or a pipe (how a
+build runs it in place of pto-isa's ``gen_data.py``) runs here without importing the CLI framework or the
+terminal renderer: it parses those few options itself, calls :func:`ptofuzz.api.generate` and prints the plain
+lines :mod:`ptofuzz.report` prints off a terminal. Every other command line, and this one on a terminal (where
+the report has colours), goes to :mod:`ptofuzz.cli`, which also owns ``--help`` and every error about options.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from typing import NamedTuple
+
+
+class _Gen(NamedTuple):
+    op: str
+    platform: str
+    out: str
+    seed: int
+    force: bool
+
+
+_VALUED = {"--platform": "platform", "-p": "platform", "--out": "out", "-o": "out", "--seed": "seed"}
+
+
+def canonical_gen(argv: Sequence[str]) -> _Gen | None:
+    """The request when ``argv`` is ``gen`` with only an operation and the options above, else None (the CLI
+    then parses it, and says what is wrong with it)."""
+    if len(argv) < 2 or argv[0] != "gen":
+        return None
+    op: str | None = None
+    given: dict[str, str] = {}
+    force = False
+    words = list(argv[1:])
+    while words:
+        word = words.pop(0)
+        name, eq, inline = word.partition("=")
+        if word == "--force":
+            force = True
+        elif name in _VALUED and ((eq and name.startswith("--")) or (not eq and words)):
+            key = _VALUED[name]
+            if key in given:
+                return None
+            given[key] = inline if eq else words.pop(0)
+        elif not word.startswith("-") and op is None:
+            op = word
+        else:
+            return None
+    if op is None or "platform" not in given:
+        return None
+    seed = given.get("seed", "0")
+    if not seed.lstrip("-").isdigit():
+        return None
+    return _Gen(op, given["platform"], given.get("out", "."), int(seed), force)
+
+
+def _gen(request: _Gen) -> int:
+    from ptofuzz.errors import ExitCode, one_line
+    from ptofuzz.text import printable
+
+    try:
+        from ptofuzz import api
+        from ptofuzz.text import generated_lines
+
+        result = api.generate(request.op, request.platform, request.out, seed=request.seed, force=request.force)
+        lines = generated_lines(((c.name, c.outcome, c.files, c.not_exact) for c in result.cases), result.op,
+                                result.platform, str(result.out_dir), result.seed)
+        sys.stdout.write("\n".join(lines) + "\n")
+        sys.stdout.flush()
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - as ptofuzz.cli says it: a line and a code
+        message, code = one_line(e)
+        sys.stderr.write(f"ptofuzz: error: {printable(message)}\n")
+        return int(code)
+    return int(ExitCode.OK)
+
+
+def main() -> None:
+    request = canonical_gen(sys.argv[1:])
+    if request is not None and not sys.stdout.isatty():
+        raise SystemExit(_gen(request))
+    from ptofuzz.cli import main as cli_main
+
+    cli_main()
