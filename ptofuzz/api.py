@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import itertools
 import shlex
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -42,7 +43,8 @@ class GenerateResult:
     platform: str
     out_dir: Path
     seed: int
-    cases: tuple[GeneratedCase, ...]
+    cases: tuple[GeneratedCase, ...]  # every folder written (none when generate was called with keep=False)
+    count: int  # folders written
 
 
 def _replay_command(op: str, platform: str, seed: int, mode: str) -> str:
@@ -64,7 +66,14 @@ def _flag(option: str) -> str:
 
 def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
          explicit: Mapping[str, Any] | None = None) -> list[tuple[str, Case, str]]:
-    """The cases a ``gen`` call writes: (folder name, case, replay command), without data.
+    """The cases a ``gen`` call writes: (folder name, case, replay command), without data (see
+    :func:`plan_cases`, which yields them one at a time)."""
+    return list(plan_cases(op, platform, seed=seed, random=random, explicit=explicit))
+
+
+def plan_cases(op: str, platform: str, *, seed: int = 0, random: int | None = None,
+               explicit: Mapping[str, Any] | None = None) -> Iterator[tuple[str, Case, str]]:
+    """The cases a ``gen`` call writes, one at a time: (folder name, case, replay command), without data.
 
     Default: the canonical case list of ``platform``'s pto-isa system test (spec: the union of the
     platforms' geometries). ``random=N``: N random cases legal on the platform (``explicit`` may fix
@@ -90,21 +99,22 @@ def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
         if "index_dtype" in explicit:
             inst.check_choice("index_dtype", explicit["index_dtype"])
         src = seeded(seed, inst.name, platform, "random-geometry")
-        out = []
+        replay = _replay_command(inst.name, platform, seed, f" --random {random}")
         for k in range(random):
             case = _check_size(inst.random_case(src, platform, explicit))
-            out.append((prof.name(case, k), case, _replay_command(inst.name, platform, seed, f" --random {random}")))
-        return out
+            yield prof.name(case, k), case, replay
+        return
     if explicit:
         if "dtype" in explicit:
             _check_dtype(inst, platform, explicit["dtype"])
         case = _check_size(inst.explicit_case(platform, explicit))
-        return [(prof.name(case), case, _replay_command(inst.name, platform, seed, _explicit_flags(inst, case)))]
+        yield prof.name(case), case, _replay_command(inst.name, platform, seed, _explicit_flags(inst, case))
+        return
     if not prof.canonical:
         raise UsageError(f"pto-isa has no file-based {inst.name} system test on {platform}; use --random N or "
                          "explicit flags (" + ", ".join(_flag(o) for o in inst.options) + ")")
-    return [(f"{prof.suite}.{alias}", case, _replay_command(inst.name, platform, seed, ""))
-            for alias, case in prof.canonical]
+    for alias, case in prof.canonical:
+        yield f"{prof.suite}.{alias}", case, _replay_command(inst.name, platform, seed, "")
 
 
 MAX_RANDOM = 1_000_000
@@ -197,15 +207,22 @@ def _redraw(inst: registry.Instruction, sources: Sequence[Any], cases: Sequence[
 def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0, force: bool = False,
              random: int | None = None, explicit: Mapping[str, Any] | None = None,
              special_rate: float = values.DEFAULT_SPECIAL_RATE, special: str | None = None,
-             allow_undefined: bool = False, bundle: bool = False) -> GenerateResult:
+             allow_undefined: bool = False, bundle: bool = False,
+             on_case: Callable[[GeneratedCase, int, int], None] | None = None, keep: bool = True) -> GenerateResult:
     """Write case folders (inputs, golden, ``ptofuzz.json``) for ``op`` on ``platform`` into ``out_dir``.
 
-    Nothing is written when any folder would clash with an existing one (unless ``force``) or when a
+    Nothing is left written when any folder would clash with an existing one (unless ``force``) or when a
     requested case is unsupported on the platform. ``special`` picks special-value kinds or a profile
     (see :class:`ptofuzz.generators.values.ValueMix`), ``special_rate`` their share; ``allow_undefined``
     keeps inputs that leave golden elements undefined on the platform (see :func:`realize`). ``bundle`` (spec
     TSORT and TPART* only) adds the case as a PTO bundle: ``bundle.bin`` (little-endian u32 words),
     ``bundle.s`` (its assembly, with the tiles it reads) and the executor's expected outcome in the manifest.
+
+    Folders are drawn, written and moved into place a batch at a time (a batch holds at most
+    :data:`REALIZE_BYTES` of tiles), so memory stays flat however many are asked for and the first appear at
+    once; ``on_case(info, done, total)`` is called as each lands. A failure (an unsupported case, a full disk,
+    an interrupt) removes the folders this call wrote and puts back those ``force`` replaced. ``keep=False``
+    leaves :attr:`GenerateResult.cases` empty (a million of them are a lot of memory).
     """
     mix = values.ValueMix.parse(special, special_rate)
     inst = registry.get(op)
@@ -215,42 +232,74 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
         raise UsageError(f"--bundle writes pto-spec bundles of {with_bundles}: use --platform spec with one of "
                          f"those (not {inst.name} on {platform})")
     out = Path(out_dir)
-    planned = plan(op, platform, seed=seed, random=random, explicit=explicit)
-    casefolder.check_writable(out, [n for n, _, _ in planned], force)
+
+    def planned() -> Iterator[tuple[str, Case, str]]:
+        return plan_cases(op, platform, seed=seed, random=random, explicit=explicit)
+
+    total = random if random is not None else None
+    if random is None:  # a canonical list or one explicit case: small, checked whole (names may repeat)
+        listed = list(planned())
+        total = len(listed)
+        casefolder.check_writable(out, [n for n, _, _ in listed], force)
+    else:  # random names are numbered, so unique: only a clash with what --out holds is possible
+        first = next(iter(planned()))  # the request's own errors, before anything is written
+        casefolder.check_writable(out, [first[0]], force)
+        if not force and casefolder.holds_suite(out, first[0].partition(".")[0]):
+            casefolder.check_writable(out, [n for n, _, _ in planned()], force)
     casefolder.prepare_out(out)
-    staged: list[tuple[str, str, GeneratedCase]] = []
-    try:  # every folder is staged first, so a failure (bad case, full disk) leaves no output at all
-        for (name, case, replay), (inputs, outcome) in _realized(inst, planned, seed, mix, not allow_undefined):
-            if outcome.kind is OutcomeKind.UNSUPPORTED:
-                raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
-            content = casefolder.build(inst, case, inputs, outcome, name=name, seed=seed, mix=mix, replay=replay)
-            if bundle:
-                _add_bundle(content, case, inputs)
-            not_exact = sum(m["count"] for masks in content.manifest["expected"].get("classes", {}).values()
-                            for m in masks.values())
-            info = GeneratedCase(name, out, case, outcome.kind,
-                                 {f: len(b) for f, b in content.files.items()}, not_exact)
-            staged.append((name, casefolder.stage(out, content), info))
+    kept: list[GeneratedCase] = []
+    done = 0
+    try:
+        for chunk in _chunks(inst, planned()):
+            for (name, case, replay), (inputs, outcome) in zip(
+                    chunk, realize_many(inst, [(n, c) for n, c, _ in chunk], seed, mix, defined=not allow_undefined)):
+                if outcome.kind is OutcomeKind.UNSUPPORTED:
+                    raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
+                content = casefolder.build(inst, case, inputs, outcome, name=name, seed=seed, mix=mix,
+                                           replay=replay)
+                if bundle:
+                    _add_bundle(content, case, inputs)
+                not_exact = sum(m["count"] for masks in content.manifest["expected"].get("classes", {}).values()
+                                for m in masks.values())
+                info = GeneratedCase(name, out, case, outcome.kind,
+                                     {f: len(b) for f, b in content.files.items()}, not_exact)
+                staged = casefolder.stage(out, content)
+                try:
+                    casefolder.commit(out, name, staged, force, keep_old=True)
+                except BaseException:
+                    casefolder.discard([staged])
+                    raise
+                done += 1
+                if keep:
+                    kept.append(info)
+                if on_case is not None:
+                    on_case(info, done, total or done)
     except BaseException:
-        casefolder.discard([tmp for _, tmp, _ in staged])
+        casefolder.roll_back(out, (n for n, _, _ in itertools.islice(planned(), done)))
         raise
-    for k, (name, tmp, _) in enumerate(staged):
-        try:
-            casefolder.commit(out, name, tmp, force)
-        except BaseException:
-            casefolder.discard([t for _, t, _ in staged[k:]])
-            raise
-    return GenerateResult(inst.name, platform, out, seed, tuple(info for _, _, info in staged))
+    casefolder.drop_replaced(out)
+    return GenerateResult(inst.name, platform, out, seed, tuple(kept), done)
 
 
-REALIZE_BATCH = 64  # cases realized together: enough to share the oracles' work, little memory
+REALIZE_BATCH = 64  # cases realized together: enough to share the oracles' work
+REALIZE_BYTES = 32 << 20  # and at most this many bytes of tiles (one case at least), so memory stays bounded
 
 
-def _realized(inst: registry.Instruction, planned: list[tuple[str, Case, str]], seed: int, mix: values.ValueMix,
-              defined: bool) -> Iterator[tuple[tuple[str, Case, str], tuple[dict[str, np.ndarray], Outcome]]]:
-    for start in range(0, len(planned), REALIZE_BATCH):
-        chunk = planned[start:start + REALIZE_BATCH]
-        yield from zip(chunk, realize_many(inst, [(n, c) for n, c, _ in chunk], seed, mix, defined=defined))
+def _chunks(inst: registry.Instruction, planned: Iterator[tuple[str, Case, str]]
+            ) -> Iterator[list[tuple[str, Case, str]]]:
+    """The planned cases in batches of :data:`REALIZE_BATCH`, cut sooner at :data:`REALIZE_BYTES` of tiles."""
+    chunk: list[tuple[str, Case, str]] = []
+    size = 0
+    for item in planned:
+        case = item[1]
+        nbytes = sum(t.rows * t.cols * inst.dtype_of(case, role).itemsize for role, t in case.tiles)
+        if chunk and (len(chunk) == REALIZE_BATCH or size + nbytes > REALIZE_BYTES):
+            yield chunk
+            chunk, size = [], 0
+        chunk.append(item)
+        size += nbytes
+    if chunk:
+        yield chunk
 
 
 def _add_bundle(content: casefolder.FolderContent, case: Case, inputs: Mapping[str, np.ndarray]) -> None:

@@ -16,6 +16,7 @@ import json
 import os
 import re
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -230,21 +231,76 @@ def stage(out_dir: Path, content: FolderContent) -> str:
     return tmp
 
 
-def commit(out_dir: Path | str, name: str, staged: str, force: bool) -> str:
-    """Move a staged folder into place, replacing an existing entry only with ``force``; return its path."""
+def commit(out_dir: Path | str, name: str, staged: str, force: bool, *, keep_old: bool = False) -> str:
+    """Move a staged folder into place, replacing an existing entry only with ``force``; return its path.
+    ``keep_old``: what it replaces is kept aside as ``.NAME.old-PID`` (:func:`roll_back` puts it back,
+    :func:`drop_replaced` removes it) instead of being removed at once."""
     final = os.path.join(out_dir, name)
     if os.path.lexists(final):
         if not force:
             raise UsageError(f"case folder {final!r} already exists; pass --force to overwrite")
+        old = _replaced(out_dir, name)
+        if keep_old:
+            os.rename(final, old)  # a folder, a file or a symlink alike: moved aside, never followed
+            try:
+                os.rename(staged, final)
+            except BaseException:
+                os.rename(old, final)
+                raise
+            return final
         if os.path.isdir(final) and not os.path.islink(final):
-            old = os.path.join(out_dir, f".{name}.old-{os.getpid()}")
             os.rename(final, old)
             os.rename(staged, final)
             shutil.rmtree(old)
             return final
-        os.unlink(final)  # a file or a symlink: replaced, never followed
+        else:
+            os.unlink(final)  # a file or a symlink: replaced, never followed
     os.rename(staged, final)
     return final
+
+
+def _replaced(out_dir: Path | str, name: str) -> str:
+    return os.path.join(out_dir, f".{name}.old-{os.getpid()}")
+
+
+def holds_suite(out_dir: Path, suite: str) -> bool:
+    """Whether ``out_dir`` holds any entry named ``<suite>.<something>`` (a folder some case could clash with)."""
+    try:
+        with os.scandir(out_dir) as entries:
+            return any(e.name.startswith(f"{suite}.") for e in entries)
+    except OSError:
+        return False
+
+
+def roll_back(out_dir: Path, names: Iterable[str]) -> None:
+    """Undo a run that committed ``names`` with ``keep_old``: remove them and put back what they replaced."""
+    for name in names:
+        final = os.path.join(out_dir, name)
+        if os.path.isdir(final) and not os.path.islink(final):
+            shutil.rmtree(final, ignore_errors=True)
+        elif os.path.lexists(final):
+            with contextlib.suppress(OSError):
+                os.unlink(final)
+        old = _replaced(out_dir, name)
+        if os.path.lexists(old):
+            with contextlib.suppress(OSError):
+                os.rename(old, final)
+
+
+def drop_replaced(out_dir: Path) -> None:
+    """Remove what this process's commits with ``keep_old`` moved aside (the run succeeded)."""
+    suffix = f".old-{os.getpid()}"
+    try:
+        with os.scandir(out_dir) as it:
+            old = [e.path for e in it if e.name.startswith(".") and e.name.endswith(suffix)]
+    except OSError:
+        return
+    for path in old:
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            with contextlib.suppress(OSError):
+                os.unlink(path)
 
 
 def discard(staged: list[str]) -> None:

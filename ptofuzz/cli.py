@@ -178,6 +178,8 @@ def gen(
     bundle: Annotated[bool, typer.Option("--bundle", help="spec TSORT/TPART*: also write the case as a PTO bundle "
                                                           "(bundle.bin, bundle.s, expected outcome).")] = False,
     json_out: JsonOpt = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="A line per case folder, however many (by "
+                                                                   "default beyond 100 only the summary).")] = False,
 ) -> None:
     """Write case folders (input*.bin, golden.bin, ptofuzz.json) for OP on a platform.
 
@@ -192,10 +194,12 @@ def gen(
                     "inplace": inplace,
                     "sort_width": sort_width, "descending": descending, "contract": 1 if bf16_contract else None,
                     "lists": lists, "blocks": blocks, "exhausted": True if exhausted else None}
-        result = api.generate(op, platform, out, seed=seed, force=force, random=random, explicit=explicit,
-                              special_rate=special_rate, special=special, allow_undefined=allow_undefined,
-                              bundle=bundle)
-        report.generated(result, as_json=json_out)
+        listed = not json_out and (verbose or (random or 0) <= report.LISTED_FOLDERS)
+        with report.generating(listed=listed) as on_case:
+            result = api.generate(op, platform, out, seed=seed, force=force, random=random, explicit=explicit,
+                                  special_rate=special_rate, special=special, allow_undefined=allow_undefined,
+                                  bundle=bundle, on_case=on_case, keep=json_out)
+        report.generated(result, as_json=json_out, listed=True)
 
 
 @app.command()

@@ -18,7 +18,7 @@ from rich.markup import escape as _markup_escape
 from rich.table import Table
 
 from ptofuzz import dtypes
-from ptofuzz.api import CaseVerdict, GenerateResult
+from ptofuzz.api import CaseVerdict, GeneratedCase, GenerateResult
 from ptofuzz.atomic import write_file
 from ptofuzz.case import CLASS_NAMES
 from ptofuzz.compare import Verdict
@@ -52,7 +52,9 @@ def _print_json(data: Any) -> None:
     print(json.dumps(data, indent=1))
 
 
-def generated(result: GenerateResult, *, as_json: bool = False) -> None:
+def generated(result: GenerateResult, *, as_json: bool = False, listed: bool = False) -> None:
+    """``gen``'s report: a line per folder (unless :func:`generating` printed them as they landed: ``listed``)
+    and the summary, or the JSON document."""
     if as_json:
         _print_json({
             "op": result.op, "platform": result.platform, "out": str(result.out_dir), "seed": result.seed,
@@ -60,21 +62,76 @@ def generated(result: GenerateResult, *, as_json: bool = False) -> None:
                        "not_exact": c.not_exact} for c in result.cases],
         })
         return
-    con = _console()
-    if not con.is_terminal:  # plain text, the same lines the fast path of `ptofuzz gen` prints (ptofuzz.entry)
-        from ptofuzz.text import generated_lines
+    from ptofuzz.text import generated_summary
 
-        lines = generated_lines(((c.name, c.outcome, c.files, c.not_exact) for c in result.cases), result.op,
-                                result.platform, str(result.out_dir), result.seed)
-        sys.stdout.write("\n".join(lines) + "\n")
+    con = _console()
+    if not listed:
+        for c in result.cases:
+            _generated_line(con, c)
+    summary = generated_summary(result.count, result.op, result.platform, str(result.out_dir), result.seed)
+    if con.is_terminal:
+        con.print(escape(summary))
+    else:  # plain text: the same lines the fast path of `ptofuzz gen` prints (ptofuzz.entry)
+        sys.stdout.write(summary + "\n")
+
+
+def _generated_line(con: Console, c: GeneratedCase) -> None:
+    from ptofuzz.text import generated_line
+
+    if not con.is_terminal:
+        sys.stdout.write(generated_line(c.name, c.outcome, c.files, c.not_exact) + "\n")
         return
-    for c in result.cases:
-        sizes = ", ".join(f"{f} {n}" for f, n in c.files.items())
-        extra = "" if c.outcome == "ok" else f" [yellow]({c.outcome}: no golden)[/]"
-        undefined = f" [dim]{c.not_exact} golden elements not exact[/]" if c.not_exact else ""
-        con.print(f"[green]wrote[/] {escape(c.name)}{extra}  [dim]{escape(sizes)}[/]{undefined}")
-    con.print(f"{len(result.cases)} case folder(s) for {result.op} on {result.platform} in "
-              f"{escape(str(result.out_dir))} (seed {result.seed})")
+    sizes = ", ".join(f"{f} {n}" for f, n in c.files.items())
+    extra = "" if c.outcome == "ok" else f" [yellow]({c.outcome}: no golden)[/]"
+    undefined = f" [dim]{c.not_exact} golden elements not exact[/]" if c.not_exact else ""
+    con.print(f"[green]wrote[/] {escape(c.name)}{extra}  [dim]{escape(sizes)}[/]{undefined}")
+
+
+LISTED_FOLDERS = 100  # beyond this many folders gen prints its summary alone (--verbose: every folder's line)
+
+
+@contextlib.contextmanager
+def generating(*, listed: bool) -> Iterator[Callable[[GeneratedCase, int, int], None]]:
+    """``gen``'s live report; yields the ``on_case`` callback of :func:`ptofuzz.api.generate`. Each folder's
+    line as it lands (when ``listed``); on a terminal, after a second of work, a progress bar on stderr (cases,
+    rate, time left); elsewhere (CI logs) a heartbeat line on stderr every ``PTOFUZZ_HEARTBEAT`` seconds."""
+    import time
+
+    con = _console()
+    err = Console(stderr=True, highlight=False)
+    start = time.monotonic()
+    every = heartbeat_interval()
+    last = [start]
+    bar: Any = None
+    task: Any = None
+
+    def on_case(info: GeneratedCase, done: int, total: int) -> None:
+        nonlocal bar, task
+        if listed:
+            _generated_line(con, info)
+        now = time.monotonic()
+        if err.is_terminal:
+            if bar is None and now - start >= 1.0:
+                from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+                bar = Progress(TextColumn("gen"), BarColumn(), MofNCompleteColumn(),
+                               TextColumn("{task.fields[rate]}"), TimeRemainingColumn(), console=err, transient=True)
+                bar.start()
+                task = bar.add_task("gen", total=total, rate="")
+            if bar is not None:
+                bar.update(task, completed=done, rate=f"{done / max(now - start, 1e-9):,.0f} folders/s")
+        elif now - last[0] >= every:
+            last[0] = now
+            rate = done / max(now - start, 1e-9)
+            left = f", about {(total - done) / rate:,.0f} s left" if rate > 0 and total > done else ""
+            print(f"ptofuzz: gen  {done:,} of {total:,} case folders  {rate:,.0f}/s{left}", file=sys.stderr,
+                  flush=True)
+
+    try:
+        yield on_case
+    finally:
+        if bar is not None:
+            bar.stop()
 
 
 def _verdict_json(v: CaseVerdict) -> dict[str, Any]:

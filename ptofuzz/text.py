@@ -18,15 +18,22 @@ def printable(text: str) -> str:
 
 
 
+
+def generated_line(name: str, outcome: str, files: Mapping[str, int], not_exact: int) -> str:
+    """``gen``'s plain line for one case folder written (a terminal gets the same words in colour)."""
+    sizes = ", ".join(f"{f} {n}" for f, n in files.items())
+    note = "" if outcome == "ok" else f" ({outcome}: no golden)"
+    count = f" {not_exact} golden elements not exact" if not_exact else ""
+    return f"wrote {printable(name)}{note}  {printable(sizes)}{count}"
+
+
+def generated_summary(count: int, op: str, platform: str, out: str, seed: int) -> str:
+    return f"{count} case folder(s) for {op} on {platform} in {printable(out)} (seed {seed})"
+
+
 def generated_lines(cases: Iterable[tuple[str, str, Mapping[str, int], int]], op: str, platform: str, out: str,
                     seed: int) -> list[str]:
     """``gen``'s report as plain lines: one per case folder written, given as (name, outcome, file sizes, golden
-    elements not exact), then the summary. A terminal gets the same words in colour (``ptofuzz.report``)."""
-    lines = []
-    for name, outcome, files, not_exact in cases:
-        sizes = ", ".join(f"{f} {n}" for f, n in files.items())
-        note = "" if outcome == "ok" else f" ({outcome}: no golden)"
-        count = f" {not_exact} golden elements not exact" if not_exact else ""
-        lines.append(f"wrote {printable(name)}{note}  {printable(sizes)}{count}")
-    lines.append(f"{len(lines)} case folder(s) for {op} on {platform} in {printable(out)} (seed {seed})")
-    return lines
+    elements not exact), then the summary."""
+    lines = [generated_line(*c) for c in cases]
+    return [*lines, generated_summary(len(lines), op, platform, out, seed)]

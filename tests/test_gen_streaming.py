@@ -1,0 +1,110 @@
+"""gen writes as it goes (folders land batch by batch, memory bounded by bytes of tiles), undoes a failed run
+(including what --force replaced), and reports long runs by a summary, a heartbeat or a progress bar."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+
+from ptofuzz import api, casefolder
+from ptofuzz.errors import UsageError
+
+
+def _tree(folder):
+    """Every file under ``folder`` (hidden ones too) with its digest."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def test_folders_land_as_they_are_written(tmp_path):
+    seen = []
+
+    def on_case(info, done, total):
+        # the folder is in place (not staged) when its callback comes, and the ones before it too
+        assert (tmp_path / info.name / "golden.bin").is_file()
+        seen.append((info.name, done, total))
+
+    res = api.generate("tpartadd", "a5", tmp_path, random=150, seed=3, on_case=on_case, keep=False)
+    assert [d for _, d, _ in seen] == list(range(1, 151)) and {t for *_, t in seen} == {150}
+    assert res.count == 150 and res.cases == ()
+    assert sorted(n for n, _, _ in seen) == sorted(p.name for p in tmp_path.iterdir())
+    # the same bytes as the same call keeping its cases
+    again = api.generate("tpartadd", "a5", tmp_path / "again", random=150, seed=3)
+    assert [c.name for c in again.cases] == [n for n, _, _ in seen]
+    for name, _, _ in seen[::37]:
+        assert _tree(tmp_path / name) == _tree(tmp_path / "again" / name)
+
+
+@pytest.mark.parametrize("force", [False, True])
+def test_a_failure_after_folders_landed_leaves_the_out_folder_as_it_was(tmp_path, monkeypatch, force):
+    old = api.generate("tpartadd", "a5", tmp_path, random=120, seed=1)  # what a forced run replaces
+    (tmp_path / "unrelated.txt").write_text("keep me")
+    before = _tree(tmp_path)
+    real = casefolder.stage
+    calls = {"n": 0}
+
+    def flaky(out_dir, content):
+        calls["n"] += 1
+        if calls["n"] == 100:  # past the first batch of 64: some folders are in place already
+            raise UsageError("cannot write: No space left on device; free some space")
+        return real(out_dir, content)
+
+    monkeypatch.setattr(casefolder, "stage", flaky)
+    seed = 1 if force else 2  # a forced run over the same names; an unforced one beside them
+    with pytest.raises(UsageError, match="No space left"):
+        api.generate("tpartadd", "a5", tmp_path, random=120, seed=seed, force=force)
+    assert calls["n"] == 100
+    assert _tree(tmp_path) == before  # no new folder, nothing hidden left, replaced folders back
+    assert len(old.cases) == 120
+
+
+def test_an_interrupt_midway_undoes_the_run(tmp_path, monkeypatch):
+    def interrupt(info, done, total):
+        if done == 70:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        api.generate("tsort32", "a5", tmp_path, random=90, on_case=interrupt)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_clash_with_an_existing_random_folder_is_refused_before_writing(tmp_path):
+    api.generate("tpartadd", "a5", tmp_path, random=5, seed=4)
+    (tmp_path / sorted(p.name for p in tmp_path.iterdir())[0]).rename(tmp_path / "keep")
+    before = _tree(tmp_path)
+    with pytest.raises(UsageError, match="already exists; pass --force"):
+        api.generate("tpartadd", "a5", tmp_path, random=5, seed=4)
+    assert _tree(tmp_path) == before
+
+
+def test_batches_are_cut_by_bytes_of_tiles(monkeypatch):
+    inst = api.registry.get("tpartadd")
+    (one,) = api.plan_cases("tpartadd", "cpu", explicit={"dtype": "float32", "shape": (1024, 1024)})
+    assert [t.shape for _, t in one[1].tiles] == [(1024, 1024)] * 3
+    big = [one] * 5
+    small = list(api.plan_cases("tpartadd", "a5", random=200, explicit={"dtype": "int8", "shape": (8, 16)}))
+    # three float32 1024x1024 tiles are 12 MiB: two cases fit the 32 MiB budget, a third does not
+    assert [len(c) for c in api._chunks(inst, iter(big))] == [2, 2, 1]
+    assert [len(c) for c in api._chunks(inst, iter(small))] == [64, 64, 64, 8]  # the case count decides
+    monkeypatch.setattr(api, "REALIZE_BYTES", 1)
+    assert [len(c) for c in api._chunks(inst, iter(big))] == [1] * 5  # one case a batch at least
+
+
+def test_beyond_100_folders_gen_prints_its_summary_alone(cli, tmp_path):
+    res = cli("gen", "tpartadd", "--platform", "a5", "--random", "101", "-o", tmp_path / "a")
+    assert res.code == 0 and res.out.splitlines() == [f"101 case folder(s) for TPARTADD on a5 in {tmp_path / 'a'} "
+                                                      "(seed 0)"]
+    listed = cli("gen", "tpartadd", "--platform", "a5", "--random", "101", "-o", tmp_path / "b", "--verbose")
+    lines = listed.out.splitlines()
+    assert len(lines) == 102 and all(line.startswith("wrote TPARTADDTest.") for line in lines[:-1])
+    assert cli("gen", "tpartadd", "--platform", "a5", "--random", "100", "-o", tmp_path / "c").out.count("wrote") == 100
+
+
+def test_off_a_terminal_a_long_gen_writes_heartbeat_lines(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("PTOFUZZ_HEARTBEAT", "0.000001")
+    res = cli("gen", "tpartadd", "--platform", "a5", "--random", "40", "-o", tmp_path)
+    beats = [line for line in res.err.splitlines() if line.startswith("ptofuzz: gen ")]
+    assert res.code == 0 and len(beats) >= 30
+    assert beats[-1].startswith("ptofuzz: gen  40 of 40 case folders  ")
+    assert all(" of 40 case folders  " in b and "/s" in b for b in beats)
