@@ -6,7 +6,7 @@ import dataclasses
 import hashlib
 import itertools
 import shlex
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -250,30 +250,28 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     kept: list[GeneratedCase] = []
     done = 0
     try:
-        for chunk in _chunks(inst, planned()):
-            for (name, case, replay), (inputs, outcome) in zip(
-                    chunk, realize_many(inst, [(n, c) for n, c, _ in chunk], seed, mix, defined=not allow_undefined)):
-                if outcome.kind is OutcomeKind.UNSUPPORTED:
-                    raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
-                content = casefolder.build(inst, case, inputs, outcome, name=name, seed=seed, mix=mix,
-                                           replay=replay)
-                if bundle:
-                    _add_bundle(content, case, inputs)
-                not_exact = sum(m["count"] for masks in content.manifest["expected"].get("classes", {}).values()
-                                for m in masks.values())
-                info = GeneratedCase(name, out, case, outcome.kind,
-                                     {f: len(b) for f, b in content.files.items()}, not_exact)
-                staged = casefolder.stage(out, content)
-                try:
-                    casefolder.commit(out, name, staged, force, keep_old=True)
-                except BaseException:
-                    casefolder.discard([staged])
-                    raise
-                done += 1
-                if keep:
-                    kept.append(info)
-                if on_case is not None:
-                    on_case(info, done, total or done)
+        for (name, case, replay), (inputs, outcome) in _realized(inst, planned(), seed, mix, not allow_undefined):
+            if outcome.kind is OutcomeKind.UNSUPPORTED:
+                raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
+            content = casefolder.build(inst, case, inputs, outcome, name=name, seed=seed, mix=mix,
+                                       replay=replay)
+            if bundle:
+                _add_bundle(content, case, inputs)
+            not_exact = sum(m["count"] for masks in content.manifest["expected"].get("classes", {}).values()
+                            for m in masks.values())
+            info = GeneratedCase(name, out, case, outcome.kind,
+                                 {f: len(b) for f, b in content.files.items()}, not_exact)
+            staged = casefolder.stage(out, content)
+            try:
+                casefolder.commit(out, name, staged, force, keep_old=True)
+            except BaseException:
+                casefolder.discard([staged])
+                raise
+            done += 1
+            if keep:
+                kept.append(info)
+            if on_case is not None:
+                on_case(info, done, total or done)
     except BaseException:
         casefolder.roll_back(out, (n for n, _, _ in itertools.islice(planned(), done)))
         raise
@@ -283,6 +281,14 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
 
 REALIZE_BATCH = 64  # cases realized together: enough to share the oracles' work
 REALIZE_BYTES = 32 << 20  # and at most this many bytes of tiles (one case at least), so memory stays bounded
+
+
+def _realized(inst: registry.Instruction, planned: Iterable[tuple[str, Case, str]], seed: int,
+              mix: values.ValueMix, defined: bool
+              ) -> Iterator[tuple[tuple[str, Case, str], tuple[dict[str, np.ndarray], Outcome]]]:
+    """Each planned case with its inputs and outcome, realized a batch (:func:`_chunks`) at a time."""
+    for chunk in _chunks(inst, iter(planned)):
+        yield from zip(chunk, realize_many(inst, [(n, c) for n, c, _ in chunk], seed, mix, defined=defined))
 
 
 def _chunks(inst: registry.Instruction, planned: Iterator[tuple[str, Case, str]]
