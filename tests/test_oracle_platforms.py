@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tpart_helpers import case, cropped
 
 from ptofuzz import dtypes, registry
 from ptofuzz.case import EXACT, NAN, UNDEFINED, ZERO, Case, Tile
-from tpart_helpers import case, cropped
 
 # ---------------------------------------------------------------------------------------------------------
 # helpers

@@ -6,15 +6,15 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tpart_helpers import cropped
 
 from ptofuzz import dtypes, registry
 from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
-from ptofuzz.oracles import ieee
 from ptofuzz.layouts import spec_physical
+from ptofuzz.oracles import ieee
 from ptofuzz.oracles.sort import sort_keys
-from tpart_helpers import cropped
 
 F32 = dtypes.get("float32")
 

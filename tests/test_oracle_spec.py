@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from tpart_helpers import case, cropped
 
 from ptofuzz import dtypes, registry
 from ptofuzz.case import EXACT, UNDEFINED
-from tpart_helpers import case, cropped
 
 # ---------------------------------------------------------------------------------------------------------
 # helpers

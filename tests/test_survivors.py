@@ -4,15 +4,15 @@ test here fails when its behaviour is mutated back."""
 from __future__ import annotations
 
 import numpy as np
-from ptofuzz.generators import tpart as gen
-from ptofuzz.generators.source import seeded
-from ptofuzz.oracles import ieee, mrgsort
 
 from ptofuzz import compare as cmp_mod
 from ptofuzz import differential, registry
 from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.dtypes import get
+from ptofuzz.generators import tpart as gen
+from ptofuzz.generators.source import seeded
 from ptofuzz.layouts import spec_physical
+from ptofuzz.oracles import ieee, mrgsort
 
 
 def test_underflow_is_tininess_before_rounding():
