@@ -226,6 +226,26 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
     return out
 
 
+def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
+    """``n`` cases' inputs stacked on a leading axis, drawn as :func:`draw_inputs` draws one case's: values over
+    the whole source tile; TSORT32 indices 0..R*C-1 row-major, each case's a random permutation a fifth of the
+    time; a2a3's tmp zeros."""
+    dt = dtypes.get(case.dtype)
+    src = case.tile("src")
+    out = {"src": values.draw(source, dt, (n, *src.shape), mix)}
+    if case.op == "TSORT32":
+        idx = case.tile("idx")
+        k = idx.rows * idx.cols
+        order = np.broadcast_to(np.arange(k, dtype=np.uint32), (n, k)).copy()
+        shuffled = np.flatnonzero(source.random(n) < 0.2)
+        if shuffled.size:
+            keys = source.bits(32, shuffled.size * k).reshape(shuffled.size, k)
+            order[shuffled] = np.argsort(keys, axis=1, kind="stable").astype(np.uint32)
+        out["idx"] = order.reshape(n, *idx.shape)
+        out["tmp"] = np.zeros((n, *case.tile("tmp").shape), dt.bits_dtype)
+    return out
+
+
 def _structural(case: Case, inputs: dict[str, np.ndarray], roles: tuple[str, ...], evaluate: Any) -> np.ndarray:
     """Where ``dst`` is undefined whatever the data: the classes for plain, distinct, well-ordered inputs."""
     dt = dtypes.get(case.dtype)
@@ -345,7 +365,7 @@ def instructions() -> list[Instruction]:
         random_case=_tsort_random, explicit_case=_checked(_tsort_explicit), draw_inputs=draw_inputs,
         role_dtypes={"idx": "uint32"}, options=("dtype", "shape", "sort_width", "descending", "contract"),
         random_options=("dtype", "shape", "sort_width", "descending"), replay_flags=_tsort_flags,
-        bundle=bundle_oracle.evaluate, permutes=True)
+        bundle=bundle_oracle.evaluate, permutes=True, draw_batch=draw_batch)
     profiles = _tsort32_profiles()
 
     def oracle(platform: str):
@@ -369,7 +389,7 @@ def instructions() -> list[Instruction]:
         random_case=_tsort32_random, explicit_case=_checked(_tsort32_explicit), draw_inputs=draw_inputs,
         role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=each_case(redraw),
         replay_flags=_tsort32_flags, geometry_class=_tsort32_geometry, permutes=True,
-        known_difference=_tsort32_known, cpusim=_cpusim)
+        known_difference=_tsort32_known, cpusim=_cpusim, draw_batch=draw_batch, shared=oracles.shared_work)
     return [tsort, tsort32, mrg_instruction()]
 
 
