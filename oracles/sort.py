@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import dataclasses
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -136,8 +136,9 @@ _SHARED: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar(
 
 @contextlib.contextmanager
 def shared_work(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> Iterator[None]:
-    """Within this context the TSORT32 NPU oracles (a2a3, a5 and the kirin platforms run the same ``vbitsort``
-    model) compute one case's outcome once for all of them. Inputs must not change inside the context."""
+    """Within this context the sort oracles of the NPU platforms (a2a3, a5 and the kirin platforms run the same
+    ``vbitsort`` and ``vmrgsort4`` models) compute one case's outcome once for all of them. Inputs must not change
+    inside the context."""
     token = _SHARED.set({})
     try:
         yield
@@ -145,16 +146,25 @@ def shared_work(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> 
         _SHARED.reset(token)
 
 
-def tsort32(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
-    """:func:`tsort32_model` on ``platform``, shared between the NPU platforms inside :func:`shared_work`."""
+def shared_outcome(case: Case, inputs: Mapping[str, np.ndarray], model: str, compute: Callable[[], Outcome]
+                   ) -> Outcome:
+    """``compute()``, or inside :func:`shared_work` the outcome already computed for the same ``model`` on the
+    same case and inputs (a copy of its dicts; the arrays are shared and read only)."""
     memo = _SHARED.get()
-    if memo is None or not platforms.get(platform).is_npu:
-        return tsort32_model(case, inputs, platform)
-    key = (case.dtype, case.tiles, case.params, id(inputs["src"]), id(inputs["idx"]))
+    if memo is None:
+        return compute()
+    key = (model, case.op, case.dtype, case.tiles, case.params, *((r, id(v)) for r, v in sorted(inputs.items())))
     if key not in memo:
-        memo[key] = (tsort32_model(case, inputs, platform), inputs["src"], inputs["idx"])  # ids stay valid
+        memo[key] = (compute(), dict(inputs))  # the inputs stay alive, so their ids name them for the memo's life
     out = memo[key][0]
     return dataclasses.replace(out, outputs=dict(out.outputs), classes=dict(out.classes), extra=dict(out.extra))
+
+
+def tsort32(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
+    """:func:`tsort32_model` on ``platform``; the NPU platforms share one outcome inside :func:`shared_work`."""
+    if not platforms.get(platform).is_npu:
+        return tsort32_model(case, inputs, platform)
+    return shared_outcome(case, inputs, "vbitsort", lambda: tsort32_model(case, inputs, platform))
 
 
 def tsort32_model(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
