@@ -251,8 +251,9 @@ def test_a_planted_tsort32_fault_is_not_hidden_by_the_overlap_rule():
         return cpu.oracle(case, inputs)
 
     bug = dataclasses.replace(inst, platforms={**inst.platforms, "cpu": dataclasses.replace(cpu, oracle=wrong_cpu)})
-    plan = campaign.make_plan("tsort32", seed=1, instruction=bug)
-    store, _ = campaign.run_random(plan, runs=1500, instruction=bug)
+    # batches of one geometry: 16-bit rows longer than one block, where the overlap rule could hide the fault
+    plan = campaign.make_plan("tsort32", seed=1, instruction=bug, dtype="float16", shape=(3, 70))
+    store, _ = campaign.run_random(plan, runs=3000, instruction=bug)
     faults = [f for f in store.findings.values() if f.signature.kind == "fault-vs-value"]
     assert faults and all(f.new for f in faults)
     assert any("cols>32" in f.signature.geometry for f in faults)
