@@ -306,8 +306,12 @@ class _List:
     sorted: bool  # descending among the known non-NaN records
 
     @staticmethod
+    def value_bits(recs: np.ndarray, d: DType) -> np.ndarray:
+        return recs[..., 0] if d.itemsize == 4 else (recs[..., 0] & 0xFFFF).astype(np.uint16)
+
+    @staticmethod
     def of(r: _Recs, d: DType) -> _List:
-        bits = r.recs[:, 0] if d.itemsize == 4 else (r.recs[:, 0] & 0xFFFF).astype(np.uint16)
+        bits = _List.value_bits(r.recs, d)
         key = _desc_key(bits, d)
         nan = ieee.is_nan(bits, d)
         unknown = ~r.known
@@ -537,7 +541,10 @@ class _Many:
 
 
 def _merge_one(srcs: list[_Recs], d: DType, plat: str, cap: int, exhausted: bool) -> _Out:
-    """:func:`_merge_impl` through :func:`_merge_many` (one merge)."""
+    """:func:`_merge_impl`, through :func:`_merge_many` when a list holds a NaN or an unknown record (where
+    :func:`_merge_impl` would simulate head by head)."""
+    if all(s.known.all() and not ieee.is_nan(_List.value_bits(s.recs, d), d).any() for s in srcs):
+        return _merge_impl(srcs, d, plat, cap, exhausted)  # its sorted plan is one argsort: cheaper for one merge
     res = _merge_many([s.recs[None] for s in srcs], [s.known[None] for s in srcs], d, plat, cap, exhausted)
     return _Out(res.recs[0], res.defined[0], res.written[0], res.counts(0))
 
@@ -826,9 +833,15 @@ def tmrgsort_model(case: Case, inputs: Mapping[str, np.ndarray], platform: str) 
                 raise ValueError(f"TMRGSORT merges 2..4 lists, not {lists}")
             srcs = [_words(rows[f"src{i}"][:, 0, :case.tile(f"src{i}").valid_cols]).reshape(n_cases, -1, 2)
                     for i in range(lists)]
-            many = _merge_many(srcs, [np.ones(s.shape[:2], bool) for s in srcs], d, plat, keep,
-                               bool(case.param("exhausted")))
-            recs, defined, executed = many.recs, many.defined, many.executed
+            if stacked:
+                many = _merge_many(srcs, [np.ones(s.shape[:2], bool) for s in srcs], d, plat, keep,
+                                   bool(case.param("exhausted")))
+                recs, defined, executed = many.recs, many.defined, many.executed
+            else:
+                one = _merge_one([_Recs(s[0], np.ones(len(s[0]), bool)) for s in srcs], d, plat, keep,
+                                 bool(case.param("exhausted")))
+                recs, defined = one.recs[None], one.defined[None]
+                executed = np.array([one.executed or (-1,) * MAX_LISTS], np.int64)
         words = np.where(defined[..., None], recs, 0).astype(np.uint32).reshape(n_cases, -1)
         word_classes = np.repeat(np.where(defined, EXACT, UNDEFINED).astype(np.uint8), 2, axis=1)
     out = np.zeros((n_cases, 1, dst.cols), np.uint32)
