@@ -3,7 +3,12 @@
 
 Workload (the issue's): TPARTADD, float32, 16x16 tiles, all four oracles (spec, cpu, a2a3, a5) compared on every
 case, findings kept in memory (no --out). ``--op tpartargmax``: the same for TPARTARGMAX (value and uint32 index
-tiles) with its default oracles cpu, a2a3, a5.
+tiles) with its default oracles cpu, a2a3, a5. ``--op tsort32`` / ``tmrgsort`` / ``tsort``: the sorts' campaigns as
+``ptofuzz fuzz OP`` runs them (default oracles cpu, a2a3, a5; TSORT: spec,bundle; the random engine's own small
+geometries), target >= 20,000 cases/s (issue 15).
+
+``--jobs 1,2`` (the default for the sorts) times the random engine with each number of processes (``--jobs N``), so
+that the speed-up of a second process shows; ``--jobs 1`` times one process only.
 
 * random engine: ``campaign.run_random`` in this process (one core), ``--cases`` cases (default 300,000), best
   of ``--repeat`` runs (default 3); target >= 60,000 cases/s;
@@ -15,8 +20,8 @@ Both engines are measured in the same run, one after the other.
 
 Exit status 1 when a target is missed. Not part of the pytest suite:
 
-    python benchmarks/bench_fuzz.py [--op tpartadd|tpartargmax] [--cases 300000] [--repeat 3] [--seconds 20]
-        [--only random|atheris]
+    python benchmarks/bench_fuzz.py [--op tpartadd|tpartargmax|tsort32|tmrgsort|tsort] [--cases 300000]
+        [--repeat 3] [--seconds 20] [--only random|atheris] [--jobs 1,2]
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ import time
 from ptofuzz import campaign
 
 RANDOM_TARGET = 60_000
+SORT_TARGET = 20_000  # cases/s of the sorts' campaigns (issue 15)
+SORTS = {"tsort32": None, "tmrgsort": None, "tsort": ["spec", "bundle"]}  # the oracles `fuzz OP` is run with
 ATHERIS_TARGET = 10_000  # cases/s
 
 
@@ -39,23 +46,34 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", choices=("random", "atheris"))
-    ap.add_argument("--op", choices=("tpartadd", "tpartargmax"), default="tpartadd")
+    ap.add_argument("--op", choices=("tpartadd", "tpartargmax", *SORTS), default="tpartadd")
+    ap.add_argument("--jobs", default=None, help="comma list of process counts for the random engine "
+                                                 "(default 1; the sorts: 1,2)")
     args = ap.parse_args(argv)
-    plan = campaign.make_plan(args.op, None, seed=args.seed, dtype="float32", shape=(16, 16),
-                              index_dtype="uint32" if args.op == "tpartargmax" else None)
-    print(f"{plan.op} float32 16x16, oracles {','.join(plan.oracles)} (python {platform.python_version()})")
+    sort = args.op in SORTS
+    if sort:
+        plan = campaign.make_plan(args.op, SORTS[args.op], seed=args.seed)
+        print(f"{plan.op}, the random engine's geometries, oracles {','.join(plan.oracles)} "
+              f"(python {platform.python_version()})")
+    else:
+        plan = campaign.make_plan(args.op, None, seed=args.seed, dtype="float32", shape=(16, 16),
+                                  index_dtype="uint32" if args.op == "tpartargmax" else None)
+        print(f"{plan.op} float32 16x16, oracles {','.join(plan.oracles)} (python {platform.python_version()})")
+    target = SORT_TARGET if sort else RANDOM_TARGET
+    jobs = [int(j) for j in (args.jobs or ("1,2" if sort else "1")).split(",")]
     rows = []
     if args.only in (None, "random"):
         campaign.run_random(plan, runs=20_000)  # warm-up: imports, registry, first allocations
-        best = 0.0
-        sigs = 0
-        for _ in range(args.repeat):
-            t0 = time.perf_counter()
-            store, stats = campaign.run_random(plan, runs=args.cases)
-            rate = stats.cases / (time.perf_counter() - t0)
-            best, sigs = max(best, rate), len(store.findings)
-        rows.append(("random engine, 1 process", f"{best:,.0f} cases/s", RANDOM_TARGET, best,
-                     f"{args.cases:,} cases, best of {args.repeat}, {sigs} signatures"))
+        for n_jobs in jobs:
+            best = 0.0
+            sigs = 0
+            for _ in range(args.repeat):
+                t0 = time.perf_counter()
+                store, stats = campaign.run_random(plan, runs=args.cases, jobs=n_jobs)
+                rate = stats.cases / (time.perf_counter() - t0)
+                best, sigs = max(best, rate), len(store.findings)
+            rows.append((f"random engine, --jobs {n_jobs}", f"{best:,.0f} cases/s", target, best,
+                         f"{args.cases:,} cases, best of {args.repeat}, {sigs} signatures"))
     if args.only in (None, "atheris"):
         from ptofuzz import atheris_engine
 

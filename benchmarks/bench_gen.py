@@ -47,6 +47,7 @@ import numpy as np
 from ptofuzz import api
 
 TARGET = 2.0
+SORT_TARGET = 1.5  # issue 15: gen --random 10000 of TSORT32 / TMRGSORT
 OP, PLATFORM = "tpartadd", "a5"
 MANIFEST = "ptofuzz.json"
 
@@ -107,8 +108,79 @@ def floor_generate(specs: list[dict[str, Any]], out_dir: Path, *, seed: int = 0,
                           fh)
 
 
+def _write(folder: Path, spec: dict[str, Any], arrays: dict[str, np.ndarray], seed: int, manifest: bool) -> None:
+    """Each file of ``spec`` from ``arrays[role]`` (its bytes cut or zero-padded to the file's size), plus the
+    small manifest."""
+    os.makedirs(folder)
+    for f in spec["files"]:
+        raw = arrays[f["role"]].tobytes()
+        with open(folder / f["name"], "wb") as fh:
+            fh.write(raw[:f["bytes"]].ljust(f["bytes"], b"\0"))
+    if manifest:
+        with open(folder / MANIFEST, "w") as fh:
+            json.dump({"name": spec["name"], "dtype": spec["dtype"], "seed": seed,
+                       "files": [{k: f[k] for k in ("name", "role", "shape", "bytes")} for f in spec["files"]]}, fh)
+
+
+def _records(vals: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """8-byte records as uint32 words: value bits (16-bit values zero-extended), index."""
+    bits = vals.view(np.uint32 if vals.itemsize == 4 else np.uint16).astype(np.uint32)
+    out = np.empty((*vals.shape[:-1], 2 * vals.shape[-1]), np.uint32)
+    out[..., 0::2], out[..., 1::2] = bits, idx
+    return out
+
+
+def floor_tsort32(specs: list[dict[str, Any]], out_dir: Path, *, seed: int = 0, manifest: bool = True) -> None:
+    """Plain numpy TSORT32: uniform values, arange indices, zero tmp; the golden sorts each row's 32-wide blocks
+    descending (a stable argsort of the negated values padded with -inf) into value/index records."""
+    rng = np.random.default_rng(seed)
+    for spec in specs:
+        t = NUMPY_DTYPES[spec["dtype"]]
+        r, c = next(f["shape"] for f in spec["files"] if f["role"] == "src")
+        src = (rng.random((r, c), dtype=np.float32) * 20 - 10).astype(t)
+        idx = np.arange(r * c, dtype=np.uint32).reshape(r, c)
+        blocks = -(-c // 32) * 32
+        padded = np.full((r, blocks), -np.inf, np.float32)
+        padded[:, :c] = src
+        order = np.argsort(-padded.reshape(-1, 32), axis=1, kind="stable").reshape(r, blocks)
+        order = (order + np.arange(0, blocks, 32).repeat(32)[None, :])[:, :c]
+        golden = _records(np.take_along_axis(src, order, axis=1), np.take_along_axis(idx, order, axis=1))
+        _write(out_dir / spec["name"], spec, {"src": src, "idx": idx, "tmp": np.zeros(c, t), "dst": golden}, seed,
+               manifest)
+
+
+def floor_tmrgsort(specs: list[dict[str, Any]], out_dir: Path, *, seed: int = 0, manifest: bool = True) -> None:
+    """Plain numpy TMRGSORT: each list uniform values sorted descending, indices 0.. over all lists; the golden
+    is one stable argsort of all records (a single list: of each group of 4 blocks of 32)."""
+    rng = np.random.default_rng(seed)
+    for spec in specs:
+        t = NUMPY_DTYPES[spec["dtype"]]
+        srcs = [f for f in spec["files"] if f["kind"] == "input"]
+        arrays, vals, base = {}, [], 0
+        for f in srcs:
+            n = f["shape"][1] // 2
+            v = -np.sort(-rng.random(n, dtype=np.float32)).astype(t)
+            arrays[f["role"]] = _records(v, np.arange(base, base + n, dtype=np.uint32))
+            vals.append(v)
+            base += n
+        allv = np.concatenate(vals)
+        idx = np.arange(allv.size, dtype=np.uint32)
+        if len(srcs) == 1:
+            g = allv.size // 128 * 128
+            order = np.argsort(-allv[:g].reshape(-1, 128), axis=1, kind="stable") + np.arange(0, g, 128)[:, None]
+            arrays["dst"] = _records(allv[order.ravel()], idx[order.ravel()])
+        else:
+            order = np.argsort(-allv, kind="stable")
+            arrays["dst"] = _records(allv[order], idx[order])
+        _write(out_dir / spec["name"], spec, arrays, seed, manifest)
+
+
+FLOORS = {"tpartadd": floor_generate, "tsort32": floor_tsort32, "tmrgsort": floor_tmrgsort}
+
+
 def ptofuzz_generate(kwargs: dict[str, Any], out_dir: Path) -> api.GenerateResult:
-    return api.generate(OP, PLATFORM, out_dir, **kwargs)
+    kwargs = dict(kwargs)
+    return api.generate(kwargs.pop("op", OP), kwargs.pop("platform", PLATFORM), out_dir, **kwargs)
 
 
 # ---- measuring ---------------------------------------------------------------------------------------------
@@ -172,7 +244,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--stat", choices=("median", "best"), default="median",
                     help="which repetition statistic the ratio uses (default median)")
     ap.add_argument("--target", type=float, default=TARGET, help=f"max ptofuzz/floor ratio (default {TARGET})")
-    ap.add_argument("--only", choices=("canonical", "random"), help="run one workload")
+    ap.add_argument("--only", choices=("canonical", "random", "tsort32", "tmrgsort", "sorts"),
+                    help="run one workload (sorts: tsort32 and tmrgsort)")
+    ap.add_argument("--sort-cases", type=int, default=10_000, help="random TSORT32 / TMRGSORT cases (default 10000)")
+    ap.add_argument("--sort-platform", default="a5", help="platform of the sort workloads (default a5)")
+    ap.add_argument("--sort-target", type=float, default=SORT_TARGET,
+                    help=f"max ptofuzz/floor ratio of the sort workloads (default {SORT_TARGET})")
     ap.add_argument("--no-manifest", action="store_true", help="the floor writes no manifest file")
     ap.add_argument("--tmpdir", type=Path, default=None,
                     help="where the temporary output folders go (default: /dev/shm when it is a writable "
@@ -189,9 +266,15 @@ def main(argv: list[str] | None = None) -> int:
         ("canonical", "a5 TPARTADD canonical", {"seed": args.seed}),
         ("random", f"a5 TPARTADD {args.cases} random f32 64x64",
          {"seed": args.seed, "random": args.cases, "explicit": {"dtype": "float32", "shape": (64, 64)}}),
+        ("tsort32", f"{args.sort_platform} TSORT32 {args.sort_cases} random",
+         {"op": "tsort32", "platform": args.sort_platform, "seed": args.seed, "random": args.sort_cases}),
+        ("tmrgsort", f"{args.sort_platform} TMRGSORT {args.sort_cases} random",
+         {"op": "tmrgsort", "platform": args.sort_platform, "seed": args.seed, "random": args.sort_cases}),
     ]
     if args.only:
-        workloads = [w for w in workloads if w[0] == args.only]
+        workloads = [w for w in workloads if w[0] == args.only or (args.only == "sorts" and "op" in w[2])]
+    else:  # the sort workloads (10,000 cases each by default) run when asked for
+        workloads = [w for w in workloads if "op" not in w[2]]
 
     tmp_root = Path(tempfile.mkdtemp(prefix="ptofuzz-bench-", dir=args.tmpdir or default_tmpdir()))
     pick = statistics.median if args.stat == "median" else min
@@ -206,7 +289,8 @@ def main(argv: list[str] | None = None) -> int:
             ref_sizes = bin_sizes(ref)
             ref_bin, ref_all = total_bytes(ref)
             shutil.rmtree(ref, ignore_errors=True)
-            timed(lambda o: floor_generate(specs, o, seed=args.seed, manifest=not args.no_manifest), tmp_root)
+            floor = FLOORS[kwargs.get("op", OP)]
+            timed(lambda o: floor(specs, o, seed=args.seed, manifest=not args.no_manifest), tmp_root)
 
             floor_info: dict[str, Any] = {}
 
@@ -220,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
 
             t_pto, t_floor = [], []
             for i in range(args.repeat):
-                floor_fn = (lambda o: floor_generate(specs, o, seed=args.seed, manifest=not args.no_manifest))
+                floor_fn = (lambda o: floor(specs, o, seed=args.seed, manifest=not args.no_manifest))
                 pto_fn = (lambda o: ptofuzz_generate(kwargs, o))
                 if i % 2 == 0:
                     t_pto.append(timed(pto_fn, tmp_root))
@@ -230,7 +314,7 @@ def main(argv: list[str] | None = None) -> int:
                     t_pto.append(timed(pto_fn, tmp_root))
             p, f = pick(t_pto), pick(t_floor)
             rows.append((label, len(specs), p, f, p / f, min(t_pto), min(t_floor), ref_bin, ref_all,
-                         floor_info["bytes"][1]))
+                         floor_info["bytes"][1], args.sort_target if "op" in kwargs else args.target))
             if args.profile:
                 profiles.append((label, profile_ptofuzz(kwargs, tmp_root, args.profile_top)))
     finally:
@@ -243,13 +327,13 @@ def main(argv: list[str] | None = None) -> int:
     print(head)
     print("-" * len(head))
     failed = False
-    for label, n, p, f, ratio, pbest, fbest, _, _, _ in rows:
-        ok = ratio <= args.target
+    for label, n, p, f, ratio, pbest, fbest, _, _, _, target in rows:
+        ok = ratio <= target
         failed |= not ok
-        print(f"{label:<36} {n:>5} {p:>10.4f} {f:>9.4f} {ratio:>5.2f}x {args.target:>6.1f}x  "
+        print(f"{label:<36} {n:>5} {p:>10.4f} {f:>9.4f} {ratio:>5.2f}x {target:>6.1f}x  "
               f"{'PASS' if ok else 'FAIL'}")
     print()
-    for label, n, p, f, ratio, pbest, fbest, ref_bin, ref_all, floor_all in rows:
+    for label, n, p, f, ratio, pbest, fbest, ref_bin, ref_all, floor_all, _ in rows:
         print(f"{label}: best ptofuzz {pbest:.4f} s, best floor {fbest:.4f} s (ratio {pbest / fbest:.2f}x); "
               f"per case {p / n * 1e3:.2f} ms vs {f / n * 1e3:.2f} ms; .bin bytes {ref_bin} on both sides; "
               f"all files {ref_all} (ptofuzz) vs {floor_all} (floor)")

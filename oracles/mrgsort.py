@@ -49,13 +49,17 @@ Platforms
 
 Vectorisation: when every list is sorted (descending, +0 == -0) and NaN-free, the merge order equals a stable
 sort by (value descending, list number, position in list): one ``np.argsort(kind="stable")`` per merge (one
-batched argsort for all groups of the single-list form). Only a list that is unsorted, holds a NaN or holds an
-unknown record (see :func:`topk`) falls back to an explicit head-by-head simulation loop.
+batched argsort for all groups of the single-list form). Lists sorted with their NaNs at the end are merged the
+same way with the NaN rules applied to the ranks (:func:`_merge_many`, over many merges of one geometry at once:
+the registry oracle takes stacked inputs, a leading axis of cases). Only a list that is unsorted, holds a NaN
+among its numbers or holds an unknown record (see :func:`topk`) falls back to the explicit head-by-head
+simulation (:func:`_merge_impl`, the reference).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import itertools
 from collections.abc import Mapping
 
 import numpy as np
@@ -150,7 +154,7 @@ def merge(lists: list[np.ndarray], dt: str | DType, *, dst_records: int, exhaust
         raise ValueError(f"TMRGSORT merges 2..4 lists, not {len(lists)}")
     cap = _count(dst_records, "dst_records")
     srcs = [_Recs.of(lst) for lst in lists]
-    out = _merge_impl(srcs, d, plat, cap, exhausted)
+    out = _merge_one(srcs, d, plat, cap, exhausted)
     return _result(out.recs, out.defined, out.executed)
 
 
@@ -224,7 +228,7 @@ def topk(words: np.ndarray, dt: str | DType, *, cols: int, topk: int, platform: 
             a1 = min(chunks[i + 1], topk) // e
             start = done // e
             lists = [src.slice(0, a0), src.slice(start, start + a1)]
-            dst.store(0, _merge_impl(lists, d, plat, k, False))
+            dst.store(0, _merge_one(lists, d, plat, k, False))
             src.copy_from(dst, k)
     else:
         dst.copy_from(tmp, k)
@@ -305,8 +309,12 @@ class _List:
     sorted: bool  # descending among the known non-NaN records
 
     @staticmethod
+    def value_bits(recs: np.ndarray, d: DType) -> np.ndarray:
+        return recs[..., 0] if d.itemsize == 4 else (recs[..., 0] & 0xFFFF).astype(np.uint16)
+
+    @staticmethod
     def of(r: _Recs, d: DType) -> _List:
-        bits = r.recs[:, 0] if d.itemsize == 4 else (r.recs[:, 0] & 0xFFFF).astype(np.uint16)
+        bits = _List.value_bits(r.recs, d)
         key = _desc_key(bits, d)
         nan = ieee.is_nan(bits, d)
         unknown = ~r.known
@@ -450,56 +458,247 @@ def _plan_loop(lists: list[_List], lens: list[int], plat: str, cap: int, exhaust
 
 def _single_impl(src: _Recs, d: DType, plat: str, block_len: int, cap: int) -> _Out:
     """Single-list form over ``src`` into a dst of ``cap`` records (``written`` marks the groups' records)."""
+    recs, defined, written = _single_many(src.recs[None], src.known[None], d, plat, block_len, cap)
+    return _Out(recs[0], defined[0], written[0], None)
+
+
+def _single_many(recs: np.ndarray, known: np.ndarray, d: DType, plat: str, block_len: int, cap: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The single-list form over ``N`` sources at once (``recs`` (N, n, 2), ``known`` (N, n)): each one's
+    (records, defined, written), each of shape (N, cap, ...). The geometry is shared, so the group count is;
+    the groups of all sources are merged together (a group's merge depends on its own records only)."""
+    n_src, n = known.shape
     e = RECORD_BYTES // d.itemsize
-    out = _Out.blank(cap)
+    out_recs = np.zeros((n_src, cap, 2), np.uint32)
+    out_defined = np.zeros((n_src, cap), bool)
+    out_written = np.zeros((n_src, cap), bool)
     if int(block_len) != block_len or block_len <= 0:
         if plat == "npu":
-            out.written[:] = True  # outside the documented contract: anything may happen
-        return out
+            out_written[:] = True  # outside the documented contract: anything may happen
+        return out_recs, out_defined, out_written
     if plat == "cpu":
         if block_len % e:
-            return out
+            return out_recs, out_defined, out_written
         b = block_len // e
         groups = cap // (4 * b)
     else:
         b = block_len * d.itemsize // RECORD_BYTES
-        groups = src.n // (4 * b) if b else 0
+        groups = n // (4 * b) if b else 0
         if block_len % NPU_BLOCK_MULTIPLE or not 1 <= groups <= NPU_MAX_REPEAT:
-            out.written[:] = True
-            return out
+            out_written[:] = True
+            return out_recs, out_defined, out_written
     if groups == 0:
-        return out
+        return out_recs, out_defined, out_written
     span = 4 * b
-    data = src.slice(0, groups * span)  # cpu reads src past its valid width if dst is wider: unknown
-    recs = data.recs.reshape(groups, 4, b, 2)
-    lst = _List.of(data, d)
-    key = lst.key.reshape(groups, 4, b)
-    bad = (lst.nan | lst.unknown).reshape(groups, 4, b)
+    g_all = n_src * groups
+    take = min(n, groups * span)  # cpu reads src past its valid width if dst is wider: unknown
+    data = np.zeros((n_src, groups * span, 2), np.uint32)
+    data_known = np.zeros((n_src, groups * span), bool)
+    data[:, :take] = recs[:, :take]
+    data_known[:, :take] = known[:, :take]
+    grp = data.reshape(g_all, 4, b, 2)
+    grp_known = data_known.reshape(g_all, 4, b)
+    bits = grp[..., 0] if d.itemsize == 4 else (grp[..., 0] & 0xFFFF).astype(np.uint16)
+    key = _desc_key(bits, d)
+    bad = ieee.is_nan(bits, d) | ~grp_known
     clean = ~bad.any(axis=(1, 2)) & np.all(np.diff(key, axis=2) >= 0, axis=(1, 2))
 
-    res = np.zeros((groups, span, 2), np.uint32)
-    defined = np.ones((groups, span), bool)
-    written = np.ones((groups, span), bool)
+    res = np.zeros((g_all, span, 2), np.uint32)
+    defined = np.ones((g_all, span), bool)
+    written = np.ones((g_all, span), bool)
     if clean.any():
         c = np.flatnonzero(clean)
         order = np.argsort(key[c].reshape(len(c), span), axis=1, kind="stable")
-        res[c] = np.take_along_axis(recs[c].reshape(len(c), span, 2), order[..., None], axis=1)
+        res[c] = np.take_along_axis(grp[c].reshape(len(c), span, 2), order[..., None], axis=1)
         if plat == "npu":
-            tiny = lst.tiny.reshape(groups, 4, b)[c]
-            bits = lst.bits.reshape(groups, 4, b)[c]
-            amb = _tiny_ambiguous_groups(tiny, bits)
+            tiny = (ieee.is_zero(bits, d) | ieee.is_subnormal(bits, d))[c]
+            amb = _tiny_ambiguous_groups(tiny, bits[c])
             if amb.any():
                 tiny_sorted = np.take_along_axis(tiny.reshape(len(c), span), order, axis=1)
                 defined[c] &= ~(tiny_sorted & amb[:, None])
-    for g in np.flatnonzero(~clean):
-        blocks = [_Recs(recs[g, i], data.known.reshape(groups, 4, b)[g, i]) for i in range(4)]
-        o = _merge_impl(blocks, d, plat, span, False)
-        res[g], defined[g], written[g] = o.recs, o.defined, o.written
+    dirty = np.flatnonzero(~clean)
+    if dirty.size:
+        merged = _merge_many([grp[dirty, i] for i in range(4)], [grp_known[dirty, i] for i in range(4)], d, plat,
+                             span, False)
+        res[dirty], defined[dirty], written[dirty] = merged.recs, merged.defined, merged.written
     m = min(cap, groups * span)
-    out.recs[:m] = res.reshape(-1, 2)[:m]
-    out.defined[:m] = defined.reshape(-1)[:m]
-    out.written[:m] = written.reshape(-1)[:m]
-    return out
+    out_recs[:, :m] = res.reshape(n_src, -1, 2)[:, :m]
+    out_defined[:, :m] = defined.reshape(n_src, -1)[:, :m]
+    out_written[:, :m] = written.reshape(n_src, -1)[:, :m]
+    return out_recs, out_defined, out_written
+
+
+@dataclasses.dataclass
+class _Many:
+    """:class:`_Out` for ``N`` merges of one geometry: records (N, cap, 2), defined and written (N, cap), and
+    each merge's executed counts (N, 4), a row of -1 where there are none."""
+
+    recs: np.ndarray
+    defined: np.ndarray
+    written: np.ndarray
+    executed: np.ndarray
+
+    def counts(self, k: int) -> tuple[int, int, int, int] | None:
+        row = self.executed[k]
+        return None if row[0] < 0 else tuple(int(c) for c in row)  # type: ignore[return-value]
+
+
+def _merge_one(srcs: list[_Recs], d: DType, plat: str, cap: int, exhausted: bool) -> _Out:
+    """:func:`_merge_impl`, through :func:`_merge_many` when a list holds a NaN or an unknown record (where
+    :func:`_merge_impl` would simulate head by head)."""
+    if all(s.known.all() and not ieee.is_nan(_List.value_bits(s.recs, d), d).any() for s in srcs):
+        return _merge_impl(srcs, d, plat, cap, exhausted)  # its sorted plan is one argsort: cheaper for one merge
+    res = _merge_many([s.recs[None] for s in srcs], [s.known[None] for s in srcs], d, plat, cap, exhausted)
+    return _Out(res.recs[0], res.defined[0], res.written[0], res.counts(0))
+
+
+def _merge_many(lists: list[np.ndarray], known: list[np.ndarray], d: DType, plat: str, cap: int, exhausted: bool
+                ) -> _Many:
+    """``N`` multi-list merges of the same list lengths at once: ``lists[i]`` holds list ``i`` of every merge,
+    (N, len_i, 2) records, ``known[i]`` (N, len_i) whether each is defined. Exactly :func:`_merge_impl` merge by
+    merge; vectorised for merges whose lists are each sorted with any NaNs at their ends (the shape the
+    generators draw), the others run through :func:`_merge_impl`.
+
+    With NaNs only at list ends, the numbers leave in the order of the NaN-free merge (a stable sort by key:
+    ties to the lower list). cpu: list ``i``'s NaN tail leaves as soon as every list up to ``i`` has no number
+    left (a NaN goes out when its list is the lowest non-empty one), i.e. right after the number of rank
+    ``max(last number rank of lists 0..i)``. npu: the merge is defined up to the first output position at which
+    some list's head is a NaN (right after its last number).
+    """
+    n_merge = known[0].shape[0] if known else 0
+    lens = [k.shape[1] for k in known]
+    nl, total = len(lens), sum(lens)
+    res = _Many(np.zeros((n_merge, cap, 2), np.uint32), np.zeros((n_merge, cap), bool),
+                np.zeros((n_merge, cap), bool), np.full((n_merge, MAX_LISTS), -1, np.int64))
+    if plat == "npu":
+        res.written[:] = True  # dst's full width is copied from tmp
+        if exhausted and min(lens) == 0:
+            return res
+    if n_merge == 0 or nl == 0:
+        return res
+    allrecs = np.concatenate(lists, axis=1)
+    bits = allrecs[..., 0] if d.itemsize == 4 else (allrecs[..., 0] & 0xFFFF).astype(np.uint16)
+    key = _desc_key(bits, d)
+    nan = ieee.is_nan(bits, d)
+    bounds = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
+    lid = np.repeat(np.arange(nl), lens)
+    follows = np.ones(total, bool)  # position j > 0 within its list
+    follows[bounds[:-1][np.asarray(lens) > 0]] = False
+    prev_num = np.zeros_like(nan)
+    prev_num[:, 1:] = ~nan[:, :-1]
+    tail = np.all(~follows | nan | prev_num, axis=1)  # no number after a NaN
+    steps = np.zeros((n_merge, total), bool)
+    steps[:, 1:] = key[:, 1:] >= key[:, :-1]
+    fast = tail & np.all(~follows | nan | steps, axis=1) & np.all(np.concatenate(known, axis=1), axis=1)
+    slow = np.flatnonzero(~fast)
+    for k in slow:  # unsorted lists, a NaN before a number, unknown records: head by head
+        o = _merge_impl([_Recs(lists[i][k], known[i][k]) for i in range(nl)], d, plat, cap, exhausted)
+        res.recs[k], res.defined[k], res.written[k] = o.recs, o.defined, o.written
+        if o.executed is not None:
+            res.executed[k] = o.executed
+    f = np.flatnonzero(fast)
+    if f.size:
+        _merge_tails(res, f, allrecs[f], key[f], nan[f], bits[f], lid, bounds, d, plat, cap, exhausted)
+    return res
+
+
+def _merge_tails(res: _Many, items: np.ndarray, recs: np.ndarray, key: np.ndarray, nan: np.ndarray,
+                 bits: np.ndarray, lid: np.ndarray, bounds: np.ndarray, d: DType, plat: str, cap: int,
+                 exhausted: bool) -> None:
+    """:func:`_merge_many`'s vectorised merges (lists sorted, NaNs at their ends) into ``res[items]``."""
+    m_count, total = key.shape
+    nl = len(bounds) - 1
+    lens = np.diff(bounds)
+    pos = np.arange(total)
+    big = np.iinfo(np.int64).max
+    # the NaN-free merge: numbers by key (stable: ties to the lower list), then the NaNs
+    order = np.argsort(np.where(nan, big, key), axis=1, kind="stable")
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.broadcast_to(pos, order.shape), axis=1)
+    num_rank = np.where(nan, -1, rank)
+    last_num = np.stack([num_rank[:, lo:hi].max(axis=1) if hi > lo else np.full(m_count, -1)
+                         for lo, hi in itertools.pairwise(bounds)], axis=1)  # (M, lists), -1: no number
+    ends = bounds[1:] - 1
+    has_tail = np.stack([nan[:, e] if n else np.zeros(m_count, bool) for e, n in zip(ends, lens)], axis=1)
+    tiny = ieee.is_zero(bits, d) | ieee.is_subnormal(bits, d)
+    if plat == "cpu":
+        reach = np.maximum.accumulate(last_num, axis=1)  # list i's NaNs leave right after this number rank
+        order = np.argsort(np.where(nan, 2 * reach[:, lid] + 1, 2 * rank), axis=1, kind="stable")
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.broadcast_to(pos, order.shape), axis=1)
+        if not exhausted:
+            stop = np.full(m_count, total)
+        elif lens.min() == 0:
+            stop = np.full(m_count, min(1, total))
+        else:
+            stop = rank[:, ends].min(axis=1) + 1
+        merged = np.minimum(cap, stop)
+        taken = pos[None, :] < merged[:, None]  # positions of the merged order that are written
+        counts = np.stack([((lid[order] == i) & taken).sum(axis=1) for i in range(nl)], axis=1)
+        written = np.arange(cap)[None, :] < merged[:, None]
+        _place(res, items, recs, order, written, written)
+        res.executed[items, :nl] = counts & 0xFFFF
+        res.executed[items, nl:] = 0
+        return
+    # npu: NaN-free merges follow the sorted plan, the others stop at the first NaN head
+    clean = nan.sum(axis=1) == 0
+    amb = _tiny_ambiguous_rows(tiny & ~nan, lid, bits)
+    tiny_ok = tiny & ~nan
+    first_tiny = np.where(tiny_ok, rank, big).min(axis=1, initial=big)
+    tiny_count = tiny_ok.sum(axis=1)
+    stop_sorted = rank[:, ends].min(axis=1) + 1 if exhausted else np.full(m_count, total)  # exhausted: no list empty
+    inf = np.int64(big)
+    cut_nan = np.where(has_tail, last_num + 1, inf).min(axis=1)
+    cut_tiny = np.where(amb, first_tiny, inf)
+    cut = np.minimum(cut_nan, cut_tiny)
+    stop_ex = np.where(has_tail, inf, last_num + 1).min(axis=1) if exhausted else np.full(m_count, inf)
+    limit = total if exhausted else min(cap, total)
+    cut_hit = (cut < limit) & (cut < stop_ex)
+    picks = np.where(cut_hit, cut, np.minimum(limit, stop_ex))
+    loop_merged = np.where(cut_hit, min(cap, total) if not exhausted else cap, np.minimum(picks, cap))
+    loop_defined_to = np.minimum(picks, loop_merged)
+    at = np.arange(cap)[None, :]
+    # sorted plan (NaN-free): defined up to min(cap, stop), minus the ambiguous near-zero run
+    sorted_merged = np.minimum(cap, stop_sorted)
+    defined = np.where(clean[:, None], at < sorted_merged[:, None], at < loop_defined_to[:, None])
+    run = (at >= first_tiny[:, None]) & (at < (first_tiny + tiny_count)[:, None])
+    ends_tiny = np.stack([tiny[:, e] if n else np.zeros(m_count, bool) for e, n in zip(ends, lens)], axis=1).any(1)
+    reached = stop_sorted > first_tiny
+    if exhausted:  # a list ends inside a reached run: the stop point itself is unknown
+        whole, only_run = clean & amb & reached & ends_tiny, clean & amb & reached & ~ends_tiny
+    else:
+        whole, only_run = np.zeros(m_count, bool), clean & amb
+    defined &= ~((only_run[:, None] & run) | (whole[:, None] & (at >= first_tiny[:, None])))
+    _place(res, items, recs, order, defined, np.ones_like(defined))
+    if not exhausted:
+        return
+    upto = np.where(clean, stop_sorted, picks)  # the hardware stop point: records consumed
+    counts = np.stack([((lid[order] == i) & (pos[None, :] < upto[:, None])).sum(axis=1) for i in range(nl)], axis=1)
+    known = np.where(clean, ~whole, ~cut_hit)
+    res.executed[items[known], :nl] = counts[known] & 0xFFFF
+    res.executed[items[known], nl:] = 0
+
+
+def _place(res: _Many, items: np.ndarray, recs: np.ndarray, order: np.ndarray, defined: np.ndarray,
+           written: np.ndarray) -> None:
+    """Merged records (``recs`` in ``order``) into ``res[items]`` where ``defined``."""
+    cap = defined.shape[1]
+    width = min(cap, order.shape[1])
+    out = np.zeros((len(items), cap, 2), np.uint32)
+    out[:, :width] = np.take_along_axis(recs, order[:, :width, None], axis=1)
+    res.recs[items] = np.where(defined[..., None], out, 0)
+    res.defined[items] = defined
+    res.written[items] = written
+
+
+def _tiny_ambiguous_rows(tiny: np.ndarray, lid: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """:func:`_tiny_ambiguous` per row of (merges, records) arrays."""
+    nl = int(lid.max()) + 1 if lid.size else 0
+    lists_with = sum(tiny[:, lid == i].any(axis=1).astype(int) for i in range(nl)) if nl else np.zeros(len(tiny))
+    b64 = bits.astype(np.int64)
+    lo = np.where(tiny, b64, np.iinfo(np.int64).max).min(axis=1, initial=np.iinfo(np.int64).max)
+    hi = np.where(tiny, b64, -1).max(axis=1, initial=-1)
+    return (np.asarray(lists_with) >= 2) & (hi > lo)
 
 
 def _tiny_ambiguous(tiny: np.ndarray, lid: np.ndarray, bits: np.ndarray) -> bool:
@@ -592,31 +791,73 @@ def _count(v: int, name: str) -> int:
 
 
 def tmrgsort(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
+    """:func:`tmrgsort_model`; the NPU platforms share one outcome inside ``oracles.sort.shared_work``."""
+    from ptofuzz.oracles import sort
+
+    if _platform(platform) == "cpu":
+        return tmrgsort_model(case, inputs, platform)
+    return sort.shared_outcome(case, inputs, "vmrgsort4", lambda: tmrgsort_model(case, inputs, platform))
+
+
+def tmrgsort_model(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
     """pto-isa TMRGSORT for a registry case (tiles of uint32 record words): the multi-list form (param
     ``lists`` 2..4, ``exhausted``), the single-list form (``block`` records per block) or the test's topk
-    kernel (``topk``). dst words past what the kernel writes are UNDEFINED; executed counts go to ``extra``."""
+    kernel (``topk``). dst words past what the kernel writes are UNDEFINED; executed counts go to ``extra``.
+
+    Inputs may carry a leading axis of ``N`` cases (tiles (N, 1, cols)): one outcome for all, outputs and classes
+    stacked, ``extra["executed"]`` then an (N, 4) array of each case's counts (a row of -1 where it has none)."""
     dt = get(case.dtype)
     per = elements_per_record(dt)
     dst = case.tile("dst")
     keep = dst.valid_cols // 2
     lists = case.param("lists", 1)
+    stacked = inputs["src0"].ndim == 3
+    rows = {r: (v if stacked else v[None]) for r, v in inputs.items()}
+    n_cases = rows["src0"].shape[0]
     if case.param("topk"):
         src = case.tile("src0")
-        res = topk(inputs["src0"][0, :src.valid_cols], dt, cols=src.valid_cols // 2 * per, topk=keep * per,
-                   platform=platform)
-    elif lists == 1:
-        src = case.tile("src0")
-        res = single(inputs["src0"][0, :src.valid_cols], dt, block_len=case.param("block", 32) * per,
-                     dst_records=keep, platform=platform)
+        results = [topk(rows["src0"][k, 0, :src.valid_cols], dt, cols=src.valid_cols // 2 * per,
+                        topk=keep * per, platform=platform) for k in range(n_cases)]
+        words = np.stack([r.words for r in results]) if results else np.zeros((0, 2 * keep), np.uint32)
+        word_classes = np.stack([r.classes for r in results]) if results else np.zeros((0, 2 * keep), np.uint8)
+        executed = np.array([r.executed if r.executed is not None else (-1,) * MAX_LISTS for r in results],
+                            np.int64).reshape(-1, MAX_LISTS)
     else:
-        srcs = [inputs[f"src{i}"][0, :case.tile(f"src{i}").valid_cols] for i in range(lists)]
-        res = merge(srcs, dt, dst_records=keep, exhausted=bool(case.param("exhausted")), platform=platform)
-    out = np.zeros((1, dst.cols), np.uint32)
-    classes = np.full((1, dst.cols), UNDEFINED, np.uint8)
-    n = min(res.words.size, dst.cols)
-    out[0, :n] = res.words[:n]
-    classes[0, :n] = res.classes[:n]
+        d, plat = _dtype(dt), _platform(platform)
+        if lists == 1:
+            src = case.tile("src0")
+            w = _words(rows["src0"][:, 0, :src.valid_cols]).reshape(n_cases, -1, 2)
+            recs, defined, written = _single_many(w, np.ones(w.shape[:2], bool), d, plat,
+                                                  case.param("block", 32) * per, keep)
+            defined &= written
+            executed = np.full((n_cases, MAX_LISTS), -1, np.int64)
+        else:
+            if not 2 <= lists <= MAX_LISTS:
+                raise ValueError(f"TMRGSORT merges 2..4 lists, not {lists}")
+            srcs = [_words(rows[f"src{i}"][:, 0, :case.tile(f"src{i}").valid_cols]).reshape(n_cases, -1, 2)
+                    for i in range(lists)]
+            if stacked:
+                many = _merge_many(srcs, [np.ones(s.shape[:2], bool) for s in srcs], d, plat, keep,
+                                   bool(case.param("exhausted")))
+                recs, defined, executed = many.recs, many.defined, many.executed
+            else:
+                one = _merge_one([_Recs(s[0], np.ones(len(s[0]), bool)) for s in srcs], d, plat, keep,
+                                 bool(case.param("exhausted")))
+                recs, defined = one.recs[None], one.defined[None]
+                executed = np.array([one.executed or (-1,) * MAX_LISTS], np.int64)
+        words = np.where(defined[..., None], recs, 0).astype(np.uint32).reshape(n_cases, -1)
+        word_classes = np.repeat(np.where(defined, EXACT, UNDEFINED).astype(np.uint8), 2, axis=1)
+    out = np.zeros((n_cases, 1, dst.cols), np.uint32)
+    classes = np.full((n_cases, 1, dst.cols), UNDEFINED, np.uint8)
+    n = min(words.shape[1], dst.cols)
+    out[:, 0, :n] = words[:, :n]
+    classes[:, 0, :n] = word_classes[:, :n]
+    if not stacked:
+        outcome = Outcome(OutcomeKind.OK, outputs={"dst": out[0]}, classes={"dst": classes[0]})
+        if executed[0, 0] >= 0:
+            outcome.extra["executed"] = [int(c) for c in executed[0]]
+        return outcome
     outcome = Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})
-    if res.executed is not None:
-        outcome.extra["executed"] = list(res.executed)
+    if (executed >= 0).any():
+        outcome.extra["executed"] = executed  # (N, 4); a row of -1: no counts for that case
     return outcome

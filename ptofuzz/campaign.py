@@ -98,6 +98,8 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
     inst = instruction or registry.get(op)
     chosen = tuple(registry.platform_name(o) for o in oracles) if oracles else \
         platforms.distinct(p for p in registry.PLATFORMS if p in inst.platforms)
+    if not oracles and len(chosen) < 2 and inst.bundle is not None:
+        chosen = (*chosen, registry.BUNDLE)  # a spec-only instruction (TSORT): its model against its bundle form
     for o in chosen:
         inst.check_oracle(o)  # unknown oracle, or no model of this instruction: one-line error
     if len(set(chosen)) != len(chosen):

@@ -136,7 +136,12 @@ class _Block:
 
 def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[str, int] | None = None,
             *, capacity: int = CORE_CAPACITY) -> ExecResult:
-    """Run ``words`` on Local tile registers ``tiles`` (index 0..63) with general registers ``gprs``."""
+    """Run ``words`` on Local tile registers ``tiles`` (index 0..63) with general registers ``gprs``.
+
+    A tile's payload may carry leading batch axes (``data`` of shape (N, rows, cols)): N machine states that
+    differ in tile contents only. Nothing but the operations' data path reads a payload (decode, header and
+    commit checks, allocation and the faults they raise depend on the words, registers and descriptors), so one
+    run executes all N; destinations get the same leading axes and the flags are those any of the N raises."""
     regs = {name: 0 for name in enc.GPRS}
     regs.update({k: int(v) for k, v in (gprs or {}).items()})
     regs["zero"] = 0
@@ -245,8 +250,10 @@ def _source(tiles: Mapping[int, LocalTile], index: int) -> LocalTile:
 
 
 def _allocate(tiles: Mapping[int, LocalTile], taken: set[int], hand: int, size_code: int, cols: int, dtype: str,
-              valid: tuple[int, int], mask: str, budget_used: int, capacity: int) -> tuple[int, LocalTile, int]:
-    """Step 6: the lowest free slot of the hand, rows from TSize (Fault_TileAllocation)."""
+              valid: tuple[int, int], mask: str, budget_used: int, capacity: int, lead: tuple[int, ...] = ()
+              ) -> tuple[int, LocalTile, int]:
+    """Step 6: the lowest free slot of the hand, rows from TSize (Fault_TileAllocation). ``lead``: the leading
+    batch axes of the payload (see :func:`execute`)."""
     slot = next((i for i in range(hand * 16, hand * 16 + 16) if i not in tiles and i not in taken), None)
     if slot is None:
         raise _allocation(f"no free tile in hand {enc.HANDS[hand]}")
@@ -262,7 +269,7 @@ def _allocate(tiles: Mapping[int, LocalTile], taken: set[int], hand: int, size_c
     charge = mask.count("1") * nbytes
     if budget_used + charge > capacity:
         raise _allocation(f"the core's tile capacity {capacity} B is exhausted")
-    data = np.zeros((rows, cols), dtype=dtypes.get(dtype).bits_dtype)
+    data = np.zeros((*lead, rows, cols), dtype=dtypes.get(dtype).bits_dtype)
     return slot, LocalTile(dtype, rows, cols, valid[0], valid[1], data, nbytes, mask), charge
 
 
@@ -296,7 +303,7 @@ def _commit_tsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str,
     out_tiles = []
     for (hand, size), rdt in zip(dsts, (src.dtype if dt == "?" else dt, "uint32")):
         slot, t, charge = _allocate(tiles, taken, hand, size, src.cols, rdt, (src.valid_rows, src.valid_cols),
-                                    mask, used, capacity)
+                                    mask, used, capacity, src.data.shape[:-2])
         taken.add(slot)
         used += charge
         out_tiles.append((slot, t))
@@ -344,8 +351,9 @@ def _commit_tpart(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> 
         raise _legality(f"neither source equals the destination's valid region {valid_rows}x{valid_cols}")
     dt = _dtype(block)
     mask = enc.PE_MASKS[block.bindings[0].pemode]
+    lead = np.broadcast_shapes(a.data.shape[:-2], b.data.shape[:-2])
     slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt or a.dtype, (valid_rows, valid_cols), mask,
-                             _used(tiles), capacity)  # step 6
+                             _used(tiles), capacity, lead)  # step 6
     if dt is None or a.dtype != dt or b.dtype != dt:  # step 7
         raise _legality(f"{block.op} operands must all be the BSTART type {enc.DATATYPES.get(block.datatype)} "
                         f"(sources {a.dtype}, {b.dtype})")

@@ -15,16 +15,9 @@ from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 
 
 def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    """One case, or a stack of cases (a leading batch axis): every item runs as its own bundle."""
-    first = next(iter(inputs.values()))
-    if first.ndim == 3:
-        items = [_one(case, {r: v[i] for r, v in inputs.items()}) for i in range(first.shape[0])]
-        head = items[0]
-        if head.kind is not OutcomeKind.OK or any(o.kind != head.kind for o in items):
-            return head if all(o.kind == head.kind for o in items) else Outcome.unsupported("mixed outcomes")
-        flags = tuple(sorted({f for o in items for f in (o.flags or ())}))
-        return Outcome(OutcomeKind.OK, outputs={r: np.stack([o.outputs[r] for o in items]) for r in head.outputs},
-                       classes={r: np.stack([o.classes[r] for o in items]) for r in head.classes}, flags=flags)
+    """One case, or a stack of cases of one geometry (a leading batch axis): the bundle is built and executed
+    once, its source tiles holding every case's data (the executor runs the data path stacked; nothing else it
+    does reads tile contents), so the outcome is each case's own, outputs stacked, flags those any case raises."""
     return _one(case, inputs)
 
 
@@ -53,10 +46,11 @@ def _one(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
         if published is None:
             return Outcome.unsupported(f"nothing published in {encoding.tile_name(gb.DEST_SLOTS[role])}")
         dt = dtypes.get("uint32" if role == "idx" else case.dtype)
-        out = np.zeros(t.shape, dtype=dt.bits_dtype)
+        lead = published.data.shape[:-2]
+        out = np.zeros((*lead, *t.shape), dtype=dt.bits_dtype)
         r, c = min(t.rows, published.rows), min(t.cols, published.cols)
-        out[:r, :c] = published.data[:r, :c]
-        cls = np.full(t.shape, UNDEFINED, dtype=np.uint8)
-        cls[:published.valid_rows, :published.valid_cols] = EXACT
+        out[..., :r, :c] = published.data[..., :r, :c]
+        cls = np.full((*lead, *t.shape), UNDEFINED, dtype=np.uint8)
+        cls[..., :published.valid_rows, :published.valid_cols] = EXACT
         outputs[role], classes[role] = out, cls
     return Outcome(OutcomeKind.OK, outputs=outputs, classes=classes, flags=tuple(block.flags))

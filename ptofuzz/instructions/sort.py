@@ -226,6 +226,26 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
     return out
 
 
+def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
+    """``n`` cases' inputs stacked on a leading axis, drawn as :func:`draw_inputs` draws one case's: values over
+    the whole source tile; TSORT32 indices 0..R*C-1 row-major, each case's a random permutation a fifth of the
+    time; a2a3's tmp zeros."""
+    dt = dtypes.get(case.dtype)
+    src = case.tile("src")
+    out = {"src": values.draw(source, dt, (n, *src.shape), mix)}
+    if case.op == "TSORT32":
+        idx = case.tile("idx")
+        k = idx.rows * idx.cols
+        order = np.broadcast_to(np.arange(k, dtype=np.uint32), (n, k)).copy()
+        shuffled = np.flatnonzero(source.random(n) < 0.2)
+        if shuffled.size:
+            keys = source.bits(32, shuffled.size * k).reshape(shuffled.size, k)
+            order[shuffled] = np.argsort(keys, axis=1, kind="stable").astype(np.uint32)
+        out["idx"] = order.reshape(n, *idx.shape)
+        out["tmp"] = np.zeros((n, *case.tile("tmp").shape), dt.bits_dtype)
+    return out
+
+
 def _structural(case: Case, inputs: dict[str, np.ndarray], roles: tuple[str, ...], evaluate: Any) -> np.ndarray:
     """Where ``dst`` is undefined whatever the data: the classes for plain, distinct, well-ordered inputs."""
     dt = dtypes.get(case.dtype)
@@ -300,15 +320,18 @@ def _mrg_redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outco
 
 
 def _sorted_runs(vals: np.ndarray, case: Case, dt: Any) -> np.ndarray:
+    """``vals`` (..., n) sorted descending (numbers, then NaNs) within each run of the case's run length."""
     from ptofuzz.oracles.sort import sort_keys
 
-    n = vals.size
+    n = vals.shape[-1]
     run = max(1, n if case.param("lists", 1) > 1 else (case.param("block") or TOPK_RUN_RECORDS))
     padded = -(-n // run) * run
-    keys = np.full(padded, np.iinfo(np.uint64).max, np.uint64)
-    keys[:n] = sort_keys(vals, dt, descending=True)
-    order = (np.argsort(keys.reshape(-1, run), axis=1, kind="stable") + np.arange(0, padded, run)[:, None]).ravel()
-    return vals[order[order < n]]
+    lead = vals.shape[:-1]
+    keys = np.full((*lead, padded), np.iinfo(np.uint64).max, np.uint64)
+    keys[..., :n] = sort_keys(vals, dt, descending=True)
+    order = np.argsort(keys.reshape(*lead, -1, run), axis=-1, kind="stable") + np.arange(0, padded, run)[:, None]
+    # the padding sorts last in the last run: the first n positions of the order are the values'
+    return np.take_along_axis(vals, order.reshape(*lead, padded)[..., :n], axis=-1)
 
 
 def _mrg_structural(case: Case, inputs: dict[str, np.ndarray], srcs: tuple[str, ...], evaluate: Any) -> np.ndarray:
@@ -345,7 +368,7 @@ def instructions() -> list[Instruction]:
         random_case=_tsort_random, explicit_case=_checked(_tsort_explicit), draw_inputs=draw_inputs,
         role_dtypes={"idx": "uint32"}, options=("dtype", "shape", "sort_width", "descending", "contract"),
         random_options=("dtype", "shape", "sort_width", "descending"), replay_flags=_tsort_flags,
-        bundle=bundle_oracle.evaluate, permutes=True)
+        bundle=bundle_oracle.evaluate, permutes=True, draw_batch=draw_batch)
     profiles = _tsort32_profiles()
 
     def oracle(platform: str):
@@ -369,7 +392,7 @@ def instructions() -> list[Instruction]:
         random_case=_tsort32_random, explicit_case=_checked(_tsort32_explicit), draw_inputs=draw_inputs,
         role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=each_case(redraw),
         replay_flags=_tsort32_flags, geometry_class=_tsort32_geometry, permutes=True,
-        known_difference=_tsort32_known, cpusim=_cpusim)
+        known_difference=_tsort32_known, cpusim=_cpusim, draw_batch=draw_batch, shared=oracles.shared_work)
     return [tsort, tsort32, mrg_instruction()]
 
 
@@ -427,6 +450,11 @@ def _mrg_canonical(platform: str) -> tuple[tuple[str, Case], ...]:
 def _mrg_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
     """Each list pre-sorted descending (numbers, then NaNs) in runs (whole lists, ``block`` records, or 32
     records for the topk kernel), indices 0.. over all lists in order, 16-bit pad bytes zero."""
+    return {role: rows[0] for role, rows in _mrg_batch(source, case, mix, 1).items()}
+
+
+def _mrg_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
+    """``n`` cases' lists as :func:`_mrg_inputs` draws one case's, stacked on a leading axis."""
     from ptofuzz.oracles import mrgsort
 
     dt = dtypes.get(case.dtype)
@@ -435,10 +463,10 @@ def _mrg_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
     for role, tile in case.tiles:
         if role == "dst":
             continue
-        n = tile.cols // 2
-        vals = _sorted_runs(values.draw(source, dt, (1, n), mix)[0], case, dt)
-        out[role] = mrgsort.join_records(vals, np.arange(base, base + n, dtype=np.uint32), dt)[None, :]
-        base += n
+        k = tile.cols // 2
+        vals = _sorted_runs(values.draw(source, dt, (n, k), mix), case, dt)
+        out[role] = mrgsort.join_records(vals, np.arange(base, base + k, dtype=np.uint32), dt)[:, None, :]
+        base += k
     return out
 
 
@@ -525,6 +553,7 @@ def mrg_instruction() -> Instruction:
                                       notes=MRG_NOTES.get(p, "vmrgsort4"))
                    for p in ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")},
         random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs,
+        draw_batch=_mrg_batch, shared=oracles.shared_work,
         redraw=each_case(_mrg_redraw),
         role_dtypes={r: "uint32" for r in MRG_ROLES}, options=("dtype", "shape", "lists", "blocks", "exhausted"),
         replay_flags=_mrg_flags, permutes=True, cpusim=_cpusim)
