@@ -1,0 +1,197 @@
+"""oracles/mrgsort.py behaviours the mutation run (tests/README.md) found unpinned: argument checks and their
+messages, the registry entry's defaults, the NPU exhausted stop point, the head-by-head loop's near-zero and
+cap rules, and the per-group near-zero ambiguity of the single-list form. Expected merges are worked by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.oracles import mrgsort as M
+
+E, U = EXACT, UNDEFINED
+NAN = float("nan")
+
+
+def recs(values, idx=None):
+    """float32 record words from Python floats (indices 0, 1, ... unless given)."""
+    v = np.array(values, np.float32).view(np.uint32)
+    i = np.arange(len(values)) if idx is None else np.array(idx)
+    return M.join_records(v, i.astype(np.uint32), "float32")
+
+
+def bits_recs(value_bits, idx):
+    return M.join_records(np.array(value_bits, np.uint32), np.array(idx, np.uint32), "float32")
+
+
+def record_classes(result):
+    return result.classes[0::2].tolist()
+
+
+# ---- argument checks ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: M.merge([recs([1.0])], "float32", dst_records=1, exhausted=False, platform="cpu"),
+     "TMRGSORT merges 2..4 lists, not 1"),
+    (lambda: M.merge([recs([1.0])] * 2, "float32", dst_records=-1, exhausted=False, platform="cpu"),
+     "dst_records must be a non-negative integer, got -1"),
+    (lambda: M.single(recs([1.0] * 4), "float32", block_len=2, dst_records=-2, platform="cpu"),
+     "dst_records must be a non-negative integer, got -2"),
+    (lambda: M.topk(recs([1.0] * 64), "float32", cols=128, topk=0, platform="cpu"),
+     "topk=0 must be a positive multiple of 2 elements for float32"),
+    (lambda: M.topk(recs([1.0] * 64), "float32", cols=127, topk=64, platform="cpu"),
+     "cols=127 must be a positive multiple of 2 elements for float32"),
+    (lambda: M.topk(recs([1.0] * 64), "float32", cols=-2, topk=64, platform="cpu"),
+     "cols=-2 must be a positive multiple of 2 elements for float32"),
+    (lambda: M.topk(recs([1.0] * 64), "float32", cols=1 << 16, topk=64, platform="cpu"),
+     "cols=65536 overflows the kernel's uint16 column counters"),
+    (lambda: M.topk(recs([1.0] * 64), "float32", cols=128, topk=130, platform="cpu"),
+     "topk=130 exceeds cols=128: the kernel would copy past its src tile"),
+    (lambda: M.topk(recs([1.0] * 32), "float32", cols=128, topk=64, platform="cpu"),
+     "words hold 32 records, the kernel reads 64"),
+])
+def test_bad_arguments_say_what_is_wrong(call, message):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert str(e.value) == message
+
+
+def test_the_largest_topk_width_is_65534_columns():
+    """The kernel counts columns in uint16: 65534 float32 elements (32767 records) still fit."""
+    vals = np.arange(32767, 0, -1, dtype=np.float32)  # one descending list: every block is sorted
+    r = M.topk(recs(vals), "float32", cols=65534, topk=64, platform="cpu")
+    assert record_classes(r) == [E] * 32
+    assert M.split_records(r.words, "float32")[0].view(np.float32).tolist() == vals[:32].tolist()
+
+
+# ---- the registry entry: a case and its tiles ----------------------------------------------------------------
+
+
+def _case(tiles, **params):
+    return Case("TMRGSORT", "cpu", "float32", tuple(tiles), tuple(sorted(params.items())))
+
+
+def test_a_case_without_params_is_the_single_list_form_with_32_record_blocks():
+    """Four descending blocks of 32 records (64 float32 elements each): one group, merged."""
+    vals = np.concatenate([np.arange(32, dtype=np.float32) * 4 + k for k in range(4)][::-1])
+    blocks = np.concatenate([np.sort(vals[32 * k:32 * k + 32])[::-1] for k in range(4)])
+    words = recs(blocks)[None, :]
+    case = _case([("dst", Tile(1, 256, 1, 256)), ("src0", Tile(1, 256, 1, 256))])
+    out = M.tmrgsort(case, {"src0": words}, "cpu")
+    assert out.kind == "ok" and out.outputs["dst"].shape == (1, 256) and out.classes["dst"].dtype == np.uint8
+    got = out.outputs["dst"][0, 0::2].view(np.float32).tolist()
+    assert got == sorted(blocks.tolist(), reverse=True)
+    assert (out.classes["dst"] == E).all() and "executed" not in out.extra
+
+
+def test_a_case_with_exhausted_stops_when_a_list_runs_out():
+    a, b = recs([5.0, 3.0]), recs([4.0, 2.0, 1.0], [10, 11, 12])
+    tiles = [("dst", Tile(1, 10, 1, 10)), ("src0", Tile(1, 4, 1, 4)), ("src1", Tile(1, 6, 1, 6))]
+    inputs = {"src0": a[None, :], "src1": b[None, :]}
+    full = M.tmrgsort(_case(tiles, lists=2), inputs, "cpu")
+    assert full.extra["executed"] == [2, 3, 0, 0] and (full.classes["dst"] == E).all()
+    stop = M.tmrgsort(_case(tiles, lists=2, exhausted=1), inputs, "cpu")
+    assert stop.extra["executed"] == [2, 1, 0, 0]  # 5, 4, 3: list 0 is empty
+    assert stop.outputs["dst"][0, :6].tolist() == recs([5.0, 4.0, 3.0], [0, 10, 1]).tolist()
+    assert stop.classes["dst"][0, 0::2].tolist() == [E] * 3 + [U] * 2
+
+
+def test_a_case_with_topk_runs_the_topk_kernel():
+    vals = np.arange(64, 0, -1, dtype=np.float32)  # 64 records = 128 float32 elements
+    case = _case([("dst", Tile(1, 64, 1, 64)), ("src0", Tile(1, 128, 1, 128))], topk=1)
+    out = M.tmrgsort(case, {"src0": recs(vals)[None, :]}, "cpu")
+    assert out.outputs["dst"][0, 0::2].view(np.float32).tolist() == vals[:32].tolist()
+    assert (out.classes["dst"] == E).all()
+
+
+# ---- NPU exhausted mode: the stop point --------------------------------------------------------------------
+
+
+def test_npu_exhausted_stop_before_an_ambiguous_zero_run_is_known():
+    """list 0 = [5.0] runs out with the first output, just before the +0/-0 run from lists 1 and 2: the unit
+    stops there, so the order of the zeros never matters and the executed counts are known."""
+    lists = [recs([5.0]), bits_recs([0x00000000], [10]), bits_recs([0x80000000], [20])]
+    r = M.merge(lists, "float32", dst_records=3, exhausted=True, platform="a5")
+    assert r.executed == (1, 0, 0, 0)
+    assert record_classes(r)[0] == E and r.words[:2].tolist() == recs([5.0]).tolist()
+
+
+# ---- the head-by-head loop (a list holding a NaN) ------------------------------------------------------------
+
+
+def test_npu_loop_stops_being_defined_at_an_ambiguous_zero():
+    """A NaN deep in list 1 sends the merge through the loop; +0 (list 0) and -0 (list 1) tie in an undocumented
+    order, so the NPU output is defined only up to them: 4, 3, then undefined."""
+    lists = [bits_recs([0x40800000, 0x00000000], [0, 1]),  # 4.0, +0
+             bits_recs([0x40400000, 0x80000000, 0xBF800000, 0x7FC00000], [10, 11, 12, 13])]  # 3, -0, -1, NaN
+    r = M.merge(lists, "float32", dst_records=6, exhausted=False, platform="a5")
+    assert record_classes(r) == [E, E, U, U, U, U]
+    assert r.words[:4].tolist() == bits_recs([0x40800000, 0x40400000], [0, 10]).tolist()
+    stop = M.merge(lists, "float32", dst_records=6, exhausted=True, platform="a5")
+    assert record_classes(stop)[:2] == [E, E] and stop.executed is None  # the stop point lies past the zeros
+
+
+def test_npu_loop_without_zeros_is_defined_until_the_nan():
+    lists = [recs([4.0, 2.0, 0.5]), recs([3.0, 1.0, NAN], [10, 11, 12])]
+    r = M.merge(lists, "float32", dst_records=6, exhausted=False, platform="a5")
+    assert record_classes(r) == [E, E, E, E, U, U]  # 4, 3, 2, 1, then list 1's head is the NaN
+    assert r.words[:8].tolist() == recs([4.0, 3.0, 2.0, 1.0], [0, 10, 1, 11]).tolist()
+
+
+def test_npu_exhausted_counts_run_to_the_hardware_stop_not_to_dst():
+    """dst holds 1 record, but the unit merges on until list 0 is empty (5, 4, 3): counts 2 and 1. The NaN in
+    list 1 never reaches its head."""
+    lists = [recs([5.0, 3.0]), recs([4.0, 2.0, 1.0, NAN], [10, 11, 12, 13])]
+    r = M.merge(lists, "float32", dst_records=1, exhausted=True, platform="a5")
+    assert r.executed == (2, 1, 0, 0)
+    assert record_classes(r) == [E] and r.words.tolist() == recs([5.0]).tolist()
+
+
+def test_cpu_loop_counts_stop_at_dst():
+    """cpu, not exhausted, dst of 2 records: it writes 5 and 4 and stops (a NaN elsewhere forces the loop)."""
+    lists = [recs([5.0, 3.0]), recs([4.0, 2.0, NAN], [10, 11, 12])]
+    r = M.merge(lists, "float32", dst_records=2, exhausted=False, platform="cpu")
+    assert r.executed == (1, 1, 0, 0)
+    assert r.words.tolist() == recs([5.0, 4.0], [0, 10]).tolist()
+
+
+# ---- single-list form on the NPU ---------------------------------------------------------------------------
+
+
+def test_npu_single_block_len_too_small_for_a_record_is_undefined():
+    r = M.single(recs([3.0, 2.0, 1.0, 0.0]), "float32", block_len=1, dst_records=4, platform="a5")
+    assert record_classes(r) == [U] * 4
+
+
+def _block(tail_bits, start):
+    """32 descending float32 records: 29..(33 - len(tail)) as values, then ``tail_bits`` (near-zero values)."""
+    head = np.arange(32 - len(tail_bits), 0, -1, dtype=np.float32).view(np.uint32).tolist()
+    return head + list(tail_bits), list(range(start, start + 32))
+
+
+def test_npu_single_near_zero_ambiguity_is_judged_per_group():
+    """Group 0: the smallest subnormal in blocks 0 and 1 (two lists, one bit pattern: their order is
+    immaterial, defined). Group 1: +0 and 2 * smallest subnormal both in block 4 (one list keeps its own order:
+    defined). Judged over both groups at once, either group would look ambiguous."""
+    bits, idx = [], []
+    for k, tail in enumerate([[1], [1], [], [], [2, 0], [], [], []]):
+        b, i = _block(tail, 32 * k)
+        bits += b
+        idx += i
+    r = M.single(bits_recs(bits, idx), "float32", block_len=64, dst_records=256, platform="a5")
+    assert record_classes(r) == [E] * 256
+    v, i = M.split_records(r.words, "float32")
+    assert v[126:128].tolist() == [1, 1] and i[126:128].tolist() == [31, 63]  # block 0's before block 1's
+    assert v[254:256].tolist() == [2, 0] and i[254:256].tolist() == [158, 159]
+
+
+def test_npu_single_equal_zeros_from_two_lists_are_defined():
+    bits, idx = [], []
+    for k, tail in enumerate([[0], [0], [], []]):
+        b, i = _block(tail, 32 * k)
+        bits += b
+        idx += i
+    r = M.single(bits_recs(bits, idx), "float32", block_len=64, dst_records=128, platform="a5")
+    assert record_classes(r) == [E] * 128
