@@ -6,7 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptofuzz.compare import Mode, compare, default_tolerances
+from ptofuzz.compare import (
+    ERROR_CLASSES,
+    NOT_COMPARED,
+    Mode,
+    compare,
+    default_tolerances,
+)
 from ptofuzz.dtypes import get
 
 
@@ -49,3 +55,47 @@ def test_tol_mode_is_exact_for_integers():
 ])
 def test_mode_describe_names_each_setting(mode, line):
     assert mode.describe() == line
+
+
+# ---- row-level error classes: "missing" (a written row left zero) and "ordering" (same values, other order)
+
+
+def _row_errors(expected, actual, valid, classes=None):
+    i32 = get("int32")
+    e = np.array(expected, np.int32).view(np.uint32)
+    a = np.array(actual, np.int32).view(np.uint32)
+    cls = None if classes is None else np.array(classes, np.uint8)
+    c = compare(e, cls, a, i32, valid=valid)
+    return [[ERROR_CLASSES[k] if k != NOT_COMPARED else "-" for k in row] for row in c.errors.tolist()]
+
+
+def test_row_classes_are_judged_row_by_row():
+    """Row 0: 2 of 5 golden elements nonzero, left zero: fewer than half, so plain value errors. Row 1: 3 of 5
+    nonzero, left zero: missing. Row 2: two values swapped: ordering. Row 3 lies outside the valid region."""
+    expected = [[1, 2, 0, 0, 0], [4, 5, 6, 0, 0], [1, 2, 3, 4, 5], [0, 0, 0, 0, 0]]
+    actual = [[0, 0, 0, 0, 0], [0, 0, 0, 0, 0], [2, 1, 3, 4, 5], [0, 0, 0, 0, 9]]
+    assert _row_errors(expected, actual, (3, 5)) == [
+        ["int-value", "int-value", "ok", "ok", "ok"],
+        ["missing", "missing", "missing", "ok", "ok"],
+        ["ordering", "ordering", "ok", "ok", "ok"],
+        ["ok", "ok", "ok", "ok", "outside"],
+    ]
+
+
+def test_row_classes_of_two_element_rows_in_a_tall_valid_region():
+    """Valid 4x2: two-element rows can be missing (rows 0 and 3) or reordered (row 1); rows past the second
+    count too (the row limit is the valid rows, not the valid columns)."""
+    expected = [[7, 9], [3, 4], [5, 5], [5, 6]]
+    actual = [[0, 0], [4, 3], [5, 5], [0, 0]]
+    assert _row_errors(expected, actual, (4, 2)) == [
+        ["missing", "missing"], ["ordering", "ordering"], ["ok", "ok"], ["missing", "missing"]]
+
+
+def test_row_classes_ignore_uncompared_lanes():
+    """Lane 2 is undefined on the expected side: whatever it holds, row 0 is still missing and row 1 still
+    only reordered."""
+    expected = [[1, 2, 0], [1, 2, 0]]
+    actual = [[0, 0, 5], [2, 1, -7]]
+    classes = [[0, 0, 3], [0, 0, 3]]
+    assert _row_errors(expected, actual, (2, 3), classes) == [["missing", "missing", "-"],
+                                                               ["ordering", "ordering", "-"]]

@@ -52,6 +52,13 @@ def test_tpartarg_names_carry_the_index_dtype():
     ("TPARTMUL", "cpu", "TPARTMUL_Test.bogus",
      ("cannot parse folder name 'TPARTMUL_Test.bogus': expected TPARTMUL_Test.case_<dtype>_<R>x<C>_<R>x<C>_<R>x<C> "
      "or one of the canonical names (none...)")),
+    # only the cpu profiles read src1 names
+    ("TPARTMAX", "a2a3", "TPARTMAXTest.case_float_16x16_src1_8x8",
+     ("cannot parse folder name 'TPARTMAXTest.case_float_16x16_src1_8x8': expected TPARTMAXTest.case_<dtype>_"
+      "<R>x<C>_<R>x<C>_<R>x<C> or one of the canonical names (test0, test1, test2...)")),
+    # a src1 region larger than the tile
+    ("TPARTADD", "cpu", "TPARTADD_Test.case_float_8x8_src1_16x4",
+     "folder name 'TPARTADD_Test.case_float_8x8_src1_16x4': src1 valid region 16x4 is larger than its tile 8x8"),
     # two tiles where three roles are named (only TMRGSORT's list count varies)
     ("TPARTADD", "cpu", "TPARTADD_Test.case_float_16x16_8x8",
      "folder name 'TPARTADD_Test.case_float_16x16_8x8' has 2 tiles; TPARTADD_Test names 3 (dst, src0, src1)"),

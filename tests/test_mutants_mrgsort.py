@@ -195,3 +195,28 @@ def test_npu_single_equal_zeros_from_two_lists_are_defined():
         idx += i
     r = M.single(bits_recs(bits, idx), "float32", block_len=64, dst_records=128, platform="a5")
     assert record_classes(r) == [E] * 128
+
+
+def _topk_blocks_with_a_nan():
+    """128 float32 records in 4 descending blocks of 32: block k holds 127 - (4j + k) for j = 0..31, except that
+    block 3's last record (0) is a NaN. Indices are the input positions."""
+    vals = np.array([[127 - (4 * j + k) for j in range(32)] for k in range(4)], np.float32).reshape(-1)
+    vals[127] = np.nan
+    return vals, recs(vals, np.arange(128))
+
+
+@pytest.mark.parametrize(("platform", "topk_records", "defined"), [("cpu", 128, 128), ("npu", 128, 124),
+                                                                   ("npu", 32, 32)])
+def test_topk_merges_a_group_holding_a_nan(platform, topk_records, defined):
+    """cols 256 elements: one single-list pass with blockLen 64 merges the 4 blocks, and dst is its front.
+    cpu: the NaN heads the highest list and waits until every lower list is empty, so it comes last after
+    127..1. npu: from the output position where the NaN reaches a head (after list 3's 4) on, undefined."""
+    vals, words = _topk_blocks_with_a_nan()
+    r = M.topk(words, "float32", cols=256, topk=2 * topk_records, platform=platform)
+    assert record_classes(r) == [E] * defined + [U] * (topk_records - defined)
+    v, i = M.split_records(r.words, "float32")
+    expected = list(range(127, 0, -1))[:defined]  # the numbers, without the NaN
+    assert v[:len(expected)].view(np.float32).tolist() == expected
+    assert i[:len(expected)].tolist() == [int(np.flatnonzero(vals == x)[0]) for x in expected]
+    if defined == 128:
+        assert np.isnan(v[127:].view(np.float32)).all() and i[127] == 127
