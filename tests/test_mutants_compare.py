@@ -1,5 +1,6 @@
 """ptofuzz/compare.py behaviours the mutation run (tests/README.md) found unpinned: the default rtol/atol of
-the ``tol`` mode and the mode line the reports print."""
+the ``tol`` mode, the mode line the reports print, the row-level error classes and pto-isa ResultCmp's
+64-bit, integer and masked verdicts."""
 
 from __future__ import annotations
 
@@ -10,8 +11,10 @@ from ptofuzz.compare import (
     ERROR_CLASSES,
     NOT_COMPARED,
     Mode,
+    ResultCmpVerdict,
     compare,
     default_tolerances,
+    result_cmp,
 )
 from ptofuzz.dtypes import get
 
@@ -99,3 +102,33 @@ def test_row_classes_ignore_uncompared_lanes():
     classes = [[0, 0, 3], [0, 0, 3]]
     assert _row_errors(expected, actual, (2, 3), classes) == [["missing", "missing", "-"],
                                                                ["ordering", "ordering", "-"]]
+
+
+# ---- pto-isa ResultCmp (pto-isa-conventions.md §1.5) -------------------------------------------------------
+
+
+def test_result_cmp_of_64_bit_integers_is_result_cmp_exact():
+    """int64 goes through ResultCmpExact: any differing element fails, eps plays no part; 2**60 and 2**60 + 1
+    would be equal as floats."""
+    i64 = get("int64")
+    e = np.array([[1, 2 ** 60]], np.int64).view(np.uint64)
+    a = np.array([[1, 2 ** 60 + 1]], np.int64).view(np.uint64)
+    assert result_cmp(e, a, i64, 1e-3) == ResultCmpVerdict(False, 0.0, 1, 0, 0)
+    assert result_cmp(e, e.copy(), i64, 1e-3) == ResultCmpVerdict(True, 0.0, 0, 0, 0)
+
+
+def test_result_cmp_of_32_bit_integers_uses_the_tolerance():
+    """int32 compares as float: 100 against 101 is 1% off, within eps 0.1 (and 4 elements allow no failure)."""
+    i32 = get("int32")
+    e = np.array([[100, 7, 7, 7]], np.int32).view(np.uint32)
+    a = np.array([[101, 7, 7, 7]], np.int32).view(np.uint32)
+    assert result_cmp(e, a, i32, 0.1) == ResultCmpVerdict(True, 0.1, 0, 0, 0)
+
+
+def test_result_cmp_counts_only_the_compared_elements():
+    f32 = get("float32")
+    e = np.array([[1.0, 2.0, 3.0, 4.0]], np.float32).view(np.uint32)
+    a = np.array([[1.0, 2.0, 3.0, 40.0]], np.float32).view(np.uint32)
+    assert result_cmp(e, a, f32, 1e-3) == ResultCmpVerdict(False, 1e-3, 1, 0, 0)
+    mask = np.array([[True, True, True, False]])
+    assert result_cmp(e, a, f32, 1e-3, mask) == ResultCmpVerdict(True, 1e-3, 0, 0, 0)

@@ -1,15 +1,18 @@
 """oracles/tpart.py and oracles/integer.py behaviours the mutation run (tests/README.md) found unpinned: the
-NPU integer overflow boundary, a5's Int64Part coverage rules outside the sources and the destination, and
-repatching an NPU outcome."""
+NPU integer overflow boundary, a5's Int64Part coverage rules outside the sources and the destination,
+repatching an NPU outcome, and IEEE add/mul staying silent on the special cases it computes."""
 
 from __future__ import annotations
+
+import warnings
 
 import numpy as np
 import pytest
 from tpart_helpers import case as tcase
 
 from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
-from ptofuzz.oracles import tpart
+from ptofuzz.dtypes import get
+from ptofuzz.oracles import ieee, tpart
 
 E, U = EXACT, UNDEFINED
 
@@ -82,3 +85,19 @@ def test_repatch_recomputes_the_patched_elements():
     assert after.outputs["dst"].view(f).tolist() == [[6, 8, 5]]
     assert after.classes["dst"].tolist() == [[E, E, E]]
     assert before.classes["dst"].tolist() == [[U, E, E]]  # the original outcome is left alone
+
+
+def test_ieee_add_mul_is_silent_on_overflow_and_invalid_operations():
+    """The oracle computes inf - inf, 0 * inf and overflows on purpose: it must not warn (a warning filter set to
+    "error" would turn each into a crash)."""
+    f32 = get("float32")
+    inf, big = 0x7F800000, 0x7F7FFFFF
+    a = np.array([inf, 0, big], np.uint32)
+    b = np.array([0xFF800000, inf, big], np.uint32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        added, flags = ieee.add_mul("add", a, b, f32)
+        multiplied, _ = ieee.add_mul("mul", a, b, f32)
+    assert added.tolist() == [f32.canonical_nan, inf, inf]  # inf - inf = NaN; 0 + inf; max + max overflows
+    assert multiplied.tolist() == [0xFF800000, f32.canonical_nan, inf]  # inf * -inf = -inf; 0 * inf = NaN; overflow
+    assert flags["NV"].tolist() == [True, False, False] and flags["OF"].tolist() == [False, False, True]
