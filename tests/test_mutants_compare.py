@@ -4,9 +4,12 @@ the ``tol`` mode, the mode line the reports print, the row-level error classes a
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
+from ptofuzz.case import EXACT, ZERO
 from ptofuzz.compare import (
     ERROR_CLASSES,
     NOT_COMPARED,
@@ -132,3 +135,76 @@ def test_result_cmp_counts_only_the_compared_elements():
     assert result_cmp(e, a, f32, 1e-3) == ResultCmpVerdict(False, 1e-3, 1, 0, 0)
     mask = np.array([[True, True, True, False]])
     assert result_cmp(e, a, f32, 1e-3, mask) == ResultCmpVerdict(True, 1e-3, 0, 0, 0)
+
+
+# ---- the ulp and tol modes, ZERO classes on integers, values of unsigned and signed integers ----------------
+
+
+def _f32(*vals):
+    return np.array([vals], np.float32).view(np.uint32)
+
+
+def test_ulp_mode_allows_exactly_the_given_distance():
+    one = 0x3F800000
+    e = np.array([[one, one, one, 0x00000000, 0x7FC00000]], np.uint32)
+    a = np.array([[one + 2, one + 3, one - 2, 0x80000000, 0x3F800000]], np.uint32)
+    c = compare(e, None, a, get("float32"), mode=Mode("ulp", ulp=2))
+    # +2 and -2 ULP pass; +3 fails; -0 against +0 is a signed-zero error in every mode but zeros="unsigned";
+    # NaN against a number is never within any distance
+    assert [d.col for d in c.first] == [1, 3, 4]
+    assert [d.error for d in c.first] == ["ulp-2..16", "signed-zero", "nan-vs-number"]
+    assert compare(e, None, a, get("float32"), mode=Mode("ulp", ulp=3)).mismatches == 2
+    assert compare(e, None, a, get("float32"), mode=Mode("ulp", ulp=2, zeros="unsigned")).mismatches == 2
+
+
+def test_tol_mode_takes_explicit_rtol_and_atol():
+    e, a = _f32(100.0, 0.0, -0.0), _f32(101.0, 0.5, 0.0)
+    f32 = get("float32")
+    c = compare(e, None, a, f32, mode=Mode("tol", rtol=0.02, atol=0.0))
+    assert [d.col for d in c.first] == [1, 2]  # 1% passes; 0.5 away from 0 fails with atol 0; -0 vs +0 signed
+    c = compare(e, None, a, f32, mode=Mode("tol", rtol=0.0, atol=0.5))
+    assert [d.col for d in c.first] == [0, 2]  # 1.0 away fails with rtol 0; 0.5 passes (<=); -0 vs +0 signed
+    c = compare(e, None, a, f32, mode=Mode("tol", rtol=0.0, atol=0.5, zeros="unsigned"))
+    assert [d.col for d in c.first] == [0]
+
+
+def test_tol_mode_never_matches_an_infinity_or_nan_with_a_number():
+    e, a = _f32(np.inf, 3.0, np.nan), _f32(3.4e38, np.inf, 1.0)
+    c = compare(e, None, a, get("float32"), mode=Mode("tol", rtol=1.0, atol=1e30))
+    assert c.mismatches == 3
+
+
+def test_tol_mode_is_silent_on_equal_infinities():
+    e, a = _f32(np.inf, 1.0), _f32(np.inf, 2.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        c = compare(e, None, a, get("float32"), mode=Mode("tol"))
+    assert [d.col for d in c.first] == [1]
+
+
+def test_a_zero_class_on_integers_accepts_only_zero():
+    i32 = get("int32")
+    e = np.array([[5, 5, 7]], np.int32).view(np.uint32)
+    a = np.array([[0, 1, 7]], np.int32).view(np.uint32)
+    cls = np.array([[ZERO, ZERO, EXACT]], np.uint8)
+    c = compare(e, cls, a, i32)
+    assert c.mismatches == 1 and c.first[0].col == 1
+
+
+@pytest.mark.parametrize(("dtype", "e", "a", "diff"), [("uint8", 200, 100, 100.0), ("int8", -1, 1, 2.0),
+                                                       ("uint32", 0xFFFFFFFF, 1, 4294967294.0)])
+def test_integer_differences_are_measured_on_the_signed_or_unsigned_values(dtype, e, a, diff):
+    dt = get(dtype)
+    bits = dt.bits_dtype
+    ee = np.array([[e]], dtype).view(bits)
+    aa = np.array([[a]], dtype).view(bits)
+    assert compare(ee, None, aa, dt).max_abs == diff
+
+
+def test_float16_result_cmp_compares_values_unless_asked_for_bits():
+    """+0 against the smallest subnormal: by value 6e-8 apart (within eps); as NPU bit patterns 1 apart with an
+    infinite relative error."""
+    f16 = get("float16")
+    e, a = np.array([[0x0000]], np.uint16), np.array([[0x0001]], np.uint16)
+    assert compare(e, None, a, f16, eps=1e-3).result_cmp.passed
+    assert not compare(e, None, a, f16, eps=1e-3, half_as_bits=True).result_cmp.passed

@@ -51,6 +51,16 @@ def record_classes(result):
      "topk=130 exceeds cols=128: the kernel would copy past its src tile"),
     (lambda: M.topk(recs([1.0] * 32), "float32", cols=128, topk=64, platform="cpu"),
      "words hold 32 records, the kernel reads 64"),
+    (lambda: M.split_records(np.array([1, 2, 3]), "float32"), "a record stream has an even number of words, got shape (3,)"),
+    (lambda: M.split_records(np.array([-1, 2]), "float32"), "record words must be uint32"),
+    (lambda: M.split_records(np.array([1 << 32, 2]), "float32"), "record words must be uint32"),
+    (lambda: M.split_records(np.array([1.0, 2.0]), "float32"), "record words must be uint32"),
+    (lambda: M.split_records(np.array([1, 2]), "int32"), "TMRGSORT records hold float32 or float16 values, not int32"),
+    (lambda: M.join_records([1], [2], "float32", pad=1), "float32 records have no pad bytes"),
+    (lambda: M.merge([np.zeros((2, 2), np.uint32)] * 2, "float32", dst_records=1, exhausted=False, platform="cpu"),
+     "a record stream is one tile row (1-D words), got shape (2, 2)"),
+    (lambda: M.merge([recs([1.0])] * 2, "float32", dst_records=1, exhausted=False, platform="spec"),
+     "pto-spec has no TMRGSORT model; use cpu or an NPU platform"),
 ])
 def test_bad_arguments_say_what_is_wrong(call, message):
     with pytest.raises(ValueError) as e:
@@ -220,3 +230,55 @@ def test_topk_merges_a_group_holding_a_nan(platform, topk_records, defined):
     assert i[:len(expected)].tolist() == [int(np.flatnonzero(vals == x)[0]) for x in expected]
     if defined == 128:
         assert np.isnan(v[127:].view(np.float32)).all() and i[127] == 127
+
+
+# ---- record words in, record words out ------------------------------------------------------------------------
+
+
+def test_an_unknown_platform_lists_the_ones_that_merge():
+    with pytest.raises(ValueError) as e:
+        M.merge([recs([1.0])] * 2, "float32", dst_records=1, exhausted=False, platform="gpu")
+    message = str(e.value)
+    assert message.startswith("unknown TMRGSORT platform 'gpu'; use one of: cpu, npu, ")
+    assert {"a2a3", "a5", "kirin9030", "kirinDev0000"} <= set(message.split(": ", 1)[1].split(", "))
+    assert "spec" not in message.split(": ", 1)[1].split(", ")
+
+
+def test_words_may_be_any_integer_array_within_uint32():
+    """0 and 0xFFFFFFFF are the edges; plain Python ints, int64 and empty int arrays are accepted and come back
+    as uint32."""
+    v, i = M.split_records(np.array([0, 0xFFFFFFFF], np.int64), "float32")
+    assert (v.tolist(), i.tolist(), v.dtype, i.dtype) == ([0], [0xFFFFFFFF], np.uint32, np.uint32)
+    v, i = M.split_records(np.array([], np.int64), "float32")
+    assert v.size == 0 and i.size == 0
+    a = [int(w) for w in recs([5.0, 3.0])]
+    b = [int(w) for w in recs([4.0], [10])]
+    r = M.merge([a, b], "float32", dst_records=3, exhausted=False, platform="a5")
+    assert r.words.dtype == np.uint32 and r.classes.dtype == np.uint8
+    assert r.words.tolist() == recs([5.0, 4.0, 3.0], [0, 10, 1]).tolist()
+    assert r.classes.tolist() == [E] * 6
+
+
+def test_npu_exhausted_stop_inside_an_ambiguous_zero_run_is_unknown():
+    """list 1 = [+0] runs out inside the +0/-0 run it shares with list 2: whether the unit stops after +0 or
+    after -0 is unknown, so everything from the run on is undefined and so are the executed counts."""
+    lists = [recs([5.0, -1.0]), bits_recs([0x00000000], [10]), bits_recs([0x80000000, 0xC0000000], [20, 21])]
+    r = M.merge(lists, "float32", dst_records=5, exhausted=True, platform="a5")
+    assert r.executed is None
+    assert record_classes(r) == [E, U, U, U, U] and r.words[:2].tolist() == recs([5.0]).tolist()
+
+
+def test_npu_loop_zeros_from_one_list_keep_their_order():
+    """The only near-zero record (+0) is in list 0, so its place is certain although a NaN (list 1) forces the
+    loop: 4, 3, +0, -1 are defined; then the NaN heads list 1."""
+    lists = [bits_recs([0x40800000, 0x00000000], [0, 1]), recs([3.0, -1.0, NAN], [10, 11, 12])]
+    r = M.merge(lists, "float32", dst_records=5, exhausted=False, platform="a5")
+    assert record_classes(r) == [E, E, E, E, U]
+    assert r.words[:8].tolist() == bits_recs([0x40800000, 0x40400000, 0x00000000, 0xBF800000], [0, 10, 1, 11]).tolist()
+
+
+def test_cpu_exhausted_loop_stops_at_dst_too():
+    """cpu, exhausted, dst of 1 record: it writes 5 and stops there (counts 1, 0), before any list is empty."""
+    lists = [recs([5.0, 3.0]), recs([4.0, 2.0, NAN], [10, 11, 12])]
+    r = M.merge(lists, "float32", dst_records=1, exhausted=True, platform="cpu")
+    assert r.executed == (1, 0, 0, 0) and r.words.tolist() == recs([5.0]).tolist()

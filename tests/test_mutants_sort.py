@@ -247,3 +247,14 @@ def test_tsort_destinations_that_do_not_fit_a_local_tile(dtype, role):
     out = tsort_run(tsort_case(dtype, Tile(256, 128, 1, 4)))
     assert out.kind == "fault" and (out.fault.name, out.fault.trap) == ("Fault_TileAllocation", 5)
     assert out.fault.reason.startswith(f"{role} destination: a 256x128 ")
+
+
+def test_tsort_orders_neighbouring_floats_one_ulp_apart():
+    """1 + 2**-23 and 1.0 differ only in the last fraction bit: ascending puts 1.0 first, descending last."""
+    up, one = 0x3F800001, 0x3F800000
+    t = Tile(1, 32, 1, 2)
+    src = np.zeros((1, 32), np.uint32)
+    src[0, :2] = [up, one]
+    for descending, expected in ((0, [one, up]), (1, [up, one])):
+        out = sort.tsort(tsort_case("float32", t, descending=descending), {"src": src})
+        assert out.outputs["dst"][0, :2].tolist() == expected

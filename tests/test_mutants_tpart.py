@@ -101,3 +101,11 @@ def test_ieee_add_mul_is_silent_on_overflow_and_invalid_operations():
     assert added.tolist() == [f32.canonical_nan, inf, inf]  # inf - inf = NaN; 0 + inf; max + max overflows
     assert multiplied.tolist() == [0xFF800000, f32.canonical_nan, inf]  # inf * -inf = -inf; 0 * inf = NaN; overflow
     assert flags["NV"].tolist() == [True, False, False] and flags["OF"].tolist() == [False, False, True]
+
+
+def test_a2a3_with_an_empty_destination_writes_nothing_and_tracks_no_flags():
+    c = tcase("TPARTADD", "a2a3", "float32", (0, 4), (2, 4), (2, 4), shapes={"dst": (2, 4)})
+    z = np.zeros((2, 4), np.uint32)
+    out = tpart.a2a3(c, {"src0": z, "src1": z})
+    assert out.kind == "ok" and out.flags is None
+    assert (out.classes["dst"] == U).all()
