@@ -157,6 +157,12 @@ def test_ulp_mode_allows_exactly_the_given_distance():
     assert compare(e, None, a, get("float32"), mode=Mode("ulp", ulp=2, zeros="unsigned")).mismatches == 2
 
 
+def test_ulp_mode_never_forgives_an_infinity_one_bit_pattern_past_the_largest_float():
+    e, a = np.array([[0x7F7FFFFF]], np.uint32), np.array([[0x7F800000]], np.uint32)
+    c = compare(e, None, a, get("float32"), mode=Mode("ulp", ulp=16))
+    assert c.mismatches == 1 and c.first[0].error == "inf"
+
+
 def test_tol_mode_takes_explicit_rtol_and_atol():
     e, a = _f32(100.0, 0.0, -0.0), _f32(101.0, 0.5, 0.0)
     f32 = get("float32")
@@ -184,11 +190,11 @@ def test_tol_mode_is_silent_on_equal_infinities():
 
 def test_a_zero_class_on_integers_accepts_only_zero():
     i32 = get("int32")
-    e = np.array([[5, 5, 7]], np.int32).view(np.uint32)
-    a = np.array([[0, 1, 7]], np.int32).view(np.uint32)
-    cls = np.array([[ZERO, ZERO, EXACT]], np.uint8)
+    e = np.array([[5, 5, 7, 1]], np.int32).view(np.uint32)
+    a = np.array([[0, 1, 7, 1]], np.int32).view(np.uint32)
+    cls = np.array([[ZERO, ZERO, EXACT, ZERO]], np.uint8)
     c = compare(e, cls, a, i32)
-    assert c.mismatches == 1 and c.first[0].col == 1
+    assert [d.col for d in c.first] == [1, 3]  # 1 is no zero, even where the placeholder says 1 too
 
 
 @pytest.mark.parametrize(("dtype", "e", "a", "diff"), [("uint8", 200, 100, 100.0), ("int8", -1, 1, 2.0),

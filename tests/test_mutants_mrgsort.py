@@ -96,6 +96,18 @@ def test_a_case_without_params_is_the_single_list_form_with_32_record_blocks():
     assert (out.classes["dst"] == E).all() and "executed" not in out.extra
 
 
+def test_a_case_with_a_block_param_merges_groups_of_four_such_blocks():
+    """block=16 records: 128 records are 2 groups of 4 descending blocks, each group merged on its own."""
+    rng = np.random.default_rng(4)
+    vals = rng.permutation(128).astype(np.float32)
+    blocks = np.concatenate([np.sort(vals[16 * k:16 * k + 16])[::-1] for k in range(8)])
+    case = _case([("dst", Tile(1, 256, 1, 256)), ("src0", Tile(1, 256, 1, 256))], block=16)
+    out = M.tmrgsort(case, {"src0": recs(blocks)[None, :]}, "cpu")
+    got = out.outputs["dst"][0, 0::2].view(np.float32).tolist()
+    assert got == sorted(blocks[:64].tolist(), reverse=True) + sorted(blocks[64:].tolist(), reverse=True)
+    assert (out.classes["dst"] == E).all()
+
+
 def test_a_case_with_exhausted_stops_when_a_list_runs_out():
     a, b = recs([5.0, 3.0]), recs([4.0, 2.0, 1.0], [10, 11, 12])
     tiles = [("dst", Tile(1, 10, 1, 10)), ("src0", Tile(1, 4, 1, 4)), ("src1", Tile(1, 6, 1, 6))]
