@@ -109,3 +109,24 @@ def test_a2a3_with_an_empty_destination_writes_nothing_and_tracks_no_flags():
     out = tpart.a2a3(c, {"src0": z, "src1": z})
     assert out.kind == "ok" and out.flags is None
     assert (out.classes["dst"] == U).all()
+
+
+def test_npu_float_mul_edges_of_the_tiny_rule():
+    """a2a3 float32 mul: a zero factor gives an exact (signed) zero; exactly the smallest normal is no tiny
+    result; 2**-149 * 0.25 is tiny before rounding (undefined) although it rounds to 0 with or without
+    flushing; 1.5 * 2 is plain."""
+    f = np.float32
+    a = np.array([[0.0, -0.0, 2.0 ** -125, 2.0 ** -149, 1.5]], f).view(np.uint32)
+    b = np.array([[3.0, 3.0, 0.5, 0.25, 2.0]], f).view(np.uint32)
+    c = tcase("TPARTMUL", "a2a3", "float32", (1, 5), (1, 5), (1, 5))
+    out = tpart.a2a3(c, {"src0": a, "src1": b})
+    assert out.classes["dst"].tolist() == [[E, E, E, U, E]]
+    assert out.outputs["dst"][0, [0, 1, 2, 4]].tolist() == [0x00000000, 0x80000000, 0x00800000, 0x40400000]
+    assert out.flags is None
+
+
+def test_a2a3_refusal_names_the_regions():
+    c = tcase("TPARTADD", "a2a3", "float32", (4, 6), (3, 6), (4, 2))
+    out = tpart.a2a3(c, {})
+    assert out.kind == "unsupported"
+    assert out.reason == "a2a3 asserts one source equals dst 4x6 and the other fits inside it (src0 3x6, src1 4x2)"
