@@ -214,3 +214,33 @@ def test_float16_result_cmp_compares_values_unless_asked_for_bits():
     e, a = np.array([[0x0000]], np.uint16), np.array([[0x0001]], np.uint16)
     assert compare(e, None, a, f16, eps=1e-3).result_cmp.passed
     assert not compare(e, None, a, f16, eps=1e-3, half_as_bits=True).result_cmp.passed
+
+
+def test_result_cmp_edges_are_strict_and_values_go_through_float32():
+    f32, i32 = get("float32"), get("int32")
+    eps = 2.0 ** -10
+    # |e-a| == eps (relative 2 eps) passes, relative == eps (absolute 2 eps) passes: both tests are strict
+    e, a = _f32(0.5, 2.0), _f32(0.5 + eps, 2.0 + 2 * eps)
+    assert result_cmp(e, a, f32, eps) == ResultCmpVerdict(True, eps, 0, 0, 0)
+    # int32 as float: 2**24 + 1 and 2**24 are one float32 value, either way round
+    e = np.array([[2 ** 24 + 1, 2 ** 24]], np.int32).view(np.uint32)
+    a = np.array([[2 ** 24, 2 ** 24 + 1]], np.int32).view(np.uint32)
+    assert result_cmp(e, a, i32, 0.0) == ResultCmpVerdict(True, 0.0, 0, 0, 0)
+
+
+@pytest.mark.parametrize(("zeros", "passed"), [(1000, True), (1001, False)])
+def test_result_cmp_allows_1000_elements_left_near_zero(zeros, passed):
+    """eps 1.0 forgives every value error (|1 - 0| is not > 1), so only the near-zero count decides."""
+    e = np.ones((1, 1001), np.float32)
+    a = np.ones((1, 1001), np.float32)
+    a[0, :zeros] = 0.0
+    v = result_cmp(e.view(np.uint32), a.view(np.uint32), get("float32"), 1.0)
+    assert (v.passed, v.errors, v.zero_count) == (passed, 0, zeros)
+
+
+def test_result_cmp_is_silent_on_a_zero_golden():
+    e, a = _f32(0.0, 1.0), _f32(1.0, 1.0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = result_cmp(e, a, get("float32"), 1e-3)
+    assert v.errors == 1

@@ -130,3 +130,13 @@ def test_a2a3_refusal_names_the_regions():
     out = tpart.a2a3(c, {})
     assert out.kind == "unsupported"
     assert out.reason == "a2a3 asserts one source equals dst 4x6 and the other fits inside it (src0 3x6, src1 4x2)"
+
+
+def test_npu_float_add_of_zero_and_the_smallest_normal_is_exact():
+    """0 + 2**-126 is exactly the smallest normal: no tiny result (the zero operand only makes it suspect)."""
+    c = tcase("TPARTADD", "a2a3", "float32", (1, 2), (1, 2), (1, 2))
+    a = np.array([[0.0, -0.0]], np.float32).view(np.uint32)
+    b = np.array([[2.0 ** -126, -(2.0 ** -126)]], np.float32).view(np.uint32)
+    out = tpart.a2a3(c, {"src0": a, "src1": b})
+    assert out.classes["dst"].tolist() == [[E, E]]
+    assert out.outputs["dst"].tolist() == [[0x00800000, 0x80800000]]
