@@ -10,7 +10,7 @@ import pytest
 from ptofuzz import dtypes
 from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.layouts import spec_physical
-from ptofuzz.oracles import sort
+from ptofuzz.oracles import descriptors, sort
 
 
 def f32(*vals) -> list[int]:
@@ -246,7 +246,17 @@ def test_tsort_destinations_that_do_not_fit_a_local_tile(dtype, role):
     (256x128) fits its value destination but its U32 index destination is 128 KiB. Local tiles hold 64 KiB."""
     out = tsort_run(tsort_case(dtype, Tile(256, 128, 1, 4)))
     assert out.kind == "fault" and (out.fault.name, out.fault.trap) == ("Fault_TileAllocation", 5)
-    assert out.fault.reason.startswith(f"{role} destination: a 256x128 ")
+    assert out.fault.reason == (f"{role} destination: a 256x128 {'uint32' if role == 'idx' else dtype} tile is "
+                                f"131072 bytes; a tile is 128 B * 2**k up to 64 KiB")
+
+
+@pytest.mark.parametrize(("tile", "reason"), [
+    (Tile(8, 32, 9, 4), "valid region 9x4 exceeds the tile 8x32"),  # rows only
+    (Tile(8, 32, 2, 33), "valid region 2x33 exceeds the tile 8x32"),  # columns only
+    (Tile(8, 32, 8, 32), ""),
+])
+def test_a_descriptor_holds_its_valid_region_in_both_dimensions(tile, reason):
+    assert descriptors.problem(tile, dtypes.get("float32"), max_bytes=descriptors.LOCAL_MAX) == reason
 
 
 def test_tsort_orders_neighbouring_floats_one_ulp_apart():
