@@ -1,0 +1,297 @@
+"""oracles/mrgsort.py behaviours the mutation run (tests/README.md) found unpinned: argument checks and their
+messages, the registry entry's defaults, the NPU exhausted stop point, the head-by-head loop's near-zero and
+cap rules, and the per-group near-zero ambiguity of the single-list form. Expected merges are worked by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.oracles import mrgsort as M
+
+E, U = EXACT, UNDEFINED
+NAN = float("nan")
+
+
+def recs(values, idx=None):
+    """float32 record words from Python floats (indices 0, 1, ... unless given)."""
+    v = np.array(values, np.float32).view(np.uint32)
+    i = np.arange(len(values)) if idx is None else np.array(idx)
+    return M.join_records(v, i.astype(np.uint32), "float32")
+
+
+def bits_recs(value_bits, idx):
+    return M.join_records(np.array(value_bits, np.uint32), np.array(idx, np.uint32), "float32")
+
+
+def record_classes(result):
+    return result.classes[0::2].tolist()
+
+
+# ---- argument checks ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("call", "message"), [
+    (lambda: M.merge([recs([1.0])], "float32", dst_records=1, exhausted=False, platform="cpu"),
+     "TMRGSORT merges 2..4 lists, not 1"),
+    (lambda: M.merge([recs([1.0])] * 2, "float32", dst_records=-1, exhausted=False, platform="cpu"),
+     "dst_records must be a non-negative integer, got -1"),
+    (lambda: M.single(recs([1.0] * 4), "float32", block_len=2, dst_records=-2, platform="cpu"),
+     "dst_records must be a non-negative integer, got -2"),
+    (lambda: M.topk(recs([1.0] * 64), "float32", cols=128, topk=0, platform="cpu"),
+     "topk=0 must be a positive multiple of 2 elements for float32"),
+    (lambda: M.topk(recs([1.0] * 64), "float32", cols=127, topk=64, platform="cpu"),
+     "cols=127 must be a positive multiple of 2 elements for float32"),
+    (lambda: M.topk(recs([1.0] * 64), "float32", cols=-2, topk=64, platform="cpu"),
+     "cols=-2 must be a positive multiple of 2 elements for float32"),
+    (lambda: M.topk(recs([1.0] * 64), "float32", cols=1 << 16, topk=64, platform="cpu"),
+     "cols=65536 overflows the kernel's uint16 column counters"),
+    (lambda: M.topk(recs([1.0] * 64), "float32", cols=128, topk=130, platform="cpu"),
+     "topk=130 exceeds cols=128: the kernel would copy past its src tile"),
+    (lambda: M.topk(recs([1.0] * 32), "float32", cols=128, topk=64, platform="cpu"),
+     "words hold 32 records, the kernel reads 64"),
+    (lambda: M.split_records(np.array([1, 2, 3]), "float32"),
+     "a record stream has an even number of words, got shape (3,)"),
+    (lambda: M.split_records(np.array([-1, 2]), "float32"), "record words must be uint32"),
+    (lambda: M.split_records(np.array([1 << 32, 2]), "float32"), "record words must be uint32"),
+    (lambda: M.split_records(np.array([1.0, 2.0]), "float32"), "record words must be uint32"),
+    (lambda: M.split_records(np.array([1, 2]), "int32"), "TMRGSORT records hold float32 or float16 values, not int32"),
+    (lambda: M.join_records([1], [2], "float32", pad=1), "float32 records have no pad bytes"),
+    (lambda: M.merge([np.zeros((2, 2), np.uint32)] * 2, "float32", dst_records=1, exhausted=False, platform="cpu"),
+     "a record stream is one tile row (1-D words), got shape (2, 2)"),
+    (lambda: M.merge([recs([1.0])] * 2, "float32", dst_records=1, exhausted=False, platform="spec"),
+     "pto-spec has no TMRGSORT model; use cpu or an NPU platform"),
+])
+def test_bad_arguments_say_what_is_wrong(call, message):
+    with pytest.raises(ValueError) as e:
+        call()
+    assert str(e.value) == message
+
+
+def test_the_largest_topk_width_is_65534_columns():
+    """The kernel counts columns in uint16: 65534 float32 elements (32767 records) still fit."""
+    vals = np.arange(32767, 0, -1, dtype=np.float32)  # one descending list: every block is sorted
+    r = M.topk(recs(vals), "float32", cols=65534, topk=64, platform="cpu")
+    assert record_classes(r) == [E] * 32
+    assert M.split_records(r.words, "float32")[0].view(np.float32).tolist() == vals[:32].tolist()
+
+
+# ---- the registry entry: a case and its tiles ----------------------------------------------------------------
+
+
+def _case(tiles, **params):
+    return Case("TMRGSORT", "cpu", "float32", tuple(tiles), tuple(sorted(params.items())))
+
+
+def test_a_case_without_params_is_the_single_list_form_with_32_record_blocks():
+    """Four descending blocks of 32 records (64 float32 elements each): one group, merged."""
+    vals = np.concatenate([np.arange(32, dtype=np.float32) * 4 + k for k in range(4)][::-1])
+    blocks = np.concatenate([np.sort(vals[32 * k:32 * k + 32])[::-1] for k in range(4)])
+    words = recs(blocks)[None, :]
+    case = _case([("dst", Tile(1, 256, 1, 256)), ("src0", Tile(1, 256, 1, 256))])
+    out = M.tmrgsort(case, {"src0": words}, "cpu")
+    assert out.kind == "ok" and out.outputs["dst"].shape == (1, 256) and out.classes["dst"].dtype == np.uint8
+    got = out.outputs["dst"][0, 0::2].view(np.float32).tolist()
+    assert got == sorted(blocks.tolist(), reverse=True)
+    assert (out.classes["dst"] == E).all() and "executed" not in out.extra
+
+
+def test_a_case_with_a_block_param_merges_groups_of_four_such_blocks():
+    """block=16 records: 128 records are 2 groups of 4 descending blocks, each group merged on its own."""
+    rng = np.random.default_rng(4)
+    vals = rng.permutation(128).astype(np.float32)
+    blocks = np.concatenate([np.sort(vals[16 * k:16 * k + 16])[::-1] for k in range(8)])
+    case = _case([("dst", Tile(1, 256, 1, 256)), ("src0", Tile(1, 256, 1, 256))], block=16)
+    out = M.tmrgsort(case, {"src0": recs(blocks)[None, :]}, "cpu")
+    got = out.outputs["dst"][0, 0::2].view(np.float32).tolist()
+    assert got == sorted(blocks[:64].tolist(), reverse=True) + sorted(blocks[64:].tolist(), reverse=True)
+    assert (out.classes["dst"] == E).all()
+
+
+def test_a_case_with_exhausted_stops_when_a_list_runs_out():
+    a, b = recs([5.0, 3.0]), recs([4.0, 2.0, 1.0], [10, 11, 12])
+    tiles = [("dst", Tile(1, 10, 1, 10)), ("src0", Tile(1, 4, 1, 4)), ("src1", Tile(1, 6, 1, 6))]
+    inputs = {"src0": a[None, :], "src1": b[None, :]}
+    full = M.tmrgsort(_case(tiles, lists=2), inputs, "cpu")
+    assert full.extra["executed"] == [2, 3, 0, 0] and (full.classes["dst"] == E).all()
+    stop = M.tmrgsort(_case(tiles, lists=2, exhausted=1), inputs, "cpu")
+    assert stop.extra["executed"] == [2, 1, 0, 0]  # 5, 4, 3: list 0 is empty
+    assert stop.outputs["dst"][0, :6].tolist() == recs([5.0, 4.0, 3.0], [0, 10, 1]).tolist()
+    assert stop.classes["dst"][0, 0::2].tolist() == [E] * 3 + [U] * 2
+
+
+def test_a_case_with_topk_runs_the_topk_kernel():
+    vals = np.arange(64, 0, -1, dtype=np.float32)  # 64 records = 128 float32 elements
+    case = _case([("dst", Tile(1, 64, 1, 64)), ("src0", Tile(1, 128, 1, 128))], topk=1)
+    out = M.tmrgsort(case, {"src0": recs(vals)[None, :]}, "cpu")
+    assert out.outputs["dst"][0, 0::2].view(np.float32).tolist() == vals[:32].tolist()
+    assert (out.classes["dst"] == E).all()
+
+
+# ---- NPU exhausted mode: the stop point --------------------------------------------------------------------
+
+
+def test_npu_exhausted_stop_before_an_ambiguous_zero_run_is_known():
+    """list 0 = [5.0] runs out with the first output, just before the +0/-0 run from lists 1 and 2: the unit
+    stops there, so the order of the zeros never matters and the executed counts are known."""
+    lists = [recs([5.0]), bits_recs([0x00000000], [10]), bits_recs([0x80000000], [20])]
+    r = M.merge(lists, "float32", dst_records=3, exhausted=True, platform="a5")
+    assert r.executed == (1, 0, 0, 0)
+    assert record_classes(r)[0] == E and r.words[:2].tolist() == recs([5.0]).tolist()
+
+
+# ---- the head-by-head loop (a list holding a NaN) ------------------------------------------------------------
+
+
+def test_npu_loop_stops_being_defined_at_an_ambiguous_zero():
+    """A NaN deep in list 1 sends the merge through the loop; +0 (list 0) and -0 (list 1) tie in an undocumented
+    order, so the NPU output is defined only up to them: 4, 3, then undefined."""
+    lists = [bits_recs([0x40800000, 0x00000000], [0, 1]),  # 4.0, +0
+             bits_recs([0x40400000, 0x80000000, 0xBF800000, 0x7FC00000], [10, 11, 12, 13])]  # 3, -0, -1, NaN
+    r = M.merge(lists, "float32", dst_records=6, exhausted=False, platform="a5")
+    assert record_classes(r) == [E, E, U, U, U, U]
+    assert r.words[:4].tolist() == bits_recs([0x40800000, 0x40400000], [0, 10]).tolist()
+    stop = M.merge(lists, "float32", dst_records=6, exhausted=True, platform="a5")
+    assert record_classes(stop)[:2] == [E, E] and stop.executed is None  # the stop point lies past the zeros
+
+
+def test_npu_loop_without_zeros_is_defined_until_the_nan():
+    lists = [recs([4.0, 2.0, 0.5]), recs([3.0, 1.0, NAN], [10, 11, 12])]
+    r = M.merge(lists, "float32", dst_records=6, exhausted=False, platform="a5")
+    assert record_classes(r) == [E, E, E, E, U, U]  # 4, 3, 2, 1, then list 1's head is the NaN
+    assert r.words[:8].tolist() == recs([4.0, 3.0, 2.0, 1.0], [0, 10, 1, 11]).tolist()
+
+
+def test_npu_exhausted_counts_run_to_the_hardware_stop_not_to_dst():
+    """dst holds 1 record, but the unit merges on until list 0 is empty (5, 4, 3): counts 2 and 1. The NaN in
+    list 1 never reaches its head."""
+    lists = [recs([5.0, 3.0]), recs([4.0, 2.0, 1.0, NAN], [10, 11, 12, 13])]
+    r = M.merge(lists, "float32", dst_records=1, exhausted=True, platform="a5")
+    assert r.executed == (2, 1, 0, 0)
+    assert record_classes(r) == [E] and r.words.tolist() == recs([5.0]).tolist()
+
+
+def test_cpu_loop_counts_stop_at_dst():
+    """cpu, not exhausted, dst of 2 records: it writes 5 and 4 and stops (a NaN elsewhere forces the loop)."""
+    lists = [recs([5.0, 3.0]), recs([4.0, 2.0, NAN], [10, 11, 12])]
+    r = M.merge(lists, "float32", dst_records=2, exhausted=False, platform="cpu")
+    assert r.executed == (1, 1, 0, 0)
+    assert r.words.tolist() == recs([5.0, 4.0], [0, 10]).tolist()
+
+
+# ---- single-list form on the NPU ---------------------------------------------------------------------------
+
+
+def test_npu_single_block_len_too_small_for_a_record_is_undefined():
+    r = M.single(recs([3.0, 2.0, 1.0, 0.0]), "float32", block_len=1, dst_records=4, platform="a5")
+    assert record_classes(r) == [U] * 4
+
+
+def _block(tail_bits, start):
+    """32 descending float32 records: 29..(33 - len(tail)) as values, then ``tail_bits`` (near-zero values)."""
+    head = np.arange(32 - len(tail_bits), 0, -1, dtype=np.float32).view(np.uint32).tolist()
+    return head + list(tail_bits), list(range(start, start + 32))
+
+
+def test_npu_single_near_zero_ambiguity_is_judged_per_group():
+    """Group 0: the smallest subnormal in blocks 0 and 1 (two lists, one bit pattern: their order is
+    immaterial, defined). Group 1: +0 and 2 * smallest subnormal both in block 4 (one list keeps its own order:
+    defined). Judged over both groups at once, either group would look ambiguous."""
+    bits, idx = [], []
+    for k, tail in enumerate([[1], [1], [], [], [2, 0], [], [], []]):
+        b, i = _block(tail, 32 * k)
+        bits += b
+        idx += i
+    r = M.single(bits_recs(bits, idx), "float32", block_len=64, dst_records=256, platform="a5")
+    assert record_classes(r) == [E] * 256
+    v, i = M.split_records(r.words, "float32")
+    assert v[126:128].tolist() == [1, 1] and i[126:128].tolist() == [31, 63]  # block 0's before block 1's
+    assert v[254:256].tolist() == [2, 0] and i[254:256].tolist() == [158, 159]
+
+
+def test_npu_single_equal_zeros_from_two_lists_are_defined():
+    bits, idx = [], []
+    for k, tail in enumerate([[0], [0], [], []]):
+        b, i = _block(tail, 32 * k)
+        bits += b
+        idx += i
+    r = M.single(bits_recs(bits, idx), "float32", block_len=64, dst_records=128, platform="a5")
+    assert record_classes(r) == [E] * 128
+
+
+def _topk_blocks_with_a_nan():
+    """128 float32 records in 4 descending blocks of 32: block k holds 127 - (4j + k) for j = 0..31, except that
+    block 3's last record (0) is a NaN. Indices are the input positions."""
+    vals = np.array([[127 - (4 * j + k) for j in range(32)] for k in range(4)], np.float32).reshape(-1)
+    vals[127] = np.nan
+    return vals, recs(vals, np.arange(128))
+
+
+@pytest.mark.parametrize(("platform", "topk_records", "defined"), [("cpu", 128, 128), ("npu", 128, 124),
+                                                                   ("npu", 32, 32)])
+def test_topk_merges_a_group_holding_a_nan(platform, topk_records, defined):
+    """cols 256 elements: one single-list pass with blockLen 64 merges the 4 blocks, and dst is its front.
+    cpu: the NaN heads the highest list and waits until every lower list is empty, so it comes last after
+    127..1. npu: from the output position where the NaN reaches a head (after list 3's 4) on, undefined."""
+    vals, words = _topk_blocks_with_a_nan()
+    r = M.topk(words, "float32", cols=256, topk=2 * topk_records, platform=platform)
+    assert record_classes(r) == [E] * defined + [U] * (topk_records - defined)
+    v, i = M.split_records(r.words, "float32")
+    expected = list(range(127, 0, -1))[:defined]  # the numbers, without the NaN
+    assert v[:len(expected)].view(np.float32).tolist() == expected
+    assert i[:len(expected)].tolist() == [int(np.flatnonzero(vals == x)[0]) for x in expected]
+    if defined == 128:
+        assert np.isnan(v[127:].view(np.float32)).all() and i[127] == 127
+
+
+# ---- record words in, record words out ------------------------------------------------------------------------
+
+
+def test_an_unknown_platform_lists_the_ones_that_merge():
+    with pytest.raises(ValueError) as e:
+        M.merge([recs([1.0])] * 2, "float32", dst_records=1, exhausted=False, platform="gpu")
+    message = str(e.value)
+    assert message.startswith("unknown TMRGSORT platform 'gpu'; use one of: cpu, npu, ")
+    assert {"a2a3", "a5", "kirin9030", "kirinDev0000"} <= set(message.split(": ", 1)[1].split(", "))
+    assert "spec" not in message.split(": ", 1)[1].split(", ")
+
+
+def test_words_may_be_any_integer_array_within_uint32():
+    """0 and 0xFFFFFFFF are the edges; plain Python ints, int64 and empty int arrays are accepted and come back
+    as uint32."""
+    v, i = M.split_records(np.array([0, 0xFFFFFFFF], np.int64), "float32")
+    assert (v.tolist(), i.tolist(), v.dtype, i.dtype) == ([0], [0xFFFFFFFF], np.uint32, np.uint32)
+    v, i = M.split_records(np.array([], np.int64), "float32")
+    assert v.size == 0 and i.size == 0
+    a = [int(w) for w in recs([5.0, 3.0])]
+    b = [int(w) for w in recs([4.0], [10])]
+    r = M.merge([a, b], "float32", dst_records=3, exhausted=False, platform="a5")
+    assert r.words.dtype == np.uint32 and r.classes.dtype == np.uint8
+    assert r.words.tolist() == recs([5.0, 4.0, 3.0], [0, 10, 1]).tolist()
+    assert r.classes.tolist() == [E] * 6
+
+
+def test_npu_exhausted_stop_inside_an_ambiguous_zero_run_is_unknown():
+    """list 1 = [+0] runs out inside the +0/-0 run it shares with list 2: whether the unit stops after +0 or
+    after -0 is unknown, so everything from the run on is undefined and so are the executed counts."""
+    lists = [recs([5.0, -1.0]), bits_recs([0x00000000], [10]), bits_recs([0x80000000, 0xC0000000], [20, 21])]
+    r = M.merge(lists, "float32", dst_records=5, exhausted=True, platform="a5")
+    assert r.executed is None
+    assert record_classes(r) == [E, U, U, U, U] and r.words[:2].tolist() == recs([5.0]).tolist()
+
+
+def test_npu_loop_zeros_from_one_list_keep_their_order():
+    """The only near-zero record (+0) is in list 0, so its place is certain although a NaN (list 1) forces the
+    loop: 4, 3, +0, -1 are defined; then the NaN heads list 1."""
+    lists = [bits_recs([0x40800000, 0x00000000], [0, 1]), recs([3.0, -1.0, NAN], [10, 11, 12])]
+    r = M.merge(lists, "float32", dst_records=5, exhausted=False, platform="a5")
+    assert record_classes(r) == [E, E, E, E, U]
+    assert r.words[:8].tolist() == bits_recs([0x40800000, 0x40400000, 0x00000000, 0xBF800000], [0, 10, 1, 11]).tolist()
+
+
+def test_cpu_exhausted_loop_stops_at_dst_too():
+    """cpu, exhausted, dst of 1 record: it writes 5 and stops there (counts 1, 0), before any list is empty."""
+    lists = [recs([5.0, 3.0]), recs([4.0, 2.0, NAN], [10, 11, 12])]
+    r = M.merge(lists, "float32", dst_records=1, exhausted=True, platform="cpu")
+    assert r.executed == (1, 0, 0, 0) and r.words.tolist() == recs([5.0]).tolist()

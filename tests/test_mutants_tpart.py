@@ -1,0 +1,142 @@
+"""oracles/tpart.py and oracles/integer.py behaviours the mutation run (tests/README.md) found unpinned: the
+NPU integer overflow boundary, a5's Int64Part coverage rules outside the sources and the destination,
+repatching an NPU outcome, and IEEE add/mul staying silent on the special cases it computes."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+from tpart_helpers import case as tcase
+
+from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.dtypes import get
+from ptofuzz.oracles import ieee, tpart
+
+E, U = EXACT, UNDEFINED
+
+
+@pytest.mark.parametrize(("dtype", "a", "b", "classes"), [
+    # int8: -100 + -28 = -128 fits exactly; -100 + -29 = -129 does not; 100 + 27 = 127 fits, 100 + 28 does not
+    ("int8", [-100, -100, 100, 100], [-28, -29, 27, 28], [E, U, E, U]),
+    # uint8: 0 + 0 = 0 and 200 + 55 = 255 fit, 200 + 56 = 256 does not
+    ("uint8", [0, 200, 200, 1], [0, 55, 56, 254], [E, E, U, E]),
+])
+def test_npu_integer_add_is_undefined_exactly_where_it_overflows(dtype, a, b, classes):
+    c = tcase("TPARTADD", "a2a3", dtype, (1, 4), (1, 4), (1, 4))
+    inputs = {"src0": np.array([a], dtype).view(f"u{np.dtype(dtype).itemsize}"),
+              "src1": np.array([b], dtype).view(f"u{np.dtype(dtype).itemsize}")}
+    out = tpart.a2a3(c, inputs)
+    assert out.classes["dst"].tolist() == [classes]
+    wrapped = (np.array(a, np.int64) + np.array(b, np.int64)).astype(dtype)  # the placeholder: the wrapped sum
+    assert out.outputs["dst"].view(dtype).tolist() == [wrapped.tolist()]
+
+
+def _int64_case(dst: Tile, src0: Tile, src1: Tile, op="TPARTADD") -> Case:
+    return Case(op, "a5", "int64", (("dst", dst), ("src0", src0), ("src1", src1)), ())
+
+
+def _int64_inputs(c: Case):
+    return {"src0": (1 + np.arange(np.prod(c.tile("src0").shape), dtype=np.uint64)).reshape(c.tile("src0").shape),
+            "src1": (1000 + np.arange(np.prod(c.tile("src1").shape), dtype=np.uint64)).reshape(c.tile("src1").shape)}
+
+
+def test_a5_int64_leaves_everything_outside_the_dst_valid_region_undefined():
+    """Sources valid 4x16 under a dst valid only 2x8 (tile 4x16): just the 2x8 corner is written."""
+    c = _int64_case(Tile(4, 16, 2, 8), Tile(4, 16, 4, 16), Tile(4, 16, 4, 16))
+    out = tpart.a5(c, _int64_inputs(c))
+    expected = np.full((4, 16), U)
+    expected[:2, :8] = E
+    assert out.classes["dst"].tolist() == expected.tolist()
+    assert out.classes["dst"].dtype == np.uint8
+    s = _int64_inputs(c)
+    assert out.outputs["dst"][:2, :8].tolist() == (s["src0"] + s["src1"])[:2, :8].tolist()
+
+
+def test_a5_int64_rows_and_columns_no_source_covers_are_undefined():
+    """dst valid 4x16; src0 valid 2x8, src1 valid 3x4 (tiles 4x16): rows 0-1 take the op on columns 0-3 and
+    src0 (the wider) on 4-7; row 2 takes src1 (the taller) on columns 0-3; the rest no source covers."""
+    c = _int64_case(Tile(4, 16, 4, 16), Tile(4, 16, 2, 8), Tile(4, 16, 3, 4))
+    s = _int64_inputs(c)
+    out = tpart.a5(c, s)
+    cls = out.classes["dst"]
+    expected = np.full((4, 16), U)
+    expected[:2, :8] = E
+    expected[2, :4] = E
+    assert cls.tolist() == expected.tolist()
+    o = out.outputs["dst"]
+    assert o[:2, :4].tolist() == (s["src0"] + s["src1"])[:2, :4].tolist()
+    assert o[:2, 4:8].tolist() == s["src0"][:2, 4:8].tolist()
+    assert o[2, :4].tolist() == s["src1"][2, :4].tolist()
+
+
+def test_repatch_recomputes_the_patched_elements():
+    """a2a3 float32: 3e38 * 10 overflows (undefined); patched to 2 * 3 it is 6, exactly."""
+    c = tcase("TPARTMUL", "a2a3", "float32", (1, 3), (1, 3), (1, 3))
+    f = np.float32
+    old = {"src0": np.array([[3e38, 2, 5]], f).view(np.uint32), "src1": np.array([[10, 4, 1]], f).view(np.uint32)}
+    before = tpart.a2a3(c, old)
+    assert before.classes["dst"].tolist() == [[U, E, E]]
+    new = {r: v.copy() for r, v in old.items()}
+    new["src0"][0, 0], new["src1"][0, 0] = np.array([2, 3], f).view(np.uint32)
+    (after,) = tpart.repatch([(c, new, before, np.array([0]), np.array([0]))])
+    assert after.kind == "ok"
+    assert after.outputs["dst"].view(f).tolist() == [[6, 8, 5]]
+    assert after.classes["dst"].tolist() == [[E, E, E]]
+    assert before.classes["dst"].tolist() == [[U, E, E]]  # the original outcome is left alone
+
+
+def test_ieee_add_mul_is_silent_on_overflow_and_invalid_operations():
+    """The oracle computes inf - inf, 0 * inf and overflows on purpose: it must not warn (a warning filter set to
+    "error" would turn each into a crash)."""
+    f32 = get("float32")
+    inf, big = 0x7F800000, 0x7F7FFFFF
+    a = np.array([inf, 0, big], np.uint32)
+    b = np.array([0xFF800000, inf, big], np.uint32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        added, flags = ieee.add_mul("add", a, b, f32)
+        multiplied, _ = ieee.add_mul("mul", a, b, f32)
+    assert added.tolist() == [f32.canonical_nan, inf, inf]  # inf - inf = NaN; 0 + inf; max + max overflows
+    assert multiplied.tolist() == [0xFF800000, f32.canonical_nan, inf]  # inf * -inf = -inf; 0 * inf = NaN; overflow
+    assert flags["NV"].tolist() == [True, False, False] and flags["OF"].tolist() == [False, False, True]
+
+
+def test_a2a3_with_an_empty_destination_writes_nothing_and_tracks_no_flags():
+    c = tcase("TPARTADD", "a2a3", "float32", (0, 4), (2, 4), (2, 4), shapes={"dst": (2, 4)})
+    z = np.zeros((2, 4), np.uint32)
+    out = tpart.a2a3(c, {"src0": z, "src1": z})
+    assert out.kind == "ok" and out.flags is None
+    assert (out.classes["dst"] == U).all()
+
+
+def test_npu_float_mul_edges_of_the_tiny_rule():
+    """a2a3 float32 mul: a zero factor gives an exact (signed) zero; exactly the smallest normal is no tiny
+    result; 2**-149 * 0.25 is tiny before rounding (undefined) although it rounds to 0 with or without
+    flushing; 1.5 * 2 is plain."""
+    f = np.float32
+    a = np.array([[0.0, -0.0, 2.0 ** -125, 2.0 ** -149, 1.5]], f).view(np.uint32)
+    b = np.array([[3.0, 3.0, 0.5, 0.25, 2.0]], f).view(np.uint32)
+    c = tcase("TPARTMUL", "a2a3", "float32", (1, 5), (1, 5), (1, 5))
+    out = tpart.a2a3(c, {"src0": a, "src1": b})
+    assert out.classes["dst"].tolist() == [[E, E, E, U, E]]
+    assert out.outputs["dst"][0, [0, 1, 2, 4]].tolist() == [0x00000000, 0x80000000, 0x00800000, 0x40400000]
+    assert out.flags is None
+
+
+def test_a2a3_refusal_names_the_regions():
+    c = tcase("TPARTADD", "a2a3", "float32", (4, 6), (3, 6), (4, 2))
+    out = tpart.a2a3(c, {})
+    assert out.kind == "unsupported"
+    assert out.reason == "a2a3 asserts one source equals dst 4x6 and the other fits inside it (src0 3x6, src1 4x2)"
+
+
+def test_npu_float_add_of_zero_and_the_smallest_normal_is_exact():
+    """0 + 2**-126 is exactly the smallest normal: no tiny result (the zero operand only makes it suspect)."""
+    c = tcase("TPARTADD", "a2a3", "float32", (1, 2), (1, 2), (1, 2))
+    a = np.array([[0.0, -0.0]], np.float32).view(np.uint32)
+    b = np.array([[2.0 ** -126, -(2.0 ** -126)]], np.float32).view(np.uint32)
+    out = tpart.a2a3(c, {"src0": a, "src1": b})
+    assert out.classes["dst"].tolist() == [[E, E]]
+    assert out.outputs["dst"].tolist() == [[0x00800000, 0x80800000]]
