@@ -772,8 +772,8 @@ def _platform(platform: str) -> str:
     if platform in ("cpu", "npu"):  # the two implementations, by name (the public functions accept them)
         return platform
     if platform not in platforms.names():
-        raise ValueError(f"unknown TMRGSORT platform {platform!r}; use one of: cpu, npu, "
-                         f"{', '.join(p.name for p in platforms.TABLE if p.kind != platforms.SPEC)}")
+        named = [p.name for p in platforms.TABLE if p.kind != platforms.SPEC and p.name not in ("cpu", "npu")]
+        raise ValueError(f"unknown TMRGSORT platform {platform!r}; use one of: cpu, npu, {', '.join(named)}")
     p = platforms.get(platform)
     if p.kind == platforms.SPEC:
         raise ValueError("pto-spec has no TMRGSORT model; use cpu or an NPU platform")

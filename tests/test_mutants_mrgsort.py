@@ -255,6 +255,8 @@ def test_an_unknown_platform_lists_the_ones_that_merge():
     assert message.startswith("unknown TMRGSORT platform 'gpu'; use one of: cpu, npu, ")
     assert {"a2a3", "a5", "kirin9030", "kirinDev0000"} <= set(message.split(": ", 1)[1].split(", "))
     assert "spec" not in message.split(": ", 1)[1].split(", ")
+    named = message.split(": ", 1)[1].split(", ")
+    assert len(named) == len(set(named))  # each once ("cpu" is a platform and an implementation)
 
 
 def test_words_may_be_any_integer_array_within_uint32():
