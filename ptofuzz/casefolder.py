@@ -191,11 +191,7 @@ def sweep_stale(out_dir: Path) -> int:
     for entry in entries:
         m = _STALE.fullmatch(entry.name)
         if m and not _alive(int(m.group(1))):
-            if entry.is_dir(follow_symlinks=False):
-                shutil.rmtree(entry.path, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    os.unlink(entry.path)
+            _remove(entry.path)
             removed += 1
     return removed
 
@@ -276,11 +272,7 @@ def roll_back(out_dir: Path, names: Iterable[str]) -> None:
     """Undo a run that committed ``names`` with ``keep_old``: remove them and put back what they replaced."""
     for name in names:
         final = os.path.join(out_dir, name)
-        if os.path.isdir(final) and not os.path.islink(final):
-            shutil.rmtree(final, ignore_errors=True)
-        elif os.path.lexists(final):
-            with contextlib.suppress(OSError):
-                os.unlink(final)
+        _remove(final)
         old = _replaced(out_dir, name)
         if os.path.lexists(old):
             with contextlib.suppress(OSError):
@@ -296,11 +288,16 @@ def drop_replaced(out_dir: Path) -> None:
     except OSError:
         return
     for path in old:
-        if os.path.isdir(path) and not os.path.islink(path):
-            shutil.rmtree(path, ignore_errors=True)
-        else:
-            with contextlib.suppress(OSError):
-                os.unlink(path)
+        _remove(path)
+
+
+def _remove(path: str) -> None:
+    """Remove a folder (with what it holds) or a file or symbolic link (never followed), if there."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def discard(staged: list[str]) -> None:

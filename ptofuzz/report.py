@@ -76,15 +76,14 @@ def generated(result: GenerateResult, *, as_json: bool = False, listed: bool = F
 
 
 def _generated_line(con: Console, c: GeneratedCase) -> None:
-    from ptofuzz.text import generated_line
+    from ptofuzz.text import generated_line, generated_parts
 
     if not con.is_terminal:
         sys.stdout.write(generated_line(c.name, c.outcome, c.files, c.not_exact) + "\n")
         return
-    sizes = ", ".join(f"{f} {n}" for f, n in c.files.items())
-    extra = "" if c.outcome == "ok" else f" [yellow]({c.outcome}: no golden)[/]"
-    undefined = f" [dim]{c.not_exact} golden elements not exact[/]" if c.not_exact else ""
-    con.print(f"[green]wrote[/] {escape(c.name)}{extra}  [dim]{escape(sizes)}[/]{undefined}")
+    name, note, sizes, count = (_markup_escape(part) for part in generated_parts(c.name, c.outcome, c.files,
+                                                                                   c.not_exact))
+    con.print(f"[green]wrote[/] {name}[yellow]{note}[/]  [dim]{sizes}[/][dim]{count}[/]")
 
 
 LISTED_FOLDERS = 100  # beyond this many folders gen prints its summary alone (--verbose: every folder's line)

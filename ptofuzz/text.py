@@ -19,12 +19,19 @@ def printable(text: str) -> str:
 
 
 
-def generated_line(name: str, outcome: str, files: Mapping[str, int], not_exact: int) -> str:
-    """``gen``'s plain line for one case folder written (a terminal gets the same words in colour)."""
+def generated_parts(name: str, outcome: str, files: Mapping[str, int], not_exact: int) -> tuple[str, str, str, str]:
+    """The words of ``gen``'s line for one case folder: (name, outcome note, file sizes, not-exact count), each
+    made printable; :func:`generated_line` joins them, the terminal report colours them."""
     sizes = ", ".join(f"{f} {n}" for f, n in files.items())
     note = "" if outcome == "ok" else f" ({outcome}: no golden)"
     count = f" {not_exact} golden elements not exact" if not_exact else ""
-    return f"wrote {printable(name)}{note}  {printable(sizes)}{count}"
+    return printable(name), note, printable(sizes), count
+
+
+def generated_line(name: str, outcome: str, files: Mapping[str, int], not_exact: int) -> str:
+    """``gen``'s plain line for one case folder written (a terminal gets the same words in colour)."""
+    shown, note, sizes, count = generated_parts(name, outcome, files, not_exact)
+    return f"wrote {shown}{note}  {sizes}{count}"
 
 
 def generated_summary(count: int, op: str, platform: str, out: str, seed: int) -> str:
