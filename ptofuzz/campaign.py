@@ -106,7 +106,7 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
         raise UsageError(f"--oracles {','.join(chosen)} names an oracle twice")
     if len(chosen) < 2:
         raise UsageError(f"--oracles {','.join(chosen)}: a differential campaign needs two oracles or more; "
-                         f"{inst.name} has: {', '.join(inst.platforms)}")
+                         f"{inst.name} has: {', '.join(inst.oracles())}")
     if not 1 <= batch <= 1 << 16:
         raise UsageError(f"--batch {batch} must be between 1 and 65536")
     values.ValueMix.parse(special, rate)
