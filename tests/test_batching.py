@@ -113,3 +113,25 @@ def test_generation_batches_match_the_one_case_pipeline(op, platform, special):
             np.testing.assert_array_equal(inputs[role], want_inputs[role], err_msg=f"{name} {role}")
         _same(outcome, want)
     assert sum(rounds) >= 3, rounds  # redraws happened, so the rounds' logic was exercised
+
+
+@pytest.mark.parametrize("op", ("TSORT32", "TMRGSORT"))
+@pytest.mark.parametrize("platform", ("cpu", "a2a3", "a5"))
+def test_remembered_structural_masks_change_no_redraw(op, platform):
+    """The sorts' redraw remembers, per geometry, which records plain data leaves undefined: the remembered mask
+    must be the one a fresh evaluation gives, so a long run redraws exactly as a cold one."""
+    from ptofuzz.instructions import sort as sort_inst
+
+    inst = registry.get(op)
+    named = _planned(op, platform, 120, seed=4)
+    sort_inst._STRUCTURAL.clear()
+    warm = api.realize_many(inst, named, 4, MIX) + api.realize_many(inst, named, 4, MIX)  # the second run hits
+    assert sort_inst._STRUCTURAL, "the redraw of special values should have asked for structural masks"
+    for k, (name, case) in enumerate(named):
+        sort_inst._STRUCTURAL.clear()
+        cold_inputs, cold = api.realize(inst, name, case, 4, MIX)
+        for inputs, outcome in (warm[k], warm[k + len(named)]):
+            assert inputs.keys() == cold_inputs.keys()
+            for role in inputs:
+                np.testing.assert_array_equal(inputs[role], cold_inputs[role])
+            _same(outcome, cold)

@@ -6,7 +6,7 @@ Facts from pto-spec-notes.md §2 and pto-isa-conventions.md §5 (pto-isa 3186c38
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -246,8 +246,35 @@ def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict
     return out
 
 
+_STRUCTURAL: dict[tuple[Any, ...], np.ndarray] = {}
+_STRUCTURAL_MAX = 4096  # geometries remembered (a random run repeats a few hundred of them)
+
+
+def _remembered(key: tuple[Any, ...], compute: Callable[[], np.ndarray]) -> np.ndarray:
+    """``compute()`` once per ``key``: a structural mask depends on the case and the inputs it keeps, not on the
+    values it replaces, and a long ``gen --random`` run meets the same geometries again and again."""
+    mask = _STRUCTURAL.get(key)
+    if mask is None:
+        if len(_STRUCTURAL) >= _STRUCTURAL_MAX:
+            _STRUCTURAL.clear()
+        mask = compute()
+        mask.setflags(write=False)
+        _STRUCTURAL[key] = mask
+    return mask
+
+
+def _kept(inputs: Mapping[str, np.ndarray], replaced: tuple[str, ...]) -> tuple[tuple[str, str, bytes], ...]:
+    return tuple((r, v.dtype.str, v.tobytes()) for r, v in sorted(inputs.items()) if r not in replaced)
+
+
 def _structural(case: Case, inputs: dict[str, np.ndarray], roles: tuple[str, ...], evaluate: Any) -> np.ndarray:
     """Where ``dst`` is undefined whatever the data: the classes for plain, distinct, well-ordered inputs."""
+    return _remembered(("sort", case, roles, _kept(inputs, roles)),
+                       lambda: _structural_now(case, inputs, roles, evaluate))
+
+
+def _structural_now(case: Case, inputs: dict[str, np.ndarray], roles: tuple[str, ...], evaluate: Any
+                    ) -> np.ndarray:
     dt = dtypes.get(case.dtype)
     plain = dict(inputs)
     for role in roles:
@@ -339,9 +366,18 @@ def _mrg_structural(case: Case, inputs: dict[str, np.ndarray], srcs: tuple[str, 
     from ptofuzz.oracles import mrgsort
 
     dt = dtypes.get(case.dtype)
+    split = {role: mrgsort.split_records(inputs[role][0], dt) for role in srcs}
+    key = ("mrgsort", case, tuple((role, idx.tobytes()) for role, (_, idx) in split.items()))
+    return _remembered(key, lambda: _mrg_structural_now(case, split, evaluate))
+
+
+def _mrg_structural_now(case: Case, split: Mapping[str, tuple[np.ndarray, np.ndarray]], evaluate: Any
+                        ) -> np.ndarray:
+    from ptofuzz.oracles import mrgsort
+
+    dt = dtypes.get(case.dtype)
     plain = {}
-    for role in srcs:
-        vals, idx = mrgsort.split_records(inputs[role][0], dt)
+    for role, (vals, idx) in split.items():
         ramp = values.plain(seeded_plain(), dt, vals.size)
         plain[role] = mrgsort.join_records(_sorted_runs(ramp, case, dt), idx, dt)[None, :]
     return evaluate(case, plain).classes["dst"] == UNDEFINED
