@@ -244,3 +244,27 @@ def test_result_cmp_is_silent_on_a_zero_golden():
         warnings.simplefilter("error")
         v = result_cmp(e, a, get("float32"), 1e-3)
     assert v.errors == 1
+
+
+# ---- second mutation run ------------------------------------------------------------------------------------
+
+def test_reported_differences_say_valid_or_outside_by_row_and_column():
+    """A 2x4 file with valid region 2x2: a difference in column 2 (the first column past ValidCol) is outside,
+    one in column 1 is valid; with no valid region given the region is blank."""
+    e = np.zeros((2, 4), np.uint32)
+    a = e.copy()
+    a[0, 1], a[0, 2], a[1, 3] = 1, 2, 3
+    dt = get("uint32")
+    got = compare(e, None, a, dt, valid=(2, 2))
+    assert [(d.row, d.col, d.region) for d in got.first] == [(0, 1, "valid"), (0, 2, "outside"), (1, 3, "outside")]
+    assert [d.region for d in compare(e, None, a, dt).first] == ["", "", ""]
+
+
+def test_the_specials_count_infinities_and_the_comparison_keeps_its_mode():
+    dt = get("float32")
+    e = np.array([[np.inf, -np.inf, 1.0, np.nan]], np.float32).view(np.uint32)
+    a = np.array([[np.inf, 2.0, 0.0, 1.0]], np.float32).view(np.uint32)
+    mode = Mode(kind="ulp", ulp=3)
+    got = compare(e, None, a, dt, mode=mode)
+    assert got.specials == {"expected": {"nan": 1, "inf": 2, "zero": 0}, "actual": {"nan": 0, "inf": 1, "zero": 1}}
+    assert got.mode == mode

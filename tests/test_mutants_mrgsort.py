@@ -297,3 +297,122 @@ def test_cpu_exhausted_loop_stops_at_dst_too():
     lists = [recs([5.0, 3.0]), recs([4.0, 2.0, NAN], [10, 11, 12])]
     r = M.merge(lists, "float32", dst_records=1, exhausted=True, platform="cpu")
     assert r.executed == (1, 0, 0, 0) and r.words.tolist() == recs([5.0]).tolist()
+
+
+# ---- the registry oracle: stacked cases, the vectorised merge, executed counts (second mutation run) -------------
+
+from ptofuzz import api, registry  # noqa: E402 - this section's own imports
+from ptofuzz.generators import values as _values  # noqa: E402
+from ptofuzz.generators.source import seeded  # noqa: E402
+
+
+def _geometries(platform: str) -> list[Case]:
+    planned = [c for _, c, _ in api.plan("tmrgsort", platform)]
+    return planned + [c for _, c, _ in api.plan("tmrgsort", platform, seed=5, random=30)]
+
+
+def _executed_rows(outcome, n):
+    rows = outcome.extra.get("executed")
+    return np.full((n, 4), -1) if rows is None else np.asarray(rows).reshape(n, 4)
+
+
+@pytest.mark.parametrize("platform", ["cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("rate", [0.0, 0.2, 0.6])
+def test_stacked_tmrgsort_gives_each_case_its_own_outcome(platform, rate):
+    """Fuzzing evaluates a batch of one geometry stacked on a leading axis: every slice must be what the case gives
+    alone (records, classes, executed counts; a case without counts has none alone)."""
+    inst = registry.get("TMRGSORT")
+    mix = _values.ValueMix(rate)
+    for k, case in enumerate(_geometries(platform)):
+        stacked = inst.draw_batch(seeded(9, f"m{k}"), case, mix, 6)
+        together = inst.evaluate(case, stacked)
+        assert together.outputs["dst"].shape == (6, *case.tile("dst").shape)
+        rows = _executed_rows(together, 6)
+        for j in range(6):
+            alone = inst.evaluate(case, {r: v[j] for r, v in stacked.items()})
+            np.testing.assert_array_equal(together.outputs["dst"][j], alone.outputs["dst"])
+            np.testing.assert_array_equal(together.classes["dst"][j], alone.classes["dst"])
+            if rows[j, 0] < 0:  # documented: a row of -1 where a case has no counts
+                assert rows[j].tolist() == [-1] * 4
+                assert "executed" not in alone.extra
+            else:
+                assert alone.extra["executed"] == rows[j].tolist()
+
+
+@pytest.mark.parametrize("plat", ["cpu", "npu"])
+@pytest.mark.parametrize("exhausted", [False, True])
+@pytest.mark.parametrize("rate", [0.0, 0.3, 0.7])
+def test_vectorised_merge_is_the_head_by_head_merge(plat, exhausted, rate):
+    """_merge_many (ranks, NaN tails, near-zero runs) against the reference simulation _merge_impl, merge by
+    merge, on lists drawn as the generator draws them (sorted, NaNs at the end, zeros and subnormals mixed in)."""
+    inst = registry.get("TMRGSORT")
+    mix = _values.ValueMix(rate)
+    seen_nan = 0
+    for k, case in enumerate(c for c in _geometries("cpu" if plat == "cpu" else "a5") if c.param("lists", 1) > 1):
+        dt = M._dtype(case.dtype)
+        drawn = inst.draw_batch(seeded(3, f"v{k}"), case, mix, 5)
+        srcs = [M._words(drawn[f"src{i}"][:, 0, :case.tile(f"src{i}").valid_cols]).reshape(5, -1, 2)
+                for i in range(case.param("lists"))]
+        cap = case.tile("dst").valid_cols // 2
+        many = M._merge_many(srcs, [np.ones(s.shape[:2], bool) for s in srcs], dt, plat, cap, exhausted)
+        for j in range(5):
+            lists = [M._Recs(s[j], np.ones(len(s[j]), bool)) for s in srcs]
+            seen_nan += any(M.ieee.is_nan(M._List.value_bits(r.recs, dt), dt).any() for r in lists)
+            ref = M._merge_impl(lists, dt, plat, cap, exhausted)
+            np.testing.assert_array_equal(many.defined[j], ref.defined)
+            np.testing.assert_array_equal(many.written[j], ref.written)
+            np.testing.assert_array_equal(np.where(ref.defined[:, None], many.recs[j], 0),
+                                          np.where(ref.defined[:, None], ref.recs, 0))
+            assert many.counts(j) == ref.executed
+    if rate:
+        assert seen_nan, "the draw should have put NaN tails in some lists"
+
+
+def _two_lists(platform, a, b, keep, **params):
+    case = Case("TMRGSORT", platform, "float32", (("dst", Tile(1, 2 * keep, 1, 2 * keep)),
+                                                   ("src0", Tile(1, 2 * len(a), 1, 2 * len(a))),
+                                                   ("src1", Tile(1, 2 * len(b), 1, 2 * len(b)))),
+                (("lists", 2), *params.items()))
+    inputs = {"src0": recs(a)[None, :], "src1": recs(b, range(len(a), len(a) + len(b)))[None, :]}
+    return registry.get("TMRGSORT").evaluate(case, inputs)
+
+
+def test_the_npus_leave_everything_from_a_nan_head_undefined_and_the_cpu_does_not():
+    """[3, 1] and [2, NaN]: after 3 and 2 list 1's head is its NaN. The cpu scans heads from list 0 and a NaN never
+    replaces a candidate, so 1 goes out, then the NaN (all defined); the NPUs' NaN order is undocumented, so
+    positions 2 and 3 are undefined."""
+    cpu = _two_lists("cpu", [3.0, 1.0], [2.0, NAN], 4)
+    words = cpu.outputs["dst"][0]
+    assert words[0::2][:3].view(np.float32).tolist() == [3.0, 2.0, 1.0]
+    assert np.isnan(words[0::2][3:].view(np.float32)).all()
+    assert words[1::2].tolist() == [0, 2, 1, 3]
+    assert cpu.classes["dst"][0].tolist() == [E] * 8
+    for npu in ("a2a3", "a5"):
+        out = _two_lists(npu, [3.0, 1.0], [2.0, NAN], 4)
+        assert out.classes["dst"][0].tolist() == [E] * 4 + [U] * 4
+        assert out.outputs["dst"][0][:4].tolist() == words[:4].tolist()
+
+
+def test_executed_counts_reach_the_outcome_even_when_list_0_gave_none():
+    """cpu, dst of one record: [1] and [3] put out 3 from list 1, so the counts are (0, 1, 0, 0): a leading 0 is
+    still a count. The NPUs report counts only in exhausted mode: none here."""
+    assert _two_lists("cpu", [1.0], [3.0], 1).extra["executed"] == [0, 1, 0, 0]
+    assert "executed" not in _two_lists("a5", [1.0], [3.0], 1).extra
+    assert _two_lists("a5", [1.0], [3.0], 1, exhausted=1).extra["executed"] == [0, 1, 0, 0]
+
+
+def test_topk_single_list_pass_follows_each_platforms_nan_rule():
+    """cols 256 float32 elements: one single-list pass merges 4 blocks of 32 records, then dst is the first 32
+    records. Block 0 holds the 31 largest numbers and ends in a NaN: after them the NaN heads list 0. The cpu puts
+    it out at once (a NaN heading the lowest non-empty list is the first candidate); the NPUs' NaN order is
+    undocumented, so record 31 is undefined there."""
+    blocks = [[1000.0 - i for i in range(31)] + [NAN]] + [[500.0 - 40 * b - i for i in range(32)] for b in range(3)]
+    words = recs([v for blk in blocks for v in blk])
+    cpu = M.topk(words, "float32", cols=256, topk=64, platform="cpu")
+    assert record_classes(cpu) == [E] * 32
+    vals = cpu.words[0::2].view(np.float32)
+    assert vals[:31].tolist() == [1000.0 - i for i in range(31)] and np.isnan(vals[31])
+    for npu in ("a2a3", "a5"):
+        out = M.topk(words, "float32", cols=256, topk=64, platform=npu)
+        assert record_classes(out) == [E] * 31 + [U]
+        assert out.words[:62].tolist() == cpu.words[:62].tolist()

@@ -140,3 +140,76 @@ def test_npu_float_add_of_zero_and_the_smallest_normal_is_exact():
     out = tpart.a2a3(c, {"src0": a, "src1": b})
     assert out.classes["dst"].tolist() == [[E, E]]
     assert out.outputs["dst"].tolist() == [[0x00800000, 0x80800000]]
+
+
+# ---- second mutation run ------------------------------------------------------------------------------------
+
+def _f32(*xs):
+    return np.array([xs], np.float32).view(np.uint32)
+
+
+def test_npu_integer_max_and_min_never_overflow():
+    """Only add/mul can overflow: max/min of int32 extremes are exact on the NPUs."""
+    dt = get("int32")
+    a = np.array([[2**31 - 1, -2**31]], np.int32).view(np.uint32)
+    b = np.array([[1, -1]], np.int32).view(np.uint32)
+    for op in ("max", "min"):
+        _, cls, _ = tpart.npu_element(op, a, b, dt)
+        assert cls.tolist() == [[E, E]]
+    _, cls, _ = tpart.npu_element("add", a, b, dt)
+    assert cls.tolist() == [[U, U]]
+
+
+def test_npu_add_is_undefined_where_flushing_a_subnormal_operand_changes_it_on_either_side():
+    """min_normal + the smallest subnormal is the next float up, a normal number; with the subnormal flushed to
+    zero it is min_normal: undefined (subnormal handling is undocumented), whichever operand is subnormal."""
+    dt = get("float32")
+    tiny, smallest = ieee.min_normal(dt), np.float32(1e-45)
+    for a, b in ((tiny, smallest), (smallest, tiny)):
+        res, cls, _ = tpart.npu_element("add", _f32(a), _f32(b), dt)
+        assert res.tolist() == [[0x00800001]]
+        assert cls.tolist() == [[U]]
+    _, cls, _ = tpart.npu_element("add", _f32(1.0), _f32(2.0), dt)
+    assert cls.tolist() == [[E]]
+
+
+def test_npu_add_overflowing_to_minus_infinity_is_undefined():
+    """-3e38 + -3e38 overflows from finite operands (inf or saturation: undocumented), as +3e38 + 3e38 does."""
+    dt = get("float32")
+    for x, inf in ((-3e38, 0xFF800000), (3e38, 0x7F800000)):
+        res, cls, _ = tpart.npu_element("add", _f32(x), _f32(x), dt)
+        assert res.tolist() == [[inf]]  # the placeholder is the IEEE result
+        assert cls.tolist() == [[U]]
+
+
+@pytest.mark.parametrize(("s0", "s1", "reason"), [
+    ((0, 4), (2, 4), "src0 valid region 0x4 is empty"),
+    ((2, 4), (2, 0), "src1 valid region 2x0 is empty"),
+])
+def test_spec_names_the_empty_source(s0, s1, reason):
+    c = tcase("TPARTADD", "spec", "float32", (2, 4), s0, s1)
+    out = tpart.spec(c, {"src0": np.zeros(c.tile("src0").shape, np.uint32),
+                         "src1": np.zeros(c.tile("src1").shape, np.uint32)})
+    assert (out.fault.name, out.fault.trap, out.fault.reason) == ("Fault_TileLegality", 5, reason)
+
+
+@pytest.mark.parametrize("platform", ["spec", "cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("valid", [(0, 0), (2, 3)])
+def test_classes_are_uint8_and_the_npus_report_no_flags(platform, valid):
+    """Element classes are the uint8 codes of ptofuzz.case (as the manifests store them); the NPU models raise no
+    status flags, for an empty destination too."""
+    c = Case("TPARTADD", platform, "float32", (("dst", Tile(2, 8, *valid)), ("src0", Tile(2, 8, *valid)),
+                                               ("src1", Tile(2, 8, *valid))))
+    out = getattr(tpart, platform)(c, {"src0": np.zeros((2, 8), np.uint32), "src1": np.zeros((2, 8), np.uint32)})
+    if out.fault is None:
+        assert out.classes["dst"].dtype == np.uint8
+    if platform in ("a2a3", "a5"):
+        assert out.flags is None
+
+
+def test_is_subnormal_is_exactly_the_nonzero_numbers_below_the_smallest_normal():
+    for name in ("float32", "float16", "bfloat16"):
+        dt = get(name)
+        bits = np.array([0, 1, dt.man_mask - 1, dt.man_mask, dt.man_mask + 1, dt.sign_mask | 1, dt.sign_mask],
+                        dt.bits_dtype)
+        assert ieee.is_subnormal(bits, dt).tolist() == [False, True, True, True, False, True, False]
