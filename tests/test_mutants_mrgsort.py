@@ -416,3 +416,32 @@ def test_topk_single_list_pass_follows_each_platforms_nan_rule():
         out = M.topk(words, "float32", cols=256, topk=64, platform=npu)
         assert record_classes(out) == [E] * 31 + [U]
         assert out.words[:62].tolist() == cpu.words[:62].tolist()
+
+
+def test_shared_work_keeps_the_cpu_and_npu_merges_apart():
+    """Inside shared_work the NPUs share one vmrgsort4 outcome; the cpu must still get its own merge: with a NaN
+    heading list 1 the cpu defines every record and a5 does not."""
+    from ptofuzz.oracles import sort as sort_oracle
+
+    inst = registry.get("TMRGSORT")
+    case = Case("TMRGSORT", "cpu", "float32", (("dst", Tile(1, 8, 1, 8)), ("src0", Tile(1, 4, 1, 4)),
+                                               ("src1", Tile(1, 4, 1, 4))), (("lists", 2),))
+    inputs = {"src0": recs([3.0, 1.0])[None, :], "src1": recs([NAN, 2.0], [2, 3])[None, :]}
+    with sort_oracle.shared_work():
+        a5 = inst.evaluate(case.on("a5"), inputs)
+        cpu = inst.evaluate(case, inputs)
+        a2a3 = inst.evaluate(case.on("a2a3"), inputs)
+    assert cpu.classes["dst"][0].tolist() == [E] * 8
+    assert a5.classes["dst"][0].tolist() == [U] * 8 == a2a3.classes["dst"][0].tolist()
+
+
+def test_a_stacked_npu_merge_of_plus_zeros_from_two_lists_is_defined():
+    """Equal bits are no ambiguity: [1, +0] and [+0] merge to 1, +0, +0 with every record defined on the NPUs,
+    stacked as alone."""
+    inst = registry.get("TMRGSORT")
+    case = Case("TMRGSORT", "a5", "float32", (("dst", Tile(1, 6, 1, 6)), ("src0", Tile(1, 4, 1, 4)),
+                                              ("src1", Tile(1, 2, 1, 2))), (("lists", 2),))
+    one = {"src0": recs([1.0, 0.0])[None, :], "src1": recs([0.0], [2])[None, :]}
+    stacked = {r: np.stack([v, v]) for r, v in one.items()}
+    for out in (inst.evaluate(case, one).classes["dst"][None], inst.evaluate(case, stacked).classes["dst"]):
+        assert out[:, 0].tolist() == [[E] * 6] * len(out)
