@@ -268,3 +268,30 @@ def test_the_specials_count_infinities_and_the_comparison_keeps_its_mode():
     got = compare(e, None, a, dt, mode=mode)
     assert got.specials == {"expected": {"nan": 1, "inf": 2, "zero": 0}, "actual": {"nan": 0, "inf": 1, "zero": 1}}
     assert got.mode == mode
+
+
+def test_a_difference_in_the_first_row_past_the_valid_rows_is_outside():
+    """Valid region 2x2 of a 4x4 file: row 2 (the first row past ValidRow), column 0, is outside."""
+    e = np.zeros((4, 4), np.uint32)
+    a = e.copy()
+    a[1, 1], a[2, 0] = 1, 2
+    got = compare(e, None, a, get("uint32"), valid=(2, 2))
+    assert [(d.row, d.col, d.region) for d in got.first] == [(1, 1, "valid"), (2, 0, "outside")]
+
+
+def test_the_largest_differences_are_measured_without_numpy_warnings():
+    """A zero golden against 1.0: the relative error is infinite and numpy's divide warning stays silent."""
+    e, a = np.array([[0.0, 2.0]], np.float32).view(np.uint32), np.array([[1.0, 2.0]], np.float32).view(np.uint32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = compare(e, None, a, get("float32"))
+    assert got.max_abs == 1.0 and got.mismatches == 1
+
+
+@pytest.mark.parametrize(("ulps", "code"), [(1, "ulp-1"), (2, "ulp-2..16"), (16, "ulp-2..16"), (17, "ulp-large")])
+def test_element_errors_bands_end_at_16_ulps(ulps, code):
+    from ptofuzz.compare import ERR, element_errors
+
+    one = 0x3F800000
+    got = element_errors(np.array([one], np.uint32), np.array([one + ulps], np.uint32), get("float32"))
+    assert got.tolist() == [ERR[code]]

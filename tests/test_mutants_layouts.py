@@ -85,3 +85,20 @@ def test_tmrgsort_names_may_list_two_to_four_sources():
         prof.parse("TMRGSORTTest.case_float_1x64_1x32_1x32_1x32_1x32_1x32")
     assert str(e.value) == ("folder name 'TMRGSORTTest.case_float_1x64_1x32_1x32_1x32_1x32_1x32' has 6 tiles; "
                             "TMRGSORTTest names 5 (dst, src0, src1, src2, src3)")
+
+
+@pytest.mark.parametrize(("valid", "physical"), [
+    # columns: the next power of two (1 stays 1); rows: 128 B * 2**k over the row's bytes, at least one row
+    ((4, 1, "float32"), (32, 1)),
+    ((1, 1, "float32"), (32, 1)),
+    ((1, 32, "float32"), (1, 32)),    # one 128 B row fills the smallest capacity
+    ((2, 32, "float32"), (2, 32)),
+    ((1, 64, "float32"), (1, 64)),    # a 256 B row: capacity 256, one row
+    ((3, 5, "float16"), (8, 8)),
+    ((0, 0, "float32"), (32, 1)),
+])
+def test_spec_physical_is_the_smallest_legal_descriptor(valid, physical):
+    from ptofuzz.dtypes import get as get_dtype
+    from ptofuzz.layouts import spec_physical
+
+    assert spec_physical(*valid[:2], get_dtype(valid[2])) == physical

@@ -445,3 +445,80 @@ def test_a_stacked_npu_merge_of_plus_zeros_from_two_lists_is_defined():
     stacked = {r: np.stack([v, v]) for r, v in one.items()}
     for out in (inst.evaluate(case, one).classes["dst"][None], inst.evaluate(case, stacked).classes["dst"]):
         assert out[:, 0].tolist() == [[E] * 6] * len(out)
+
+
+# ---- edge batches a direct oracle call can make (second mutation run, argued survivors) -----------------------
+
+
+def _stack(inputs, n):
+    return {r: np.stack([v] * n) for r, v in inputs.items()}
+
+
+@pytest.mark.parametrize("platform", ["cpu", "a5"])
+def test_stacked_merge_of_empty_lists_leaves_dst_undefined(platform):
+    """Two lists of valid width 0: nothing to merge, every dst word is UNDEFINED, stacked as alone; the cpu still
+    counts (0, 0, 0, 0)."""
+    inst = registry.get("TMRGSORT")
+    case = Case("TMRGSORT", platform, "float32", (("dst", Tile(1, 4, 1, 4)), ("src0", Tile(1, 4, 1, 0)),
+                                                  ("src1", Tile(1, 4, 1, 0))), (("lists", 2),))
+    one = {"src0": np.zeros((1, 4), np.uint32), "src1": np.zeros((1, 4), np.uint32)}
+    stacked = inst.evaluate(case, _stack(one, 3))
+    alone = inst.evaluate(case, one)
+    assert stacked.classes["dst"].tolist() == [[[U] * 4]] * 3 and alone.classes["dst"].tolist() == [[U] * 4]
+    if platform == "cpu":
+        assert np.asarray(stacked.extra["executed"]).tolist() == [[0] * 4] * 3
+        assert alone.extra["executed"] == [0] * 4
+    else:
+        assert "executed" not in stacked.extra and "executed" not in alone.extra
+
+
+def test_a_stacked_cpu_merge_into_an_empty_dst_still_reports_zero_counts():
+    """dst valid width 0 (keep 0): the cpu merges nothing and counts (0, 0, 0, 0) for every stacked case."""
+    inst = registry.get("TMRGSORT")
+    case = Case("TMRGSORT", "cpu", "float32", (("dst", Tile(1, 4, 1, 0)), ("src0", Tile(1, 4, 1, 4)),
+                                               ("src1", Tile(1, 4, 1, 4))), (("lists", 2),))
+    one = {"src0": recs([2.0, 1.0])[None, :], "src1": recs([3.0, 0.5], [2, 3])[None, :]}
+    out = inst.evaluate(case, _stack(one, 2))
+    assert np.asarray(out.extra["executed"]).tolist() == [[0] * 4] * 2
+    assert out.classes["dst"].tolist() == [[[U] * 4]] * 2
+
+
+@pytest.mark.parametrize("platform", ["cpu", "a5"])
+@pytest.mark.parametrize("dst_cols", [64, 128])
+def test_a_stacked_topk_batch_of_no_cases_is_empty(platform, dst_cols):
+    inst = registry.get("TMRGSORT")
+    case = Case("TMRGSORT", platform, "float32", (("dst", Tile(1, dst_cols, 1, 64)), ("src0", Tile(1, 128, 1, 128))),
+                (("topk", 1),))
+    out = inst.evaluate(case, {"src0": np.zeros((0, 1, 128), np.uint32)})
+    assert out.outputs["dst"].shape == (0, 1, dst_cols) and out.outputs["dst"].dtype == np.uint32
+    assert out.classes["dst"].shape == (0, 1, dst_cols) and out.classes["dst"].dtype == np.uint8
+    assert "executed" not in out.extra
+
+
+@pytest.mark.parametrize("lists", [0, 5])
+def test_a_case_asking_for_other_than_2_to_4_lists_is_refused_by_name(lists):
+    case = Case("TMRGSORT", "cpu", "float32", (("dst", Tile(1, 4, 1, 4)), ("src0", Tile(1, 4, 1, 4))),
+                (("lists", lists),))
+    with pytest.raises(ValueError, match=f"^TMRGSORT merges 2..4 lists, not {lists}$"):
+        M.tmrgsort_model(case, {"src0": recs([2.0, 1.0])[None, :]}, "cpu")
+
+
+@pytest.mark.parametrize("platform", ["cpu", "a5"])
+def test_stacked_unsorted_lists_give_what_each_case_gives_alone(platform):
+    """Lists that are not descending (only a direct call makes them): the cpu merges head by head ([1, 3] and
+    [4, 0.5] give 4, 1, 3, 0.5), the NPUs leave the result undefined; stacked equals alone."""
+    inst = registry.get("TMRGSORT")
+    case = Case("TMRGSORT", platform, "float32", (("dst", Tile(1, 8, 1, 8)), ("src0", Tile(1, 4, 1, 4)),
+                                                  ("src1", Tile(1, 4, 1, 4))), (("lists", 2),))
+    a = np.stack([recs([1.0, 3.0]), recs([2.0, 5.0])])[:, None]
+    b = np.stack([recs([4.0, 0.5], [2, 3]), recs([1.0, 2.5], [2, 3])])[:, None]
+    together = inst.evaluate(case, {"src0": a, "src1": b})
+    for j, want in enumerate([[4.0, 1.0, 3.0, 0.5], [2.0, 5.0, 1.0, 2.5]]):
+        alone = inst.evaluate(case, {"src0": a[j], "src1": b[j]})
+        np.testing.assert_array_equal(together.outputs["dst"][j], alone.outputs["dst"])
+        np.testing.assert_array_equal(together.classes["dst"][j], alone.classes["dst"])
+        if platform == "cpu":
+            assert alone.outputs["dst"][0, 0::2].view(np.float32).tolist() == want
+            assert alone.classes["dst"].tolist() == [[E] * 8]
+        else:
+            assert alone.classes["dst"].tolist() == [[U] * 8]

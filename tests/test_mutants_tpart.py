@@ -213,3 +213,55 @@ def test_is_subnormal_is_exactly_the_nonzero_numbers_below_the_smallest_normal()
         bits = np.array([0, 1, dt.man_mask - 1, dt.man_mask, dt.man_mask + 1, dt.sign_mask | 1, dt.sign_mask],
                         dt.bits_dtype)
         assert ieee.is_subnormal(bits, dt).tolist() == [False, True, True, True, False, True, False]
+
+
+# ---- messages, flags and shared work (second mutation run, argued survivors) ----------------------------------
+
+
+@pytest.mark.parametrize(("platform", "dst", "src0", "src1", "fault", "reason"), [
+    ("spec", (0, 8), (2, 8), (2, 8), "Fault_TileLegality", "destination valid region 0x8 is empty"),
+    ("spec", (2, 8), (4, 8), (2, 8), "Fault_TileLegality", "src0 valid region 4x8 exceeds the destination 2x8"),
+    ("spec", (4, 8), (2, 8), (4, 4), "Fault_TileLegality",
+     "neither source covers the destination 4x8 (src0 2x8, src1 4x4)"),
+    ("spec", (4, 8), (2, 8), (2, 4), "Fault_TileLegality",
+     "neither source covers the destination 4x8 (src0 2x8, src1 2x4)"),
+    ("a5", (4, 8), (2, 8), (2, 8), None,
+     "a5 asserts (src0==dst || src1==dst) && max(rows)==R && max(cols)==C for dst 4x8 (src0 2x8, src1 2x8)"),
+    ("a2a3", (4, 8), (2, 8), (2, 4), None,
+     "a2a3 asserts one source equals dst 4x8 and the other fits inside it (src0 2x8, src1 2x4)"),
+])
+def test_geometry_refusals_name_the_regions_they_refuse(platform, dst, src0, src1, fault, reason):
+    """The reason lands in the manifest and in gen's error line, so it must name the regions as given."""
+    c = tcase("TPARTADD", platform, "float32", dst, src0, src1,
+              shapes={"dst": (8, 8), "src0": (8, 8), "src1": (8, 8)})
+    inputs = {r: np.zeros(c.tile(r).shape, np.uint32) for r in ("src0", "src1")}
+    out = getattr(tpart, platform)(c, inputs)
+    assert out.reason == reason
+    if fault:
+        assert out.kind == "fault" and (out.fault.name, out.fault.trap, out.fault.reason) == (fault, 5, reason)
+    else:
+        assert out.kind == "unsupported" and out.fault is None
+
+
+@pytest.mark.parametrize("platform", ["a2a3", "a5"])
+def test_an_npu_with_an_empty_destination_tracks_no_flags(platform):
+    """dst valid 0x8 returns early on the NPUs: nothing written, and no flag model (None, not an empty tuple)."""
+    c = tcase("TPARTADD", platform, "float32", (0, 8), (2, 8), (2, 8), shapes={"dst": (2, 8)})
+    out = getattr(tpart, platform)(c, {r: np.ones(c.tile(r).shape, np.uint32) for r in ("src0", "src1")})
+    assert out.kind == "ok" and out.flags is None
+    assert (out.classes["dst"] == U).all()
+
+
+@pytest.mark.parametrize("shared", ["src0", "src1"])
+def test_shared_work_tells_apart_inputs_that_share_one_source_array(shared):
+    """Two cases in one shared_work context whose inputs share one source array but not the other: each must get
+    the sum of its own sources."""
+    c = tcase("TPARTADD", "a5", "float32", (2, 8), (2, 8), (2, 8))
+    same = np.full((2, 8), 1.0, np.float32).view(np.uint32)
+    first = {shared: same, ("src1" if shared == "src0" else "src0"): np.full((2, 8), 2.0, np.float32).view(np.uint32)}
+    second = {shared: same, ("src1" if shared == "src0" else "src0"): np.full((2, 8), 5.0, np.float32).view(np.uint32)}
+    with tpart.shared_work():
+        a = tpart.a5(c, first)
+        b = tpart.a5(c, second)
+    assert a.outputs["dst"].view(np.float32).tolist() == [[3.0] * 8] * 2
+    assert b.outputs["dst"].view(np.float32).tolist() == [[6.0] * 8] * 2
