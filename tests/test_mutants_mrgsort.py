@@ -454,7 +454,7 @@ def _stack(inputs, n):
     return {r: np.stack([v] * n) for r, v in inputs.items()}
 
 
-@pytest.mark.parametrize("platform", ["cpu", "a5"])
+@pytest.mark.parametrize("platform", ["cpu", "a2a3", "a5"])
 def test_stacked_merge_of_empty_lists_leaves_dst_undefined(platform):
     """Two lists of valid width 0: nothing to merge, every dst word is UNDEFINED, stacked as alone; the cpu still
     counts (0, 0, 0, 0)."""
@@ -522,3 +522,21 @@ def test_stacked_unsorted_lists_give_what_each_case_gives_alone(platform):
             assert alone.classes["dst"].tolist() == [[E] * 8]
         else:
             assert alone.classes["dst"].tolist() == [[U] * 8]
+
+
+@pytest.mark.parametrize(("lists", "values"), [
+    ([[5.0], [3.0, 4.0, NAN]], [5.0, 3.0, 4.0, NAN]),  # list 1 not descending: the cpu still takes heads in turn
+    ([[NAN], [3.0, 4.0]], [NAN, 3.0, 4.0]),             # a NaN head of list 0 goes first, then 3 and 4 as they come
+    ([[], [NAN], [5.0]], [NAN, 5.0]),                   # an empty list 0: list 1's NaN head is the first candidate
+])
+def test_the_cpu_merges_heads_in_list_order_whatever_they_hold(lists, values):
+    """The cpu simulator compares heads only: a list out of order or headed by a NaN is merged as it comes (the
+    NPUs leave such merges undefined)."""
+    words, k = [], 0
+    for vals in lists:
+        words.append(recs(vals, range(k, k + len(vals))))
+        k += len(vals)
+    r = M.merge(words, "float32", dst_records=k, exhausted=False, platform="cpu")
+    got = r.words[0::2].view(np.float32).tolist()
+    assert [("nan" if v != v else v) for v in got] == [("nan" if v != v else v) for v in values]
+    assert record_classes(r) == [E] * k

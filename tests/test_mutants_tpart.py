@@ -265,3 +265,23 @@ def test_shared_work_tells_apart_inputs_that_share_one_source_array(shared):
         b = tpart.a5(c, second)
     assert a.outputs["dst"].view(np.float32).tolist() == [[3.0] * 8] * 2
     assert b.outputs["dst"].view(np.float32).tolist() == [[6.0] * 8] * 2
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16"])
+def test_the_fast_add_mul_and_the_widening_are_silent_too(dtype):
+    """The cpu/NPU element path (add_mul_fast) overflows and makes NaNs on purpose, and widening a signalling NaN
+    to float64 is a cast numpy may warn about: none of it may warn."""
+    dt = get(dtype)
+    big = {"float32": 0x7F7FFFFF, "float16": 0x7BFF, "bfloat16": 0x7F7F}[dtype]
+    inf = dt.exp_mask
+    snan = dt.exp_mask | 1
+    a = np.array([big, inf, snan], dt.bits_dtype)
+    b = np.array([big, inf | dt.sign_mask, 0], dt.bits_dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        added, _, nan = ieee.add_mul_fast("add", a, b, dt)
+        multiplied, _, _ = ieee.add_mul_fast("mul", a, b, dt)
+        wide = ieee.to_float64(a, dt)
+    assert added.tolist() == [inf, dt.canonical_nan, dt.canonical_nan] and nan.tolist() == [False, True, True]
+    assert multiplied.tolist() == [inf, inf | dt.sign_mask, dt.canonical_nan]
+    assert np.isnan(wide[2]) and wide[1] == np.inf
