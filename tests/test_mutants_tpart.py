@@ -285,3 +285,17 @@ def test_the_fast_add_mul_and_the_widening_are_silent_too(dtype):
     assert added.tolist() == [inf, dt.canonical_nan, dt.canonical_nan] and nan.tolist() == [False, True, True]
     assert multiplied.tolist() == [inf, inf | dt.sign_mask, dt.canonical_nan]
     assert np.isnan(wide[2]) and wide[1] == np.inf
+
+
+@pytest.mark.parametrize(("bad_role", "fault"), [("dst", "Fault_TileAllocation"), ("src0", "Fault_TileLegality"),
+                                                 ("src1", "Fault_TileLegality")])
+def test_spec_refuses_an_illegal_descriptor_by_role(bad_role, fault):
+    """A tile with 24 physical columns is no pto-spec descriptor: the destination fails allocation, a source is a
+    legality fault; both trap 5 and name the role."""
+    shapes = {"dst": (8, 32), "src0": (8, 32), "src1": (8, 32)}
+    shapes[bad_role] = (8, 24)
+    c = tcase("TPARTADD", "spec", "float32", (8, 16), (8, 16), (8, 16), shapes=shapes)
+    out = tpart.spec(c, {r: np.zeros(c.tile(r).shape, np.uint32) for r in ("src0", "src1")})
+    role = "destination" if bad_role == "dst" else bad_role
+    reason = f"{role}: physical columns 24 are not a power of two"
+    assert out.kind == "fault" and (out.fault.name, out.fault.trap, out.fault.reason) == (fault, 5, reason)
