@@ -540,3 +540,51 @@ def test_the_cpu_merges_heads_in_list_order_whatever_they_hold(lists, values):
     got = r.words[0::2].view(np.float32).tolist()
     assert [("nan" if v != v else v) for v in got] == [("nan" if v != v else v) for v in values]
     assert record_classes(r) == [E] * k
+
+
+# ---- third mutation run: the registry entry's undefined fill and the topk kernel's NPU rules -------------------
+
+
+@pytest.mark.parametrize("stacked", [False, True])
+def test_an_npu_single_list_case_outside_the_contract_is_undefined_and_zero_filled(stacked):
+    """a5, block=16 records (32 float32 elements, not a multiple of 64): outside the documented contract, so every
+    dst word is UNDEFINED, and an UNDEFINED word is written as 0 (golden bytes stay deterministic)."""
+    vals = np.arange(64, 0, -1, dtype=np.float32)
+    case = Case("TMRGSORT", "a5", "float32", (("dst", Tile(1, 128, 1, 128)), ("src0", Tile(1, 128, 1, 128))),
+                (("block", 16),))
+    words = recs(vals)[None, :]
+    out = M.tmrgsort_model(case, {"src0": words[None] if stacked else words}, "a5")
+    assert (out.classes["dst"] == U).all() and (out.outputs["dst"] == 0).all()
+    assert out.outputs["dst"].shape == ((1, 1, 128) if stacked else (1, 128))
+
+
+def test_a_topk_case_reports_no_executed_counts():
+    """The topk kernel ends in non-exhausted merges: no VMS4_SR counts, alone or stacked."""
+    vals = np.arange(64, 0, -1, dtype=np.float32)
+    case = _case([("dst", Tile(1, 64, 1, 64)), ("src0", Tile(1, 128, 1, 128))], topk=1)
+    words = recs(vals)[None, :]
+    for platform in ("cpu", "a5"):
+        alone = M.tmrgsort_model(case, {"src0": words}, platform)
+        stacked = M.tmrgsort_model(case, {"src0": np.stack([words, words])}, platform)
+        assert "executed" not in alone.extra and "executed" not in stacked.extra
+        assert (alone.classes["dst"] == E).all()
+
+
+def test_topk_on_an_npu_leaves_a_mixed_zero_run_from_two_blocks_undefined():
+    """cols 256 float32 elements: one single-list pass over 4 blocks of 32. Blocks 0 and 1 each end in a zero, +0
+    and -0: two lists, two bit patterns, so their order is undocumented on the NPUs (the last two records are
+    UNDEFINED); the cpu merges stably, block 0's +0 first."""
+    bits, idx = [], []
+    for k, tail in enumerate([[0x00000000], [0x80000000], [], []]):
+        b, i = _block(tail, 32 * k)
+        bits += b
+        idx += i
+    words = bits_recs(bits, idx)
+    cpu = M.topk(words, "float32", cols=256, topk=256, platform="cpu")
+    assert record_classes(cpu) == [E] * 128
+    v, i = M.split_records(cpu.words, "float32")
+    assert v[126:].tolist() == [0x00000000, 0x80000000] and i[126:].tolist() == [31, 63]
+    for npu in ("a2a3", "a5"):
+        out = M.topk(words, "float32", cols=256, topk=256, platform=npu)
+        assert record_classes(out) == [E] * 126 + [U] * 2
+        assert out.words[:252].tolist() == cpu.words[:252].tolist()
