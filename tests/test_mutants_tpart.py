@@ -299,3 +299,20 @@ def test_spec_refuses_an_illegal_descriptor_by_role(bad_role, fault):
     role = "destination" if bad_role == "dst" else bad_role
     reason = f"{role}: physical columns 24 are not a power of two"
     assert out.kind == "fault" and (out.fault.name, out.fault.trap, out.fault.reason) == (fault, 5, reason)
+
+
+@pytest.mark.parametrize("src0_valid", [(1, 8), (2, 4)])
+def test_shared_work_tells_apart_cases_of_other_overlaps_on_the_same_arrays(src0_valid):
+    """One source array pair, two cases in one shared_work context: the full 2x8 overlap, then a src0 valid region
+    of 1x8 or 2x4. The second case adds only over its own overlap and copies src1 elsewhere."""
+    a = np.full((2, 8), 1.0, np.float32).view(np.uint32)
+    b = np.full((2, 8), 2.0, np.float32).view(np.uint32)
+    full = tcase("TPARTADD", "a5", "float32", (2, 8), (2, 8), (2, 8))
+    part = tcase("TPARTADD", "a5", "float32", (2, 8), src0_valid, (2, 8), shapes={"src0": (2, 8)})
+    with tpart.shared_work():
+        tpart.a5(full, {"src0": a, "src1": b})
+        out = tpart.a5(part, {"src0": a, "src1": b})
+    want = np.full((2, 8), 2.0, np.float32)
+    want[:src0_valid[0], :src0_valid[1]] = 3.0
+    assert out.outputs["dst"].view(np.float32).tolist() == want.tolist()
+    assert (out.classes["dst"] == E).all()
