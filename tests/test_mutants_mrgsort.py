@@ -588,3 +588,41 @@ def test_topk_on_an_npu_leaves_a_mixed_zero_run_from_two_blocks_undefined():
         out = M.topk(words, "float32", cols=256, topk=256, platform=npu)
         assert record_classes(out) == [E] * 126 + [U] * 2
         assert out.words[:252].tolist() == cpu.words[:252].tolist()
+
+
+def _exhausted_a5(lists_per_case):
+    """Stacked and alone a5 exhausted merges of the given cases (each a list of float32 lists, one geometry)."""
+    inst = registry.get("TMRGSORT")
+    lens = [len(x) for x in lists_per_case[0]]
+    total = sum(lens)
+    tiles = (("dst", Tile(1, 2 * total, 1, 2 * total)),
+             *((f"src{i}", Tile(1, 2 * n, 1, 2 * n)) for i, n in enumerate(lens)))
+    case = Case("TMRGSORT", "a5", "float32", tiles, (("exhausted", 1), ("lists", len(lens))))
+    per_case = []
+    for lists in lists_per_case:
+        starts = np.cumsum([0] + lens)
+        per_case.append({f"src{i}": recs(x, range(starts[i], starts[i] + len(x)))[None, :]
+                         for i, x in enumerate(lists)})
+    stacked = inst.evaluate(case, {r: np.stack([c[r] for c in per_case]) for r in per_case[0]})
+    return stacked, [inst.evaluate(case, c) for c in per_case]
+
+
+@pytest.mark.parametrize("lists_per_case", [
+    # a list ending inside the ambiguous +0/-0 run (stop point unknown) stacked with one whose lists end after it
+    [[[1.0, 0.0], [-0.0, -3.0]], [[0.0, -1.0], [-0.0, -2.0]]],
+    # list 0 runs out just before the +0/-0 run: the stop point is known although lists 1 and 2 end in the run
+    [[[1.0, 0.5], [0.0], [-0.0]], [[1.0, 0.5], [0.0], [-0.0]]],
+])
+def test_stacked_npu_exhausted_merges_judge_a_zero_run_case_by_case(lists_per_case):
+    """The vectorised stacked merge decides per case whether an ambiguous near-zero run is reached and whether a
+    list ends inside it; each case must get what it gets alone (the head-by-head merge)."""
+    stacked, alone = _exhausted_a5(lists_per_case)
+    for j, one in enumerate(alone):
+        np.testing.assert_array_equal(stacked.outputs["dst"][j], one.outputs["dst"])
+        np.testing.assert_array_equal(stacked.classes["dst"][j], one.classes["dst"])
+        want = one.extra.get("executed", [-1] * 4)
+        assert stacked.extra["executed"][j].tolist() == list(want)
+    if len(lists_per_case[0]) == 3:
+        assert alone[0].extra["executed"] == [2, 0, 0, 0]  # 1 and 0.5 out, then list 0 is empty
+    else:
+        assert "executed" not in alone[0].extra and alone[1].extra["executed"] == [2, 1, 0, 0]
