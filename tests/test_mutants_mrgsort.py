@@ -542,7 +542,7 @@ def test_the_cpu_merges_heads_in_list_order_whatever_they_hold(lists, values):
     assert record_classes(r) == [E] * k
 
 
-# ---- third mutation run: the registry entry's undefined fill and the topk kernel's NPU rules -------------------
+# ---- third mutation run: the undefined fill, topk's NPU rules, stacked exhausted merges case by case -----------
 
 
 @pytest.mark.parametrize("stacked", [False, True])
@@ -598,11 +598,9 @@ def _exhausted_a5(lists_per_case):
     tiles = (("dst", Tile(1, 2 * total, 1, 2 * total)),
              *((f"src{i}", Tile(1, 2 * n, 1, 2 * n)) for i, n in enumerate(lens)))
     case = Case("TMRGSORT", "a5", "float32", tiles, (("exhausted", 1), ("lists", len(lens))))
-    per_case = []
-    for lists in lists_per_case:
-        starts = np.cumsum([0] + lens)
-        per_case.append({f"src{i}": recs(x, range(starts[i], starts[i] + len(x)))[None, :]
-                         for i, x in enumerate(lists)})
+    starts = np.cumsum([0] + lens)  # record indices run on across the lists
+    per_case = [{f"src{i}": recs(x, range(starts[i], starts[i] + len(x)))[None, :] for i, x in enumerate(lists)}
+                for lists in lists_per_case]
     stacked = inst.evaluate(case, {r: np.stack([c[r] for c in per_case]) for r in per_case[0]})
     return stacked, [inst.evaluate(case, c) for c in per_case]
 
