@@ -1,7 +1,8 @@
 """The one registry of instructions.
 
-Each instruction module under ``ptofuzz/instructions/`` exposes ``instructions() -> list[Instruction]``;
-:data:`MODULES` lists them explicitly (nothing registers itself on import). An :class:`Instruction` brings its
+Each instruction module under ``ptofuzz/instructions/`` exposes ``instructions(names) -> list[Instruction]``;
+:data:`MODULES` lists them explicitly with the mnemonics each builds (nothing registers itself on import), so that
+looking one instruction up imports and builds only its own module's part. An :class:`Instruction` brings its
 semantics (an oracle per platform), platform capabilities, generators and file layouts.
 """
 
@@ -34,7 +35,11 @@ PLATFORMS = platforms.names()  # the platform table (ptofuzz/platforms.py) decid
 BUNDLE = "bundle"  # a fuzzing oracle: the spec case run as a PTO bundle through the bundle executor
 CPUSIM = "cpusim"  # the real pto-isa CPU simulator (ptofuzz.cpusim), on cpu cases
 TARGET = "target"  # an external command run on case folders (ptofuzz.targets, fuzz --target CMD)
-MODULES = ("ptofuzz.instructions.tpart", "ptofuzz.instructions.sort")
+#: instruction module -> the mnemonics its ``instructions()`` builds, in its order (a test holds the two equal)
+MODULES: dict[str, tuple[str, ...]] = {
+    "ptofuzz.instructions.tpart": ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TPARTARGMAX", "TPARTARGMIN"),
+    "ptofuzz.instructions.sort": ("TSORT", "TSORT32", "TMRGSORT"),
+}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -227,27 +232,33 @@ def each_case(fn: Callable[..., Redrawn]) -> Callable[[list[tuple[Source, Case, 
     return lambda items: [fn(*item) for item in items]
 
 
-_REGISTRY: dict[str, Instruction] | None = None
+_REGISTRY: dict[str, Instruction] = {}  # mnemonic -> instruction, filled as instructions are looked up
+
+
+def _load(module: str, names: Sequence[str]) -> None:
+    missing = [n for n in names if n not in _REGISTRY]
+    if missing:
+        for inst in importlib.import_module(module).instructions(missing):
+            if inst.name in _REGISTRY:
+                raise RuntimeError(f"instruction {inst.name} registered twice")
+            _REGISTRY[inst.name] = inst
 
 
 def all_instructions() -> dict[str, Instruction]:
-    """Every registered instruction by name, loading the instruction modules on first use."""
-    global _REGISTRY
-    if _REGISTRY is None:
-        reg: dict[str, Instruction] = {}
-        for mod in MODULES:
-            for inst in importlib.import_module(mod).instructions():
-                if inst.name in reg:
-                    raise RuntimeError(f"instruction {inst.name} registered twice")
-                reg[inst.name] = inst
-        _REGISTRY = reg
-    return _REGISTRY
+    """Every registered instruction by name, in :data:`MODULES` order, loading the instruction modules on first
+    use."""
+    for mod, names in MODULES.items():
+        _load(mod, names)
+    return {n: _REGISTRY[n] for names in MODULES.values() for n in names}
 
 
 def get(name: str) -> Instruction:
-    """Look up an instruction by mnemonic, case-insensitively."""
-    reg = all_instructions()
+    """Look up an instruction by mnemonic, case-insensitively (building only that one on first use)."""
     key = name.strip().upper()
-    if key not in reg:
-        raise UsageError(f"unknown instruction {name!r}; use one of: {', '.join(n.lower() for n in reg)}")
-    return reg[key]
+    if key not in _REGISTRY:
+        module = next((m for m, names in MODULES.items() if key in names), None)
+        if module is None:
+            names = [n.lower() for names in MODULES.values() for n in names]
+            raise UsageError(f"unknown instruction {name!r}; use one of: {', '.join(names)}")
+        _load(module, (key,))
+    return _REGISTRY[key]

@@ -6,7 +6,7 @@ Facts from pto-spec-notes.md §2 and pto-isa-conventions.md §5 (pto-isa 3186c38
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -392,7 +392,16 @@ def _checked(explicit: Any) -> Any:
     return build
 
 
-def instructions() -> list[Instruction]:
+NAMES = ("TSORT", "TSORT32", "TMRGSORT")  # ptofuzz.registry.MODULES lists the same, in this order
+
+
+def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
+    """The sort instructions named (all by default), in :data:`NAMES` order."""
+    build = {"TSORT": _tsort_instruction, "TSORT32": _tsort32_instruction, "TMRGSORT": mrg_instruction}
+    return [build[n]() for n in NAMES if n in names]
+
+
+def _tsort_instruction() -> Instruction:
     tsort_prof = _tsort_profile(_tsort_canonical())
     tsort = Instruction(
         name="TSORT", family="irregular-and-complex",
@@ -405,6 +414,10 @@ def instructions() -> list[Instruction]:
         role_dtypes={"idx": "uint32"}, options=("dtype", "shape", "sort_width", "descending", "contract"),
         random_options=("dtype", "shape", "sort_width", "descending"), replay_flags=_tsort_flags,
         bundle=bundle_oracle.evaluate, permutes=True, draw_batch=draw_batch)
+    return tsort
+
+
+def _tsort32_instruction() -> Instruction:
     profiles = _tsort32_profiles()
 
     def oracle(platform: str):
@@ -429,7 +442,7 @@ def instructions() -> list[Instruction]:
         role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=each_case(redraw),
         replay_flags=_tsort32_flags, geometry_class=_tsort32_geometry, permutes=True,
         known_difference=_tsort32_known, cpusim=_cpusim, draw_batch=draw_batch, shared=oracles.shared_work)
-    return [tsort, tsort32, mrg_instruction()]
+    return tsort32
 
 
 # ---- TMRGSORT (pto-isa) ----------------------------------------------------------------------------------------

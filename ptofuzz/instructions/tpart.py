@@ -7,7 +7,7 @@ Semantics live in ``oracles/tpart.py`` and ``oracles/tpartarg.py``; random geome
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -361,9 +361,13 @@ def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     return sim.evaluate(case, inputs)
 
 
-def instructions() -> list[Instruction]:
+NAMES = (*OPS, "TPARTARGMAX", "TPARTARGMIN")  # ptofuzz.registry.MODULES lists the same, in this order
+
+
+def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
+    """The TPART* instructions named (all by default), in :data:`NAMES` order."""
     out = []
-    for op in OPS:
+    for op in (o for o in OPS if o in names):
         profiles = _profiles(op)
         sup = {"spec": SPEC_DTYPES, "cpu": CPU_DTYPES, "a2a3": A2A3_DTYPES,
                "a5": A5_DTYPES_MUL if op == "TPARTMUL" else A5_DTYPES,
@@ -404,7 +408,7 @@ def instructions() -> list[Instruction]:
             replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
             known_difference=known_difference, shared=oracles.shared_work, fault_class=fault_class,
             bundle=bundle_oracle.evaluate, cpusim=_cpusim))
-    return out + arg_instructions()
+    return out + arg_instructions(names)
 
 
 # ==== TPARTARGMAX / TPARTARGMIN: a value tile and an index tile per operand ====================================
@@ -667,9 +671,9 @@ def _arg_cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     return sim.evaluate_arg(case, inputs)
 
 
-def arg_instructions() -> list[Instruction]:
+def arg_instructions(names: Collection[str] = ARG_OPS) -> list[Instruction]:
     out = []
-    for op in ARG_OPS:
+    for op in (o for o in ARG_OPS if o in names):
         profiles = _arg_profiles(op)
         sup = {"cpu": ARG_CPU_DTYPES, **{p: ARG_NPU_DTYPES for p in ("a2a3", *A5_STYLE)}}
         npu_note = "float32 with int32/uint32 indices, float16 with int16/uint16/int32/uint32; one source = dst, " \
