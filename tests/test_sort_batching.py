@@ -187,3 +187,94 @@ def test_single_list_groups_are_four_list_merges(plat):
             np.testing.assert_array_equal(got[k, span], ref.recs)
             np.testing.assert_array_equal(defined[k, span], ref.defined)
             np.testing.assert_array_equal(written[k, span], ref.written)
+
+
+# ---- generation batches: tsort32_many over cases of many geometries -------------------------------------------
+
+def _tsort32_batch(seed: int, platform: str, n: int, mix: values.ValueMix):
+    inst = registry.get("TSORT32")
+    geo = seeded(seed, "geometry", platform)
+    items = []
+    for k in range(n):
+        case = inst.random_case(geo, platform, {})
+        items.append((case, inst.draw_inputs(seeded(seed, platform, str(k)), case, mix)))
+    return items
+
+
+def _edge_cases(platform: str):
+    """Geometries the random draw rarely meets: empty regions, an idx region no platform takes, a 3-argument
+    form with no full block, 255 blocks of a row, a 1-row idx broadcast."""
+    from ptofuzz.instructions.sort import _tsort32_case
+
+    shapes = [("float32", 0, 5, {}), ("float32", 3, 0, {}), ("float32", 2, 20, {"form": 3}),
+              ("float32", 1, 255 * 32, {}), ("float16", 3, 70, {"idx_rows": 1}), ("float16", 2, 96, {}),
+              ("bfloat16" if platform == "cpu" else "float16", 4, 33, {})]
+    out = []
+    for k, (dt, r, c, kw) in enumerate(shapes):
+        case = _tsort32_case(platform, dt, r, c, **kw)
+        inputs = registry.get("TSORT32").draw_inputs(seeded(5, str(k)), case, values.ValueMix(0.3))
+        out.append((case, inputs))
+    bad_idx = Case("TSORT32", platform, "float32", (("dst", Tile(2, 64, 2, 64)), ("src", Tile(2, 32, 2, 32)),
+                                                    ("idx", Tile(2, 32, 2, 16)), ("tmp", Tile(1, 32, 1, 32))))
+    out.append((bad_idx, {"src": np.zeros((2, 32), np.uint32), "idx": np.zeros((2, 32), np.uint32),
+                          "tmp": np.zeros((1, 32), np.uint32)}))
+    return out
+
+
+def _assert_same(one: Outcome, many: Outcome, what) -> None:
+    assert (one.kind, one.fault, one.reason) == (many.kind, many.fault, many.reason), what
+    assert one.outputs.keys() == many.outputs.keys(), what
+    for role in one.outputs:
+        np.testing.assert_array_equal(one.outputs[role], many.outputs[role], err_msg=str(what))
+        np.testing.assert_array_equal(one.classes[role], many.classes[role], err_msg=str(what))
+
+
+@pytest.mark.parametrize("platform", SORTS["TSORT32"])
+@pytest.mark.parametrize("profile", PROFILES)
+def test_tsort32_many_gives_each_case_its_own_outcome(platform, profile):
+    from ptofuzz.oracles import sort
+
+    items = _tsort32_batch(3, platform, 40, values.ValueMix.parse(profile, 0.25)) + _edge_cases(platform)
+    many = sort.tsort32_many(items)
+    assert len(many) == len(items)
+    for (case, inputs), got in zip(items, many):
+        _assert_same(sort.tsort32_model(case, inputs, platform), got, case)
+    kinds = {o.kind for o in many}
+    assert OutcomeKind.OK in kinds and (platform == "cpu" or OutcomeKind.UNSUPPORTED in kinds)
+
+
+def _reference_records(case: Case, inputs, platform: str) -> list[list[tuple[int, int]]]:
+    """Independent of the vectorised model: each valid row's 32-blocks sorted by Python's ``sorted`` on
+    (value descending, then index on cpu, position on the NPUs); (value bits, index) per record."""
+    dt = dtypes.get(case.dtype)
+    vr, vc = case.tile("src").valid
+    vals = dtypes.view_values(inputs["src"], dt).astype(np.float64)
+    idx = inputs["idx"] if case.tile("idx").valid == (vr, vc) else np.repeat(inputs["idx"][:1], vr, axis=0)
+    def key(r: int, c: int) -> tuple[float, int]:
+        return -float(vals[r, c]) + 0.0, int(idx[r, c]) if platform == "cpu" else c
+
+    rows = []
+    for r in range(vr):
+        order = [c for b0 in range(0, vc, 32) for c in sorted(range(b0, min(b0 + 32, vc)), key=lambda c: key(r, c))]
+        rows.append([(int(inputs["src"][r, c]), int(idx[r, c])) for c in order])
+    return rows
+
+
+@pytest.mark.parametrize("platform", ["cpu", "a5"])
+def test_tsort32_many_agrees_with_python_sorted_on_every_defined_record(platform):
+    from ptofuzz.oracles import sort
+
+    items = [(c, i) for c, i in _tsort32_batch(8, platform, 60, values.ValueMix.parse("tie,equal", 0.3))
+             if not (platform == "cpu" and dtypes.get(c.dtype).bits == 16 and c.tile("src").valid_cols > 32)
+             and c.param("form") != 3]
+    checked = 0
+    for (case, inputs), got in zip(items, sort.tsort32_many(items)):
+        words, cls = got.outputs["dst"], got.classes["dst"]
+        for r, rec in enumerate(_reference_records(case, inputs, platform)):
+            for k, (value, index) in enumerate(rec):
+                if cls[r, 2 * k] == 0:
+                    assert words[r, 2 * k] == value, (case, r, k)
+                    checked += 1
+                if cls[r, 2 * k + 1] == 0:
+                    assert words[r, 2 * k + 1] == index, (case, r, k)
+    assert checked > 2000
