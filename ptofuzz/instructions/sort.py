@@ -6,7 +6,7 @@ Facts from pto-spec-notes.md §2 and pto-isa-conventions.md §5 (pto-isa 3186c38
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -254,12 +254,14 @@ def _remembered(key: tuple[Any, ...], compute: Callable[[], np.ndarray]) -> np.n
     """``compute()`` once per ``key``: a structural mask depends on the case and the inputs it keeps, not on the
     values it replaces, and a long ``gen --random`` run meets the same geometries again and again."""
     mask = _STRUCTURAL.get(key)
-    if mask is None:
-        if len(_STRUCTURAL) >= _STRUCTURAL_MAX:
-            _STRUCTURAL.clear()
-        mask = compute()
-        mask.setflags(write=False)
-        _STRUCTURAL[key] = mask
+    return _remember(key, compute()) if mask is None else mask
+
+
+def _remember(key: tuple[Any, ...], mask: np.ndarray) -> np.ndarray:
+    if len(_STRUCTURAL) >= _STRUCTURAL_MAX:
+        _STRUCTURAL.clear()
+    mask.setflags(write=False)
+    _STRUCTURAL[key] = mask
     return mask
 
 
@@ -267,14 +269,31 @@ def _kept(inputs: Mapping[str, np.ndarray], replaced: tuple[str, ...]) -> tuple[
     return tuple((r, v.dtype.str, v.tobytes()) for r, v in sorted(inputs.items()) if r not in replaced)
 
 
-def _structural(case: Case, inputs: dict[str, np.ndarray], roles: tuple[str, ...], evaluate: Any) -> np.ndarray:
-    """Where ``dst`` is undefined whatever the data: the classes for plain, distinct, well-ordered inputs."""
-    return _remembered(("sort", case, roles, _kept(inputs, roles)),
-                       lambda: _structural_now(case, inputs, roles, evaluate))
+def _structural_many(items: Sequence[tuple[Case, dict[str, np.ndarray]]], roles: tuple[str, ...]
+                     ) -> list[np.ndarray]:
+    """For each (case, inputs): where ``dst`` is undefined whatever the data, the classes for plain, distinct,
+    well-ordered values in ``roles`` (the other inputs kept). Masks not remembered yet are evaluated together,
+    under the instruction's shared work for the whole batch."""
+    from ptofuzz import registry
+
+    keys = [("sort", case, roles, _kept(inputs, roles)) for case, inputs in items]
+    todo: dict[tuple[Any, ...], tuple[Case, dict[str, np.ndarray]]] = {}
+    for key, (case, inputs) in zip(keys, items):
+        if key not in _STRUCTURAL and key not in todo:
+            todo[key] = (case, _plain_inputs(case, inputs, roles))
+    known = {key: _STRUCTURAL[key] for key in keys if key in _STRUCTURAL}
+    fresh: dict[tuple[Any, ...], np.ndarray] = {}
+    if todo:
+        inst = registry.get(next(iter(todo.values()))[0].op)
+        with inst.sharing(list(todo.values())):
+            fresh = {key: inst.evaluate(case, plain).classes["dst"] == UNDEFINED for key, (case, plain) in todo.items()}
+    masks = [known[key] if key in known else fresh[key] for key in keys]
+    for key, mask in fresh.items():
+        _remember(key, mask)
+    return masks
 
 
-def _structural_now(case: Case, inputs: dict[str, np.ndarray], roles: tuple[str, ...], evaluate: Any
-                    ) -> np.ndarray:
+def _plain_inputs(case: Case, inputs: dict[str, np.ndarray], roles: tuple[str, ...]) -> dict[str, np.ndarray]:
     dt = dtypes.get(case.dtype)
     plain = dict(inputs)
     for role in roles:
@@ -282,7 +301,7 @@ def _structural_now(case: Case, inputs: dict[str, np.ndarray], roles: tuple[str,
         n = t.rows * t.cols
         ramp = values.plain(seeded_plain(), dt, n) if dt.is_float else np.arange(n).astype(dt.bits_dtype)
         plain[role] = ramp.reshape(t.shape)
-    return evaluate(case, plain).classes["dst"] == UNDEFINED
+    return plain
 
 
 def seeded_plain() -> Source:
@@ -291,33 +310,46 @@ def seeded_plain() -> Source:
     return seeded(0, "structural")
 
 
-def redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Outcome) -> Redrawn:
-    """Plain values over the valid rows whose records are undefined because of the data (a NaN block, an
-    ambiguous tie); records the geometry leaves undefined (an unwritten tail, overlapping cpu blocks) do not
-    count, so rows with only those keep their special values."""
-    vr, vc = case.tile("src").valid
-    undefined = outcome.classes["dst"] == UNDEFINED
-    if not undefined[:vr, :2 * vc].any():
-        return None
-    from ptofuzz import registry
+def redraw_many(items: list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]) -> list[Redrawn]:
+    """For each TSORT32 case: plain values over the valid rows whose records are undefined because of the data
+    (a NaN block, an ambiguous tie); records the geometry leaves undefined (an unwritten tail, overlapping cpu
+    blocks) do not count, so rows with only those keep their special values. The geometry's masks of a batch
+    are evaluated together; each case draws from its own source."""
+    pending = []
+    for k, (_, case, _, outcome) in enumerate(items):
+        vr, vc = case.tile("src").valid
+        undefined = outcome.classes["dst"][:vr, :2 * vc] == UNDEFINED
+        if undefined.any():
+            pending.append((k, undefined))
+    masks = _structural_many([(items[k][1], items[k][2]) for k, _ in pending], ("src",))
+    out: list[Redrawn] = [None] * len(items)
+    for (k, undefined), structural in zip(pending, masks):
+        source, case, inputs, _ = items[k]
+        vr, vc = case.tile("src").valid
+        bad = np.flatnonzero((undefined & ~structural[:vr, :2 * vc]).any(axis=1))
+        if bad.size:
+            out[k] = _plain_rows(source, case, inputs, bad), None
+    return out
 
-    structural = _structural(case, inputs, ("src",), registry.get(case.op).evaluate)
-    bad = np.flatnonzero((undefined & ~structural)[:vr, :2 * vc].any(axis=1))
-    if bad.size == 0:
-        return None
+
+def _plain_rows(source: Source, case: Case, inputs: dict[str, np.ndarray], bad: np.ndarray
+                ) -> dict[str, np.ndarray]:
+    """``inputs`` with plain values in the source rows ``bad``: first only what makes the order undocumented
+    (NaNs, and on the NPUs signed zeros); the whole row when that is nothing (an ambiguous tie)."""
+    vc = case.tile("src").valid_cols
     dt = dtypes.get(case.dtype)
     new = {role: bits.copy() for role, bits in inputs.items()}
     rows = new["src"][bad, :vc]
     odd = np.zeros(rows.shape, bool)
-    if dt.is_float:  # first only what makes the order undocumented: NaNs (and on the NPUs signed zeros)
+    if dt.is_float:
         from ptofuzz.oracles import ieee
 
         odd = ieee.is_nan(rows, dt) | (ieee.is_zero(rows, dt) if platforms.get(case.platform).is_npu else False)
-    if not odd.any():  # an ambiguous tie: the whole row
+    if not odd.any():
         odd[:] = True
     rows[odd] = values.plain(source, dt, int(odd.sum()))
     new["src"][bad, :vc] = rows
-    return new, None
+    return new
 
 
 def _mrg_redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Outcome) -> Redrawn:
@@ -439,7 +471,7 @@ def _tsort32_instruction() -> Instruction:
                                             notes="a5's vbitsort kernel (its own TSort32.hpp is included nowhere)"),
         },
         random_case=_tsort32_random, explicit_case=_checked(_tsort32_explicit), draw_inputs=draw_inputs,
-        role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=each_case(redraw),
+        role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=redraw_many,
         replay_flags=_tsort32_flags, geometry_class=_tsort32_geometry, permutes=True,
         known_difference=_tsort32_known, cpusim=_cpusim, draw_batch=draw_batch, shared=oracles.shared_work)
     return tsort32
