@@ -230,14 +230,11 @@ def tsort32_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> list
         else:
             groups.setdefault((case.dtype, not platforms.get(case.platform).is_npu), []).append((k, *operands))
     for (dtype, cpu), members in groups.items():
-        blocks, base = [], 0
-        for _, v, _ in members:
-            rows, cols = v.size // v.shape[-1], v.shape[-1]
-            blocks.append(_block_ids(rows, cols, base))
-            base += rows * -(-cols // BLOCK)
+        sizes = np.array([v.size for _, v, _ in members])
+        cols = np.array([v.shape[-1] for _, v, _ in members])
         rec, rec_cls = _sorted_records(np.concatenate([v.reshape(-1) for _, v, _ in members])[None, :],
                                        np.concatenate([ix.reshape(-1) for _, _, ix in members])[None, :],
-                                       np.concatenate(blocks)[None, :], get(dtype), cpu=cpu)
+                                       _batch_block_ids(sizes, cols)[None, :], get(dtype), cpu=cpu)
         rec, rec_cls = rec[0], rec_cls[0]
         start = 0
         for k, v, _ in members:
@@ -285,12 +282,15 @@ def _tsort32_operands(case: Case, inputs: Mapping[str, np.ndarray], platform: st
     return bits[..., :vr, :sorted_cols], idx[..., :sorted_cols]
 
 
-def _block_ids(rows: int, cols: int, base: int) -> np.ndarray:
-    """The 32-block of every element of ``rows`` row-major rows of ``cols`` columns, flat, numbered from ``base``
-    (each row's blocks get their own numbers)."""
+def _batch_block_ids(sizes: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """The 32-block of every element of cases laid end to end, each ``sizes[k]`` elements in row-major rows of
+    ``cols[k]`` columns: one number per row and block, increasing over the whole batch."""
+    starts = np.cumsum(sizes) - sizes
     per_row = -(-cols // BLOCK)
-    return (base + np.arange(rows, dtype=np.int64)[:, None] * per_row
-            + np.arange(cols, dtype=np.int64)[None, :] // BLOCK).reshape(-1)
+    first = np.cumsum(sizes // cols * per_row) - sizes // cols * per_row  # the first block number of each case
+    pos = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(starts, sizes)
+    width = np.repeat(cols, sizes)
+    return np.repeat(first, sizes) + pos // width * np.repeat(per_row, sizes) + pos % width // BLOCK
 
 
 def _sorted_records(v: np.ndarray, ix: np.ndarray, block: np.ndarray, dt: DType, *, cpu: bool
