@@ -106,7 +106,7 @@ def tsort_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | No
         words.append(enc.encode(enc.Command("B.DIM", {"lb": 0, "rs": 0, "imm": width})))
     gprs = {}
     if desc:
-        gprs["a0"] = 1
+        gprs["a0"] = desc  # the flag register holds the case's value (0 or 1 when legal)
         words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0})))
     words.append(enc.encode(enc.Command("B.IOT.SD", {"src0": SRC0, "last": 0, "size": _size_code(src.capacity),
                                                      "pemode": mask, "dst": 0})))

@@ -92,3 +92,27 @@ def random_case(source: Source, op: str, platform: str, dtypes: tuple[str, ...],
 def _case(op: str, platform: str, dt: DType, tiles: list[Tile], inplace: str | None) -> Case:
     params = (("inplace", inplace),) if inplace else ()
     return Case(op, platform, dt.name, tuple(zip(("dst", "src0", "src1"), tiles)), params)
+
+
+ILLEGAL_RULES = ("cover", "exceed", "empty")  # the partial schema rules an illegal spec case breaks
+
+
+def illegal_spec_case(source: Source, op: str, dtypes: tuple[str, ...],
+                      physical: Callable[[int, int, DType], tuple[int, int]], constraints: Mapping[str, Any]) -> Case:
+    """A spec case the partial schema rejects (Fault_TileLegality at commit), breaking one rule of
+    :data:`ILLEGAL_RULES`: neither source covers the destination, a source exceeds it, or a source is empty. The
+    other source covers the destination; every tile is the smallest legal descriptor (``physical``) holding its
+    valid region."""
+    dt = get(constraints.get("dtype") or source.choice(dtypes))
+    R, C = constraints.get("shape") or (dimension(source, MAX_ROWS, 8), dimension(source, MAX_COLS, 8))
+    rule = source.choice(ILLEGAL_RULES)
+    if rule == "cover" and R * C == 1:
+        rule = "exceed"
+    if rule == "cover":  # both sources one row or column short
+        s0 = s1 = (R, C - 1) if C > 1 else (R - 1, C)
+    else:
+        bad = ((R, C + 1) if C < MAX_COLS else (R + 1, C)) if rule == "exceed" else \
+            source.choice(((0, C), (R, 0)))
+        s0, s1 = (bad, (R, C)) if source.choice(("src0", "src1")) == "src0" else ((R, C), bad)
+    tiles = [Tile(*physical(r, c, dt), r, c) for r, c in ((R, C), s0, s1)]
+    return _case(op, "spec", dt, tiles, None)

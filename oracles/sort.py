@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ptofuzz import platforms
-from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.case import COMMIT, EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.dtypes import DType, get
 from ptofuzz.oracles import descriptors, ieee
 
@@ -63,13 +63,13 @@ def tsort(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     src = case.tile("src")
     width = (case.param("sort_width", 0) % 65536) or DEFAULT_SORT_WIDTH  # LB0 is (GPR + uimm17) mod 2**16
     flag = case.param("descending", 0)
-    fault = _legality(case, dt, width, flag)
+    fault = tsort_legality(case, dt, width, flag)
     if fault:
-        return Outcome.faulted("Fault_TileLegality", 5, fault)
+        return Outcome.faulted("Fault_TileLegality", 5, fault, COMMIT)
     for role, rdt in (("dst", dt), ("idx", get("uint32"))):  # new Local destinations shaped like the source
         bad = descriptors.problem(src, rdt, max_bytes=descriptors.LOCAL_MAX)
         if bad:
-            return Outcome.faulted("Fault_TileAllocation", 5, f"{role} destination: {bad}")
+            return Outcome.faulted("Fault_TileAllocation", 5, f"{role} destination: {bad}", COMMIT)
     vr, vc = src.valid
     bits = inputs["src"]
     values, index = group_sort(bits[..., :vr, :], vc, width, dt, descending=bool(flag))
@@ -85,7 +85,9 @@ def tsort(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
                    flags=(ieee.NV,) if snan else ())
 
 
-def _legality(case: Case, dt: DType, width: int, flag: int) -> str:
+def tsort_legality(case: Case, dt: DType, width: int, flag: int) -> str:
+    """Why TSORT is Fault_TileLegality on ``case`` ("" when legal): the sorting schema, checked at commit before
+    the destinations are allocated."""
     if not 1 <= width <= MAX_SORT_WIDTH:
         return f"sort_width {width} is outside 1..{MAX_SORT_WIDTH}"
     if flag not in (0, 1):

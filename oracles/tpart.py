@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ptofuzz import platforms
-from ptofuzz.case import EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind, Tile
+from ptofuzz.case import COMMIT, EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.dtypes import DType, get
 from ptofuzz.oracles import descriptors, ieee, integer
 
@@ -280,34 +280,44 @@ def _fits(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
 def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """pto-spec 0.58.3 ``ExecuteTilePartial`` (pto-spec-notes §3.1-3.2).
 
-    Legal only with a non-empty destination valid region, non-empty sources that each fit inside it, and at
-    least one source covering it whole; anything else is Fault_TileLegality (trap 5) before any effect. Every
-    tile must be a legal descriptor (power-of-two columns, 128 B * 2**k); a destination that is not is
-    Fault_TileAllocation (also trap 5).
+    Legal only with a non-empty destination valid region, non-empty sources that each fit inside it, at least
+    one source covering it whole, and sources that are legal descriptors (power-of-two columns, 128 B * 2**k);
+    anything else is Fault_TileLegality (trap 5) before any effect. Then the destination is allocated: one that
+    is no legal descriptor is Fault_TileAllocation (also trap 5). Both are raised when the block commits.
     """
+    fault = spec_legality(case)
+    if fault is not None:
+        return fault
+    bad_dst = descriptors.problem(case.tile("dst"), get(case.dtype), max_bytes=descriptors.LOCAL_MAX)
+    if bad_dst:
+        return Outcome.faulted("Fault_TileAllocation", 5, f"destination: {bad_dst}", COMMIT)
+    return _partial(case, inputs, spec_element, neither=None, with_flags=True)
+
+
+def spec_legality(case: Case) -> Outcome | None:
+    """The partial schema (``asl/block/model/dispatch/partial-schema.asl``): the Fault_TileLegality a TPART*
+    case raises at commit before its destination is allocated, or None (only the destination's valid region
+    is read)."""
     dt = get(case.dtype)
     d, s0, s1 = case.tile("dst").valid, case.tile("src0").valid, case.tile("src1").valid
     if 0 in d:
-        return Outcome.faulted("Fault_TileLegality", 5, f"destination valid region {d[0]}x{d[1]} is empty")
+        return Outcome.faulted("Fault_TileLegality", 5, f"destination valid region {d[0]}x{d[1]} is empty", COMMIT)
     for role, s in (("src0", s0), ("src1", s1)):
         if 0 in s:
-            return Outcome.faulted("Fault_TileLegality", 5, f"{role} valid region {s[0]}x{s[1]} is empty")
+            return Outcome.faulted("Fault_TileLegality", 5, f"{role} valid region {s[0]}x{s[1]} is empty", COMMIT)
         if not _fits(s, d):
             return Outcome.faulted("Fault_TileLegality", 5,
-                                   f"{role} valid region {s[0]}x{s[1]} exceeds the destination {d[0]}x{d[1]}")
+                                   f"{role} valid region {s[0]}x{s[1]} exceeds the destination {d[0]}x{d[1]}",
+                                   COMMIT)
     if s0 != d and s1 != d:
         return Outcome.faulted("Fault_TileLegality", 5,
                                f"neither source covers the destination {d[0]}x{d[1]} "
-                               f"(src0 {s0[0]}x{s0[1]}, src1 {s1[0]}x{s1[1]})")
-    # the schema checks above come first at commit; then the destination is allocated (pto-spec-notes §1.8)
-    bad_dst = descriptors.problem(case.tile("dst"), dt, max_bytes=descriptors.LOCAL_MAX)
-    if bad_dst:
-        return Outcome.faulted("Fault_TileAllocation", 5, f"destination: {bad_dst}")
+                               f"(src0 {s0[0]}x{s0[1]}, src1 {s1[0]}x{s1[1]})", COMMIT)
     for role in ("src0", "src1"):
         bad = descriptors.problem(case.tile(role), dt, max_bytes=descriptors.SHARED_MAX)
         if bad:
-            return Outcome.faulted("Fault_TileLegality", 5, f"{role}: {bad}")
-    return _partial(case, inputs, spec_element, neither=None, with_flags=True)
+            return Outcome.faulted("Fault_TileLegality", 5, f"{role}: {bad}", COMMIT)
+    return None
 
 
 def cpu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:

@@ -39,6 +39,7 @@ from ptofuzz.generators.source import Source, seeded
 CAMPAIGN_FORMAT = "ptofuzz-campaign/1"  # campaign.json (ptofuzz/schemas/campaign.json)
 DEFAULT_BATCH = 1024
 ELEMENT_BUDGET = 1 << 18  # elements of the largest tile times the batch size, at most
+ILLEGAL_SHARE = 0.125  # of the spec cases a campaign draws, those that break a legality rule (faults compared too)
 SUMMARY = "campaign.json"
 
 
@@ -156,7 +157,10 @@ def draw_case(inst: registry.Instruction, plan: Plan, src: Source) -> tuple[Case
     for _ in range(8):
         platform = src.choice(plan.oracles)
         platform = _case_space(platform)
-        case = inst.random_case(src, platform, constraints)
+        if platform == "spec" and inst.illegal_case is not None and float(src.random(1)[0]) < ILLEGAL_SHARE:
+            case = inst.illegal_case(src, constraints)
+        else:
+            case = inst.random_case(src, platform, constraints)
         largest = max(t.rows * t.cols for _, t in case.tiles)
         if largest <= plan.max_elements:
             break

@@ -176,6 +176,14 @@ class Case:
         )
 
 
+COMMIT = "commit"  # Fault.point of a fault raised when a block commits
+
+
+def at_word(index: int) -> str:
+    """Fault.point of a fault raised at command word ``index`` of a bundle (decode and header checks)."""
+    return f"word {index}"
+
+
 @dataclasses.dataclass(frozen=True)
 class Fault:
     """An architectural fault: the operation publishes nothing."""
@@ -183,6 +191,10 @@ class Fault:
     name: str  # e.g. "Fault_TileLegality"
     trap: int  # 4 decode, 5 legality / allocation / bundle control
     reason: str
+    #: where it is raised, for the pto-spec models: "commit" (when the block commits; every fault of the direct
+    #: spec oracles) or "word N" (the bundle executor, at command word N: decode and header checks); "" where
+    #: only the trap number is architecturally visible (the platform models)
+    point: str = ""
 
 
 @dataclasses.dataclass
@@ -209,8 +221,8 @@ class Outcome:
         object.__setattr__(self, "kind", OutcomeKind(self.kind))
 
     @classmethod
-    def faulted(cls, name: str, trap: int, reason: str) -> Outcome:
-        return cls(OutcomeKind.FAULT, fault=Fault(name, trap, reason), reason=reason)
+    def faulted(cls, name: str, trap: int, reason: str, point: str = "") -> Outcome:
+        return cls(OutcomeKind.FAULT, fault=Fault(name, trap, reason, point), reason=reason)
 
     @classmethod
     def unsupported(cls, reason: str) -> Outcome:
@@ -220,7 +232,8 @@ class Outcome:
         """JSON-ready description without the data (for manifests)."""
         d: dict[str, Any] = {"outcome": self.kind.value}
         if self.kind is OutcomeKind.FAULT and self.fault:
-            d["fault"] = {"name": self.fault.name, "trap": self.fault.trap, "reason": self.fault.reason}
+            d["fault"] = {"name": self.fault.name, "trap": self.fault.trap, "reason": self.fault.reason,
+                          **({"point": self.fault.point} if self.fault.point else {})}
         if self.kind in (OutcomeKind.UNSUPPORTED, OutcomeKind.CRASH, OutcomeKind.HANG):
             d["reason"] = self.reason
         if self.flags is not None:

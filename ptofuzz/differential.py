@@ -2,7 +2,8 @@
 describe every disagreement by a :class:`Signature`.
 
 Two outcomes are compared only where both oracles say something: "unsupported" on either side is never a
-disagreement; a fault against a value is; two faults disagree when their names differ; two values are compared
+disagreement; a fault against a value is; two faults disagree when their trap numbers differ, or, for two pto-spec
+models that say where a fault is raised, when the fault or that point differs; two values are compared
 element by element on the elements both oracles define (EXACT bits, "some NaN", "some zero"). Each mismatching
 element gets a mismatch class (NaN encoding, NaN vs number, signed zero, inf, a ULP band, integer value,
 ordering) and the region of the tile it lies in; a case yields one signature per (oracle pair, mismatch class,
@@ -28,7 +29,8 @@ from ptofuzz.oracles import ieee
 # (ptofuzz.compare.element_errors), two of them under their signature names.
 SIGNATURE_KIND = {"nan-payload": "nan-encoding", "inf": "inf-vs-finite"}
 FAULT_VS_VALUE = "fault-vs-value"
-FAULT_KIND = "fault-kind"
+FAULT_KIND = "fault-kind"  # two faults with different trap numbers
+FAULT_POINT = "fault-point"  # two pto-spec models' faults of one trap, but another fault or raised elsewhere
 FAILURE_KINDS = ("crash", "hang")  # a real target died or did not answer (kinds of one oracle, not of a pair)
 ORDERING = "ordering"
 INDEX = "index"  # a mismatch in an index output (TPARTARG*): its own class, whatever the element error
@@ -129,7 +131,7 @@ def compare_batch(inst: registry.Instruction, case: Case, outcomes: Mapping[str,
     geometry: list[str] = []  # computed on the first hit only: most cases show none
 
     def sig(pair: str, kind: str, region: str) -> Signature:
-        if kind in (FAULT_VS_VALUE, FAULT_KIND) and inst.fault_class is not None:
+        if kind in (FAULT_VS_VALUE, FAULT_KIND, FAULT_POINT) and inst.fault_class is not None:
             return Signature(case.op, dclass, pair, kind, region, inst.fault_class(case))
         if not geometry:
             geometry.append(inst.geometry_class(case) if inst.geometry_class else "-")
@@ -152,9 +154,13 @@ def compare_batch(inst: registry.Instruction, case: Case, outcomes: Mapping[str,
             if oa.kind != ob.kind:
                 hits.add(sig(pair_name(a, b), FAULT_VS_VALUE, "-"), every)
             elif oa.fault and ob.fault and oa.fault.trap != ob.fault.trap:
-                # architecturally only the trap number shows (TileLegality, TileAllocation and BundleControl
-                # are all trap 5, pto-spec-notes "headline caveats" 4)
                 hits.add(sig(pair_name(a, b), FAULT_KIND, "-"), every)
+            elif oa.fault and ob.fault and oa.fault.point and ob.fault.point and \
+                    (oa.fault.name, oa.fault.point) != (ob.fault.name, ob.fault.point):
+                # architecturally only the trap number shows (TileLegality, TileAllocation and BundleControl
+                # are all trap 5, pto-spec-notes "headline caveats" 4), but two pto-spec models (the direct spec
+                # oracle, the bundle executor) both say which fault, and where: they must agree on both
+                hits.add(sig(pair_name(a, b), FAULT_POINT, "-"), every)
             continue
         for role in inst.outputs:
             x, y = oa.outputs[role], ob.outputs[role]

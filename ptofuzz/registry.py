@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from ptofuzz import dtypes, platforms
-from ptofuzz.case import Case, Outcome
+from ptofuzz.case import COMMIT, Case, Outcome
 from ptofuzz.errors import UsageError
 
 if TYPE_CHECKING:
@@ -112,6 +112,9 @@ class Instruction:
         shared: ``(batch=()) -> context manager`` under which the oracles may share intermediate results while
             one case is evaluated on several platforms, or many cases (``batch``: the (case, inputs) pairs about
             to be evaluated) are evaluated in a row; inputs unchanged inside it.
+        illegal_case: ``(source, constraints) -> Case``: a spec case that breaks one of the operation's legality
+            rules, so that the two pto-spec models (``spec``, ``bundle``) are compared on the faults they raise
+            too; a campaign draws one in :data:`ptofuzz.campaign.ILLEGAL_SHARE` of its spec cases.
         shrink: ``(case, inputs) -> iterable of (smaller case, its inputs)`` for ``ptofuzz minimize`` (None: the
             generic deletion of rows and columns, :func:`ptofuzz.minimize.shrink_candidates`).
     """
@@ -141,6 +144,7 @@ class Instruction:
     permutes: bool = False
     known_difference: Callable[[Signature], str | None] | None = None
     shrink: Callable[[Case, Inputs], Iterable[tuple[Case, Inputs]]] | None = None
+    illegal_case: Callable[[Source, Mapping[str, Any]], Case] | None = None
     shared: Callable[[Sequence[tuple[Case, Mapping[str, np.ndarray]]]], AbstractContextManager[None]] | None = None
     bundle: Callable[[Case, Mapping[str, np.ndarray]], Outcome] | None = None
     cpusim: Callable[[Case, Mapping[str, np.ndarray]], Outcome] | None = None
@@ -208,7 +212,7 @@ class Instruction:
         if dt.name not in sup.dtypes:
             why = f"{self.name} on {case.platform} does not accept {dt.name} (accepts: {', '.join(sup.dtypes)})"
             if sup.bad_dtype == "fault":
-                return Outcome.faulted("Fault_TileLegality", 5, why)
+                return Outcome.faulted("Fault_TileLegality", 5, why, COMMIT)
             return Outcome.unsupported(why)
         return sup.oracle(case, inputs)
 

@@ -6,17 +6,25 @@ It follows the block lifecycle: ``BSTART`` commits any open block and opens a ne
 the model runs them:
 
 * decode (trap 4, Fault_IllegalInstruction): a word no form accepts or a field outside its domain;
-* header (trap 5): a command outside an open block, a second B.IOR or B.DATR, a second write to one LB, a
-  binding after the one with ``<last>`` (Fault_BundleControl); a binding whose PE mask differs from the earlier
-  ones (Fault_TileLegality); PE mask 0000 drops the binding (a strict no-op, its ``<last>`` does not count);
-* commit, in order: every binding had mask 0 -> the block is a no-op; binding counts and ``<last>`` and B.IOR
-  fields the operation does not use (Fault_BundleControl); B.IOR values; B.DATR fields; the operation's schema;
-  destination allocation (Fault_TileAllocation); the operation's own legality (Fault_TileLegality), all trap 5.
+* header (trap 5), at the word (``asl/block/model/dispatch/commands.asl``,
+  ``asl/block/model/operands/shared-bindings.asl``): a B.IOT or B.IOS with PE mask 0000 is a strict no-op
+  before any other check, inside a block or not (inside one it is dropped, its ``<last>`` does not count);
+  otherwise a command outside an open block, a second B.IOR or B.DATR, a second write to one LB, a B.IOT after
+  the one with ``<last>`` (``<last>`` closes the B.IOT stream only), a Shared ID bound twice or a fifth B.IOS
+  are Fault_BundleControl; a binding whose PE mask differs from the earlier bindings' (a B.IOT: the earlier
+  B.IOTs'; a B.IOS: every earlier binding's) is Fault_TileLegality;
+* commit, in the order of ``asl/block/model/dispatch/tile-execution.asl``: every binding had mask 0 -> the block
+  is a no-op; a Shared operand the operation does not consume (TSORT and TPART* consume none) is
+  Fault_TileLegality; binding counts and ``<last>`` and B.IOR fields the operation does not use
+  (Fault_BundleControl); B.IOR values; B.DATR fields; the operation's schema (types, LBs, source descriptors and
+  valid regions: ``sorting-schema.asl``, ``partial-schema.asl``) (Fault_TileLegality); then destination
+  allocation (Fault_TileAllocation); then the operation's own legality (Fault_TileLegality), all trap 5.
 
-A faulting block publishes nothing and stops execution. A legal block runs the spec oracle of its operation
-(:mod:`ptofuzz.oracles.sort`, :mod:`ptofuzz.oracles.tpart`) on the source tiles and publishes the new
-destination tiles and the numeric status flags. Per-PE fragments are modelled as one payload (every enabled PE
-computes the same); the PE mask decides no-ops, mask consistency and the capacity charged.
+Every fault says where it was raised (:attr:`ptofuzz.case.Fault.point`): ``word N`` for decode and header
+faults, ``commit`` for a block's. A faulting block publishes nothing and stops execution. A legal block runs the
+spec oracle of its operation (:mod:`ptofuzz.oracles.sort`, :mod:`ptofuzz.oracles.tpart`) on the source tiles and
+publishes the new destination tiles and the numeric status flags. Per-PE fragments are modelled as one payload
+(every enabled PE computes the same); the PE mask decides no-ops, mask consistency and the capacity charged.
 """
 
 from __future__ import annotations
@@ -29,12 +37,13 @@ import numpy as np
 
 from ptofuzz import dtypes
 from ptofuzz.bundle import encoding as enc
-from ptofuzz.case import Case, Fault, OutcomeKind, Tile
+from ptofuzz.case import COMMIT, Case, Fault, OutcomeKind, Tile, at_word
 
 CORE_CAPACITY = 262144  # TILE_CAPACITY after reset, bytes over all PEs
 SPEC_DTYPES = {"FP32": "float32", "FP16": "float16", "BF16": "bfloat16", "S32": "int32", "S16": "int16",
                "S8": "int8", "U32": "uint32", "U16": "uint16", "U8": "uint8", "S64": "int64", "U64": "uint64"}
 TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
+MAX_SHARED = 4  # Shared (B.IOS) bindings a block holds
 SUPPORTED = ("TSORT", *TPART)
 
 
@@ -119,7 +128,13 @@ class _Binding:
     dest: tuple[int, int] | None  # (hand, SizeCode)
     pemode: int
     last: bool
-    shared: bool = False
+
+
+@dataclasses.dataclass
+class _Shared:
+    tid: int  # the Shared ID
+    size: int  # SizeCode (0: a source)
+    pemode: int
 
 
 @dataclasses.dataclass
@@ -129,9 +144,10 @@ class _Block:
     lbs: dict[int, int] = dataclasses.field(default_factory=dict)
     ior: Mapping[str, int] | None = None
     datr: Mapping[str, int] | None = None
-    bindings: list[_Binding] = dataclasses.field(default_factory=list)
+    bindings: list[_Binding] = dataclasses.field(default_factory=list)  # B.IOT
+    shared: list[_Shared] = dataclasses.field(default_factory=list)  # B.IOS
     dropped: int = 0  # bindings with PE mask 0000
-    closed: bool = False
+    closed: bool = False  # a B.IOT with <last> was bound
 
 
 def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[str, int] | None = None,
@@ -152,7 +168,7 @@ def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[
         try:
             cmd = enc.decode(word)
         except enc.DecodeError as e:
-            return ExecResult(blocks, Fault(e.fault, e.trap, str(e)), k, state)
+            return ExecResult(blocks, Fault(e.fault, e.trap, str(e), at_word(k)), k, state)
         try:
             if cmd.kind in ("BSTART", "BSTOP"):
                 if block is not None:
@@ -167,11 +183,15 @@ def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[
                 if cmd.kind == "BSTART":
                     block = _Block(enc.SELECTORS[cmd["selector"]], cmd["datatype"])
                 continue
+            if cmd.kind in ("B.IOT", "B.IOS") and cmd["pemode"] == 0:
+                if block is not None:  # strict no-op before every other check, in a block or not
+                    block.dropped += 1
+                continue
             if block is None:
                 raise _control(f"{cmd.form} outside an open block header")
             _header(block, cmd, regs)
         except _Fault as f:
-            return ExecResult(blocks, f.fault, k, state)
+            return ExecResult(blocks, dataclasses.replace(f.fault, point=at_word(k)), k, state)
     if block is not None:
         blocks.append(BlockResult(block.op, "open", reason="the last block was never committed (no BSTOP)"))
     return ExecResult(blocks, None, None, state)
@@ -191,19 +211,17 @@ def _header(block: _Block, cmd: enc.Command, regs: Mapping[str, int]) -> None:
         if block.datr is not None:
             raise _control("a second B.DATR")
         block.datr = dict(f)
-    else:  # B.IOT / B.IOS
-        if f["pemode"] == 0:
-            block.dropped += 1  # strict no-op: dropped from the stream, its <last> does not count
-            return
+    elif cmd.form == "B.IOS":  # a nonzero PE mask (mask 0 never gets here)
+        _mask_appends([*block.bindings, *block.shared], f["pemode"])  # the tile and the Shared bindings' masks
+        if any(s.tid == f["tid"] for s in block.shared):
+            raise _control(f"Shared ID {f['tid']} is bound twice")
+        if len(block.shared) == MAX_SHARED:
+            raise _control(f"a fifth B.IOS: a block binds at most {MAX_SHARED} Shared operands")
+        block.shared.append(_Shared(f["tid"], f["size"], f["pemode"]))
+    else:  # B.IOT with a nonzero PE mask
         if block.closed:
-            raise _control("a binding after the one marked <last>")
-        earlier = {b.pemode for b in block.bindings}
-        if earlier and f["pemode"] not in earlier:
-            raise _legality(f"PE mask {enc.PE_MASKS[f['pemode']]} differs from the earlier bindings' "
-                            f"{enc.PE_MASKS[next(iter(earlier))]}")
-        if cmd.form == "B.IOS":
-            block.bindings.append(_Binding((), None, f["pemode"], False, shared=True))
-            return
+            raise _control("a B.IOT after the one marked <last>")
+        _mask_appends(block.bindings, f["pemode"])
         sources = tuple(f[k] for k in ("src0", "src1") if k in f)
         dest = (f["dst"], f["size"]) if "dst" in f else None
         block.bindings.append(_Binding(sources, dest, f["pemode"], bool(f["last"])))
@@ -211,23 +229,33 @@ def _header(block: _Block, cmd: enc.Command, regs: Mapping[str, int]) -> None:
             block.closed = True
 
 
+def _mask_appends(earlier: Sequence[_Binding | _Shared], pemode: int) -> None:
+    """A binding's PE mask must be the earlier bindings' (Fault_TileLegality)."""
+    masks = {b.pemode for b in earlier}
+    if masks and masks != {pemode}:
+        raise _legality(f"PE mask {enc.PE_MASKS[pemode]} differs from the earlier bindings' "
+                        f"{enc.PE_MASKS[next(iter(masks))]}")
+
+
 def _commit(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, int], capacity: int) -> BlockResult:
-    if not block.bindings and block.dropped:
+    if not block.bindings and not block.shared and block.dropped:
         return BlockResult(block.op, "noop", reason="every binding had PE mask 0000")
     if block.op not in SUPPORTED:
         return BlockResult(block.op, "unsupported", reason=f"the executor models {', '.join(SUPPORTED)} only")
     try:
+        if block.shared:  # tile-execution.asl: before the binding counts
+            raise _legality(f"{block.op} consumes no Shared (B.IOS) operands; "
+                            f"{len(block.shared)} bound and left unconsumed")
         if block.op == "TSORT":
             return _commit_tsort(block, tiles, regs, capacity)
         return _commit_tpart(block, tiles, capacity)
     except _Fault as f:
-        return BlockResult(block.op, "fault", f.fault, reason=str(f))
+        fault = dataclasses.replace(f.fault, point=COMMIT)
+        return BlockResult(block.op, "fault", fault, reason=str(f))
 
 
 def _counts(block: _Block, sources: int, dests: int) -> tuple[list[int], list[tuple[int, int]]]:
     """Step 1: binding completeness (Fault_BundleControl)."""
-    if any(b.shared for b in block.bindings):
-        raise _control(f"{block.op} takes no Shared (B.IOS) operands")
     srcs = [s for b in block.bindings for s in b.sources]
     dsts = [b.dest for b in block.bindings if b.dest is not None]
     if len(srcs) != sources or len(dsts) != dests:
@@ -296,26 +324,29 @@ def _commit_tsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str,
     if width > 64:
         raise _legality(f"sort_width {width} is above 64")
     src = _source(tiles, src_index)
-    dt = _dtype(block) or "?"
+    dt = _dtype(block)
+    if dt not in ("float32", "float16", "bfloat16") or src.dtype != dt:  # the sorting schema, before allocation
+        raise _legality(f"TSORT sorts FP32 or FP16 of the BSTART type; BSTART says "
+                        f"{enc.DATATYPES.get(block.datatype)}, the source is {src.dtype}")
+    case = Case("TSORT", "spec", dt, (("src", src.tile), ("dst", src.tile), ("idx", src.tile)),
+                (("sort_width", width), ("descending", flag or None)))
+    why = sort_oracle.tsort_legality(case, dtypes.get(dt), width, flag)  # BF16, source descriptor, empty source
+    if why:
+        raise _legality(why)
     mask = enc.PE_MASKS[block.bindings[0].pemode]
     taken: set[int] = set()
     used = _used(tiles)
     out_tiles = []
-    for (hand, size), rdt in zip(dsts, (src.dtype if dt == "?" else dt, "uint32")):
+    for (hand, size), rdt in zip(dsts, (dt, "uint32")):
         slot, t, charge = _allocate(tiles, taken, hand, size, src.cols, rdt, (src.valid_rows, src.valid_cols),
                                     mask, used, capacity, src.data.shape[:-2])
         taken.add(slot)
         used += charge
         out_tiles.append((slot, t))
-    if dt not in ("float32", "float16", "bfloat16") or src.dtype != dt:  # step 7
-        raise _legality(f"TSORT sorts FP32 or FP16 of the BSTART type; BSTART says "
-                        f"{enc.DATATYPES.get(block.datatype)}, the source is {src.dtype}")
     for slot, t in out_tiles:
         if (t.rows, t.cols, t.valid_rows, t.valid_cols) != (src.rows, src.cols, src.valid_rows, src.valid_cols):
             raise _legality(f"destination {enc.tile_name(slot)} is {t.rows}x{t.cols}, the source {src.rows}x"
                             f"{src.cols}: TSORT destinations match the source's shape")
-    case = Case("TSORT", "spec", dt, (("src", src.tile), ("dst", src.tile), ("idx", src.tile)),
-                (("sort_width", width), ("descending", flag or None)))
     outcome = sort_oracle.tsort(case, {"src": src.data})
     if outcome.kind is not OutcomeKind.OK:
         assert outcome.fault is not None
@@ -350,17 +381,23 @@ def _commit_tpart(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> 
             (b.valid_rows, b.valid_cols) != (valid_rows, valid_cols):
         raise _legality(f"neither source equals the destination's valid region {valid_rows}x{valid_cols}")
     dt = _dtype(block)
-    mask = enc.PE_MASKS[block.bindings[0].pemode]
-    lead = np.broadcast_shapes(a.data.shape[:-2], b.data.shape[:-2])
-    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt or a.dtype, (valid_rows, valid_cols), mask,
-                             _used(tiles), capacity, lead)  # step 6
-    if dt is None or a.dtype != dt or b.dtype != dt:  # step 7
+    if dt is None or a.dtype != dt or b.dtype != dt:  # the partial schema, before allocation
         raise _legality(f"{block.op} operands must all be the BSTART type {enc.DATATYPES.get(block.datatype)} "
                         f"(sources {a.dtype}, {b.dtype})")
     from ptofuzz import registry
 
     if dt not in registry.get(block.op).platforms["spec"].dtypes:
         raise _legality(f"{block.op} does not take {enc.DATATYPES.get(block.datatype)}")
+    schema = Case(block.op, "spec", dt, (("dst", Tile(valid_rows, cols, valid_rows, valid_cols)), ("src0", a.tile),
+                                         ("src1", b.tile)))
+    bad = tpart_oracle.spec_legality(schema)  # source regions and descriptors
+    if bad is not None:
+        assert bad.fault is not None
+        raise _legality(bad.fault.reason)
+    mask = enc.PE_MASKS[block.bindings[0].pemode]
+    lead = np.broadcast_shapes(a.data.shape[:-2], b.data.shape[:-2])
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, (valid_rows, valid_cols), mask,
+                             _used(tiles), capacity, lead)  # then the destination
     case = Case(block.op, "spec", dt, (("dst", dst.tile), ("src0", a.tile), ("src1", b.tile)))
     outcome = tpart_oracle.spec(case, {"src0": a.data, "src1": b.data})
     if outcome.kind is not OutcomeKind.OK:
@@ -375,7 +412,7 @@ def describe(result: ExecResult) -> dict[str, Any]:
     d: dict[str, Any] = {"outcome": result.outcome}
     if result.fault is not None:
         d["fault"] = {"name": result.fault.name, "trap": result.fault.trap, "reason": result.fault.reason,
-                      "word": result.word}
+                      "point": result.fault.point, "word": result.word}
     d["blocks"] = [{"op": b.op, "kind": b.kind, "flags": list(b.flags),
                     "published": {enc.tile_name(i): {"dtype": t.dtype, "shape": [t.rows, t.cols],
                                                      "valid": [t.valid_rows, t.valid_cols]}

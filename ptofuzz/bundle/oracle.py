@@ -35,7 +35,7 @@ def _one(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     b = gb.bundle_for(spec_case, inputs)
     result = ex.execute(b.words, b.tiles, b.gprs, capacity=1 << 30)  # the direct oracle has no core budget
     if result.fault is not None:
-        return Outcome.faulted(result.fault.name, result.fault.trap, result.fault.reason)
+        return Outcome(OutcomeKind.FAULT, fault=result.fault, reason=result.fault.reason)
     block = result.blocks[0]
     if block.kind != "ok":
         return Outcome.unsupported(f"the bundle's block is {block.kind}: {block.reason}")

@@ -83,6 +83,23 @@ def _tsort_random(source: Source, platform: str, constraints: Mapping[str, Any])
     return _tsort_case(dt, vr, vc, sort_width=width or None, descending=desc or None)
 
 
+TSORT_ILLEGAL = ("sort_width", "descending", "bfloat16", "empty")  # the rules an illegal TSORT case breaks
+
+
+def _tsort_illegal(source: Source, constraints: Mapping[str, Any]) -> Case:
+    """A TSORT case the sorting schema or the descending flag's check rejects (Fault_TileLegality at commit),
+    breaking one rule of :data:`TSORT_ILLEGAL`: a sort width above 64, a flag other than 0 and 1, BF16 (the
+    executable model's rule), an empty source."""
+    rule = source.choice(TSORT_ILLEGAL)
+    dt = "bfloat16" if rule == "bfloat16" else constraints.get("dtype") or source.choice(SPEC_DTYPES[:2])
+    vr, vc = constraints.get("shape") or (int(source.integers(1, MAX_ROWS)), _cols(source))
+    if rule == "empty":
+        vr, vc = source.choice(((0, vc), (vr, 0)))
+    width = int(source.integers(65, 65535)) if rule == "sort_width" else None
+    desc = int(source.integers(2, 7)) if rule == "descending" else None
+    return _tsort_case(dt, vr, vc, sort_width=width, descending=desc)
+
+
 def _cols(source: Source) -> int:
     """Row lengths shorter than, equal to and longer than the usual group widths."""
     return int(source.choice((1, 2, 3, 13, 31, 32, 33, 63, 64, 65, 100, int(source.integers(1, MAX_COLS)))))
@@ -445,7 +462,7 @@ def _tsort_instruction() -> Instruction:
         random_case=_tsort_random, explicit_case=_checked(_tsort_explicit), draw_inputs=draw_inputs,
         role_dtypes={"idx": "uint32"}, options=("dtype", "shape", "sort_width", "descending", "contract"),
         random_options=("dtype", "shape", "sort_width", "descending"), replay_flags=_tsort_flags,
-        bundle=bundle_oracle.evaluate, permutes=True, draw_batch=draw_batch)
+        bundle=bundle_oracle.evaluate, permutes=True, draw_batch=draw_batch, illegal_case=_tsort_illegal)
     return tsort
 
 

@@ -395,6 +395,9 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             return gen.random_case(source, _op, platform, _sup[platform], _p[platform].physical,
                                    _p[platform].compact, constraints)
 
+        def illegal(source: Source, constraints: Mapping[str, Any], *, _op: str = op) -> Case:
+            return gen.illegal_spec_case(source, _op, SPEC_DTYPES, spec_physical, constraints)
+
         def explicit(platform: str, opts: Mapping[str, Any], *, _op: str = op,
                      _sup: dict[str, tuple[str, ...]] = sup, _p: dict[str, Profile] = profiles) -> Case:
             return explicit_case(_op, _p, _sup, platform, opts)
@@ -407,7 +410,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             options=("dtype", "shape", "dst", "src0", "src1", "inplace"), redraw=redraw,
             replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
             known_difference=known_difference, shared=oracles.shared_work, fault_class=fault_class,
-            bundle=bundle_oracle.evaluate, cpusim=_cpusim))
+            bundle=bundle_oracle.evaluate, cpusim=_cpusim, illegal_case=illegal))
     return out + arg_instructions(names)
 
 
