@@ -36,6 +36,13 @@ def test_the_tsort_bundle_in_one_line_and_its_aliases():
     assert asm.assemble("BSTART.SFU TSORT, FP16; BSTART.SFU TSORT, BF16") == [0x26C19181, 0x2EC19181]
 
 
+def test_the_tepl_engines_split_31_vec_and_56_sfu_as_the_catalog_says():
+    # the catalog and pto-spec's tests: 31 VEC + 56 SFU (pto-spec's README says 35/52, stale)
+    engines = list(enc.ENGINE.values())
+    assert (engines.count("VEC"), engines.count("SFU"), len(enc.SELECTORS)) == (31, 56, 87)
+    assert enc.ENGINE["TSORT"] == enc.ENGINE["TPARTADD"] == "SFU" and enc.ENGINE["TADD"] == "VEC"
+
+
 def test_field_domains_and_the_tepl_space():
     accepted = 0
     for sel in range(128):

@@ -12,6 +12,8 @@ The canonical spellings (what :func:`disassemble` prints, and :func:`assemble` r
     B.IOS S#5, mask=1111, ->S<SizeCode 2>
     B.DATR cmode=EQ, pad=Zero, sat=0, canon=0, dtype=NONE, rmode=DEFAULT, layout=NORM
     BSTOP
+    BSTART.STD.COND simm17=-12          # every other form of the 0.58.3 catalog: NAME field=value, ...
+    B.CATR dr=0, trap=1, far=0, atom=0, aq=1, rl=0
 
 Tiles are written ``T#1``..``N#16`` (hands T, U, M, N) or as the raw 6-bit index. Errors name the line, the
 column and the offending token.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ptofuzz.bundle import catalog
 from ptofuzz.bundle import encoding as enc
 from ptofuzz.bundle.encoding import Command
 
@@ -46,6 +49,8 @@ def _mask(pemode: int) -> str:
 def text(cmd: Command) -> str:
     """The canonical text of one command."""
     f = cmd.fields
+    if not cmd.executed:  # a catalog form the executor does not run: NAME field=value, ...
+        return " ".join((cmd.form, ", ".join(f"{k}={v}" for k, v in f.items()))).rstrip()
     if cmd.form == "BSTOP":
         return "BSTOP"
     if cmd.form == "BSTART.TEPL":
@@ -205,6 +210,8 @@ _DEST = re.compile(r"->\s*([TUMNS])\s*<\s*SizeCode\s+(\d+)\s*>", re.IGNORECASE)
 def _command(st: _Stmt) -> Command:
     m = st.mnemonic.upper()
     ops = st.ops
+    if m in catalog.BY_NAME:
+        return _catalog_command(st, catalog.BY_NAME[m])
     if m == "BSTOP":
         if ops:
             raise st.error("BSTOP takes no operands", ops[0])
@@ -330,7 +337,28 @@ def _command(st: _Stmt) -> Command:
         if form is None:
             raise st.error("B.IOT binds a source, a destination or both")
         return Command(form, fields, dc)
-    raise st.error("unknown command (BSTART.SFU/VEC/TEPL, B.DIM, B.IOR, B.IOT, B.IOS, B.DATR, BSTOP)")
+    raise st.error("unknown command (BSTART.SFU/VEC/TEPL, B.DIM, B.IOR, B.IOT, B.IOS, B.DATR, BSTOP, or another "
+                   "form of the 0.58.3 catalog written NAME field=value, ...)")
+
+
+def _catalog_command(st: _Stmt, form: catalog.CatalogForm) -> Command:
+    """``NAME field=value, ...`` with every field of the form once."""
+    values: dict[str, int] = {}
+    names = [f.name for f in form.fields]
+    for op in st.ops:
+        key, raw = _kv(st, op)
+        if key not in names:
+            raise st.error(f"{form.name} has no field {key!r} (its fields: {', '.join(names) or 'none'})", op)
+        if key in values:
+            raise st.error(f"{key}= given twice", op)
+        try:
+            values[key] = int(raw, 0)
+        except ValueError:
+            raise st.error(f"{key} must be a number", op) from None
+    missing = [n for n in names if n not in values]
+    if missing:
+        raise st.error(f"{form.name} needs {', '.join(f'{n}=' for n in missing)}")
+    return Command(form.name, values)
 
 
 def assemble(src: str, source: str = "") -> list[int]:

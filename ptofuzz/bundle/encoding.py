@@ -5,13 +5,17 @@ A decoded word is a :class:`Command`: its form name and a dict of field values. 
 :func:`decode` are exact inverses on every legal word; :func:`decode` raises :class:`DecodeError` (trap 4,
 Fault_IllegalInstruction, at decode time) with the reason for an unknown word or a field outside its domain.
 Bits a form neither masks nor names (8:7 of the source-only B.IOT forms) are "don't care": the model ignores
-them, so they are kept in ``Command.dont_care`` to make the round trip exact.
+them, so they are kept in ``Command.dont_care`` to make the round trip exact. Every other accepted 32-bit form
+of the 0.58.3 catalog (control-flow and TLSU/CUBE starts, B.CATR, B.FPATR, B.HINT, FENTRY, MCOPY, ...) decodes
+and encodes through :mod:`ptofuzz.bundle.catalog`.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
+
+from ptofuzz.bundle import catalog
 
 # ---- tables ---------------------------------------------------------------------------------------------------
 
@@ -39,7 +43,9 @@ LAYOUTS = {0: "NORM", 1: "ND2DN", 3: "ND2ZN", 4: "ND2NZ", 6: "DN2ND", 8: "DN2ZN"
            26: "N82ND", 27: "NZ2ND", 28: "NZ2DN", 30: "NZ2ZN"}
 LAYOUT_CODES = {v: k for k, v in LAYOUTS.items()}
 
-# The 87 accepted BSTART.TEPL selectors (Mode*32 + Function) and whether the operation runs on the SFU
+# The 87 accepted BSTART.TEPL selectors (Mode*32 + Function) and whether the operation runs on the SFU: 31 VEC and
+# 56 SFU operations, as pto-spec's catalog (spec/catalog/tile-operations.json) and its tests have them; pto-spec's
+# README still says 35 VEC / 52 SFU, which is stale (pto-spec-notes §1.5)
 _VEC = ("TADD TSUB TMUL TAND TOR TXOR TSHL TSHR TMAX TMIN TCMP TABS TNOT TNEG TRELU TSEL TCVT TFMA "
         "TADDS TSUBS TMULS TANDS TORS TXORS TSHLS TSHRS TMAXS TMINS TCMPS TSELS TEXPANDS").split()
 SELECTORS: dict[int, str] = {
@@ -136,6 +142,12 @@ class Command:
         return self.fields[name]
 
     @property
+    def executed(self) -> bool:
+        """Whether the executor runs this form (the TSORT/TPART* forms); every other accepted form decodes and is
+        an "unsupported operation" (:mod:`ptofuzz.bundle.catalog`)."""
+        return self.form not in catalog.BY_NAME
+
+    @property
     def kind(self) -> str:
         """BSTART / BSTOP / B.DIM / B.IOR / B.IOS / B.IOT / B.DATR."""
         if self.form.startswith("BSTART"):
@@ -153,6 +165,14 @@ def _lb_form(lb: int) -> tuple[Form, dict[str, int]]:
 
 def encode(cmd: Command) -> int:
     """The word of a command (fields checked against their domains: encoding an illegal field raises)."""
+    other = catalog.BY_NAME.get(cmd.form)
+    if other is not None:
+        problem = other.problem(cmd.fields)
+        if problem:
+            raise DecodeError(problem)
+        if cmd.dont_care:
+            raise ValueError(f"{cmd.form} has no don't-care bits")
+        return other.word(cmd.fields)
     _check(cmd.form, dict(cmd.fields))
     if cmd.form == "B.DIM":
         lb = cmd["lb"]
@@ -195,13 +215,20 @@ def decode(word: int) -> Command:
             fields = values
         _check(form.name, fields, word)
         return Command(form.name, fields, word & form.dont_care)
+    other = catalog.match(word)
+    if other is not None:
+        values = other.values(word)
+        problem = other.problem(values)
+        if problem:
+            raise DecodeError(f"{word:#010x}: {problem}")
+        return Command(other.name, values)
     raise DecodeError(_unknown(word))
 
 
 def _unknown(word: int) -> str:
     op, f3 = word & 0x7F, (word >> 12) & 7
     if op == 0x01:
-        return f"{word:#010x}: opcode 0x01 funct3 {f3} is no BSTART.TEPL/BSTOP form (TLSU/CUBE starts are not modelled)"
+        return f"{word:#010x}: opcode 0x01 funct3 {f3} matches no BSTART form"
     if op == 0x13:
         if f3 in (2, 3, 7):
             return f"{word:#010x}: opcode 0x13 funct3 {f3} is unassigned"
@@ -215,7 +242,7 @@ def _unknown(word: int) -> str:
             return f"{word:#010x}: destination-only B.IOT with bits 31:20 set"
     if op == 0x23:
         return f"{word:#010x}: opcode 0x23 funct3 {f3}: " + ("B.DATR with bits 19:18 set (they must be 0)"
-                                                              if f3 == 1 else "B.CATR/B.FPATR are not modelled"
+                                                              if f3 == 1 else "B.CATR/B.FPATR with reserved bits set"
                                                               if f3 in (0, 2) else "unassigned")
     if op == 0x43:
         return f"{word:#010x}: B.DIM funct3 {f3} names no loop bound (0, 1, 2 = LB0, LB1, LB2)"

@@ -36,6 +36,7 @@ from typing import Any
 import numpy as np
 
 from ptofuzz import dtypes
+from ptofuzz.bundle import catalog
 from ptofuzz.bundle import encoding as enc
 from ptofuzz.case import COMMIT, Case, Fault, OutcomeKind, Tile, at_word
 
@@ -170,6 +171,18 @@ def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[
         except enc.DecodeError as e:
             return ExecResult(blocks, Fault(e.fault, e.trap, str(e), at_word(k)), k, state)
         try:
+            if not cmd.executed:  # an accepted form outside TSORT/TPART* bundles: a BSTART first commits
+                if cmd.kind == "BSTART" and block is not None:
+                    result = _commit(block, state, regs, capacity)
+                    blocks.append(result)
+                    if result.fault is not None:
+                        return ExecResult(blocks, result.fault, k, state)
+                    state.update(result.published)
+                handler = catalog.BY_NAME[cmd.form].handler
+                blocks.append(BlockResult(cmd.form, "unsupported",
+                                          reason=f"{cmd.form} ({handler}) is an accepted command form the executor "
+                                                 "does not execute"))
+                return ExecResult(blocks, None, None, state)
             if cmd.kind in ("BSTART", "BSTOP"):
                 if block is not None:
                     result = _commit(block, state, regs, capacity)
