@@ -374,3 +374,70 @@ def _cpu_overlapping_blocks(case: Case, rec: np.ndarray, rec_cls: np.ndarray, ou
         out[..., :vr, 2 * start:2 * (start + n)] = rec[..., 2 * b * BLOCK:2 * (b * BLOCK + n)]
         classes[..., :vr, 2 * start:2 * (start + n)] = rec_cls[..., 2 * b * BLOCK:2 * (b * BLOCK + n)]
     return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})
+
+
+# ---------------------------------------------------------------------------------------------------------
+# pto-spec TMRGSORT: a stable merge of two sorted one-row value tiles (asl/tile/model/execution/sorting.asl)
+
+MRG_DTYPES = ("float32", "float16")  # TileSortDataTypeSupported
+
+
+def tmrgsort_legality(case: Case, inputs: Mapping[str, np.ndarray], dt: DType, flag: int) -> str:
+    """Why pto-spec TMRGSORT is Fault_TileLegality on ``case`` ("" when legal): legal descriptors, FP32 or
+    FP16, one-row non-empty sources, a destination valid region of both sources' columns, and each source
+    ordered in the requested direction (``asl/tile/model/legality/sorting.asl``, TileOperandsLegal_TMRGSORT).
+    Stacked inputs must agree on the order rule (they are drawn ordered)."""
+    if flag not in (0, 1):
+        return f"descending flag {flag} is neither 0 nor 1"
+    if dt.name not in MRG_DTYPES:
+        return f"TMRGSORT merges FP32 or FP16 values, not {dt.name}"
+    a, b, d = case.tile("src0"), case.tile("src1"), case.tile("dst")
+    for role, t in (("src0", a), ("src1", b)):
+        bad = descriptors.problem(t, dt, max_bytes=descriptors.SHARED_MAX)
+        if bad:
+            return f"{role}: {bad}"
+        if t.valid_rows != 1 or t.valid_cols == 0:
+            return f"{role} valid region {t.valid_rows}x{t.valid_cols} is not one non-empty row"
+    if d.valid != (1, a.valid_cols + b.valid_cols):
+        return (f"destination valid region {d.valid_rows}x{d.valid_cols} is not 1x{a.valid_cols + b.valid_cols} "
+                "(both sources' columns)")
+    ordered = [_ordered(inputs[role][..., 0, :t.valid_cols], dt, bool(flag)) for role, t in (("src0", a), ("src1", b))]
+    together = ordered[0] & ordered[1]
+    if not together.all():
+        if together.any():
+            raise ValueError("stacked TMRGSORT cases disagree on whether their sources are ordered")
+        role = "src0" if not ordered[0].all() else "src1"
+        return f"{role} is not sorted {'descending' if flag else 'ascending'} (numbers, then NaNs)"
+    return ""
+
+
+def _ordered(bits: np.ndarray, dt: DType, descending: bool) -> np.ndarray:
+    """Per stacked row: whether each element may precede the next (TileSortSequenceOrdered)."""
+    keys = sort_keys(bits, dt, descending=descending)
+    return np.all(keys[..., 1:] >= keys[..., :-1], axis=-1)
+
+
+def tmrgsort(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    """pto-spec 0.58.3 TMRGSORT(dst, src0, src1, descending) on two one-row value tiles: the merge takes the left
+    (src0) element while it may precede the right one (numbers by value, +0 and -0 equal, every NaN after every
+    number in both directions, ties to the left), values moved bit for bit; a signalling NaN in a source sets NV.
+    Faults (Fault_TileLegality, then Fault_TileAllocation for a destination no legal descriptor) are raised at
+    commit. Param ``descending`` (0 or 1). Inputs may carry a leading axis of cases."""
+    dt = get(case.dtype)
+    flag = case.param("descending", 0)
+    fault = tmrgsort_legality(case, inputs, dt, flag)
+    if fault:
+        return Outcome.faulted("Fault_TileLegality", 5, fault, COMMIT)
+    dst = case.tile("dst")
+    bad = descriptors.problem(dst, dt, max_bytes=descriptors.LOCAL_MAX)
+    if bad:
+        return Outcome.faulted("Fault_TileAllocation", 5, f"destination: {bad}", COMMIT)
+    a, b = (inputs[r][..., 0, :case.tile(r).valid_cols] for r in ("src0", "src1"))
+    both = np.concatenate([a, b], axis=-1)  # two ordered runs: a stable sort of both is their left-first merge
+    perm = np.argsort(sort_keys(both, dt, descending=bool(flag)), axis=-1, kind="stable")
+    out = np.zeros(both.shape[:-1] + dst.shape, both.dtype)
+    out[..., 0, :both.shape[-1]] = np.take_along_axis(both, perm, axis=-1)
+    classes = np.full(out.shape, UNDEFINED, np.uint8)
+    classes[..., 0, :both.shape[-1]] = EXACT
+    snan = bool(np.any(ieee.is_snan(both, dt)))
+    return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes}, flags=(ieee.NV,) if snan else ())

@@ -53,6 +53,8 @@ class PlatformSupport:
         bad_dtype: outcome for another dtype: ``"fault"`` (spec: Fault_TileLegality) or ``"unsupported"``.
         has_system_test: whether pto-isa has a file-based system test (so a canonical case list).
         notes: caveats worth showing in ``ptofuzz list``.
+        role_dtypes: element types of roles on this platform, where they differ from the instruction's
+            (pto-spec TMRGSORT merges value tiles where pto-isa's merges 8-byte records).
     """
 
     dtypes: tuple[str, ...]
@@ -61,6 +63,7 @@ class PlatformSupport:
     bad_dtype: str = "unsupported"
     has_system_test: bool = True
     notes: str = ""
+    role_dtypes: Mapping[str, str] | None = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,6 +166,9 @@ class Instruction:
         if role in self.role_dtype_params:
             param, default = self.role_dtype_params[role]
             return dtypes.get(case.param(param) or default)
+        sup = self.platforms.get(case.platform)
+        if sup is not None and sup.role_dtypes is not None:
+            return dtypes.get(sup.role_dtypes.get(role, case.dtype))
         return dtypes.get(self.role_dtypes.get(role, case.dtype))
 
     def oracles(self) -> tuple[str, ...]:

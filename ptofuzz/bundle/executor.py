@@ -253,12 +253,12 @@ def _mask_appends(earlier: Sequence[_Binding | _Shared], pemode: int) -> None:
 def _commit(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, int], capacity: int) -> BlockResult:
     if not block.bindings and not block.shared and block.dropped:
         return BlockResult(block.op, "noop", reason="every binding had PE mask 0000")
-    if block.op not in SUPPORTED:
-        return BlockResult(block.op, "unsupported", reason=f"the executor models {', '.join(SUPPORTED)} only")
     try:
-        if block.shared:  # tile-execution.asl: before the binding counts
+        if block.shared:  # tile-execution.asl: no TEPL operation consumes them; before the binding counts
             raise _legality(f"{block.op} consumes no Shared (B.IOS) operands; "
                             f"{len(block.shared)} bound and left unconsumed")
+        if block.op not in SUPPORTED:
+            return BlockResult(block.op, "unsupported", reason=f"the executor models {', '.join(SUPPORTED)} only")
         if block.op == "TSORT":
             return _commit_tsort(block, tiles, regs, capacity)
         return _commit_tpart(block, tiles, capacity)

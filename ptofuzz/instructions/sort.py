@@ -6,6 +6,7 @@ Facts from pto-spec-notes.md §2 and pto-isa-conventions.md §5 (pto-isa 3186c38
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -13,7 +14,7 @@ import numpy as np
 
 from ptofuzz import dtypes, platforms
 from ptofuzz.bundle import oracle as bundle_oracle
-from ptofuzz.case import UNDEFINED, Case, Outcome, Tile
+from ptofuzz.case import UNDEFINED, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.errors import UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -144,6 +145,8 @@ KIRIN_CASES = tuple((name, "float16", r, c) for name, _, r, c in NPU_CASES)
 def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     # lazily: only a campaign with --oracles ...,cpusim needs the simulator
     if case.op == "TMRGSORT":
+        if _is_spec_mrg(case):
+            return Outcome.unsupported("a pto-spec TMRGSORT case (value tiles): the simulator merges records")
         from ptofuzz.cpusim import mrgsort as sim
     else:
         from ptofuzz.cpusim import sort as sim  # type: ignore[no-redef]
@@ -375,6 +378,8 @@ def _mrg_redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outco
     from ptofuzz import registry
     from ptofuzz.oracles import ieee, mrgsort
 
+    if _is_spec_mrg(case):
+        return None  # pto-spec defines every merged element
     undefined = outcome.classes["dst"] == UNDEFINED
     srcs = tuple(r for r, _ in case.tiles if r != "dst")
     if not undefined.any():
@@ -556,6 +561,8 @@ def _mrg_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict
     from ptofuzz.oracles import mrgsort
 
     dt = dtypes.get(case.dtype)
+    if _is_spec_mrg(case):
+        return _spec_mrg_batch(source, case, mix, n)
     out = {}
     base = 0
     for role, tile in case.tiles:
@@ -569,6 +576,8 @@ def _mrg_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict
 
 
 def _mrg_random(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
+    if platform == "spec":
+        return _spec_mrg_random(source, constraints)
     dt = constraints.get("dtype") or source.choice(NPU_DTYPES)
     kind = source.choice(("multi", "multi", "single"))
     if kind == "single":
@@ -593,6 +602,10 @@ def _mrg_explicit(platform: str, opts: Mapping[str, Any]) -> Case:
     lists = opts.get("lists")
     blocks = opts.get("blocks")
     shape = opts.get("shape")
+    if platform == "spec":
+        return _spec_mrg_explicit(dt, opts)
+    if opts.get("descending") is not None:
+        raise UsageError("--descending applies to pto-spec's TMRGSORT (--platform spec); pto-isa's merges descend")
     if shape is not None and (shape[0] != 1 or shape[1] < 1):
         raise UsageError(f"--shape {shape[0]}x{shape[1]}: TMRGSORT lists are one row of at least one record; "
                          "use --shape 1xRECORDS")
@@ -619,6 +632,9 @@ def _mrg_explicit(platform: str, opts: Mapping[str, Any]) -> Case:
 
 def _mrg_flags(case: Case) -> str:
     """The explicit flags that describe a TMRGSORT case again (records, not words)."""
+    if _is_spec_mrg(case):
+        return f" --lists 2 --shape 1x{case.tile('src0').valid_cols}" + (" --descending" if case.param("descending")
+                                                                          else "")
     if case.param("lists", 1) == 1 and case.param("block"):
         return f" --blocks {case.param('block')} --shape 1x{case.tile('src0').cols // 2}"
     flags = f" --lists {case.param('lists')} --shape 1x{case.tile('src0').valid_cols // 2}"
@@ -641,17 +657,121 @@ def _mrg_profile(platform: str) -> Profile:
 
 def mrg_instruction() -> Instruction:
     def oracle(platform: str):
-        return lambda case, inputs: mrgsort_oracle.tmrgsort(case, inputs, platform)
+        def run(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+            if _is_spec_mrg(case):
+                return _records_model_on_values(case, inputs, platform)
+            return mrgsort_oracle.tmrgsort(case, inputs, platform)
+        return run
 
+    def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+        if not _is_spec_mrg(case):
+            return Outcome.unsupported("a pto-isa TMRGSORT case (8-byte records): pto-spec merges value tiles")
+        return oracles.tmrgsort(case, inputs)
+
+    spec_support = PlatformSupport(oracles.MRG_DTYPES, spec, _spec_mrg_profile(), bad_dtype="fault",
+                                   has_system_test=False, role_dtypes={},
+                                   notes="two sorted value rows, stable, left first; --descending or ascending")
     return Instruction(
         name="TMRGSORT", family="irregular-and-complex",
-        summary="merge pre-sorted lists of 8-byte records (2-4 lists, or groups of 4 blocks of one list)",
+        summary="merge pre-sorted lists of 8-byte records (2-4 lists, or groups of 4 blocks of one list); spec: "
+                "two sorted value rows",
         inputs=("src0",), outputs=("dst",),
-        platforms={p: PlatformSupport(NPU_DTYPES, oracle(p), _mrg_profile(p),
-                                      notes=MRG_NOTES.get(p, "vmrgsort4"))
-                   for p in ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")},
+        platforms={"spec": spec_support,
+                   **{p: PlatformSupport(NPU_DTYPES, oracle(p), _mrg_profile(p), notes=MRG_NOTES.get(p, "vmrgsort4"))
+                      for p in ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")}},
         random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs,
         draw_batch=_mrg_batch, shared=oracles.shared_work,
         redraw=each_case(_mrg_redraw),
-        role_dtypes={r: "uint32" for r in MRG_ROLES}, options=("dtype", "shape", "lists", "blocks", "exhausted"),
+        role_dtypes={r: "uint32" for r in MRG_ROLES},
+        options=("dtype", "shape", "lists", "blocks", "exhausted", "descending"),
         replay_flags=_mrg_flags, permutes=True, cpusim=_cpusim)
+
+
+# ---- TMRGSORT (pto-spec): two one-row value tiles, either direction ---------------------------------------------
+# asl/tile/model/execution/sorting.asl (TMRGSORT), asl/tile/model/legality/sorting.asl; its cases always carry the
+# descending param (0 or 1), which pto-isa's record cases never do: that tells the two forms apart on any platform
+
+SPEC_MRG_CANONICAL = (("float32", 2, 2, 0), ("float32", 1, 1, 0), ("float16", 1, 1, 0), ("float32", 32, 32, 1),
+                      ("float16", 64, 64, 1), ("float32", 13, 50, 1), ("float16", 100, 27, 0))
+
+
+def _is_spec_mrg(case: Case) -> bool:
+    return case.param("descending") is not None
+
+
+def _spec_mrg_case(dt: str, n0: int, n1: int, descending: int) -> Case:
+    d = dtypes.get(dt)
+    tiles = (("dst", Tile(*spec_physical(1, n0 + n1, d), 1, n0 + n1)),
+             ("src0", Tile(*spec_physical(1, n0, d), 1, n0)), ("src1", Tile(*spec_physical(1, n1, d), 1, n1)))
+    return Case("TMRGSORT", "spec", d.name, tiles, (("descending", descending),))
+
+
+def _spec_mrg_profile() -> Profile:
+    canonical = tuple(_spec_mrg_case(*row) for row in SPEC_MRG_CANONICAL)
+    prof = Profile("TMRGSORT", "spec", "TMRGSORTSpec", (("input0.bin", "src0"), ("input1.bin", "src1")),
+                   (("golden.bin", "dst"),), (("output.bin", "dst"),), ("dst", "src0", "src1"), compact=False,
+                   spelling={}, physical=spec_physical, param_tokens=(("descending", "desc"),),
+                   note="ptofuzz full-tile layout; two one-row value tiles merged into one")
+    return dataclasses.replace(prof, canonical=tuple((prof.name(c)[len(prof.suite) + 1:], c) for c in canonical))
+
+
+def _spec_mrg_random(source: Source, constraints: Mapping[str, Any]) -> Case:
+    dt = constraints.get("dtype") or source.choice(oracles.MRG_DTYPES)
+    if constraints.get("shape"):
+        n0 = n1 = constraints["shape"][1]
+    else:
+        n0, n1 = (int(source.choice((1, 2, 8, 32, 64, int(source.integers(1, 200))))) for _ in range(2))
+    return _spec_mrg_case(dt, n0, n1, int(source.integers(0, 1)))
+
+
+def _spec_mrg_explicit(dt: str, opts: Mapping[str, Any]) -> Case:
+    """``--shape 1xN [--descending]``: two sorted rows of N values (pto-spec merges exactly two)."""
+    if opts.get("lists") not in (None, 2) or opts.get("blocks") is not None or opts.get("exhausted"):
+        raise UsageError("pto-spec's TMRGSORT merges two lists: pass --shape 1xN [--descending] (or --lists 2)")
+    shape = opts.get("shape") or (1, 32)
+    if shape[0] != 1 or shape[1] < 1:
+        raise UsageError(f"--shape {shape[0]}x{shape[1]}: pto-spec TMRGSORT lists are one non-empty row; use 1xN")
+    return _spec_mrg_case(dt, shape[1], shape[1], 1 if opts.get("descending") else 0)
+
+
+def _spec_mrg_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
+    """Values over each whole source tile, each list's valid row sorted in the case's direction (numbers, then
+    NaNs), as pto-spec requires; ``n`` cases stacked on a leading axis."""
+    dt = dtypes.get(case.dtype)
+    out = {}
+    for role in ("src0", "src1"):
+        t = case.tile(role)
+        bits = values.draw(source, dt, (n, *t.shape), mix)
+        row = bits[:, 0, :t.valid_cols]
+        keys = oracles.sort_keys(row, dt, descending=bool(case.param("descending")))
+        bits[:, 0, :t.valid_cols] = np.take_along_axis(row, np.argsort(keys, axis=-1, kind="stable"), axis=-1)
+        out[role] = bits
+    return out
+
+
+def _records_model_on_values(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
+    """A pto-isa platform's merge of a pto-spec TMRGSORT case: the two value rows as records (indices 0.. over
+    both lists, as pto-isa's tests number them), merged by the platform's model, the values read back into the
+    case's value tile; index words are not part of pto-spec's result. pto-isa merges descending only."""
+    from ptofuzz.oracles import mrgsort
+
+    if case.param("descending") != 1:
+        return Outcome.unsupported(f"pto-isa's TMRGSORT on {platform} merges descending lists only")
+    dt = dtypes.get(case.dtype)
+    n0, n1 = case.tile("src0").valid_cols, case.tile("src1").valid_cols
+    rows = {"src0": inputs["src0"][..., 0, :n0], "src1": inputs["src1"][..., 0, :n1]}
+    rec_inputs = {r: mrgsort.join_records(v, np.arange(base, base + v.shape[-1], dtype=np.uint32), dt)[..., None, :]
+                  for (r, v), base in zip(rows.items(), (0, n0))}
+    rec_case = _mrg_case(platform, dt.name, {"dst": _row(n0 + n1, n0 + n1), "src0": _row(n0, n0),
+                                              "src1": _row(n1, n1)}, lists=2)
+    merged = mrgsort_oracle.tmrgsort(rec_case, rec_inputs, platform)
+    if merged.kind is not OutcomeKind.OK:
+        return merged
+    n = n0 + n1
+    words, word_cls = merged.outputs["dst"][..., 0, 0:2 * n:2], merged.classes["dst"][..., 0, 0:2 * n:2]
+    lead = words.shape[:-1]
+    out = np.zeros((*lead, *case.tile("dst").shape), dt.bits_dtype)
+    classes = np.full(out.shape, UNDEFINED, np.uint8)
+    out[..., 0, :n] = words.astype(dt.bits_dtype)
+    classes[..., 0, :n] = word_cls
+    return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})

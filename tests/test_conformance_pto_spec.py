@@ -1,0 +1,610 @@
+"""Conformance with pto-spec's own ASL test points (PTO-ISA/pto-spec e599a3d3, 0.58.3).
+
+Each case below restates one assertion of an ASL test under ``tests/asl/`` of that commit as facts: input values,
+tile geometry, the expected values, indices, status flags or fault name, and where the fault is raised. Every
+``pytest.param`` names the ASL test id (its ``PTO-TEST`` header) and the file it comes from; no ASL text is copied.
+Covered: TSORT (``tile/irregular-and-complex/sorting/TSORT``, ``tile/model/{execution,legality}/sorting``), TPARTADD,
+TPARTMUL, TPARTMAX, TPARTMIN (``tile/irregular-and-complex/union``), the partial schema
+(``block/model/dispatch/partial-schema``), and the header commands B.IOT, B.IOS, B.IOR (``block/operands``), B.DIM
+and B.DATR (``block/attributes``).
+
+How the facts map onto ptofuzz:
+
+* An ASL tile configured with ``capacity`` bytes and ``cols`` physical columns has ``capacity * 8 / (cols * bits)``
+  physical rows (the model derives rows from the capacity); :func:`tile` and :func:`local` build that shape.
+* Direct operation calls (``TSORT(...)``, ``ExecuteTilePartial(...)``) run the registry's ``spec`` oracle; command
+  words run :func:`ptofuzz.bundle.executor.execute`. Words are built field by field (:func:`tepl`, :func:`iot`, ...)
+  as the ASL tests build them.
+* Header rules do not depend on the block's operation; where an ASL test opens its header with a block kind the
+  executor does not open (a standard ``BeginBundle`` block), the header is a TEPL TADD block (the word the ASL tests
+  use elsewhere for a generic header), which the executor opens and records like any other.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+
+from ptofuzz import dtypes, registry
+from ptofuzz.bundle import asm
+from ptofuzz.bundle import encoding as enc
+from ptofuzz.bundle import executor as ex
+from ptofuzz.case import COMMIT, Case, Tile, at_word
+from ptofuzz.oracles import descriptors
+
+ROOT = "tests/asl/"
+TSORT_DIR = "tile/irregular-and-complex/sorting/TSORT/"
+UNION = "tile/irregular-and-complex/union/"
+IOT, IOS, IOR = "block/operands/B.IOT/", "block/operands/B.IOS/", "block/operands/B.IOR/"
+DIM, DATR = "block/attributes/B.DIM/", "block/attributes/B.DATR/"
+
+# FP32 bit patterns the ASL tests write
+F0, F1, F2, F3, F4, F5, F6, F7 = 0, 0x3F800000, 0x40000000, 0x40400000, 0x40800000, 0x40A00000, 0x40C00000, 0x40E00000
+SNAN32 = 0x7F800001
+
+LEGALITY, CONTROL, ILLEGAL, ALLOCATION = ("Fault_TileLegality", "Fault_BundleControl", "Fault_IllegalInstruction",
+                                          "Fault_TileAllocation")
+
+
+def P(test_id: str, file: str, *values, label: str = "", marks=()):
+    """One case: the ASL test id and its file (under tests/asl/) first, then the facts."""
+    return pytest.param(test_id, ROOT + file, *values, id=f"{test_id}:{label}" if label else test_id, marks=marks)
+
+
+# ---- geometry -------------------------------------------------------------------------------------------------
+
+def rows_of(capacity: int, cols: int, dtype: str) -> int:
+    return capacity * 8 // (cols * dtypes.get(dtype).bits)
+
+
+def tile(capacity: int, cols: int, valid: tuple[int, int], dtype: str) -> Tile:
+    return Tile(rows_of(capacity, cols, dtype), cols, *valid)
+
+
+def local(dtype: str, capacity: int, cols: int, valid: tuple[int, int], values: Sequence[Sequence[int]] = ()
+          ) -> ex.LocalTile:
+    return ex.LocalTile.of(dtype, rows_of(capacity, cols, dtype), cols, valid, values)
+
+
+def payload(t: Tile, dtype: str, values: Sequence[Sequence[int]]) -> np.ndarray:
+    data = np.zeros(t.shape, dtypes.get(dtype).bits_dtype)
+    for r, row in enumerate(values):
+        data[r, :len(row)] = np.array(row, dtype=np.uint64).astype(data.dtype)
+    return data
+
+
+# ---- command words, field by field ----------------------------------------------------------------------------
+
+def tepl(selector: int, datatype: int) -> int:
+    """BSTART.TEPL: Mode in 26:25, Function in 24:20, DataType in 31:27."""
+    return 0x00019181 | (selector >> 5) << 25 | (selector & 31) << 20 | datatype << 27
+
+
+TADD_FP64 = tepl(0x00, 0)  # 0x00019181, the ASL tests' generic TEPL header
+TSORT_FP32 = tepl(0x6C, 1)
+BSTOP = 0x00000001
+
+
+def iot(src0: int | None = None, src1: int | None = None, *, size: int = 0, dst: int = 0, mode: int = 7,
+        last: bool = False) -> int:
+    """B.IOT: funct3 4 (two sources), 5 (one) or 6 (none); src0 25:20, src1 31:26, L 19, SizeCode 18:15,
+    PEMode 11:9, DstTile 8:7."""
+    word = {2: 0x4013, 1: 0x5013, 0: 0x6013}[(src0 is not None) + (src1 is not None)]
+    word |= (src0 or 0) << 20 | (src1 or 0) << 26
+    return word | int(last) << 19 | size << 15 | mode << 9 | dst << 7
+
+
+def ios(tid: int, size: int = 0, mode: int = 7) -> int:
+    """B.IOS: Shared ID 27:20, SizeCode 18:15, PEMode 11:9."""
+    return 0x00001013 | tid << 20 | size << 15 | mode << 9
+
+
+def ior(rd: int = 0, rs0: int = 0, rs1: int = 0, rs2: int = 0) -> int:
+    """B.IOR: RegDst 11:7, RegSrc0 19:15, RegSrc1 24:20, RegSrc2 31:27 (GPR numbers)."""
+    return 0x00000013 | rd << 7 | rs0 << 15 | rs1 << 20 | rs2 << 27
+
+
+def dim(lb: int, rs: int, imm: int) -> int:
+    """B.DIM: LB in 14:12, RegSrc 19:15, immediate bits 11:0 in 31:20 and 16:12 in 11:7."""
+    return 0x00000043 | lb << 12 | rs << 15 | (imm & 0xFFF) << 20 | (imm >> 12) << 7
+
+
+def datr(*, cmode: int = 0, pad: int = 0, sat: int = 0, canon: int = 0, dtype: int = 0, rmode: int = 0,
+         layout: int = 0) -> int:
+    """B.DATR: CMode 31:29, Pad 28:27, Sat 26, Canon 25, DataType 24:20, RMode 17:15, Layout 11:7."""
+    return (0x00001023 | cmode << 29 | pad << 27 | sat << 26 | canon << 25 | dtype << 20 | rmode << 15
+            | layout << 7)
+
+
+GPR = {name: k for k, name in enumerate(enc.GPRS)}  # architectural GPR numbers: a0 = 2, a4 = 6, x3 = 23
+
+
+# ---- TSORT: direct calls --------------------------------------------------------------------------------------
+
+def tsort_case(src: Tile, dtype: str, width: int, descending: bool, dst: Tile | None = None,
+               idx: Tile | None = None) -> Case:
+    tiles = (("src", src), ("dst", dst or src), ("idx", idx or src))
+    params = (("sort_width", width), ("descending", int(descending)))
+    return Case("TSORT", "spec", dtypes.get(dtype).name, tiles, params)
+
+
+@pytest.mark.parametrize(("test_id", "file", "src", "values", "width", "checks", "flags"), [
+    P("PTO-AVS-TILE-TSORT-GROUPS-001", TSORT_DIR + "tile-exec-tsort-groups-001.asl",
+      tile(256, 4, (2, 4), "float32"), [[F3, F1, F2, F0], [F6, F4, F5, F7]], 3,
+      {("dst", 0, 0): F1, ("dst", 0, 2): F3, ("dst", 0, 3): F0, ("dst", 1, 0): F4, ("dst", 1, 1): F5,
+       ("dst", 1, 2): F6, ("idx", 1, 0): 1, ("idx", 1, 1): 2, ("idx", 1, 2): 0, ("idx", 1, 3): 0}, None),
+    P("PTO-AVS-TILE-TSORT-KERNEL-001", "tile/model/execution/sorting/tile-exec-tsort-kernel-001.asl",
+      tile(128, 4, (1, 4), "float32"), [[F3, F1, F2, F0]], 3,
+      {("dst", 0, 0): F1, ("dst", 0, 2): F3, ("dst", 0, 3): F0, ("idx", 0, 0): 1, ("idx", 0, 1): 2,
+       ("idx", 0, 2): 0}, None),
+    P("PTO-AVS-TILE-TSORT-SNAN-001", TSORT_DIR + "tile-bound-tsort-snan-001.asl",
+      tile(256, 2, (1, 2), "float32"), [[SNAN32, F1]], 2,
+      {("dst", 0, 0): F1, ("dst", 0, 1): SNAN32, ("idx", 0, 0): 1, ("idx", 0, 1): 0}, ("NV",)),
+    # the canonical configuration is legal (the test writes the raw words 0..3 and checks legality only)
+    P("PTO-AVS-TILE-TSORT-LEGALITY-001", "tile/model/legality/sorting/tile-bound-tsort-legality-001.asl",
+      tile(128, 4, (1, 4), "float32"), [[0, 1, 2, 3]], 3, {}, None, label="canonical-legal"),
+])
+def test_tsort_direct(test_id, file, src, values, width, checks, flags):
+    out = registry.get("TSORT").evaluate(tsort_case(src, "float32", width, False),
+                                         {"src": payload(src, "float32", values)})
+    assert out.kind == "ok", out.reason
+    for (role, r, c), bits in checks.items():
+        assert int(out.outputs[role][r, c]) == bits, (role, r, c)
+    if flags is not None:
+        assert out.flags == flags
+
+
+@pytest.mark.parametrize(("test_id", "file", "dtype", "src", "dst", "idx", "values"), [
+    # destination and index 1x4, source 2x2: the same element count, a different shape
+    P("PTO-AVS-TILE-TSORT-SHAPE-001", TSORT_DIR + "tile-bound-tsort-shape-001.asl", "float32",
+      tile(256, 2, (2, 2), "float32"), tile(256, 4, (1, 4), "float32"), tile(256, 4, (1, 4), "uint32"),
+      [[0, 0], [0, 0]]),
+    P("PTO-AVS-TILE-TSORT-TYPES-001", TSORT_DIR + "tile-bound-tsort-types-001.asl", "uint64",
+      tile(256, 2, (1, 2), "uint64"), None, tile(256, 2, (1, 2), "uint32"), [[1, 2]], label="u64"),
+    P("PTO-AVS-TILE-TSORT-TYPES-001", TSORT_DIR + "tile-bound-tsort-types-001.asl", "bfloat16",
+      tile(256, 2, (1, 2), "bfloat16"), None, tile(256, 2, (1, 2), "uint32"), [[0x3F80, 0x4000]], label="bf16"),
+])
+def test_tsort_direct_operands_rejected(test_id, file, dtype, src, dst, idx, values):
+    out = registry.get("TSORT").evaluate(tsort_case(src, dtype, 2, False, dst, idx),
+                                         {"src": payload(src, dtype, values)})
+    assert out.kind == "fault" and out.fault.name == LEGALITY, out
+    assert out.fault.point == COMMIT
+
+
+@pytest.mark.parametrize(("test_id", "file", "dtype", "legal"), [
+    P("PTO-AVS-TILE-TSORT-TYPES-001", TSORT_DIR + "tile-bound-tsort-types-001.asl", dt, legal, label=dt)
+    for dt, legal in (("float32", True), ("float16", True), ("bfloat16", False), ("uint16", False))
+])
+def test_tsort_contract_data_types(test_id, file, dtype, legal):
+    src = tile(256, 2, (1, 2), dtype)
+    out = registry.get("TSORT").evaluate(tsort_case(src, dtype, 2, False), {"src": payload(src, dtype, [[0, 0]])})
+    assert (out.kind, None if legal else out.fault.name) == (("ok", None) if legal else ("fault", LEGALITY)), out
+
+
+# ---- TPART*: direct calls -------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("test_id", "file", "op", "dtype", "dst", "src0", "src1", "a", "b", "checks"), [
+    P("PTO-AVS-TILE-TPARTADD-OVERLAP-001", UNION + "TPARTADD/tile-exec-tpartadd-overlap-001.asl", "TPARTADD",
+      "int16", tile(128, 4, (1, 3), "int16"), tile(128, 4, (1, 3), "int16"), tile(128, 2, (1, 2), "int16"),
+      [[1, 2, 7]], [[3, 4]], {(0, 0): 4, (0, 1): 6, (0, 2): 7}),
+    P("PTO-AVS-TILE-TPARTMAX-U8-001", UNION + "TPARTMAX/tile-exec-tpartmax-unsigned-001.asl", "TPARTMAX",
+      "uint8", tile(128, 4, (1, 1), "uint8"), tile(128, 4, (1, 1), "uint8"), tile(128, 2, (1, 1), "uint8"),
+      [[250]], [[5]], {(0, 0): 250}),
+    # -1 (0xFF) below +1; the model's sign-extended word is all ones, the byte 0xFF
+    P("PTO-AVS-TILE-TPARTMIN-S8-001", UNION + "TPARTMIN/tile-exec-tpartmin-signed-001.asl", "TPARTMIN",
+      "int8", tile(128, 4, (1, 1), "int8"), tile(128, 4, (1, 1), "int8"), tile(128, 2, (1, 1), "int8"),
+      [[0xFF]], [[1]], {(0, 0): 0xFF}),
+    P("PTO-AVS-TILE-TPARTMUL-WRAP-001", UNION + "TPARTMUL/tile-exec-tpartmul-wrap-001.asl", "TPARTMUL",
+      "uint8", tile(128, 4, (1, 2), "uint8"), tile(128, 4, (1, 2), "uint8"), tile(128, 2, (1, 1), "uint8"),
+      [[16, 9]], [[16]], {(0, 0): 0, (0, 1): 9}),
+])
+def test_tpart_direct(test_id, file, op, dtype, dst, src0, src1, a, b, checks):
+    case = Case(op, "spec", dtype, (("dst", dst), ("src0", src0), ("src1", src1)))
+    out = registry.get(op).evaluate(case, {"src0": payload(src0, dtype, a), "src1": payload(src1, dtype, b)})
+    assert out.kind == "ok", out.reason
+    for (r, c), bits in checks.items():
+        assert int(out.outputs["dst"][r, c]) == bits, (r, c)
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "dtype"), [
+    P("PTO-AVS-TILE-TPARTMUL-DTYPE-001", UNION + "TPARTMUL/tile-bound-tpartmul-dtype-001.asl", op, dt,
+      label=f"{op}-{dt}")
+    for op, dt in (("TPARTADD", "int8"), ("TPARTADD", "uint8"), ("TPARTMAX", "int8"), ("TPARTMAX", "uint8"),
+                   ("TPARTMIN", "int8"), ("TPARTMIN", "uint8"), ("TPARTMUL", "int8"), ("TPARTMUL", "uint8"),
+                   ("TPARTMUL", "int16"), ("TPARTMUL", "uint16"))
+])
+def test_tpart_contract_data_types(test_id, file, op, dtype):
+    assert dtype in registry.get(op).platforms["spec"].dtypes
+    t = tile(128, 16, (1, 16), dtype)
+    zeros = np.zeros(t.shape, dtypes.get(dtype).bits_dtype)
+    out = registry.get(op).evaluate(Case(op, "spec", dtype, (("dst", t), ("src0", t), ("src1", t))),
+                                    {"src0": zeros, "src1": zeros})
+    assert out.kind == "ok", out.reason
+
+
+# ---- operation catalog: selectors and engines -----------------------------------------------------------------
+
+@pytest.mark.parametrize(("test_id", "file", "op", "selector"), [
+    P("PTO-AVS-TILE-TSORT-STATIC-001", TSORT_DIR + "tile-static-tsort-contract-001.asl", "TSORT", 0x06C),
+    P("PTO-AVS-TILE-TPARTADD-STATIC-001", UNION + "TPARTADD/tile-static-tpartadd-contract-001.asl", "TPARTADD", 0x071),
+    P("PTO-AVS-TILE-TPARTMUL-STATIC-001", UNION + "TPARTMUL/tile-static-tpartmul-contract-001.asl", "TPARTMUL", 0x072),
+    P("PTO-AVS-TILE-TPARTMAX-STATIC-001", UNION + "TPARTMAX/tile-static-tpartmax-contract-001.asl", "TPARTMAX", 0x073),
+    P("PTO-AVS-TILE-TPARTMIN-STATIC-001", UNION + "TPARTMIN/tile-static-tpartmin-contract-001.asl", "TPARTMIN", 0x074),
+])
+def test_tepl_selector_operation_engine_and_class(test_id, file, op, selector):
+    assert enc.SELECTORS[selector] == op
+    assert enc.ENGINE[op] == "SFU"
+    assert registry.get(op).family == "irregular-and-complex"
+    word = tepl(selector, 1)
+    assert enc.decode(word).fields == {"datatype": 1, "selector": selector}
+    assert asm.assemble(f"BSTART.SFU {op}, FP32") == [word]
+
+
+# ---- bundles --------------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Expect:
+    """What an executed bundle must show. ``fault``: the fault name (None: no fault) raised at ``point`` ("word N"
+    or "commit"); ``outcome``: the ExecResult outcome; ``cells``: {(tile index, row, col): bits} afterwards;
+    ``absent``: tile indices left unallocated; ``kept``: source tile indices left allocated and unchanged;
+    ``flags``: the committed block's status flags."""
+
+    fault: str | None = None
+    point: str | None = None
+    outcome: str | None = None
+    cells: dict[tuple[int, int, int], int] = dataclasses.field(default_factory=dict)
+    absent: tuple[int, ...] = ()
+    kept: tuple[int, ...] = ()
+    flags: tuple[str, ...] | None = None
+
+
+def faults(name: str, word: int) -> Expect:
+    return Expect(name, at_word(word), "fault")
+
+
+def at_commit(name: str) -> Expect:
+    return Expect(name, COMMIT, "fault")
+
+
+OK = Expect(outcome="ok")
+ACCEPTED = Expect()  # every word accepted (the block may be left open or be one the executor does not run)
+
+
+def check(result: ex.ExecResult, expect: Expect, tiles: dict[int, ex.LocalTile]) -> None:
+    got = None if result.fault is None else result.fault.name
+    assert got == expect.fault, result.fault
+    if expect.point is not None:
+        assert result.fault.point == expect.point
+    if expect.outcome is not None:
+        assert result.outcome == expect.outcome, result.blocks
+    for (slot, r, c), bits in expect.cells.items():
+        assert int(result.tiles[slot].data[r, c]) == bits, (slot, r, c)
+    for slot in expect.absent:
+        assert slot not in result.tiles
+    for slot in expect.kept:
+        assert np.array_equal(result.tiles[slot].data, tiles[slot].data)
+    if expect.flags is not None:
+        assert result.blocks[-1].flags == expect.flags
+
+
+def sort_source() -> dict[int, ex.LocalTile]:
+    # M#1 (tile 32): 128 B, 4 FP32 columns (8x4), valid 1x4 holding 3, 1, 2, 0
+    return {32: local("float32", 128, 4, (1, 4), [[F3, F1, F2, F0]])}
+
+
+def consumer_source() -> dict[int, ex.LocalTile]:
+    # U#1 (tile 16): 128 B, 4 FP32 columns, valid 1x4 holding 2, 1, 2, 0
+    return {16: local("float32", 128, 4, (1, 4), [[F2, F1, F2, F0]])}
+
+
+def tpart_sources(a: Sequence[int], b: Sequence[int]) -> dict[int, ex.LocalTile]:
+    # M#1: 128 B S16 with 4 columns, valid 1x3; M#2: 128 B S16 with 2 columns, valid 1x2
+    return {32: local("int16", 128, 4, (1, 3), [a]), 33: local("int16", 128, 2, (1, 2), [b])}
+
+
+def tsort_consumer() -> list[int]:
+    # LB0 = 4; the source U#1 with a T destination, then a second T destination marked <last>; B.IOR RegSrc0 = a4
+    return [TSORT_FP32, dim(0, 0, 4), iot(16, size=1, dst=0, mode=7), iot(size=1, dst=0, mode=7, last=True),
+            ior(rs0=GPR["a4"]), BSTOP]
+
+
+def tsort_ior(word: int) -> list[int]:
+    """The TSORT block of PTO-AVS-TILE-TSORT-BUNDLE-001 (M#1 -> T, U; all PEs) with one B.IOR word: the harness
+    that makes a B.IOR fact of the ordered-GPR tests observable (they call the operand helpers directly)."""
+    return [TSORT_FP32, iot(32, size=1, dst=0, mode=7), iot(size=1, dst=1, mode=7, last=True), word, BSTOP]
+
+
+TPART_SCHEMA = [tepl(0x71, 18), dim(0, 0, 3), dim(2, 0, 4), iot(32, 33, size=1, dst=0, mode=4, last=True)]
+ORDERED_GPR = (("PTO-AVS-BLOCK-B-IOR-ORDER-EXEC-002", IOR + "block-exec-b-ior-order-002.asl"),
+               ("PTO-AVS-BLOCK-B-IOR-ORDERED-GPR-EXECUTION-001", IOR + "block-exec-b-ior-ordered-gpr-001.asl"),
+               ("PTO-AVS-BLOCK-B-IOR-EXECUTION-001", IOR + "block-exec-b-ior-ordered-gpr-helper-coverage-001.asl"))
+
+BUNDLES = [
+    # -- TSORT ------------------------------------------------------------------------------------------------
+    # LB0 = 3, mask 0001, values to T (tile 0), indices to U (tile 16), SizeCode 1 each, ascending
+    P("PTO-AVS-TILE-TSORT-BUNDLE-001", TSORT_DIR + "tile-exec-tsort-bundle-001.asl",
+      [TSORT_FP32, dim(0, 0, 3), iot(32, size=1, dst=0, mode=4), iot(size=1, dst=1, mode=4, last=True), BSTOP],
+      sort_source(), {},
+      Expect(outcome="ok", cells={(0, 0, 0): F1, (0, 0, 1): F2, (0, 0, 2): F3, (0, 0, 3): F0,
+                                  (16, 0, 0): 1, (16, 0, 1): 2, (16, 0, 2): 0, (16, 0, 3): 0})),
+    # both destinations in hand T: values in tile 0, indices in tile 1; stable ties both ways
+    P("PTO-AVS-BLOCK-B-IOR-TILE-CONSUMERS-EXEC-003", IOR + "block-exec-b-ior-tile-consumers-003.asl",
+      tsort_consumer(), consumer_source(), {"a4": 0},
+      Expect(outcome="ok", cells={(0, 0, 0): F0, (0, 0, 1): F1, (1, 0, 0): 3}), label="tsort-ascending"),
+    P("PTO-AVS-BLOCK-B-IOR-TILE-CONSUMERS-EXEC-003", IOR + "block-exec-b-ior-tile-consumers-003.asl",
+      tsort_consumer(), consumer_source(), {"a4": 1},
+      Expect(outcome="ok", cells={(0, 0, 0): F2, (0, 0, 1): F2, (1, 0, 0): 0}), label="tsort-descending"),
+    # B.IOR facts of the TSORT schema: RegSrc0 is the descending flag; 2 is no boolean; RegDst or RegSrc2 nonzero
+    # leaves the bindings incomplete
+    *[P(tid, f, *case, label=label) for tid, f in ORDERED_GPR for label, case in (
+        ("tsort-flag-1-descends", (tsort_ior(ior(rs0=GPR["a4"])), sort_source(), {"a4": 1},
+                                   Expect(outcome="ok", cells={(0, 0, k): v for k, v in enumerate((F3, F2, F1, F0))}))),
+        ("tsort-flag-2", (tsort_ior(ior(rs0=GPR["a4"])), sort_source(), {"a4": 2}, at_commit(LEGALITY))),
+        ("tsort-regdst", (tsort_ior(ior(rd=1)), sort_source(), {}, at_commit(CONTROL))),
+        ("tsort-regsrc2", (tsort_ior(ior(rs0=GPR["a4"], rs2=1)), sort_source(), {"a4": 1}, at_commit(CONTROL))),
+    )],
+    # -- TPART* -----------------------------------------------------------------------------------------------
+    P("PTO-AVS-TILE-TPARTADD-BUNDLE-001", UNION + "TPARTADD/tile-exec-tpartadd-bundle-001.asl",
+      [*TPART_SCHEMA, BSTOP], tpart_sources([1, 2, 7], [3, 4]), {},
+      Expect(outcome="ok", cells={(0, 0, 0): 4, (0, 0, 1): 6, (0, 0, 2): 7})),
+    P("PTO-AVS-BLOCK-TPART-SCHEMA-001", "block/model/dispatch/partial-schema/block-bound-tpart-schema-001.asl",
+      [*TPART_SCHEMA, BSTOP], tpart_sources([0, 1, 2], [0, 1]), {}, OK, label="closed-schema-legal"),
+    P("PTO-AVS-BLOCK-TPART-SCHEMA-001", "block/model/dispatch/partial-schema/block-bound-tpart-schema-001.asl",
+      [*TPART_SCHEMA, datr(), BSTOP], tpart_sources([0, 1, 2], [0, 1]), {}, at_commit(LEGALITY),
+      label="all-zero-datr"),
+    # -- B.IOT ------------------------------------------------------------------------------------------------
+    P("PTO-AVS-BLOCK-B-IOT-SIZECODE-010-001", IOT + "block-exec-b-iot-sizecode-010-001.asl",
+      [TADD_FP64, iot(0, size=10, dst=0, mode=1, last=True)], {}, {}, ACCEPTED, label="sizecode-10"),
+    *[P("PTO-AVS-BLOCK-B-IOT-SIZECODE-010-001", IOT + "block-exec-b-iot-sizecode-010-001.asl",
+        [TADD_FP64, iot(0, size=10, dst=0, mode=1, last=True), iot(0, size=code, dst=0, mode=1, last=True)], {}, {},
+        faults(ILLEGAL, 2), label=f"sizecode-{code}") for code in range(11, 16)],
+    P("PTO-AVS-BLOCK-B-IOT-LAST-ORDER-001", IOT + "block-fault-b-iot-last-order-001.asl",
+      [TADD_FP64, iot(3, size=1, dst=0, mode=7, last=True), iot(size=1, dst=0, mode=7)], {}, {},
+      faults(CONTROL, 2)),
+    P("PTO-AVS-BLOCK-B-IOT-PLACEMENT-001", IOT + "block-fault-b-iot-placement-001.asl",
+      [iot(0, size=1, dst=0, mode=7, last=True)], {}, {}, faults(CONTROL, 0), label="standalone"),
+    # mask 0000 with <last> on source 63: no binding, the stream stays open, the block's mask is zero
+    P("PTO-AVS-BLOCK-B-IOT-ZERO-MASK-001", IOT + "block-exec-b-iot-zero-mask-001.asl",
+      [TADD_FP64, iot(63, mode=0, last=True), iot(0, mode=7)], {}, {}, ACCEPTED, label="stream-not-terminated"),
+    P("PTO-AVS-BLOCK-B-IOT-ZERO-MASK-001", IOT + "block-exec-b-iot-zero-mask-001.asl",
+      [TADD_FP64, iot(63, mode=0, last=True), BSTOP], {}, {}, Expect(outcome="noop"), label="mask-is-zero"),
+    P("PTO-AVS-BLOCK-B-IOT-SCHEMAS-001", IOT + "block-exec-b-iot-tile-binding-v-5-schemas-001.asl",
+      [tepl(0x00, 24), iot(0, mode=5), iot(1, mode=7, last=True)], {}, {}, faults(LEGALITY, 2),
+      label="common-mask"),
+    P("PTO-AVS-BLOCK-B-IOT-SOURCE-PERSIST-001", IOT + "block-state-b-iot-source-persist-001.asl",
+      [TSORT_FP32, dim(0, 0, 3), iot(32, size=1, dst=0, mode=4), iot(size=1, dst=1, mode=4, last=True), BSTOP],
+      sort_source(), {}, Expect(outcome="ok", kept=(32,))),
+    # -- B.IOS ------------------------------------------------------------------------------------------------
+    P("PTO-AVS-BLOCK-B-IOS-STREAM-001", IOS + "block-exec-b-ios-shared-binding-v-5-001.asl",
+      [TADD_FP64, ios(0x12)], {}, {}, ACCEPTED, label="first"),
+    P("PTO-AVS-BLOCK-B-IOS-STREAM-001", IOS + "block-exec-b-ios-shared-binding-v-5-001.asl",
+      [TADD_FP64, ios(0x12), ios(0x12)], {}, {}, faults(CONTROL, 2), label="duplicate"),
+    P("PTO-AVS-BLOCK-B-IOS-STREAM-001", IOS + "block-exec-b-ios-shared-binding-v-5-001.asl",
+      [TADD_FP64, *map(ios, range(4)), ios(4)], {}, {}, faults(CONTROL, 5), label="fifth"),
+    P("PTO-AVS-BLOCK-B-IOS-STREAM-LIMIT-001", IOS + "block-fault-b-ios-stream-limit-001.asl",
+      [TADD_FP64, ios(0), ios(0)], {}, {}, faults(CONTROL, 2), label="duplicate"),
+    P("PTO-AVS-BLOCK-B-IOS-STREAM-LIMIT-001", IOS + "block-fault-b-ios-stream-limit-001.asl",
+      [TADD_FP64, *map(ios, range(4)), ios(4)], {}, {}, faults(CONTROL, 5), label="fifth"),
+    P("PTO-AVS-BLOCK-B-IOS-ENCODING-002", IOS + "block-exec-b-ios-shared-binding-v-6-001.asl",
+      [TADD_FP64, ios(0, 0, 7), ios(0, 0, 7)], {}, {}, faults(CONTROL, 2), label="s0-duplicate"),
+    P("PTO-AVS-BLOCK-B-IOS-ENCODING-002", IOS + "block-exec-b-ios-shared-binding-v-6-001.asl",
+      [TADD_FP64, ios(255, 7, 5)], {}, {}, ACCEPTED, label="s255-destination"),
+    P("PTO-AVS-BLOCK-B-IOS-SIZECODE-012-001", IOS + "block-exec-b-ios-sizecode-012-001.asl",
+      [TADD_FP64, ios(7, 12, 7)], {}, {}, ACCEPTED, label="sizecode-12"),
+    *[P("PTO-AVS-BLOCK-B-IOS-SIZECODE-012-001", IOS + "block-exec-b-ios-sizecode-012-001.asl",
+        [TADD_FP64, ios(7, 12, 7), ios(code, code, 7)], {}, {}, faults(ILLEGAL, 2), label=f"sizecode-{code}")
+      for code in range(13, 16)],
+    # mask 0000 is a strict no-op even outside a block, and inside one leaves the block's mask zero
+    P("PTO-AVS-BLOCK-B-IOS-ZERO-MASK-001", IOS + "block-exec-b-ios-zero-mask-001.asl",
+      [ios(9, 0, 0)], {}, {}, Expect(outcome="empty"), label="standalone"),
+    P("PTO-AVS-BLOCK-B-IOS-ZERO-MASK-001", IOS + "block-exec-b-ios-zero-mask-001.asl",
+      [ios(9, 0, 0), TADD_FP64, ios(9, 1, 0), BSTOP], {}, {}, Expect(outcome="noop"), label="in-block"),
+    P("PTO-AVS-BLOCK-B-IOS-MASK-CONSISTENCY-001", IOS + "block-fault-b-ios-mask-consistency-001.asl",
+      [TADD_FP64, iot(0, mode=5, last=True), ios(0, 0, 7)], {}, {}, faults(LEGALITY, 2), label="after-local"),
+    P("PTO-AVS-BLOCK-B-IOS-MASK-CONSISTENCY-001", IOS + "block-fault-b-ios-mask-consistency-001.asl",
+      [TADD_FP64, ios(0, 0, 5), ios(1, 0, 7)], {}, {}, faults(LEGALITY, 2), label="after-shared"),
+    P("PTO-AVS-BLOCK-B-IOS-PLACEMENT-001", IOS + "block-fault-b-ios-placement-001.asl",
+      [ios(0, 1, 7)], {}, {}, faults(CONTROL, 0), label="standalone"),
+    P("PTO-AVS-BLOCK-B-IOS-VEC-USE-001", IOS + "block-fault-b-ios-vec-use-001.asl",
+      [tepl(0x00, 24), ios(70, 0, 7), BSTOP], {}, {}, at_commit(LEGALITY)),
+    # -- B.IOR ------------------------------------------------------------------------------------------------
+    *[P("PTO-AVS-BLOCK-B-IOR-DEFAULTS-EXEC-001", IOR + "block-exec-b-ior-end-to-end-001.asl",
+        [ior(**{field: sel})], {}, {}, faults(ILLEGAL, 0), label=f"{field}-{sel}")
+      for field in ("rd", "rs0", "rs1", "rs2") for sel in range(24, 32)],
+    P("PTO-AVS-BLOCK-B-IOR-DEFAULTS-EXEC-001", IOR + "block-exec-b-ior-end-to-end-001.asl",
+      [tepl(0x20, 24), ior(rs0=2), ior(rs0=3)], {}, {}, faults(CONTROL, 2), label="duplicate"),
+    P("PTO-AVS-BLOCK-B-IOR-TILE-CONSUMERS-EXEC-003", IOR + "block-exec-b-ior-tile-consumers-003.asl",
+      [tepl(0x66, 25), iot(size=1, dst=0, mode=0, last=True), ior(rs0=2, rs1=3), BSTOP], {}, {"a0": 5, "a1": 2},
+      Expect(outcome="noop", absent=(0,)), label="zero-mask-no-op"),
+    P("PTO-AVS-BLOCK-B-IOR-TILE-CONSUMERS-EXEC-003", IOR + "block-exec-b-ior-tile-consumers-003.asl",
+      [tepl(0x66, 25), ior(rs0=2), ior(rs0=3)], {}, {}, faults(CONTROL, 2), label="second-ior"),
+    P("PTO-AVS-BLOCK-B-IOR-PLACEMENT-001", IOR + "block-fault-b-ior-placement-001.asl",
+      [ior()], {}, {}, faults(CONTROL, 0), label="standalone"),
+    # -- B.DIM ------------------------------------------------------------------------------------------------
+    P("PTO-AVS-BLOCK-B-DIM-GPR-BOUNDARY-001", DIM + "block-bound-b-dim-gpr-001.asl",
+      [TADD_FP64, dim(0, 24, 7)], {}, {}, faults(ILLEGAL, 1), label="selector-24"),
+    P("PTO-AVS-BLOCK-B-DIM-DUPLICATE-001", DIM + "block-fault-b-dim-duplicate-001.asl",
+      [TADD_FP64, dim(0, 0, 3), dim(0, 0, 9)], {}, {}, faults(CONTROL, 2)),
+    P("PTO-AVS-BLOCK-B-DIM-PLACEMENT-001", DIM + "block-fault-b-dim-placement-001.asl",
+      [dim(0, 0, 7)], {}, {}, faults(CONTROL, 0), label="standalone"),
+    # -- B.DATR -----------------------------------------------------------------------------------------------
+    *[P("PTO-AVS-BLOCK-TESTBUNDLEDATAATTRIBUTES-EXECUTION-001", DATR + "block-exec-b-datr-data-attributes-001.asl",
+        [datr(dtype=code)], {}, {}, faults(ILLEGAL, 0), label=f"reserved-dtype-{code}")
+      for code in (15, 21, 22, 23, 29, 30)],
+    P("PTO-AVS-BLOCK-B-DATR-DUPLICATE-001", DATR + "block-fault-b-datr-duplicate-001.asl",
+      [TADD_FP64, datr(dtype=24), datr(dtype=1)], {}, {}, faults(CONTROL, 2)),
+    P("PTO-AVS-BLOCK-B-DATR-PLACEMENT-001", DATR + "block-fault-b-datr-placement-001.asl",
+      [0x01801023], {}, {}, faults(CONTROL, 0), label="standalone"),
+    P("PTO-AVS-BLOCK-B-DATR-FIELDS-001", DATR + "block-state-b-datr-fields-001.asl",
+      [TADD_FP64, datr(cmode=5, pad=2, sat=1, canon=1, dtype=24, rmode=7)], {}, {}, ACCEPTED),
+]
+
+
+@pytest.mark.parametrize(("test_id", "file", "words", "tiles", "gprs", "expect"), BUNDLES)
+def test_bundle(test_id, file, words, tiles, gprs, expect):
+    check(ex.execute(words, tiles, gprs), expect, tiles)
+
+
+def observed_lb0(dim_word: int, gprs: dict[str, int]) -> int:
+    """LB0 as a TSORT block reads it: the sort width (0 selects 32). A row of 40 strictly decreasing values sorted
+    ascending in groups of W puts index W-1 first, so the first index tells W (for W up to 40)."""
+    row = [int(np.float32(40 - k).view(np.uint32)) for k in range(40)]
+    src = {32: local("float32", 2048, 64, (1, 40), [row])}  # 8x64 FP32: SizeCode 5
+    words = [TSORT_FP32, dim_word, iot(32, size=5, dst=0), iot(size=5, dst=1, last=True), BSTOP]
+    r = ex.execute(words, src, gprs)
+    assert r.fault is None, r.fault
+    return int(r.tiles[16].data[0, 0]) + 1
+
+
+@pytest.mark.parametrize(("test_id", "file", "word", "gprs", "width"), [
+    # x3 (GPR 23) = 5 plus immediate 7: LB0 = 12
+    P("PTO-AVS-BLOCK-B-DIM-GPR-BOUNDARY-001", DIM + "block-bound-b-dim-gpr-001.asl", dim(0, 23, 7), {"x3": 5}, 12,
+      label="selector-23"),
+    # 65535 + 1 keeps only the low 16 bits: LB0 = 0, which a TSORT block reads as width 32
+    P("PTO-AVS-BLOCK-B-DIM-LOW16-001", DIM + "block-bound-b-dim-low-16-001.asl", dim(0, 23, 1), {"x3": 65535}, 32),
+])
+def test_b_dim_value(test_id, file, word, gprs, width):
+    assert observed_lb0(word, gprs) == width
+
+
+# ---- decode facts ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("test_id", "file", "word", "kind", "fields"), [
+    *[P("PTO-AVS-BLOCK-B-IOT-DECODE-001", IOT + "block-decode-b-iot-canonical-001.asl", w, "B.IOT", {},
+        label=f"{w:#06x}") for w in (0xD013, 0x4013, 0xC013, 0x5013, 0xE013)],
+    P("PTO-AVS-BLOCK-B-IOS-DECODE-001", IOS + "block-decode-b-ios-canonical-001.asl", 0x1013, "B.IOS", {}),
+    P("PTO-AVS-BLOCK-B-IOR-DECODE-001", IOR + "block-decode-b-ior-canonical-001.asl", 0x0013, "B.IOR", {}),
+    *[P("PTO-AVS-BLOCK-B-DIM-DECODE-001", DIM + "block-decode-b-dim-canonical-001.asl", w, "B.DIM", {"lb": lb},
+        label=f"LB{lb}") for w, lb in ((0x2043, 2), (0x0043, 0), (0x1043, 1))],
+    P("PTO-AVS-BLOCK-B-DATR-DECODE-001", DATR + "block-decode-b-datr-canonical-001.asl", 0x1023, "B.DATR", {}),
+    P("PTO-AVS-BLOCK-B-IOT-SIZECODE-010-001", IOT + "block-exec-b-iot-sizecode-010-001.asl",
+      iot(0, size=10, dst=0, mode=1, last=True), "B.IOT", {"size": 10, "pemode": 1, "dst": 0}),
+    *[P("PTO-AVS-BLOCK-B-IOT-SIZECODES-002", IOT + "block-exec-b-iot-sizecodes-002.asl",
+        iot(size=code, mode=7, last=True), "B.IOT", {"size": code, "pemode": 7}, label=f"sizecode-{code}")
+      for code in range(1, 11)],
+    *[P("PTO-AVS-BLOCK-B-IOT-PEMODE-004", IOT + "block-exec-b-iot-pemode-004.asl",
+        iot(0, mode=mode, last=True), "B.IOT", {"pemode": mode}, label=f"mode-{mode}") for mode in range(8)],
+    *[P("PTO-AVS-BLOCK-B-IOS-PEMODE-005", IOS + "block-exec-b-ios-pemode-005.asl",
+        ios(mode, 0, mode), "B.IOS", {"tid": mode, "size": 0, "pemode": mode}, label=f"mode-{mode}")
+      for mode in range(8)],
+    P("PTO-AVS-BLOCK-B-IOS-ENCODING-002", IOS + "block-exec-b-ios-shared-binding-v-6-001.asl",
+      ios(0, 0, 7), "B.IOS", {"tid": 0, "size": 0, "pemode": 7}, label="s0-source"),
+    P("PTO-AVS-BLOCK-B-IOS-ENCODING-002", IOS + "block-exec-b-ios-shared-binding-v-6-001.asl",
+      ios(255, 7, 5), "B.IOS", {"tid": 255, "size": 7, "pemode": 5}, label="s255-destination"),
+    P("PTO-AVS-BLOCK-B-IOS-SIZECODE-012-001", IOS + "block-exec-b-ios-sizecode-012-001.asl",
+      ios(7, 12, 7), "B.IOS", {"tid": 7, "size": 12, "pemode": 7}),
+    *[P("PTO-AVS-BLOCK-B-IOS-SIZECODES-003", IOS + "block-exec-b-ios-sizecodes-003.asl",
+        ios(code, code, 7), "B.IOS", {"size": code, "pemode": 7}, label=f"sizecode-{code}") for code in range(1, 13)],
+    P("PTO-AVS-BLOCK-B-DATR-FIELDS-001", DATR + "block-state-b-datr-fields-001.asl",
+      datr(cmode=5, pad=2, sat=1, canon=1, dtype=24, rmode=7), "B.DATR",
+      {"cmode": 5, "pad": 2, "sat": 1, "canon": 1, "datatype": 24, "rmode": 7, "layout": 0}),
+])
+def test_decodes(test_id, file, word, kind, fields):
+    cmd = enc.decode(word)
+    assert cmd.kind == kind
+    assert {k: cmd[k] for k in fields} == fields
+
+
+# PE_MASK of each PEMode (PE0 first), as the profile encoding maps them
+PE_MASK_OF_MODE = ("0000", "1000", "0100", "0010", "0001", "1100", "1110", "1111")
+
+
+@pytest.mark.parametrize(("test_id", "file", "mode"), [
+    *[P("PTO-AVS-BLOCK-B-IOT-PEMODE-004", IOT + "block-exec-b-iot-pemode-004.asl", m, label=f"mode-{m}")
+      for m in range(8)],
+    *[P("PTO-AVS-BLOCK-B-IOS-PEMODE-005", IOS + "block-exec-b-ios-pemode-005.asl", m, label=f"mode-{m}")
+      for m in range(8)],
+])
+def test_pe_mask_of_pe_mode(test_id, file, mode):
+    assert enc.PE_MASKS[mode] == PE_MASK_OF_MODE[mode]
+    # mode 0 records no binding: a block whose only binding has mode 0 is a no-op
+    bind = iot(0, mode=mode, last=True) if "B.IOT" in file else ios(mode, 0, mode)
+    r = ex.execute([TADD_FP64, bind, BSTOP], {})
+    assert (r.outcome == "noop") == (mode == 0), r.outcome
+    if mode and "B.IOS" in file:  # a Shared binding no TEPL operation consumes (tile-execution.asl)
+        assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT)
+    else:
+        assert r.fault is None
+
+
+@pytest.mark.parametrize(("test_id", "file", "word"), [
+    # reserved bits 19, 31 and 8 of B.IOS, and funct3 2: no command form
+    *[P("PTO-AVS-BLOCK-B-IOS-ENCODING-002", IOS + "block-exec-b-ios-shared-binding-v-6-001.asl",
+        ios(1, 1, 1) | extra, label=label)
+      for label, extra in (("bit19", 1 << 19), ("bit31", 1 << 31), ("bit8", 1 << 8), ("funct3-2", 0x3000))],
+])
+def test_decode_rejects(test_id, file, word):
+    with pytest.raises(enc.DecodeError):
+        enc.decode(word)
+    r = ex.execute([TADD_FP64, word], {})
+    assert (r.fault.name, r.fault.point) == (ILLEGAL, at_word(1))
+
+
+LAYOUT_REJECTED = (2, 5, 7, *range(10, 17), 19, 29, 31)
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-BLOCK-B-DATR-CUBE-RESERVED-003", DATR + "block-bound-b-datr-cube-reserved-003.asl"),
+    P("PTO-AVS-BLOCK-B-DATR-LAYOUT-MAP-001", DATR + "block-bound-b-datr-layout-map-001.asl"),
+])
+def test_b_datr_layout_codes_accepted(test_id, file):
+    accepted = []
+    for code in range(32):
+        try:
+            accepted.append(enc.decode(datr(layout=code))["layout"])
+        except enc.DecodeError:
+            pass
+    assert len(accepted) == 19
+    assert not set(LAYOUT_REJECTED) & set(accepted)
+    assert all(enc.LAYOUT_CODES[enc.LAYOUTS[c]] == c for c in accepted)  # both directions
+
+
+@pytest.mark.parametrize(("test_id", "file", "code", "name"), [
+    *[P("PTO-AVS-BLOCK-B-DATR-LAYOUT-MAP-001", DATR + "block-bound-b-datr-layout-map-001.asl", c, n, label=n)
+      for c, n in ((0, "NORM"), (1, "ND2DN"), (3, "ND2ZN"), (21, "ND2M32"), (28, "NZ2DN"), (30, "NZ2ZN"))],
+    *[P("PTO-AVS-BLOCK-B-DATR-CUBE-LAYOUTS-002", DATR + "block-decode-b-datr-cube-layouts-002.asl", c, None,
+        label=f"code-{c}") for c in range(21, 27)],
+    *[P("PTO-AVS-BLOCK-TESTBUNDLEDATAATTRIBUTES-EXECUTION-001", DATR + "block-exec-b-datr-data-attributes-001.asl",
+        c, None, label=f"code-{c}") for c in (0, 1, 30)],
+])
+def test_b_datr_layout_code(test_id, file, code, name):
+    cmd = enc.decode(datr(layout=code))
+    assert cmd["layout"] == code
+    if name is not None:
+        assert enc.LAYOUTS[code] == name and enc.LAYOUT_CODES[name] == code
+
+
+@pytest.mark.parametrize(("test_id", "file", "code"), [
+    P("PTO-AVS-BLOCK-TESTBUNDLEDATAATTRIBUTES-EXECUTION-001", DATR + "block-exec-b-datr-data-attributes-001.asl", 2),
+])
+def test_b_datr_layout_code_reserved(test_id, file, code):
+    with pytest.raises(enc.DecodeError):
+        enc.decode(datr(layout=code))
+
+
+@pytest.mark.parametrize(("test_id", "file", "code", "name"), [
+    P("PTO-AVS-BLOCK-B-DATR-RMODE-001", DATR + "block-bound-b-datr-rmode-001.asl", c, n, label=n)
+    for c, n in enumerate(("DEFAULT", "RNE", "RTZ", "RTM", "RTP", "RNA", "RTO", "RHB"))
+])
+def test_b_datr_rounding_modes(test_id, file, code, name):
+    assert enc.RMODES[code] == name
+    assert enc.decode(datr(rmode=code))["rmode"] == code
+
+
+@pytest.mark.parametrize(("test_id", "file", "code", "nbytes", "role", "legal"), [
+    P("PTO-AVS-BLOCK-B-IOT-SIZECODE-010-001", IOT + "block-exec-b-iot-sizecode-010-001.asl", 10, 65536, "local",
+      True),
+    P("PTO-AVS-BLOCK-B-IOS-SIZECODE-012-001", IOS + "block-exec-b-ios-sizecode-012-001.asl", 12, 262144, "shared",
+      True),
+    P("PTO-AVS-BLOCK-B-IOS-SIZECODE-012-001", IOS + "block-exec-b-ios-sizecode-012-001.asl", None, 131072, "local",
+      False, label="128KiB-local"),
+])
+def test_size_code_capacity(test_id, file, code, nbytes, role, legal):
+    if code is not None:
+        assert enc.size_bytes(code) == nbytes
+    t = Tile(nbytes // 4 // 64, 64, 1, 1)  # FP32, 64 columns
+    limit = descriptors.SHARED_MAX if role == "shared" else descriptors.LOCAL_MAX
+    assert (descriptors.problem(t, dtypes.get("float32"), max_bytes=limit) == "") == legal
