@@ -65,6 +65,12 @@ def spelling_problem(case: Case) -> str | None:
         src_bytes = t.rows * t.cols * dt.itemsize
         sizes = {"source": src_bytes, "index": src_bytes * 32 // dt.bits}
         dims = {"sort_width": case.param("sort_width", 0) or 0}
+    elif case.op == "TMRGSORT":
+        if case.param("descending") is None:
+            return "a pto-isa TMRGSORT case (records); pto-spec's merges two value rows"
+        d = case.tile("dst")
+        sizes = {"destination": d.rows * d.cols * dt.itemsize}
+        dims = {}
     elif case.op in enc.SELECTOR_OF:
         d = case.tile("dst")
         sizes = {"destination": d.rows * d.cols * dt.itemsize}
@@ -142,7 +148,32 @@ def bundle_for(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase:
     why = spelling_problem(case)
     if why is not None:
         raise ValueError(f"no bundle spelling: {why}")
+    if case.op == "TMRGSORT":
+        return tmrgsort_bundle(case, inputs)
     return tsort_bundle(case, inputs) if case.op == "TSORT" else tpart_bundle(case, inputs)
+
+
+def tmrgsort_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
+    """The bundle that runs spec ``case`` (pto-spec TMRGSORT): sources at M#1, M#2, the destination to T (its
+    shape derived from both sources, no B.DIM); the descending flag in a0 through B.IOR when set."""
+    dt = dtypes.get(case.dtype)
+    d = case.tile("dst")
+    tiles = {SRC0: _local(case, "src0", inputs["src0"]), SRC1: _local(case, "src1", inputs["src1"])}
+    mask = _pemode(sum(t.capacity for t in tiles.values()) + d.rows * d.cols * dt.itemsize, mask)
+    for t in tiles.values():
+        t.mask = enc.PE_MASKS[mask]
+    start = enc.Command("BSTART.TEPL", {"datatype": DT_CODE[dt.name], "selector": enc.SELECTOR_OF["TMRGSORT"]})
+    words = [enc.encode(start)]
+    desc = case.param("descending", 0) or 0
+    gprs = {}
+    if desc:
+        gprs["a0"] = desc
+        words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0})))
+    words.append(enc.encode(enc.Command("B.IOT.SSD", {"src0": SRC0, "src1": SRC1, "last": 1,
+                                                      "size": _size_code(d.rows * d.cols * dt.itemsize),
+                                                      "pemode": mask, "dst": 0})))
+    words.append(enc.BSTOP_WORD)
+    return BundleCase("tmrgsort", "TMRGSORT", words, tiles, gprs, "ok", case=case, inputs=inputs)
 
 
 def _replace(words: list[int], index: int, new: int) -> list[int]:

@@ -215,7 +215,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     requested case is unsupported on the platform. ``special`` picks special-value kinds or a profile
     (see :class:`ptofuzz.generators.values.ValueMix`), ``special_rate`` their share; ``allow_undefined``
     keeps inputs that leave golden elements undefined on the platform (see :func:`realize`). ``bundle`` (spec
-    TSORT and TPART* only) adds the case as a PTO bundle: ``bundle.bin`` (little-endian u32 words),
+    TSORT, TMRGSORT and TPART* only) adds the case as a PTO bundle: ``bundle.bin`` (little-endian u32 words),
     ``bundle.s`` (its assembly, with the tiles it reads) and the executor's expected outcome in the manifest.
 
     Folders are drawn, written and moved into place a batch at a time (a batch holds at most

@@ -178,7 +178,8 @@ class Instruction:
     def check_oracle(self, name: str) -> None:
         """A one-line UsageError when ``name`` is no oracle of this instruction."""
         if name == BUNDLE and self.bundle is None:
-            raise UsageError(f"{self.name} has no bundle model; --oracles spec,bundle works for TSORT and TPART*")
+            raise UsageError(f"{self.name} has no bundle model; --oracles spec,bundle works for TSORT, TMRGSORT and "
+                             "TPART*")
         if name == CPUSIM and self.cpusim is None:
             raise UsageError(f"{self.name} is not in the cpusim harness yet; cpusim runs: "
                              f"{', '.join(n.lower() for n, i in all_instructions().items() if i.cpusim)}")

@@ -1,5 +1,5 @@
-"""A spec-level executor of PTO bundles for TSORT and TPARTADD/MUL/MAX/MIN (pto-spec-notes.md §1.1, §1.8,
-§2.1, §3.1).
+"""A spec-level executor of PTO bundles for TSORT, TMRGSORT and TPARTADD/MUL/MAX/MIN (pto-spec-notes.md §1.1,
+§1.8, §2.1, §3.1).
 
 It follows the block lifecycle: ``BSTART`` commits any open block and opens a new one; header commands
 (B.DIM, B.IOR, B.IOT, B.IOS, B.DATR) only record; ``BSTOP`` or the next ``BSTART`` commits. Checks run where
@@ -14,7 +14,7 @@ the model runs them:
   are Fault_BundleControl; a binding whose PE mask differs from the earlier bindings' (a B.IOT: the earlier
   B.IOTs'; a B.IOS: every earlier binding's) is Fault_TileLegality;
 * commit, in the order of ``asl/block/model/dispatch/tile-execution.asl``: every binding had mask 0 -> the block
-  is a no-op; a Shared operand the operation does not consume (TSORT and TPART* consume none) is
+  is a no-op; a Shared operand the operation does not consume (TSORT, TMRGSORT and TPART* consume none) is
   Fault_TileLegality; binding counts and ``<last>`` and B.IOR fields the operation does not use
   (Fault_BundleControl); B.IOR values; B.DATR fields; the operation's schema (types, LBs, source descriptors and
   valid regions: ``sorting-schema.asl``, ``partial-schema.asl``) (Fault_TileLegality); then destination
@@ -45,7 +45,7 @@ SPEC_DTYPES = {"FP32": "float32", "FP16": "float16", "BF16": "bfloat16", "S32": 
                "S8": "int8", "U32": "uint32", "U16": "uint16", "U8": "uint8", "S64": "int64", "U64": "uint64"}
 TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
 MAX_SHARED = 4  # Shared (B.IOS) bindings a block holds
-SUPPORTED = ("TSORT", *TPART)
+SUPPORTED = ("TSORT", "TMRGSORT", *TPART)
 
 
 @dataclasses.dataclass
@@ -261,6 +261,8 @@ def _commit(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, int],
             return BlockResult(block.op, "unsupported", reason=f"the executor models {', '.join(SUPPORTED)} only")
         if block.op == "TSORT":
             return _commit_tsort(block, tiles, regs, capacity)
+        if block.op == "TMRGSORT":
+            return _commit_tmrgsort(block, tiles, regs, capacity)
         return _commit_tpart(block, tiles, capacity)
     except _Fault as f:
         fault = dataclasses.replace(f.fault, point=COMMIT)
@@ -323,12 +325,7 @@ def _commit_tsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str,
     from ptofuzz.oracles import sort as sort_oracle
 
     (src_index,), dsts = _counts(block, 1, 2)
-    ior = block.ior or {}
-    if ior.get("rd") or ior.get("rs1") or ior.get("rs2"):
-        raise _control("TSORT uses only B.IOR RegSrc0 (RegDst, RegSrc1, RegSrc2 must be zero)")
-    flag = regs[enc.GPRS[ior["rs0"]]] if ior else 0  # step 2
-    if flag not in (0, 1):
-        raise _legality(f"the descending flag (GPR {enc.GPRS[ior['rs0']]} = {flag}) is neither 0 nor 1")
+    flag = _flag(block, regs)
     if block.datr is not None and any(block.datr.values()):  # step 3
         raise _legality("TSORT takes B.DATR only with every field 0")
     if 1 in block.lbs or 2 in block.lbs:  # step 4
@@ -368,6 +365,56 @@ def _commit_tsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str,
     vt.data[...] = outcome.outputs["dst"]
     it.data[...] = outcome.outputs["idx"]
     return BlockResult("TSORT", "ok", flags=tuple(outcome.flags or ()), published={vslot: vt, islot: it})
+
+
+def _flag(block: _Block, regs: Mapping[str, int]) -> int:
+    """The descending flag of a sort: B.IOR RegSrc0's GPR (steps 1-2: the other B.IOR fields must be zero)."""
+    ior = block.ior or {}
+    if ior.get("rd") or ior.get("rs1") or ior.get("rs2"):
+        raise _control(f"{block.op} uses only B.IOR RegSrc0 (RegDst, RegSrc1, RegSrc2 must be zero)")
+    flag = regs[enc.GPRS[ior["rs0"]]] if ior else 0
+    if flag not in (0, 1):
+        raise _legality(f"the descending flag (GPR {enc.GPRS[ior['rs0']]} = {flag}) is neither 0 nor 1")
+    return int(flag)
+
+
+def _commit_tmrgsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, int], capacity: int
+                     ) -> BlockResult:
+    """pto-spec TMRGSORT: two sources, one destination whose shape comes from both (one row of their columns,
+    the smallest power-of-two physical width; ``asl/block/model/dispatch/destination-shape.asl``)."""
+    from ptofuzz.oracles import sort as sort_oracle
+
+    (s0, s1), ((hand, size),) = _counts(block, 2, 1)
+    flag = _flag(block, regs)
+    if block.datr is not None and any(block.datr.values()):  # step 3
+        raise _legality("TMRGSORT takes B.DATR only with every field 0")
+    if block.lbs:  # step 4: the sorting schema
+        raise _legality("TMRGSORT takes no LB0, LB1 or LB2 (its destination shape comes from the sources)")
+    a, b = _source(tiles, s0), _source(tiles, s1)
+    dt = _dtype(block)
+    if dt not in sort_oracle.MRG_DTYPES or a.dtype != dt or b.dtype != dt:
+        raise _legality(f"TMRGSORT merges FP32 or FP16 of the BSTART type; BSTART says "
+                        f"{enc.DATATYPES.get(block.datatype)}, the sources are {a.dtype}, {b.dtype}")
+    n = a.valid_cols + b.valid_cols
+    if n > 32768:
+        raise _legality(f"the merge has {n} columns; at most 32768")
+    schema = Case("TMRGSORT", "spec", dt, (("dst", Tile(1, max(n, 1), 1, n)), ("src0", a.tile), ("src1", b.tile)),
+                  (("descending", flag),))
+    why = sort_oracle.tmrgsort_legality(schema, {"src0": a.data, "src1": b.data}, dtypes.get(dt), flag)
+    if why:
+        raise _legality(why)
+    cols = 1 << max(n - 1, 0).bit_length()
+    lead = np.broadcast_shapes(a.data.shape[:-2], b.data.shape[:-2])
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, (1, n), enc.PE_MASKS[block.bindings[0].pemode],
+                             _used(tiles), capacity, lead)  # then the destination
+    case = Case("TMRGSORT", "spec", dt, (("dst", dst.tile), ("src0", a.tile), ("src1", b.tile)),
+                (("descending", flag),))
+    outcome = sort_oracle.tmrgsort(case, {"src0": a.data, "src1": b.data})
+    if outcome.kind is not OutcomeKind.OK:
+        assert outcome.fault is not None
+        raise _Fault(outcome.fault.name, outcome.fault.trap, outcome.fault.reason)
+    dst.data[...] = outcome.outputs["dst"]
+    return BlockResult("TMRGSORT", "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
 
 
 def _commit_tpart(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> BlockResult:
