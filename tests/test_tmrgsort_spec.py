@@ -267,3 +267,20 @@ def test_random_spec_cases_equal_their_bundles_and_fuzz_agrees(cli, tmp_path):
         assert tuple(direct.flags or ()) == tuple(bundled.flags or ())
     res = cli("fuzz", "tmrgsort", "--oracles", "spec,bundle", "--runs", "20000", "--seed", "2", "--out", tmp_path)
     assert res.code == 0, res
+
+
+def test_pto_spec_tmrgsort_static_001():
+    # PTO-AVS-TILE-TMRGSORT-STATIC-001 (tests/asl/tile/irregular-and-complex/sorting/TMRGSORT/
+    # tile-static-tmrgsort-contract-001.asl): TEPL selector 0x06D is TMRGSORT, an SFU operation; an all-zero
+    # B.DATR is accepted
+    from ptofuzz.bundle import asm
+    from ptofuzz.bundle import encoding as enc
+    from ptofuzz.bundle import executor as ex
+
+    assert enc.SELECTORS[0x6D] == "TMRGSORT" and enc.ENGINE["TMRGSORT"] == "SFU"
+    assert asm.disassemble([0x0ED19181]) == ["BSTART.SFU TMRGSORT, FP32"]
+    tiles = {32: ex.LocalTile.of("float32", 16, 2, (1, 2), [[0x3F800000, 0x40400000]]),
+             33: ex.LocalTile.of("float32", 16, 2, (1, 2), [[0x40000000, 0x40800000]])}
+    words = asm.assemble("BSTART.SFU TMRGSORT, FP32; B.DATR cmode=EQ, pad=Zero, sat=0, canon=0, dtype=FP64, "
+                         "rmode=DEFAULT, layout=NORM; B.IOT M#1, M#2, mask=1111, <last>, ->T<SizeCode 1>; BSTOP")
+    assert ex.execute(words, tiles).outcome == "ok"
