@@ -685,7 +685,7 @@ def mrg_instruction() -> Instruction:
         role_dtypes={r: "uint32" for r in MRG_ROLES},
         options=("dtype", "shape", "lists", "blocks", "exhausted", "descending"),
         replay_flags=_mrg_flags, permutes=True, cpusim=_cpusim, bundle=bundle_oracle.evaluate,
-        known_difference=_mrg_known)
+        known_difference=_mrg_known, illegal_case=_spec_mrg_illegal, fault_class=_mrg_fault_class)
 
 
 # ---- TMRGSORT (pto-spec): two one-row value tiles, either direction ---------------------------------------------
@@ -725,6 +725,23 @@ def _spec_mrg_random(source: Source, constraints: Mapping[str, Any]) -> Case:
     return _spec_mrg_case(dt, n0, n1, int(source.integers(0, 1)))
 
 
+SPEC_MRG_ILLEGAL = ("bfloat16", "descending", "empty")  # the rules an illegal pto-spec TMRGSORT case breaks
+
+
+def _spec_mrg_illegal(source: Source, constraints: Mapping[str, Any]) -> Case:
+    """A pto-spec TMRGSORT case rejected at commit (Fault_TileLegality), breaking one rule of
+    :data:`SPEC_MRG_ILLEGAL`: BF16 values, a flag other than 0 and 1, an empty source row."""
+    case = _spec_mrg_random(source, constraints)
+    rule = source.choice(SPEC_MRG_ILLEGAL)
+    n0, n1 = case.tile("src0").valid_cols, case.tile("src1").valid_cols
+    if rule == "bfloat16":
+        return _spec_mrg_case("bfloat16", n0, n1, case.param("descending"))
+    if rule == "descending":
+        return _spec_mrg_case(case.dtype, n0, n1, int(source.integers(2, 7)))
+    return _spec_mrg_case(case.dtype, 0, n1, case.param("descending")) if source.choice((0, 1)) else \
+        _spec_mrg_case(case.dtype, n0, 0, case.param("descending"))
+
+
 def _spec_mrg_explicit(dt: str, opts: Mapping[str, Any]) -> Case:
     """``--shape 1xN [--descending]``: two sorted rows of N values (pto-spec merges exactly two)."""
     if opts.get("lists") not in (None, 2) or opts.get("blocks") is not None or opts.get("exhausted"):
@@ -750,11 +767,26 @@ def _spec_mrg_batch(source: Source, case: Case, mix: values.ValueMix, n: int) ->
     return out
 
 
+def _mrg_fault_class(case: Case) -> str:
+    """Which pto-spec rule a TMRGSORT case breaks, for fault signatures ("-": none of these)."""
+    if not _is_spec_mrg(case):
+        return "-"
+    if 0 in (case.tile("src0").valid_cols, case.tile("src1").valid_cols):
+        return "empty-source"
+    return "flag" if case.param("descending") not in (0, 1) else "-"
+
+
 def _mrg_known(sig: Signature) -> str | None:
-    """The documented TMRGSORT difference: where a NaN goes in a merge (pto-spec against pto-isa's cpu merge)."""
-    if set(sig.oracles()) == {"cpu", "spec"} and sig.kind == "ordering":
+    """The documented TMRGSORT differences between pto-spec and pto-isa: where a NaN goes in a merge (against
+    pto-isa's cpu merge), and an empty list (pto-spec rejects it, pto-isa merges it)."""
+    pair = set(sig.oracles())
+    if pair == {"cpu", "spec"} and sig.kind == "ordering":
         return ("pto-spec orders every NaN after every number (TileSortLeftBefore); pto-isa's cpu merge compares "
                 "with a strict > and takes a NaN head where it meets it (checked against the real simulator)")
+    if "spec" in pair and not pair & {"bundle", "cpusim"} and sig.kind == "fault-vs-value" and \
+            sig.geometry == "empty-source":
+        return ("pto-spec's TMRGSORT needs two non-empty sources (TileOperandsLegal_TMRGSORT: Fault_TileLegality); "
+                "pto-isa's kernels merge an empty list")
     return None
 
 
