@@ -110,10 +110,7 @@ def tsort_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | No
     words = [enc.encode(enc.Command("BSTART.TEPL", {"datatype": DT_CODE[dt.name], "selector": 0x6C}))]
     if width:
         words.append(enc.encode(enc.Command("B.DIM", {"lb": 0, "rs": 0, "imm": width})))
-    gprs = {}
-    if desc:
-        gprs["a0"] = desc  # the flag register holds the case's value (0 or 1 when legal)
-        words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0})))
+    gprs = _flag_register(words, desc)
     words.append(enc.encode(enc.Command("B.IOT.SD", {"src0": SRC0, "last": 0, "size": _size_code(src.capacity),
                                                      "pemode": mask, "dst": 0})))
     idx_bytes = src.capacity * 32 // dt.bits
@@ -153,6 +150,15 @@ def bundle_for(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase:
     return tsort_bundle(case, inputs) if case.op == "TSORT" else tpart_bundle(case, inputs)
 
 
+def _flag_register(words: list[int], flag: int) -> dict[str, int]:
+    """A sort's descending flag: when set, a B.IOR reading it from a0 (appended to ``words``), which holds the
+    case's own value (0 or 1 when legal); the GPR values."""
+    if not flag:
+        return {}
+    words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0})))
+    return {"a0": flag}
+
+
 def tmrgsort_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
     """The bundle that runs spec ``case`` (pto-spec TMRGSORT): sources at M#1, M#2, the destination to T (its
     shape derived from both sources, no B.DIM); the descending flag in a0 through B.IOR when set."""
@@ -164,11 +170,7 @@ def tmrgsort_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int |
         t.mask = enc.PE_MASKS[mask]
     start = enc.Command("BSTART.TEPL", {"datatype": DT_CODE[dt.name], "selector": enc.SELECTOR_OF["TMRGSORT"]})
     words = [enc.encode(start)]
-    desc = case.param("descending", 0) or 0
-    gprs = {}
-    if desc:
-        gprs["a0"] = desc
-        words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0})))
+    gprs = _flag_register(words, case.param("descending", 0) or 0)
     words.append(enc.encode(enc.Command("B.IOT.SSD", {"src0": SRC0, "src1": SRC1, "last": 1,
                                                       "size": _size_code(d.rows * d.cols * dt.itemsize),
                                                       "pemode": mask, "dst": 0})))

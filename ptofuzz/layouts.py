@@ -32,10 +32,15 @@ _TOKEN = r"\d+x\d+(?:of\d+x\d+)?"
 _TOKEN_RE = re.compile(r"(\d+)x(\d+)(?:of(\d+)x(\d+))?$")
 
 
+def smallest_columns(valid_cols: int) -> int:
+    """The smallest power of two holding ``valid_cols`` columns (1 for none)."""
+    return 1 << max(valid_cols - 1, 0).bit_length()
+
+
 def spec_physical(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[int, int]:
     """The smallest legal pto-spec tile descriptor holding a valid region: physical columns a power of two,
     capacity 128 B * 2**k, rows = capacity / (cols * element size) (pto-spec-notes §4)."""
-    cols = 1 << max(valid_cols - 1, 0).bit_length()
+    cols = smallest_columns(valid_cols)
     row_bytes = cols * dt.itemsize
     capacity = 128
     while capacity < max(valid_rows, 1) * row_bytes:

@@ -101,6 +101,23 @@ def _p(name: str, *pieces: tuple[int, int, int], signed: bool = False,
     return CatalogField(name, pieces, signed, domain)
 
 
+# the TLSU and CUBE starts with one DataType field (BSTART.TMOV, which also takes DTYPE_NONE 31, is listed alone)
+_TYPED_STARTS = (
+    ("BSTART.MGATHER", 0x00411181), ("BSTART.MGATHER.CAS", 0x00811181), ("BSTART.MGATHER.MASK", 0x00611181),
+    ("BSTART.MSCATTER.MASK", 0x00711181), ("BSTART.MSCATTER", 0x00511181), ("BSTART.TGEMV", 0x01031181),
+    ("BSTART.TGEMV.ACC", 0x01231181), ("BSTART.TGEMV.BIAS", 0x01131181), ("BSTART.TGEMVMX", 0x01431181),
+    ("BSTART.TGEMVMX.ACC", 0x01631181), ("BSTART.TGEMVMX.BIAS", 0x01531181), ("BSTART.TLOAD", 0x00011181),
+    ("BSTART.TMATMUL", 0x00031181), ("BSTART.TMATMUL.ACC", 0x00231181), ("BSTART.TMATMUL.BIAS", 0x00131181),
+    ("BSTART.TMATMULMX", 0x00431181), ("BSTART.TMATMULMX.ACC", 0x00631181), ("BSTART.TMATMULMX.BIAS", 0x00531181),
+    ("BSTART.GMOV", 0x00D11181), ("BSTART.TPREFETCH", 0x00311181),
+    ("BSTART.TSTORE", 0x00111181),
+)
+
+
+def _typed_start(name: str, match: int, domain: Collection[int] = START_DATATYPES) -> CatalogForm:
+    return CatalogForm(name, "ExecuteBundleStart", 0x07FFFFFF, match, (_p("datatype", (27, 5, 0), domain=domain),))
+
+
 FORMS: tuple[CatalogForm, ...] = (
     CatalogForm("B.CATR", "SetBundleControlAttributes", 0xFBF07FFF, 0x00000023,
                 (_p("dr", (26, 1, 0)), _p("trap", (19, 1, 0)), _p("far", (18, 1, 0)), _p("atom", (17, 1, 0)),
@@ -123,16 +140,6 @@ FORMS: tuple[CatalogForm, ...] = (
                 (_p("simm17", (15, 17, 0), signed=True),)),
     CatalogForm("BSTART.FP.FALL", "ExecuteBundleStart", 0x00007FFF, 0x00001101,
                 (_p("simm17", (15, 17, 0), signed=True, domain=(0,)),)),
-    CatalogForm("BSTART.MGATHER", "ExecuteBundleStart", 0x07FFFFFF, 0x00411181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.MGATHER.CAS", "ExecuteBundleStart", 0x07FFFFFF, 0x00811181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.MGATHER.MASK", "ExecuteBundleStart", 0x07FFFFFF, 0x00611181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.MSCATTER.MASK", "ExecuteBundleStart", 0x07FFFFFF, 0x00711181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.MSCATTER", "ExecuteBundleStart", 0x07FFFFFF, 0x00511181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
     CatalogForm("BSTART.STD.COND", "ExecuteBundleStart", 0x00007FFF, 0x00003001,
                 (_p("simm17", (15, 17, 0), signed=True),)),
     CatalogForm("BSTART.STD.FALL", "ExecuteBundleStart", 0x00007FFF, 0x00001001,
@@ -143,40 +150,6 @@ FORMS: tuple[CatalogForm, ...] = (
                 (_p("simm17", (15, 17, 0), signed=True),)),
     CatalogForm("BSTART.SYS.FALL", "ExecuteBundleStart", 0x00007FFF, 0x00001081,
                 (_p("simm17", (15, 17, 0), signed=True, domain=(0,)),)),
-    CatalogForm("BSTART.TGEMV", "ExecuteBundleStart", 0x07FFFFFF, 0x01031181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TGEMV.ACC", "ExecuteBundleStart", 0x07FFFFFF, 0x01231181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TGEMV.BIAS", "ExecuteBundleStart", 0x07FFFFFF, 0x01131181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TGEMVMX", "ExecuteBundleStart", 0x07FFFFFF, 0x01431181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TGEMVMX.ACC", "ExecuteBundleStart", 0x07FFFFFF, 0x01631181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TGEMVMX.BIAS", "ExecuteBundleStart", 0x07FFFFFF, 0x01531181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TLOAD", "ExecuteBundleStart", 0x07FFFFFF, 0x00011181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TMATMUL", "ExecuteBundleStart", 0x07FFFFFF, 0x00031181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TMATMUL.ACC", "ExecuteBundleStart", 0x07FFFFFF, 0x00231181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TMATMUL.BIAS", "ExecuteBundleStart", 0x07FFFFFF, 0x00131181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TMATMULMX", "ExecuteBundleStart", 0x07FFFFFF, 0x00431181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TMATMULMX.ACC", "ExecuteBundleStart", 0x07FFFFFF, 0x00631181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TMATMULMX.BIAS", "ExecuteBundleStart", 0x07FFFFFF, 0x00531181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TMOV", "ExecuteBundleStart", 0x07FFFFFF, 0x00211181,
-                (_p("datatype", (27, 5, 0), domain=(*START_DATATYPES, 31)),)),
-    CatalogForm("BSTART.GMOV", "ExecuteBundleStart", 0x07FFFFFF, 0x00D11181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TPREFETCH", "ExecuteBundleStart", 0x07FFFFFF, 0x00311181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
-    CatalogForm("BSTART.TSTORE", "ExecuteBundleStart", 0x07FFFFFF, 0x00111181,
-                (_p("datatype", (27, 5, 0), domain=START_DATATYPES),)),
     CatalogForm("FENTRY", "ExecuteFrameEntry", 0x0000707F, 0x00000041,
                 (_p("srcbegin", (15, 5, 0), domain=range(2, 24)), _p("srcend", (20, 5, 0), domain=range(2, 24)),
                  _p("uimm", (25, 7, 3), (7, 5, 10)))),
@@ -202,6 +175,8 @@ FORMS: tuple[CatalogForm, ...] = (
                  _p("rowmaxen", (18, 1, 0), domain=(0, 1)), _p("groupmaxen", (17, 1, 0), domain=(0, 1)),
                  _p("rowmaxinit", (16, 1, 0), domain=(0, 1)), _p("maxabsen", (15, 1, 0), domain=(0, 1)),
                  _p("transa", (7, 1, 0), domain=(0, 1)), _p("transb", (8, 1, 0), domain=(0, 1)))),
+    *(_typed_start(name, match) for name, match in _TYPED_STARTS),
+    _typed_start("BSTART.TMOV", 0x00211181, (*START_DATATYPES, 31)),
 )
 BY_NAME: dict[str, CatalogForm] = {f.name: f for f in FORMS}
 

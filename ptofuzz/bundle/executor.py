@@ -39,6 +39,7 @@ from ptofuzz import dtypes
 from ptofuzz.bundle import catalog
 from ptofuzz.bundle import encoding as enc
 from ptofuzz.case import COMMIT, Case, Fault, OutcomeKind, Tile, at_word
+from ptofuzz.layouts import smallest_columns
 
 CORE_CAPACITY = 262144  # TILE_CAPACITY after reset, bytes over all PEs
 SPEC_DTYPES = {"FP32": "float32", "FP16": "float16", "BF16": "bfloat16", "S32": "int32", "S16": "int16",
@@ -171,18 +172,6 @@ def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[
         except enc.DecodeError as e:
             return ExecResult(blocks, Fault(e.fault, e.trap, str(e), at_word(k)), k, state)
         try:
-            if not cmd.executed:  # an accepted form outside TSORT/TPART* bundles: a BSTART first commits
-                if cmd.kind == "BSTART" and block is not None:
-                    result = _commit(block, state, regs, capacity)
-                    blocks.append(result)
-                    if result.fault is not None:
-                        return ExecResult(blocks, result.fault, k, state)
-                    state.update(result.published)
-                handler = catalog.BY_NAME[cmd.form].handler
-                blocks.append(BlockResult(cmd.form, "unsupported",
-                                          reason=f"{cmd.form} ({handler}) is an accepted command form the executor "
-                                                 "does not execute"))
-                return ExecResult(blocks, None, None, state)
             if cmd.kind in ("BSTART", "BSTOP"):
                 if block is not None:
                     result = _commit(block, state, regs, capacity)
@@ -193,8 +182,15 @@ def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[
                     state.update(result.published)
                 elif cmd.kind == "BSTOP":
                     raise _control("BSTOP with no open block")
-                if cmd.kind == "BSTART":
+                if cmd.kind == "BSTART" and cmd.executed:
                     block = _Block(enc.SELECTORS[cmd["selector"]], cmd["datatype"])
+            if not cmd.executed:  # an accepted form outside TSORT/TMRGSORT/TPART* bundles (a start has committed)
+                handler = catalog.BY_NAME[cmd.form].handler
+                blocks.append(BlockResult(cmd.form, "unsupported",
+                                          reason=f"{cmd.form} ({handler}) is an accepted command form the executor "
+                                                 "does not execute"))
+                return ExecResult(blocks, None, None, state)
+            if cmd.kind in ("BSTART", "BSTOP"):
                 continue
             if cmd.kind in ("B.IOT", "B.IOS") and cmd["pemode"] == 0:
                 if block is not None:  # strict no-op before every other check, in a block or not
@@ -403,7 +399,7 @@ def _commit_tmrgsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[s
     why = sort_oracle.tmrgsort_legality(schema, {"src0": a.data, "src1": b.data}, dtypes.get(dt), flag)
     if why:
         raise _legality(why)
-    cols = 1 << max(n - 1, 0).bit_length()
+    cols = smallest_columns(n)
     lead = np.broadcast_shapes(a.data.shape[:-2], b.data.shape[:-2])
     slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, (1, n), enc.PE_MASKS[block.bindings[0].pemode],
                              _used(tiles), capacity, lead)  # then the destination
