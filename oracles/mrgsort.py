@@ -60,7 +60,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -538,6 +538,11 @@ class _Many:
     written: np.ndarray
     executed: np.ndarray
 
+    @staticmethod
+    def blank(n: int, width: int) -> _Many:
+        return _Many(np.zeros((n, width, 2), np.uint32), np.zeros((n, width), bool), np.zeros((n, width), bool),
+                     np.full((n, MAX_LISTS), -1, np.int64))
+
     def counts(self, k: int) -> tuple[int, int, int, int] | None:
         row = self.executed[k]
         return None if row[0] < 0 else tuple(int(c) for c in row)  # type: ignore[return-value]
@@ -555,9 +560,58 @@ def _merge_one(srcs: list[_Recs], d: DType, plat: str, cap: int, exhausted: bool
 def _merge_many(lists: list[np.ndarray], known: list[np.ndarray], d: DType, plat: str, cap: int, exhausted: bool
                 ) -> _Many:
     """``N`` multi-list merges of the same list lengths at once: ``lists[i]`` holds list ``i`` of every merge,
-    (N, len_i, 2) records, ``known[i]`` (N, len_i) whether each is defined. Exactly :func:`_merge_impl` merge by
-    merge; vectorised for merges whose lists are each sorted with any NaNs at their ends (the shape the
-    generators draw), the others run through :func:`_merge_impl`.
+    (N, len_i, 2) records, ``known[i]`` (N, len_i) whether each is defined. :func:`_merge_rows` with one
+    geometry for every row."""
+    n_merge = known[0].shape[0] if known else 0
+    lens = [k.shape[1] for k in known]
+    if not lens:
+        res = _Many.blank(n_merge, cap)
+        res.written[:] = plat == "npu"
+        return res
+    rows = _Rows.of_lists(np.concatenate(lists, axis=1), np.concatenate(known, axis=1),
+                          np.broadcast_to(np.asarray(lens), (n_merge, len(lens))))
+    return _merge_rows(rows, d, plat, np.full(n_merge, cap), np.full(n_merge, exhausted), cap)
+
+
+@dataclasses.dataclass
+class _Rows:
+    """Multi-list merges of any geometries, one per row: each row's lists laid end to end from position 0,
+    then padding up to the widest row's record count ``T``.
+
+    Attributes:
+        recs: (M, T, 2) records (padding zero); known: (M, T) whether each is defined (padding True).
+        lid: (M, T) list number of each position, :data:`MAX_LISTS` for padding.
+        bounds: (M, MAX_LISTS + 1) start of each list (lists a row does not have are empty, at its end).
+        lists: (M,) how many lists each row merges.
+    """
+
+    recs: np.ndarray
+    known: np.ndarray
+    lid: np.ndarray
+    bounds: np.ndarray
+    lists: np.ndarray
+
+    @staticmethod
+    def of_lists(recs: np.ndarray, known: np.ndarray, lens: np.ndarray, lists: np.ndarray | None = None) -> _Rows:
+        """Rows from records already laid out (``recs`` (M, T, 2), ``known`` (M, T)) and each row's list lengths
+        ``lens`` (M, L), where a row's lists hold ``lens.sum(axis=1)`` <= T positions; ``lists`` (M,): how many
+        lists each row merges (default: L each)."""
+        m_count, width = known.shape
+        full = np.zeros((m_count, MAX_LISTS), np.int64)
+        full[:, :lens.shape[1]] = lens
+        bounds = np.zeros((m_count, MAX_LISTS + 1), np.int64)
+        np.cumsum(full, axis=1, out=bounds[:, 1:])
+        pos = np.arange(width)
+        lid = (pos[None, None, :] >= bounds[:, 1:, None]).sum(axis=1)  # MAX_LISTS past the last list: padding
+        count = np.full(m_count, lens.shape[1]) if lists is None else np.asarray(lists)
+        return _Rows(recs, known | (lid == MAX_LISTS), lid, bounds, count)
+
+
+def _merge_rows(rows: _Rows, d: DType, plat: str, cap: np.ndarray, exhausted: np.ndarray, width: int) -> _Many:
+    """Multi-list merges of many geometries at once, row ``m`` merging row m's lists into a dst of ``cap[m]``
+    records (``exhausted[m]``: exhausted mode); results are ``width`` (>= every cap) records wide. Exactly
+    :func:`_merge_impl` merge by merge; vectorised for merges whose lists are each sorted with any NaNs at their
+    ends (the shape the generators draw), the others run through :func:`_merge_impl`.
 
     With NaNs only at list ends, the numbers leave in the order of the NaN-free merge (a stable sort by key:
     ties to the lower list). cpu: list ``i``'s NaN tail leaves as soon as every list up to ``i`` has no number
@@ -565,80 +619,85 @@ def _merge_many(lists: list[np.ndarray], known: list[np.ndarray], d: DType, plat
     ``max(last number rank of lists 0..i)``. npu: the merge is defined up to the first output position at which
     some list's head is a NaN (right after its last number).
     """
-    n_merge = known[0].shape[0] if known else 0
-    lens = [k.shape[1] for k in known]
-    nl, total = len(lens), sum(lens)
-    res = _Many(np.zeros((n_merge, cap, 2), np.uint32), np.zeros((n_merge, cap), bool),
-                np.zeros((n_merge, cap), bool), np.full((n_merge, MAX_LISTS), -1, np.int64))
+    m_count, total_width = rows.known.shape
+    res = _Many.blank(m_count, width)
+    lens = np.diff(rows.bounds, axis=1)
+    live = np.arange(MAX_LISTS)[None, :] < rows.lists[:, None]
+    empty_list = ((lens == 0) & live).any(axis=1)
+    todo = np.ones(m_count, bool)
     if plat == "npu":
-        res.written[:] = True  # dst's full width is copied from tmp
-        if exhausted and min(lens) == 0:
-            return res
-    if n_merge == 0 or nl == 0:
+        res.written[:] = np.arange(width)[None, :] < cap[:, None]  # dst's full width is copied from tmp
+        todo &= ~(exhausted & empty_list)
+    if m_count == 0:
         return res
-    allrecs = np.concatenate(lists, axis=1)
-    bits = allrecs[..., 0] if d.itemsize == 4 else (allrecs[..., 0] & 0xFFFF).astype(np.uint16)
+    if total_width == 0:  # every list empty: one padding position keeps the gathers below in range
+        rows = _Rows(np.zeros((m_count, 1, 2), np.uint32), np.ones((m_count, 1), bool),
+                     np.full((m_count, 1), MAX_LISTS), rows.bounds, rows.lists)
+        m_count, total_width = rows.known.shape
+    bits = rows.recs[..., 0] if d.itemsize == 4 else (rows.recs[..., 0] & 0xFFFF).astype(np.uint16)
+    pad = rows.lid == MAX_LISTS
     key = _desc_key(bits, d)
-    nan = ieee.is_nan(bits, d)
-    bounds = np.concatenate([[0], np.cumsum(lens)]).astype(np.int64)
-    lid = np.repeat(np.arange(nl), lens)
-    follows = np.ones(total, bool)  # position j > 0 within its list
-    follows[bounds[:-1][np.asarray(lens) > 0]] = False
+    nan = ieee.is_nan(bits, d) & ~pad
+    pos = np.arange(total_width)
+    starts = np.take_along_axis(rows.bounds, np.minimum(rows.lid, MAX_LISTS - 1), axis=1)
+    follows = (pos[None, :] > starts) & ~pad  # position j > 0 within its list
     prev_num = np.zeros_like(nan)
     prev_num[:, 1:] = ~nan[:, :-1]
     tail = np.all(~follows | nan | prev_num, axis=1)  # no number after a NaN
-    steps = np.zeros((n_merge, total), bool)
+    steps = np.zeros((m_count, total_width), bool)
     steps[:, 1:] = key[:, 1:] >= key[:, :-1]
-    fast = tail & np.all(~follows | nan | steps, axis=1) & np.all(np.concatenate(known, axis=1), axis=1)
-    slow = np.flatnonzero(~fast)
-    for k in slow:  # unsorted lists, a NaN before a number, unknown records: head by head
-        o = _merge_impl([_Recs(lists[i][k], known[i][k]) for i in range(nl)], d, plat, cap, exhausted)
-        res.recs[k], res.defined[k], res.written[k] = o.recs, o.defined, o.written
+    fast = todo & tail & np.all(~follows | nan | steps, axis=1) & np.all(rows.known, axis=1)
+    for k in np.flatnonzero(todo & ~fast):  # unsorted lists, a NaN before a number, unknown records: head by head
+        lo_hi = itertools.pairwise(rows.bounds[k, :rows.lists[k] + 1])
+        o = _merge_impl([_Recs(rows.recs[k, lo:hi], rows.known[k, lo:hi]) for lo, hi in lo_hi], d, plat,
+                        int(cap[k]), bool(exhausted[k]))
+        c = int(cap[k])
+        res.recs[k, :c], res.defined[k, :c], res.written[k, :c] = o.recs, o.defined, o.written
         if o.executed is not None:
             res.executed[k] = o.executed
     f = np.flatnonzero(fast)
     if f.size:
-        _merge_tails(res, f, allrecs[f], key[f], nan[f], bits[f], lid, bounds, d, plat, cap, exhausted)
+        _merge_tails(res, f, _Rows(rows.recs[f], rows.known[f], rows.lid[f], rows.bounds[f], rows.lists[f]),
+                     key[f], nan[f], bits[f], d, plat, cap[f], exhausted[f])
     return res
 
 
-def _merge_tails(res: _Many, items: np.ndarray, recs: np.ndarray, key: np.ndarray, nan: np.ndarray,
-                 bits: np.ndarray, lid: np.ndarray, bounds: np.ndarray, d: DType, plat: str, cap: int,
-                 exhausted: bool) -> None:
-    """:func:`_merge_many`'s vectorised merges (lists sorted, NaNs at their ends) into ``res[items]``."""
-    m_count, total = key.shape
-    nl = len(bounds) - 1
-    lens = np.diff(bounds)
-    pos = np.arange(total)
+def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, nan: np.ndarray, bits: np.ndarray,
+                 d: DType, plat: str, cap: np.ndarray, exhausted: np.ndarray) -> None:
+    """:func:`_merge_rows`'s vectorised merges (lists sorted, NaNs at their ends) into ``res[items]``."""
+    total_width = key.shape[1]
+    lid, bounds = rows.lid, rows.bounds
+    lens = np.diff(bounds, axis=1)  # (M, MAX_LISTS)
+    has = lens > 0
+    total = bounds[:, -1]
+    pad = lid == MAX_LISTS
+    pos = np.arange(total_width)
     big = np.iinfo(np.int64).max
-    # the NaN-free merge: numbers by key (stable: ties to the lower list), then the NaNs
-    order = np.argsort(np.where(nan, big, key), axis=1, kind="stable")
-    rank = np.empty_like(order)
-    np.put_along_axis(rank, order, np.broadcast_to(pos, order.shape), axis=1)
-    num_rank = np.where(nan, -1, rank)
-    last_num = np.stack([num_rank[:, lo:hi].max(axis=1) if hi > lo else np.full(m_count, -1)
-                         for lo, hi in itertools.pairwise(bounds)], axis=1)  # (M, lists), -1: no number
-    ends = bounds[1:] - 1
-    has_tail = np.stack([nan[:, e] if n else np.zeros(m_count, bool) for e, n in zip(ends, lens)], axis=1)
-    tiny = ieee.is_zero(bits, d) | ieee.is_subnormal(bits, d)
+    # the NaN-free merge: numbers by key (stable: ties to the lower list), then the NaNs, then the padding
+    order = np.argsort(np.where(pad, big, np.where(nan, big - 1, key)), axis=1, kind="stable")
+    rank = _inverse(order)
+    num_rank = np.where(nan | pad, -1, rank)
+    last_num = _per_list(num_rank, lid, -1)  # (M, lists), -1: no number
+    ends = np.maximum(bounds[:, 1:] - 1, 0)  # each list's last position (meaningful where ``has``)
+    has_tail = np.take_along_axis(nan, ends, axis=1) & has
+    tiny = (ieee.is_zero(bits, d) | ieee.is_subnormal(bits, d)) & ~pad
+    live = np.arange(MAX_LISTS)[None, :] < rows.lists[:, None]
+    at = np.arange(res.recs.shape[1])[None, :]
+    in_cap = at < cap[:, None]
     if plat == "cpu":
         reach = np.maximum.accumulate(last_num, axis=1)  # list i's NaNs leave right after this number rank
-        order = np.argsort(np.where(nan, 2 * reach[:, lid] + 1, 2 * rank), axis=1, kind="stable")
-        rank = np.empty_like(order)
-        np.put_along_axis(rank, order, np.broadcast_to(pos, order.shape), axis=1)
-        if not exhausted:
-            stop = np.full(m_count, total)
-        elif lens.min() == 0:
-            stop = np.full(m_count, min(1, total))
-        else:
-            stop = rank[:, ends].min(axis=1) + 1
+        reach_at = np.take_along_axis(reach, np.minimum(lid, MAX_LISTS - 1), axis=1)
+        order = np.argsort(np.where(nan, 2 * reach_at + 1, 2 * rank), axis=1, kind="stable")  # padding: last
+        rank = _inverse(order)
+        last_rank = np.where(live, np.take_along_axis(rank, ends, axis=1), big).min(axis=1)
+        empty_list = (~has & live).any(axis=1)
+        stop = np.where(~exhausted, total, np.where(empty_list, np.minimum(1, total), last_rank + 1))
         merged = np.minimum(cap, stop)
         taken = pos[None, :] < merged[:, None]  # positions of the merged order that are written
-        counts = np.stack([((lid[order] == i) & taken).sum(axis=1) for i in range(nl)], axis=1)
-        written = np.arange(cap)[None, :] < merged[:, None]
-        _place(res, items, recs, order, written, written)
-        res.executed[items, :nl] = counts & 0xFFFF
-        res.executed[items, nl:] = 0
+        written = at < merged[:, None]
+        _place(res, items, rows.recs, order, written, written)
+        res.executed[items] = _per_list(taken.astype(np.int64), np.take_along_axis(lid, order, axis=1), 0,
+                                        np.add) & 0xFFFF
         return
     # npu: NaN-free merges follow the sorted plan, the others stop at the first NaN head
     clean = nan.sum(axis=1) == 0
@@ -646,37 +705,48 @@ def _merge_tails(res: _Many, items: np.ndarray, recs: np.ndarray, key: np.ndarra
     tiny_ok = tiny & ~nan
     first_tiny = np.where(tiny_ok, rank, big).min(axis=1, initial=big)
     tiny_count = tiny_ok.sum(axis=1)
-    stop_sorted = rank[:, ends].min(axis=1) + 1 if exhausted else np.full(m_count, total)  # exhausted: no list empty
+    last_rank = np.where(live, np.take_along_axis(rank, ends, axis=1), big).min(axis=1)
+    stop_sorted = np.where(exhausted, last_rank + 1, total)  # exhausted: no list is empty here
     inf = np.int64(big)
     cut_nan = np.where(has_tail, last_num + 1, inf).min(axis=1)
     cut_tiny = np.where(amb, first_tiny, inf)
     cut = np.minimum(cut_nan, cut_tiny)
-    stop_ex = np.where(has_tail, inf, last_num + 1).min(axis=1) if exhausted else np.full(m_count, inf)
-    limit = total if exhausted else min(cap, total)
+    stop_ex = np.where(exhausted, np.where(has_tail | ~live, inf, last_num + 1).min(axis=1), inf)
+    limit = np.where(exhausted, total, np.minimum(cap, total))
     cut_hit = (cut < limit) & (cut < stop_ex)
     picks = np.where(cut_hit, cut, np.minimum(limit, stop_ex))
-    loop_merged = np.where(cut_hit, min(cap, total) if not exhausted else cap, np.minimum(picks, cap))
+    loop_merged = np.where(cut_hit, np.where(exhausted, cap, np.minimum(cap, total)), np.minimum(picks, cap))
     loop_defined_to = np.minimum(picks, loop_merged)
-    at = np.arange(cap)[None, :]
     # sorted plan (NaN-free): defined up to min(cap, stop), minus the ambiguous near-zero run
     sorted_merged = np.minimum(cap, stop_sorted)
     defined = np.where(clean[:, None], at < sorted_merged[:, None], at < loop_defined_to[:, None])
     run = (at >= first_tiny[:, None]) & (at < (first_tiny + tiny_count)[:, None])
-    ends_tiny = np.stack([tiny[:, e] if n else np.zeros(m_count, bool) for e, n in zip(ends, lens)], axis=1).any(1)
+    ends_tiny = (np.take_along_axis(tiny, ends, axis=1) & has).any(axis=1)
     reached = stop_sorted > first_tiny
-    if exhausted:  # a list ends inside a reached run: the stop point itself is unknown
-        whole, only_run = clean & amb & reached & ends_tiny, clean & amb & reached & ~ends_tiny
-    else:
-        whole, only_run = np.zeros(m_count, bool), clean & amb
-    defined &= ~((only_run[:, None] & run) | (whole[:, None] & (at >= first_tiny[:, None])))
-    _place(res, items, recs, order, defined, np.ones_like(defined))
-    if not exhausted:
-        return
+    # exhausted: a list ends inside a reached run, so the stop point itself is unknown
+    whole = exhausted & clean & amb & reached & ends_tiny
+    only_run = np.where(exhausted, clean & amb & reached & ~ends_tiny, clean & amb)
+    defined &= ~((only_run[:, None] & run) | (whole[:, None] & (at >= first_tiny[:, None]))) & in_cap
+    _place(res, items, rows.recs, order, defined, in_cap)
     upto = np.where(clean, stop_sorted, picks)  # the hardware stop point: records consumed
-    counts = np.stack([((lid[order] == i) & (pos[None, :] < upto[:, None])).sum(axis=1) for i in range(nl)], axis=1)
-    known = np.where(clean, ~whole, ~cut_hit)
-    res.executed[items[known], :nl] = counts[known] & 0xFFFF
-    res.executed[items[known], nl:] = 0
+    counts = _per_list((pos[None, :] < upto[:, None]).astype(np.int64), np.take_along_axis(lid, order, axis=1), 0,
+                       np.add)
+    known = exhausted & np.where(clean, ~whole, ~cut_hit)
+    res.executed[items[known]] = counts[known] & 0xFFFF
+
+
+def _inverse(order: np.ndarray) -> np.ndarray:
+    """Each position's rank in ``order`` (a permutation per row)."""
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.broadcast_to(np.arange(order.shape[1]), order.shape), axis=1)
+    return rank
+
+
+def _per_list(values: np.ndarray, lid: np.ndarray, fill: int, reduce: np.ufunc = np.maximum) -> np.ndarray:
+    """(M, MAX_LISTS): ``reduce`` of each row's ``values`` over the positions of each list (``fill`` where a list
+    has none); ``lid`` gives each position's list (padding, :data:`MAX_LISTS`, belongs to none)."""
+    mine = lid[:, None, :] == np.arange(MAX_LISTS)[None, :, None]
+    return reduce.reduce(np.where(mine, values[:, None, :], fill), axis=2, initial=fill)
 
 
 def _place(res: _Many, items: np.ndarray, recs: np.ndarray, order: np.ndarray, defined: np.ndarray,
@@ -692,13 +762,12 @@ def _place(res: _Many, items: np.ndarray, recs: np.ndarray, order: np.ndarray, d
 
 
 def _tiny_ambiguous_rows(tiny: np.ndarray, lid: np.ndarray, bits: np.ndarray) -> np.ndarray:
-    """:func:`_tiny_ambiguous` per row of (merges, records) arrays."""
-    nl = int(lid.max()) + 1 if lid.size else 0
-    lists_with = sum(tiny[:, lid == i].any(axis=1).astype(int) for i in range(nl)) if nl else np.zeros(len(tiny))
+    """:func:`_tiny_ambiguous` per row of (merges, records) arrays, ``lid`` each position's list."""
+    lists_with = (_per_list(tiny.astype(np.int64), lid, 0) > 0).sum(axis=1)
     b64 = bits.astype(np.int64)
     lo = np.where(tiny, b64, np.iinfo(np.int64).max).min(axis=1, initial=np.iinfo(np.int64).max)
     hi = np.where(tiny, b64, -1).max(axis=1, initial=-1)
-    return (np.asarray(lists_with) >= 2) & (hi > lo)
+    return (lists_with >= 2) & (hi > lo)
 
 
 def _tiny_ambiguous(tiny: np.ndarray, lid: np.ndarray, bits: np.ndarray) -> bool:
@@ -791,12 +860,16 @@ def _count(v: int, name: str) -> int:
 
 
 def tmrgsort(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
-    """:func:`tmrgsort_model`; the NPU platforms share one outcome inside ``oracles.sort.shared_work``."""
+    """:func:`tmrgsort_model`; inside ``oracles.sort.shared_work`` the NPU platforms share one outcome, and a
+    batch's outcomes come from one :func:`tmrgsort_many` call."""
     from ptofuzz.oracles import sort
 
-    if _platform(platform) == "cpu":
-        return tmrgsort_model(case, inputs, platform)
-    return sort.shared_outcome(case, inputs, "vmrgsort4", lambda: tmrgsort_model(case, inputs, platform))
+    return sort.shared_outcome(case, inputs, model_name(platform), lambda: tmrgsort_model(case, inputs, platform))
+
+
+def model_name(platform: str) -> str:
+    """The TMRGSORT model ``platform`` runs: the NPUs share ``vmrgsort4``."""
+    return "vmrgsort4" if _platform(platform) == "npu" else "tmrgsort-cpu"
 
 
 def tmrgsort_model(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
@@ -822,31 +895,85 @@ def tmrgsort_model(case: Case, inputs: Mapping[str, np.ndarray], platform: str) 
         word_classes = np.stack([r.classes for r in results]) if results else np.zeros((0, 2 * keep), np.uint8)
         executed = np.array([r.executed if r.executed is not None else (-1,) * MAX_LISTS for r in results],
                             np.int64).reshape(-1, MAX_LISTS)
-    else:
-        d, plat = _dtype(dt), _platform(platform)
-        if lists == 1:
-            src = case.tile("src0")
-            w = _words(rows["src0"][:, 0, :src.valid_cols]).reshape(n_cases, -1, 2)
-            recs, defined, written = _single_many(w, np.ones(w.shape[:2], bool), d, plat,
-                                                  case.param("block", 32) * per, keep)
-            defined &= written
-            executed = np.full((n_cases, MAX_LISTS), -1, np.int64)
+        return _outcome(case, words, word_classes, executed, stacked)
+    d, plat = _dtype(dt), _platform(platform)
+    if lists == 1:
+        src = case.tile("src0")
+        w = _words(rows["src0"][:, 0, :src.valid_cols]).reshape(n_cases, -1, 2)
+        recs, defined, written = _single_many(w, np.ones(w.shape[:2], bool), d, plat,
+                                              case.param("block", 32) * per, keep)
+        return _outcome(case, *_words_of(recs, defined & written), np.full((n_cases, MAX_LISTS), -1, np.int64),
+                        stacked)
+    if not 2 <= lists <= MAX_LISTS:
+        raise ValueError(f"TMRGSORT merges 2..4 lists, not {lists}")
+    srcs = [_words(rows[f"src{i}"][:, 0, :case.tile(f"src{i}").valid_cols]).reshape(n_cases, -1, 2)
+            for i in range(lists)]
+    if stacked:
+        many = _merge_many(srcs, [np.ones(s.shape[:2], bool) for s in srcs], d, plat, keep,
+                           bool(case.param("exhausted")))
+        return _outcome(case, *_words_of(many.recs, many.defined), many.executed, stacked)
+    one = _merge_one([_Recs(s[0], np.ones(len(s[0]), bool)) for s in srcs], d, plat, keep,
+                     bool(case.param("exhausted")))
+    return _outcome(case, *_words_of(one.recs[None], one.defined[None]),
+                    np.array([one.executed or (-1,) * MAX_LISTS], np.int64), stacked)
+
+
+def tmrgsort_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> list[Outcome]:
+    """:func:`tmrgsort_model` of many cases (one case's tiles each), each on its own ``case.platform``: the same
+    outcomes, the multi-list merges of a dtype and platform kind from one :func:`_merge_rows` call whatever their
+    list lengths, so that a batch of small merges pays numpy's per-call cost once instead of once a case; the
+    single-list forms of one geometry from one stacked call; the topk kernel case by case."""
+    outcomes: list[Outcome | None] = [None] * len(items)
+    groups: dict[tuple[str, str], list[int]] = {}
+    singles: dict[tuple[Case, str], list[int]] = {}
+    for k, (case, inputs) in enumerate(items):
+        if case.param("topk"):
+            outcomes[k] = tmrgsort_model(case, inputs, case.platform)
+        elif case.param("lists", 1) == 1:  # one geometry's sources stacked: one _single_many call
+            singles.setdefault((dataclasses.replace(case, platform=""), _platform(case.platform)), []).append(k)
+        elif 2 <= case.param("lists") <= MAX_LISTS:
+            groups.setdefault((case.dtype, _platform(case.platform)), []).append(k)
         else:
-            if not 2 <= lists <= MAX_LISTS:
-                raise ValueError(f"TMRGSORT merges 2..4 lists, not {lists}")
-            srcs = [_words(rows[f"src{i}"][:, 0, :case.tile(f"src{i}").valid_cols]).reshape(n_cases, -1, 2)
-                    for i in range(lists)]
-            if stacked:
-                many = _merge_many(srcs, [np.ones(s.shape[:2], bool) for s in srcs], d, plat, keep,
-                                   bool(case.param("exhausted")))
-                recs, defined, executed = many.recs, many.defined, many.executed
-            else:
-                one = _merge_one([_Recs(s[0], np.ones(len(s[0]), bool)) for s in srcs], d, plat, keep,
-                                 bool(case.param("exhausted")))
-                recs, defined = one.recs[None], one.defined[None]
-                executed = np.array([one.executed or (-1,) * MAX_LISTS], np.int64)
-        words = np.where(defined[..., None], recs, 0).astype(np.uint32).reshape(n_cases, -1)
-        word_classes = np.repeat(np.where(defined, EXACT, UNDEFINED).astype(np.uint8), 2, axis=1)
+            outcomes[k] = tmrgsort_model(case, inputs, case.platform)
+    for (_, plat), members in singles.items():
+        case = items[members[0]][0]
+        stacked = tmrgsort_model(case, {"src0": np.stack([items[k][1]["src0"] for k in members])}, plat)
+        for row, k in enumerate(members):
+            outcomes[k] = Outcome(OutcomeKind.OK, outputs={"dst": stacked.outputs["dst"][row]},
+                                  classes={"dst": stacked.classes["dst"][row]})
+    for (dtype, plat), members in groups.items():
+        cases = [items[k][0] for k in members]
+        lens = np.array([[c.tile(f"src{i}").valid_cols // 2 if i < c.param("lists") else 0
+                          for i in range(MAX_LISTS)] for c in cases], np.int64)
+        recs = np.zeros((len(members), max(int(lens.sum(axis=1).max()), 1), 2), np.uint32)
+        for row, (k, c) in enumerate(zip(members, cases)):
+            words = [_words(items[k][1][f"src{i}"][0, :c.tile(f"src{i}").valid_cols]) for i in range(c.param("lists"))]
+            flat = np.concatenate(words)
+            recs[row, :flat.size // 2] = flat.reshape(-1, 2)
+        caps = np.array([c.tile("dst").valid_cols // 2 for c in cases], np.int64)
+        rows = _Rows.of_lists(recs, np.ones(recs.shape[:2], bool), lens, np.array([c.param("lists") for c in cases]))
+        many = _merge_rows(rows, _dtype(dtype), plat, caps, np.array([bool(c.param("exhausted")) for c in cases]),
+                           int(caps.max()))
+        for row, (k, c) in enumerate(zip(members, cases)):
+            cap = int(caps[row])
+            outcomes[k] = _outcome(c, *_words_of(many.recs[row:row + 1, :cap], many.defined[row:row + 1, :cap]),
+                                   many.executed[row:row + 1], False)
+    return [o for o in outcomes if o is not None]
+
+
+def _words_of(recs: np.ndarray, defined: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Records (N, n, 2) and their defined mask (N, n) as dst words (N, 2n), 0 where undefined, and their
+    classes."""
+    words = np.where(defined[..., None], recs, 0).astype(np.uint32).reshape(len(recs), -1)
+    return words, np.repeat(np.where(defined, EXACT, UNDEFINED).astype(np.uint8), 2, axis=1)
+
+
+def _outcome(case: Case, words: np.ndarray, word_classes: np.ndarray, executed: np.ndarray, stacked: bool
+             ) -> Outcome:
+    """The registry outcome of ``N`` cases' dst words (N, w) and classes, executed counts (N, 4) (-1: none): dst
+    tiles stacked, or one case's when not ``stacked``."""
+    dst = case.tile("dst")
+    n_cases = len(words)
     out = np.zeros((n_cases, 1, dst.cols), np.uint32)
     classes = np.full((n_cases, 1, dst.cols), UNDEFINED, np.uint8)
     n = min(words.shape[1], dst.cols)

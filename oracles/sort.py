@@ -143,8 +143,8 @@ def shared_work(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> 
     inside the context.
 
     ``batch`` lists (case, inputs) pairs about to be evaluated: the outcomes of its TSORT32 cases (2-D inputs)
-    are computed up front by one :func:`tsort32_many` call, so that each oracle call afterwards only looks its
-    outcome up.
+    are computed up front by one :func:`tsort32_many` call and those of its pto-isa TMRGSORT cases by one
+    ``mrgsort.tmrgsort_many`` call, so that each oracle call afterwards only looks its outcome up.
     """
     token = _SHARED.set({})
     try:
@@ -156,14 +156,22 @@ def shared_work(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> 
 
 
 def _prime(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> None:
+    from ptofuzz.oracles import mrgsort
+
     memo = _SHARED.get()
     assert memo is not None
     todo: dict[tuple[Any, ...], tuple[Case, Mapping[str, np.ndarray]]] = {}
     for case, inputs in batch:
         if case.op == "TSORT32" and case.platform in platforms.names() and inputs["src"].ndim == 2:
             todo.setdefault(_memo_key(case, inputs, _tsort32_model_name(case.platform)), (case, inputs))
-    for key, outcome in zip(todo, tsort32_many(list(todo.values()))):
-        memo[key] = (outcome, dict(todo[key][1]))  # the inputs stay alive, so their ids name them
+    merges: dict[tuple[Any, ...], tuple[Case, Mapping[str, np.ndarray]]] = {}
+    for case, inputs in batch:
+        if case.op == "TMRGSORT" and case.param("descending") is None and case.platform in platforms.names() \
+                and platforms.get(case.platform).kind != platforms.SPEC and inputs["src0"].ndim == 2:
+            merges.setdefault(_memo_key(case, inputs, mrgsort.model_name(case.platform)), (case, inputs))
+    for found, many in ((todo, tsort32_many), (merges, mrgsort.tmrgsort_many)):
+        for key, outcome in zip(found, many(list(found.values()))):
+            memo[key] = (outcome, dict(found[key][1]))  # the inputs stay alive, so their ids name them
 
 
 def _memo_key(case: Case, inputs: Mapping[str, np.ndarray], model: str) -> tuple[Any, ...]:

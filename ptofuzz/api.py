@@ -167,7 +167,7 @@ def realize_many(inst: registry.Instruction, named: Sequence[tuple[str, Case]], 
     if not isinstance(mix, values.ValueMix):
         mix = values.ValueMix(float(mix))
     sources = [seeded(seed, name) for name, _ in named]
-    drawn = [inst.draw_inputs(source, case, mix) for source, (_, case) in zip(sources, named)]
+    drawn = inst.draw_each([(source, case) for source, (_, case) in zip(sources, named)], mix)
     batch = [(case, inputs) for (_, case), inputs in zip(named, drawn)]
     with inst.sharing(batch):
         outcomes = [inst.evaluate(case, inputs) for case, inputs in batch]

@@ -79,6 +79,9 @@ class Instruction:
         random_case: ``(source, platform, constraints) -> Case`` drawing a case legal on that platform.
         explicit_case: ``(platform, options) -> Case`` building the one case the CLI flags describe.
         draw_inputs: ``(source, case, value_mix) -> {role: bits}`` at each input tile's physical shape.
+        draw_many: ``([(source, case), ...], value_mix) -> [{role: bits}, ...]``: ``draw_inputs`` of many cases
+            at once, each from its own source, the same inputs; for instructions whose drawing does numpy work
+            after the random draws that a batch can share (None: case by case).
         role_dtypes: roles whose element type is fixed rather than the case's (an index tile is uint32);
             8-byte sort records are carried as pairs of uint32 words.
         role_dtype_params: roles whose element type is a case parameter (TPARTARG*'s index tiles: ``idx``),
@@ -131,6 +134,7 @@ class Instruction:
     random_case: Callable[[Source, str, Mapping[str, Any]], Case]
     explicit_case: Callable[[str, Mapping[str, Any]], Case]
     draw_inputs: Callable[[Source, Case, ValueMix], Inputs]
+    draw_many: Callable[[Sequence[tuple[Source, Case]], ValueMix], list[Inputs]] | None = None
     role_dtypes: Mapping[str, str] = dataclasses.field(default_factory=dict)
     role_dtype_params: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
     index_roles: tuple[str, ...] = ()
@@ -222,6 +226,12 @@ class Instruction:
                 return Outcome.faulted("Fault_TileLegality", 5, why, COMMIT)
             return Outcome.unsupported(why)
         return sup.oracle(case, inputs)
+
+    def draw_each(self, items: Sequence[tuple[Source, Case]], mix: ValueMix) -> list[Inputs]:
+        """Each (source, case)'s inputs, as ``draw_inputs`` draws them (through ``draw_many`` when set)."""
+        if self.draw_many is not None:
+            return self.draw_many(items, mix)
+        return [self.draw_inputs(source, case, mix) for source, case in items]
 
     def sharing(self, batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> AbstractContextManager[None]:
         """The instruction's :attr:`shared` context for ``batch`` (a no-op context when it has none)."""

@@ -21,7 +21,7 @@ from ptofuzz.generators.source import Source
 from ptofuzz.layouts import Profile, spec_physical
 from ptofuzz.oracles import mrgsort as mrgsort_oracle
 from ptofuzz.oracles import sort as oracles
-from ptofuzz.registry import Instruction, PlatformSupport, each_case
+from ptofuzz.registry import Instruction, PlatformSupport
 
 if TYPE_CHECKING:
     from ptofuzz.differential import Signature
@@ -289,18 +289,22 @@ def _kept(inputs: Mapping[str, np.ndarray], replaced: tuple[str, ...]) -> tuple[
     return tuple((r, v.dtype.str, v.tobytes()) for r, v in sorted(inputs.items()) if r not in replaced)
 
 
-def _structural_many(items: Sequence[tuple[Case, dict[str, np.ndarray]]], roles: tuple[str, ...]
+def _structural_many(items: Sequence[tuple[Case, dict[str, np.ndarray]]],
+                     key_of: Callable[[Case, dict[str, np.ndarray]], tuple[Any, ...]],
+                     plains_of: Callable[[list[tuple[Case, dict[str, np.ndarray]]]], list[dict[str, np.ndarray]]]
                      ) -> list[np.ndarray]:
-    """For each (case, inputs): where ``dst`` is undefined whatever the data, the classes for plain, distinct,
-    well-ordered values in ``roles`` (the other inputs kept). Masks not remembered yet are evaluated together,
-    under the instruction's shared work for the whole batch."""
+    """For each (case, inputs): where ``dst`` is undefined whatever the data, the classes for its plain inputs
+    (``plains_of(items)``: plain, distinct, well-ordered values where the data is redrawn, the other inputs kept),
+    remembered by ``key_of(case, inputs)``. Masks not remembered yet are evaluated together, under the
+    instruction's shared work for the whole batch."""
     from ptofuzz import registry
 
-    keys = [("sort", case, roles, _kept(inputs, roles)) for case, inputs in items]
-    todo: dict[tuple[Any, ...], tuple[Case, dict[str, np.ndarray]]] = {}
-    for key, (case, inputs) in zip(keys, items):
-        if key not in _STRUCTURAL and key not in todo:
-            todo[key] = (case, _plain_inputs(case, inputs, roles))
+    keys = [key_of(case, inputs) for case, inputs in items]
+    missing: dict[tuple[Any, ...], tuple[Case, dict[str, np.ndarray]]] = {}
+    for key, item in zip(keys, items):
+        if key not in _STRUCTURAL and key not in missing:
+            missing[key] = item
+    todo = {key: (item[0], plain) for (key, item), plain in zip(missing.items(), plains_of(list(missing.values())))}
     known = {key: _STRUCTURAL[key] for key in keys if key in _STRUCTURAL}
     fresh: dict[tuple[Any, ...], np.ndarray] = {}
     if todo:
@@ -341,7 +345,9 @@ def redraw_many(items: list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]
         undefined = outcome.classes["dst"][:vr, :2 * vc] == UNDEFINED
         if undefined.any():
             pending.append((k, undefined))
-    masks = _structural_many([(items[k][1], items[k][2]) for k, _ in pending], ("src",))
+    masks = _structural_many([(items[k][1], items[k][2]) for k, _ in pending],
+                             lambda case, inputs: ("sort", case, ("src",), _kept(inputs, ("src",))),
+                             lambda many: [_plain_inputs(case, inputs, ("src",)) for case, inputs in many])
     out: list[Redrawn] = [None] * len(items)
     for (k, undefined), structural in zip(pending, masks):
         source, case, inputs, _ = items[k]
@@ -372,69 +378,123 @@ def _plain_rows(source: Source, case: Case, inputs: dict[str, np.ndarray], bad: 
     return new
 
 
-def _mrg_redraw(source: Source, case: Case, inputs: dict[str, np.ndarray], outcome: Outcome) -> Redrawn:
-    """Replace NaNs, zeros and subnormals in the lists by plain values (each run re-sorted), when the merge
-    left records undefined that plain data would define (the NPUs' undocumented NaN and near-zero orders)."""
-    from ptofuzz import registry
+def _mrg_redraw_many(items: list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]) -> list[Redrawn]:
+    """For each pto-isa TMRGSORT case: NaNs, zeros and subnormals in the lists replaced by plain values (each run
+    re-sorted), when the merge left records undefined that plain data would define (the NPUs' undocumented NaN
+    and near-zero orders). The geometry's masks of a batch are evaluated together; each case draws from its own
+    source. pto-spec defines every merged element: its cases are kept."""
+    pending = []
+    for k, (_, case, _, outcome) in enumerate(items):
+        undefined = outcome.classes["dst"] == UNDEFINED
+        if not _is_spec_mrg(case) and undefined.any():
+            pending.append((k, undefined))
+    masks = _structural_many([(items[k][1], items[k][2]) for k, _ in pending], _mrg_structural_key, _mrg_plain)
+    redrawn = [k for (k, undefined), structural in zip(pending, masks) if (undefined & ~structural).any()]
+    out: list[Redrawn] = [None] * len(items)
+    for k, new in zip(redrawn, _mrg_plain_values([items[k][:3] for k in redrawn])):
+        out[k] = new, None
+    return out
+
+
+def _mrg_sources(case: Case) -> tuple[str, ...]:
+    return tuple(r for r, _ in case.tiles if r != "dst")
+
+
+def _mrg_plain_values(items: list[tuple[Source, Case, dict[str, np.ndarray]]]) -> list[dict[str, np.ndarray]]:
+    """Each case's ``inputs`` with the lists' NaNs, zeros and subnormals replaced by plain values drawn from its
+    source, each run re-sorted (all the lists' runs in one sort)."""
     from ptofuzz.oracles import ieee, mrgsort
 
-    if _is_spec_mrg(case):
-        return None  # pto-spec defines every merged element
-    undefined = outcome.classes["dst"] == UNDEFINED
-    srcs = tuple(r for r, _ in case.tiles if r != "dst")
-    if not undefined.any():
-        return None
-    structural = _mrg_structural(case, inputs, srcs, registry.get(case.op).evaluate)
-    if not (undefined & ~structural).any():
-        return None
-    dt = dtypes.get(case.dtype)
-    new = dict(inputs)
-    for role in srcs:
-        vals, idx = mrgsort.split_records(inputs[role][0], dt)
-        vals = vals.astype(dt.bits_dtype)
-        odd = ieee.is_nan(vals, dt) | ieee.is_zero(vals, dt) | ieee.is_subnormal(vals, dt)
-        if odd.any():
-            vals = vals.copy()
-            vals[odd] = values.plain(source, dt, int(odd.sum()))
-        new[role] = mrgsort.join_records(_sorted_runs(vals, case, dt), idx, dt)[None, :]
-    return new, None
+    lists = []
+    for j, (source, case, inputs) in enumerate(items):
+        dt = dtypes.get(case.dtype)
+        for role in _mrg_sources(case):
+            vals, idx = mrgsort.split_records(inputs[role][0], dt)
+            vals = vals.astype(dt.bits_dtype)
+            odd = ieee.is_nan(vals, dt) | ieee.is_zero(vals, dt) | ieee.is_subnormal(vals, dt)
+            if odd.any():
+                vals = vals.copy()
+                vals[odd] = values.plain(source, dt, int(odd.sum()))
+            lists.append((j, role, case, vals, idx))
+    out = [dict(inputs) for _, _, inputs in items]
+    for (j, role, *_), row in zip(lists, _record_rows([(c, v, i) for _, _, c, v, i in lists])):
+        out[j][role] = row
+    return out
+
+
+def _record_rows(lists: Sequence[tuple[Case, np.ndarray, np.ndarray]]) -> list[np.ndarray]:
+    """The record row (1, 2k) of each (case, value bits (k,), indices (k,)): the values sorted descending
+    (numbers, then NaNs) within each run of the case's run length, joined with the indices, 16-bit pad bytes
+    zero. The lists of a dtype are sorted together, each run its own segment of one sort."""
+    from ptofuzz.oracles import mrgsort
+
+    out: list[np.ndarray] = [np.zeros((1, 0), np.uint32)] * len(lists)
+    by_dtype: dict[str, list[int]] = {}
+    for j, (case, _, _) in enumerate(lists):
+        by_dtype.setdefault(case.dtype, []).append(j)
+    for dtype, members in by_dtype.items():
+        dt = dtypes.get(dtype)
+        sizes = np.array([lists[j][1].size for j in members], np.int64)
+        runs = np.array([_run_records(lists[j][0], lists[j][1].size) for j in members], np.int64)
+        starts = np.cumsum(sizes) - sizes
+        first_run = np.cumsum(-(-sizes // runs)) - (-(-sizes // runs))  # runs numbered on from list to list
+        owner = np.repeat(np.arange(len(members)), sizes)
+        seg = first_run[owner] + (np.arange(int(sizes.sum())) - starts[owner]) // runs[owner]
+        vals = np.concatenate([lists[j][1] for j in members]).astype(dt.bits_dtype)
+        words = mrgsort.join_records(_sorted_segments(vals, seg, dt),
+                                     np.concatenate([lists[j][2] for j in members]), dt)
+        for j, lo, k in zip(members, starts, sizes):
+            out[j] = words[None, 2 * lo:2 * (lo + k)]
+    return out
+
+
+def _run_records(case: Case, n: int) -> int:
+    """The records a TMRGSORT list of ``n`` records is sorted in runs of: the whole list of a multi-list merge,
+    ``block`` records for the single-list form, 32 for the topk kernel."""
+    return max(1, n if case.param("lists", 1) > 1 else (case.param("block") or TOPK_RUN_RECORDS))
+
+
+def _sorted_segments(vals: np.ndarray, seg: np.ndarray, dt: Any) -> np.ndarray:
+    """``vals`` (1-D) sorted descending (numbers, then NaNs) within each segment, stably; ``seg`` numbers each
+    value's segment, non-decreasing."""
+    from ptofuzz.oracles.sort import sort_keys
+
+    keys = sort_keys(vals, dt, descending=True) | (seg.astype(np.uint64) << np.uint64(dt.bits + 1))
+    return vals[np.argsort(keys, kind="stable")]
 
 
 def _sorted_runs(vals: np.ndarray, case: Case, dt: Any) -> np.ndarray:
     """``vals`` (..., n) sorted descending (numbers, then NaNs) within each run of the case's run length."""
-    from ptofuzz.oracles.sort import sort_keys
-
     n = vals.shape[-1]
-    run = max(1, n if case.param("lists", 1) > 1 else (case.param("block") or TOPK_RUN_RECORDS))
-    padded = -(-n // run) * run
-    lead = vals.shape[:-1]
-    keys = np.full((*lead, padded), np.iinfo(np.uint64).max, np.uint64)
-    keys[..., :n] = sort_keys(vals, dt, descending=True)
-    order = np.argsort(keys.reshape(*lead, -1, run), axis=-1, kind="stable") + np.arange(0, padded, run)[:, None]
-    # the padding sorts last in the last run: the first n positions of the order are the values'
-    return np.take_along_axis(vals, order.reshape(*lead, padded)[..., :n], axis=-1)
+    run = _run_records(case, n)
+    at = np.arange(vals.size)
+    seg = at // n * -(-n // run) + at % n // run if n else at
+    return _sorted_segments(vals.reshape(-1), seg, dt).reshape(vals.shape)
 
 
-def _mrg_structural(case: Case, inputs: dict[str, np.ndarray], srcs: tuple[str, ...], evaluate: Any) -> np.ndarray:
-    """Undefined records of the merge for plain, distinct, sorted lists of the same lengths."""
+def _mrg_structural_key(case: Case, inputs: dict[str, np.ndarray]) -> tuple[Any, ...]:
+    """What a merge's structural mask depends on: the case and the lists' indices (not their values)."""
     from ptofuzz.oracles import mrgsort
 
     dt = dtypes.get(case.dtype)
-    split = {role: mrgsort.split_records(inputs[role][0], dt) for role in srcs}
-    key = ("mrgsort", case, tuple((role, idx.tobytes()) for role, (_, idx) in split.items()))
-    return _remembered(key, lambda: _mrg_structural_now(case, split, evaluate))
+    return ("mrgsort", case, tuple((role, mrgsort.split_records(inputs[role][0], dt)[1].tobytes())
+                                   for role in _mrg_sources(case)))
 
 
-def _mrg_structural_now(case: Case, split: Mapping[str, tuple[np.ndarray, np.ndarray]], evaluate: Any
-                        ) -> np.ndarray:
+def _mrg_plain(items: list[tuple[Case, dict[str, np.ndarray]]]) -> list[dict[str, np.ndarray]]:
+    """Plain, distinct, sorted lists of the same lengths and indices as each case's."""
     from ptofuzz.oracles import mrgsort
 
-    dt = dtypes.get(case.dtype)
-    plain = {}
-    for role, (vals, idx) in split.items():
-        ramp = values.plain(seeded_plain(), dt, vals.size)
-        plain[role] = mrgsort.join_records(_sorted_runs(ramp, case, dt), idx, dt)[None, :]
-    return evaluate(case, plain).classes["dst"] == UNDEFINED
+    lists = []
+    for j, (case, inputs) in enumerate(items):
+        dt = dtypes.get(case.dtype)
+        for role in _mrg_sources(case):
+            idx = mrgsort.split_records(inputs[role][0], dt)[1]
+            lists.append((j, role, case, values.plain(seeded_plain(), dt, idx.size), idx))
+    out: list[dict[str, np.ndarray]] = [{} for _ in items]
+    for (j, role, *_), row in zip(lists, _record_rows([(c, v, i) for _, _, c, v, i in lists])):
+        out[j][role] = row
+    return out
 
 
 def _checked(explicit: Any) -> Any:
@@ -553,7 +613,29 @@ def _mrg_canonical(platform: str) -> tuple[tuple[str, Case], ...]:
 def _mrg_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
     """Each list pre-sorted descending (numbers, then NaNs) in runs (whole lists, ``block`` records, or 32
     records for the topk kernel), indices 0.. over all lists in order, 16-bit pad bytes zero."""
-    return {role: rows[0] for role, rows in _mrg_batch(source, case, mix, 1).items()}
+    return _mrg_draw_many([(source, case)], mix)[0]
+
+
+def _mrg_draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -> list[dict[str, np.ndarray]]:
+    """:func:`_mrg_inputs` of many cases, each from its own source: the values drawn case by case, then the
+    runs of all the lists sorted and joined into records together."""
+    out: list[dict[str, np.ndarray]] = [{} for _ in items]
+    lists = []
+    for j, (source, case) in enumerate(items):
+        if _is_spec_mrg(case):
+            out[j] = {role: rows[0] for role, rows in _spec_mrg_batch(source, case, mix, 1).items()}
+            continue
+        dt = dtypes.get(case.dtype)
+        base = 0
+        for role, tile in case.tiles:
+            if role != "dst":
+                k = tile.cols // 2
+                lists.append((j, role, case, values.draw(source, dt, (1, k), mix)[0],
+                              np.arange(base, base + k, dtype=np.uint32)))
+                base += k
+    for (j, role, *_), row in zip(lists, _record_rows([(c, v, i) for _, _, c, v, i in lists])):
+        out[j][role] = row
+    return out
 
 
 def _mrg_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
@@ -680,8 +762,9 @@ def mrg_instruction() -> Instruction:
                    **{p: PlatformSupport(NPU_DTYPES, oracle(p), _mrg_profile(p), notes=MRG_NOTES.get(p, "vmrgsort4"))
                       for p in ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")}},
         random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs,
+        draw_many=_mrg_draw_many,
         draw_batch=_mrg_batch, shared=oracles.shared_work,
-        redraw=each_case(_mrg_redraw),
+        redraw=_mrg_redraw_many,
         role_dtypes={r: "uint32" for r in MRG_ROLES},
         options=("dtype", "shape", "lists", "blocks", "exhausted", "descending"),
         replay_flags=_mrg_flags, permutes=True, cpusim=_cpusim, bundle=bundle_oracle.evaluate,
