@@ -278,3 +278,103 @@ def test_tsort32_many_agrees_with_python_sorted_on_every_defined_record(platform
                 if cls[r, 2 * k + 1] == 0:
                     assert words[r, 2 * k + 1] == index, (case, r, k)
     assert checked > 2000
+
+
+# ---- generation batches: TMRGSORT merges of many geometries at once --------------------------------------------
+
+@pytest.mark.parametrize("plat", ["cpu", "npu"])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_ragged_rows_merge_each_row_as_the_reference_merge(plat, dtype):
+    """One _merge_rows call over rows of different list counts, lengths (empty ones too), caps and modes: each
+    row is exactly the head-by-head reference merge of its own lists."""
+    dt = dtypes.get(dtype)
+    rng = np.random.default_rng(9)
+    rows, geometry = [], []
+    for _ in range(150):
+        lens = [int(x) for x in rng.choice([0, 1, 2, 5, 9, 17], rng.integers(2, 5))]
+        rows.append([x[0] for x in _lists(rng, dt, lens, 1)])
+        geometry.append((lens, int(rng.choice([0, 1, 4, sum(lens), sum(lens) + 3, max(1, sum(lens) // 2)])),
+                         bool(rng.integers(0, 2))))
+    width = max(sum(lens) for lens, _, _ in geometry)
+    recs = np.zeros((len(rows), width, 2), np.uint32)
+    lens_table = np.zeros((len(rows), mrgsort.MAX_LISTS), np.int64)
+    for m, (lists, (lens, _, _)) in enumerate(zip(rows, geometry)):
+        flat = np.concatenate(lists) if sum(lens) else np.zeros((0, 2), np.uint32)
+        recs[m, :len(flat)] = flat
+        lens_table[m, :len(lens)] = lens
+    caps = np.array([cap for _, cap, _ in geometry])
+    got = mrgsort._merge_rows(mrgsort._Rows.of_lists(recs, np.ones(recs.shape[:2], bool), lens_table,
+                                                     np.array([len(lens) for lens, _, _ in geometry])),
+                              dt, plat, caps, np.array([ex for _, _, ex in geometry]), int(caps.max()))
+    seen_counts = 0
+    for m, (lists, (lens, cap, exhausted)) in enumerate(zip(rows, geometry)):
+        ref = mrgsort._merge_impl([mrgsort._Recs(x.copy(), np.ones(len(x), bool)) for x in lists], dt, plat, cap,
+                                  exhausted)
+        np.testing.assert_array_equal(got.recs[m, :cap], ref.recs, err_msg=str((lens, cap, exhausted)))
+        np.testing.assert_array_equal(got.defined[m, :cap], ref.defined, err_msg=str((lens, cap, exhausted)))
+        np.testing.assert_array_equal(got.written[m, :cap], ref.written, err_msg=str((lens, cap, exhausted)))
+        assert not got.defined[m, cap:].any() and not got.written[m, cap:].any()
+        assert got.counts(m) == ref.executed, (lens, cap, exhausted)
+        seen_counts += ref.executed is not None
+    assert seen_counts > (10 if plat == "npu" else 100)  # npu: exhausted mode only
+
+
+def _mrg_batch_items(seed: int, platform: str, n: int, mix: values.ValueMix):
+    inst = registry.get("TMRGSORT")
+    geo = seeded(seed, "geometry", platform)
+    cases = [inst.random_case(geo, platform, {}) for _ in range(n)]
+    return [(case, inst.draw_inputs(seeded(seed, platform, str(k)), case, mix)) for k, case in enumerate(cases)]
+
+
+@pytest.mark.parametrize("platform", ["cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("profile", PROFILES)
+def test_tmrgsort_many_gives_each_case_its_own_outcome(platform, profile):
+    """tmrgsort_many over random geometries (multi-list and single-list, both dtypes) and the canonical cases is
+    tmrgsort_model case by case: outputs, classes and executed counts."""
+    from ptofuzz.instructions.sort import _mrg_canonical
+
+    mix = values.ValueMix.parse(profile, 0.25)
+    inst = registry.get("TMRGSORT")
+    items = _mrg_batch_items(4, platform, 50, mix) + [
+        (case, inst.draw_inputs(seeded(4, name), case, mix)) for name, case in _mrg_canonical(platform)]
+    many = mrgsort.tmrgsort_many(items)
+    assert len(many) == len(items)
+    forms = set()
+    for (case, inputs), got in zip(items, many):
+        one = mrgsort.tmrgsort_model(case, inputs, platform)
+        _assert_same(one, got, case)
+        assert one.extra.get("executed") == got.extra.get("executed"), case
+        forms.add((case.param("lists", 1) > 1, bool(case.param("topk")), case.dtype))
+    assert len(forms) >= 5
+
+
+@pytest.mark.parametrize("platform", ["cpu", "a5", "spec"])
+def test_draw_many_draws_what_draw_inputs_draws(platform):
+    """The batched drawing of TMRGSORT inputs (all the lists' runs sorted in one call) gives each case the bytes
+    draw_inputs gives it alone, from its own source; and each list is sorted descending within its runs."""
+    from ptofuzz.instructions.sort import TOPK_RUN_RECORDS
+    from ptofuzz.oracles.sort import sort_keys
+
+    inst = registry.get("TMRGSORT")
+    mix = values.ValueMix.parse("sort", 0.3)
+    geo = seeded(6, "geometry", platform)
+    cases = [inst.random_case(geo, platform, {}) for _ in range(60)]
+    many = inst.draw_each([(seeded(6, str(k)), c) for k, c in enumerate(cases)], mix)
+    runs_checked = 0
+    for k, (case, got) in enumerate(zip(cases, many)):
+        alone = inst.draw_inputs(seeded(6, str(k)), case, mix)
+        assert got.keys() == alone.keys()
+        for role in alone:
+            np.testing.assert_array_equal(got[role], alone[role], err_msg=f"{case} {role}")
+            assert got[role].dtype == alone[role].dtype and got[role].shape == alone[role].shape
+        if platform == "spec":
+            continue
+        dt = dtypes.get(case.dtype)
+        for role in got:
+            vals, _ = mrgsort.split_records(got[role][0], dt)
+            run = vals.size if case.param("lists", 1) > 1 else (case.param("block") or TOPK_RUN_RECORDS)
+            for lo in range(0, vals.size, max(run, 1)):
+                keys = sort_keys(vals[lo:lo + run], dt, descending=True)
+                assert (np.diff(keys.astype(np.int64)) >= 0).all(), (case, role, lo)
+                runs_checked += 1
+    assert platform == "spec" or runs_checked > 100
