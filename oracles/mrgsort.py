@@ -467,37 +467,73 @@ def _single_many(recs: np.ndarray, known: np.ndarray, d: DType, plat: str, block
     """The single-list form over ``N`` sources at once (``recs`` (N, n, 2), ``known`` (N, n)): each one's
     (records, defined, written), each of shape (N, cap, ...). The geometry is shared, so the group count is;
     the groups of all sources are merged together (a group's merge depends on its own records only)."""
-    n_src, n = known.shape
-    e = RECORD_BYTES // d.itemsize
-    out_recs = np.zeros((n_src, cap, 2), np.uint32)
-    out_defined = np.zeros((n_src, cap), bool)
-    out_written = np.zeros((n_src, cap), bool)
-    if int(block_len) != block_len or block_len <= 0:
-        if plat == "npu":
-            out_written[:] = True  # outside the documented contract: anything may happen
-        return out_recs, out_defined, out_written
-    if plat == "cpu":
-        if block_len % e:
-            return out_recs, out_defined, out_written
-        b = block_len // e
-        groups = cap // (4 * b)
-    else:
-        b = block_len * d.itemsize // RECORD_BYTES
-        groups = n // (4 * b) if b else 0
-        if block_len % NPU_BLOCK_MULTIPLE or not 1 <= groups <= NPU_MAX_REPEAT:
-            out_written[:] = True
-            return out_recs, out_defined, out_written
-    if groups == 0:
-        return out_recs, out_defined, out_written
+    single = _Single.of(recs, known, d, plat, block_len, cap)
+    if single.groups is not None and single.groups_known is not None:
+        single.finish(*_merge_groups(single.groups, single.groups_known, d, plat))
+    return single.recs, single.defined, single.written
+
+
+@dataclasses.dataclass
+class _Single:
+    """The single-list form over ``N`` sources of one geometry: dst (``recs`` (N, cap, 2), ``defined`` and
+    ``written`` (N, cap)) as far as the geometry decides it, and the groups of 4 blocks still to merge
+    (``groups`` (G, 4, b, 2), ``groups_known`` (G, 4, b); None when no group is merged), whose merge
+    :meth:`finish` places."""
+
+    recs: np.ndarray
+    defined: np.ndarray
+    written: np.ndarray
+    groups: np.ndarray | None = None
+    groups_known: np.ndarray | None = None
+
+    @staticmethod
+    def of(recs: np.ndarray, known: np.ndarray, d: DType, plat: str, block_len: int, cap: int) -> _Single:
+        n_src, n = known.shape
+        e = RECORD_BYTES // d.itemsize
+        out = _Single(np.zeros((n_src, cap, 2), np.uint32), np.zeros((n_src, cap), bool),
+                      np.zeros((n_src, cap), bool))
+        if int(block_len) != block_len or block_len <= 0:
+            if plat == "npu":
+                out.written[:] = True  # outside the documented contract: anything may happen
+            return out
+        if plat == "cpu":
+            if block_len % e:
+                return out
+            b = block_len // e
+            groups = cap // (4 * b)
+        else:
+            b = block_len * d.itemsize // RECORD_BYTES
+            groups = n // (4 * b) if b else 0
+            if block_len % NPU_BLOCK_MULTIPLE or not 1 <= groups <= NPU_MAX_REPEAT:
+                out.written[:] = True
+                return out
+        if groups == 0:
+            return out
+        span = 4 * b
+        take = min(n, groups * span)  # cpu reads src past its valid width if dst is wider: unknown
+        data = np.zeros((n_src, groups * span, 2), np.uint32)
+        data_known = np.zeros((n_src, groups * span), bool)
+        data[:, :take] = recs[:, :take]
+        data_known[:, :take] = known[:, :take]
+        out.groups = data.reshape(n_src * groups, 4, b, 2)
+        out.groups_known = data_known.reshape(n_src * groups, 4, b)
+        return out
+
+    def finish(self, res: np.ndarray, defined: np.ndarray, written: np.ndarray) -> None:
+        """Place the groups' merges (:func:`_merge_groups` of :attr:`groups`) into dst."""
+        n_src, cap = self.defined.shape
+        m = min(cap, res.size // 2 // n_src)
+        self.recs[:, :m] = res.reshape(n_src, -1, 2)[:, :m]
+        self.defined[:, :m] = defined.reshape(n_src, -1)[:, :m]
+        self.written[:, :m] = written.reshape(n_src, -1)[:, :m]
+
+
+def _merge_groups(grp: np.ndarray, grp_known: np.ndarray, d: DType, plat: str
+                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each group of 4 sorted blocks (``grp`` (G, 4, b, 2), ``grp_known`` (G, 4, b)) merged as 4 lists into
+    ``4 * b`` records: (records, defined, written), (G, 4 * b, ...) each."""
+    g_all, _, b = grp_known.shape
     span = 4 * b
-    g_all = n_src * groups
-    take = min(n, groups * span)  # cpu reads src past its valid width if dst is wider: unknown
-    data = np.zeros((n_src, groups * span, 2), np.uint32)
-    data_known = np.zeros((n_src, groups * span), bool)
-    data[:, :take] = recs[:, :take]
-    data_known[:, :take] = known[:, :take]
-    grp = data.reshape(g_all, 4, b, 2)
-    grp_known = data_known.reshape(g_all, 4, b)
     bits = grp[..., 0] if d.itemsize == 4 else (grp[..., 0] & 0xFFFF).astype(np.uint16)
     key = _desc_key(bits, d)
     bad = ieee.is_nan(bits, d) | ~grp_known
@@ -521,11 +557,7 @@ def _single_many(recs: np.ndarray, known: np.ndarray, d: DType, plat: str, block
         merged = _merge_many([grp[dirty, i] for i in range(4)], [grp_known[dirty, i] for i in range(4)], d, plat,
                              span, False)
         res[dirty], defined[dirty], written[dirty] = merged.recs, merged.defined, merged.written
-    m = min(cap, groups * span)
-    out_recs[:, :m] = res.reshape(n_src, -1, 2)[:, :m]
-    out_defined[:, :m] = defined.reshape(n_src, -1)[:, :m]
-    out_written[:, :m] = written.reshape(n_src, -1)[:, :m]
-    return out_recs, out_defined, out_written
+    return res, defined, written
 
 
 @dataclasses.dataclass
@@ -929,18 +961,32 @@ def tmrgsort_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> lis
     for k, (case, inputs) in enumerate(items):
         if case.param("topk"):
             outcomes[k] = tmrgsort_model(case, inputs, case.platform)
-        elif case.param("lists", 1) == 1:  # one geometry's sources stacked: one _single_many call
+        elif case.param("lists", 1) == 1:  # one geometry's sources stacked
             singles.setdefault((dataclasses.replace(case, platform=""), _platform(case.platform)), []).append(k)
         elif 2 <= case.param("lists") <= MAX_LISTS:
             groups.setdefault((case.dtype, _platform(case.platform)), []).append(k)
         else:
             outcomes[k] = tmrgsort_model(case, inputs, case.platform)
-    for (_, plat), members in singles.items():
-        case = items[members[0]][0]
-        stacked = tmrgsort_model(case, {"src0": np.stack([items[k][1]["src0"] for k in members])}, plat)
-        for row, k in enumerate(members):
-            outcomes[k] = Outcome(OutcomeKind.OK, outputs={"dst": stacked.outputs["dst"][row]},
-                                  classes={"dst": stacked.classes["dst"][row]})
+    pools: dict[tuple[str, str, tuple[int, ...]], list[tuple[list[int], _Single, np.ndarray, np.ndarray]]] = {}
+    for (case, plat), members in singles.items():
+        src = case.tile("src0")
+        w = _words(np.stack([items[k][1]["src0"][0, :src.valid_cols] for k in members])).reshape(len(members), -1, 2)
+        d = _dtype(case.dtype)
+        single = _Single.of(w, np.ones(w.shape[:2], bool), d, plat, case.param("block", 32) * elements_per_record(d),
+                            case.tile("dst").valid_cols // 2)
+        if single.groups is None or single.groups_known is None:
+            _single_outcomes(outcomes, items, members, single)
+        else:  # the groups of every geometry with this block length: one merge
+            pools.setdefault((case.dtype, plat, single.groups.shape[1:]), []).append(
+                (members, single, single.groups, single.groups_known))
+    for (dtype, plat, _), pool in pools.items():
+        merged = _merge_groups(np.concatenate([g for _, _, g, _ in pool]), np.concatenate([g for *_, g in pool]),
+                               _dtype(dtype), plat)
+        at = 0
+        for members, single, g, _ in pool:
+            single.finish(*(part[at:at + len(g)] for part in merged))
+            at += len(g)
+            _single_outcomes(outcomes, items, members, single)
     for (dtype, plat), members in groups.items():
         cases = [items[k][0] for k in members]
         lens = np.array([[c.tile(f"src{i}").valid_cols // 2 if i < c.param("lists") else 0
@@ -959,6 +1005,15 @@ def tmrgsort_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> lis
             outcomes[k] = _outcome(c, *_words_of(many.recs[row:row + 1, :cap], many.defined[row:row + 1, :cap]),
                                    many.executed[row:row + 1], False)
     return [o for o in outcomes if o is not None]
+
+
+def _single_outcomes(outcomes: list[Outcome | None], items: Sequence[tuple[Case, Mapping[str, np.ndarray]]],
+                     members: list[int], single: _Single) -> None:
+    """The outcomes of the single-list cases ``members`` (one geometry, rows of ``single``)."""
+    words, classes = _words_of(single.recs, single.defined & single.written)
+    for row, k in enumerate(members):
+        outcomes[k] = _outcome(items[k][0], words[row:row + 1], classes[row:row + 1],
+                               np.full((1, MAX_LISTS), -1, np.int64), False)
 
 
 def _words_of(recs: np.ndarray, defined: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -144,7 +144,10 @@ class Case:
         return other
 
     def param(self, name: str, default: Any = None) -> Any:
-        return dict(self.params).get(name, default)
+        for key, value in self.params:
+            if key == name:
+                return value
+        return default
 
     def replace(self, **changes: Any) -> Case:
         return dataclasses.replace(self, **changes)

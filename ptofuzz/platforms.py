@@ -57,11 +57,12 @@ TABLE: tuple[Platform, ...] = (
              {"TPART": 1e-3, "TSORT32": 1e-3, "TMRGSORT": 1e-3}, half_as_bits=True),
 )
 _BY_NAME = {n: p for p in TABLE for n in (p.name, *p.aliases)}
+_NAMES = tuple(p.name for p in TABLE)
 
 
 def names() -> tuple[str, ...]:
     """Every platform's name, in table order."""
-    return tuple(p.name for p in TABLE)
+    return _NAMES
 
 
 def get(name: str) -> Platform:
