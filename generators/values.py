@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -128,14 +130,53 @@ def specials(source: Source, dt: DType, n: int, kinds: tuple[str, ...] = ELEMENT
 def draw(source: Source, dt: DType, shape: tuple[int, ...], mix: ValueMix | float = DEFAULT_SPECIAL_RATE
          ) -> np.ndarray:
     """Random element bits of ``dt`` with the given shape (integer operations on raw bits only)."""
+    return draw_many([(source, shape)], dt, mix)[0]
+
+
+def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: ValueMix | float = DEFAULT_SPECIAL_RATE
+              ) -> list[np.ndarray]:
+    """:func:`draw` for each (source, shape) in turn, the same bits: each source makes its random draws in
+    :func:`draw`'s order (one source may come more than once), and the arithmetic runs once over all of them, so
+    that many small draws cost about one."""
     if not isinstance(mix, ValueMix):
         mix = ValueMix(float(mix))
-    n = 1
-    for d in shape:
-        n *= d
     rate = mix.rate
-    wide = source.bits(dt.bits, n)  # per element: the value bits, and 16 bits saying which population
-    population = source.bits(16, n)
+    row_level = rate > 0 and (TIE in mix.kinds or any(p in mix.kinds for p in ROW_PATTERNS))
+    if row_level and len(draws) > 1:  # these draw again after the elements: one draw at a time keeps the order
+        return [draw_many([one], dt, mix)[0] for one in draws]
+    pool = special_pool(dt, mix.kinds)
+    special = rate > 0 and len(pool) > 0
+    threshold = int(rate * 65536)
+    sizes = [math.prod(shape) for _, shape in draws]
+    wides, populations, picks = [], [], []
+    for (source, _), n in zip(draws, sizes):
+        wides.append(source.bits(dt.bits, n))  # per element: the value bits, and 16 bits saying which population
+        populations.append(source.bits(16, n))
+        if special:
+            count = int(np.count_nonzero(populations[-1] < threshold))
+            if count:
+                picks.append(source.bits(16, count))
+    wide = wides[0] if len(wides) == 1 else np.concatenate(wides)
+    population = populations[0] if len(populations) == 1 else np.concatenate(populations)
+    out = _elements(wide, population, dt, rate)
+    if picks:
+        out[np.flatnonzero(population < threshold)] = pool[np.concatenate(picks) % len(pool)]
+    ends = np.cumsum(sizes)
+    results = [out[end - n:end].reshape(shape) for (_, shape), n, end in zip(draws, sizes, ends)]
+    if row_level:
+        source, shape = draws[0]
+        if len(shape) == 2 and shape[0] * shape[1]:
+            if TIE in mix.kinds:
+                results[0] = _ties(source, results[0], rate)
+            patterns = [p for p in ROW_PATTERNS if p in mix.kinds]
+            if patterns:
+                results[0] = _row_patterns(source, results[0], dt, patterns, rate)
+    return results
+
+
+def _elements(wide: np.ndarray, population: np.ndarray, dt: DType, rate: float) -> np.ndarray:
+    """The non-special elements from the drawn bits: half moderate, half ``wide`` (population below the
+    share)."""
     if dt.is_float:
         # wide: the bits as drawn, an all-ones exponent (inf/NaN) clamped to the largest finite magnitude
         sign = np.array(dt.sign_mask, wide.dtype)
@@ -149,20 +190,7 @@ def draw(source: Source, dt: DType, shape: tuple[int, ...], mix: ValueMix | floa
     # half the non-special elements moderate, half wide: a branch-free blend (np.where is slow on random masks)
     take = (population < int((0.5 + rate / 2) * 65536)).astype(wide.dtype)
     take *= np.array((1 << dt.bits) - 1, wide.dtype)
-    out = wide ^ ((wide ^ moderate) & take)
-    pool = special_pool(dt, mix.kinds)
-    if rate > 0 and len(pool):
-        where = np.flatnonzero(population < int(rate * 65536))
-        if where.size:
-            out[where] = pool[source.bits(16, where.size) % len(pool)]
-    out = out.reshape(shape)
-    if len(shape) == 2 and shape[0] * shape[1] and rate > 0:
-        if TIE in mix.kinds:
-            out = _ties(source, out, rate)
-        patterns = [p for p in ROW_PATTERNS if p in mix.kinds]
-        if patterns:
-            out = _row_patterns(source, out, dt, patterns, rate)
-    return out
+    return wide ^ ((wide ^ moderate) & take)
 
 
 def _ties(source: Source, out: np.ndarray, rate: float) -> np.ndarray:

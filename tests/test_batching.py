@@ -135,3 +135,25 @@ def test_remembered_structural_masks_change_no_redraw(op, platform):
             for role in inputs:
                 np.testing.assert_array_equal(inputs[role], cold_inputs[role])
             _same(outcome, cold)
+
+
+@pytest.mark.parametrize("op", sorted(n for n, i in registry.all_instructions().items() if i.draw_many))
+@pytest.mark.parametrize("special", ["default", "nan", "tie,equal"])
+def test_draw_many_is_draw_inputs_case_by_case(op, special):
+    """An instruction's batched drawing gives each case, on every platform, the inputs draw_inputs gives it
+    alone from its own source (dtypes mixed in one batch)."""
+    inst = registry.get(op)
+    mix = values.ValueMix.parse(special, 0.2)
+    compared = 0
+    for platform in inst.platforms:
+        geo = seeded(2, op, platform)
+        cases = [inst.random_case(geo, platform, {}) for _ in range(12)]
+        batched = inst.draw_each([(seeded(2, platform, str(k)), c) for k, c in enumerate(cases)], mix)
+        for k, (case, got) in enumerate(zip(cases, batched)):
+            alone = inst.draw_inputs(seeded(2, platform, str(k)), case, mix)
+            assert got.keys() == alone.keys(), case
+            for role in alone:
+                assert got[role].dtype == alone[role].dtype and got[role].shape == alone[role].shape
+                np.testing.assert_array_equal(got[role], alone[role], err_msg=f"{case} {role}")
+                compared += 1
+    assert compared >= 12

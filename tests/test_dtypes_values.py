@@ -141,3 +141,43 @@ def test_special_kinds_select_only_those_values():
     assert np.any(ieee.is_snan(bits, dt)) and np.any(ieee.is_zero(bits, dt))
     ints = values.draw(seeded(6), dtypes.get("int8"), (8, 8), values.ValueMix.parse("extreme", 1.0))
     assert set(ints.view(np.int8).ravel().tolist()) <= {1, 127, 126, -128, -127, -1}
+
+
+@pytest.mark.parametrize("name", ["float32", "float16", "bfloat16", "int8", "uint16", "int32"])
+@pytest.mark.parametrize("profile", ["default", "nan", "zero,subnormal,inf"])
+def test_draw_many_is_each_draw_alone(name, profile):
+    """Many draws at once, one source appearing several times and sizes down to zero, give exactly the bits of
+    drawing them one after another, and leave each source where drawing alone leaves it."""
+    dt = dtypes.get(name)
+    mix = values.ValueMix.parse(profile, 0.3)
+    shapes = [(1, 7), (0,), (5, 3), (40,), (1, 1), (2, 0), (16, 16)]
+    keys = ["a", "b", "a", "c", "b", "a", "d"]  # "a" three times: its draws must stay in order
+    batched = values.draw_many([(src, s) for src, s in zip(_sources(keys), shapes)], dt, mix)
+    sources = _sources(keys)
+    one_by_one = [values.draw(src, dt, shape, mix) for src, shape in zip(sources, shapes)]
+    specials = 0
+    for got, alone, shape in zip(batched, one_by_one, shapes):
+        assert got.shape == shape and got.dtype == alone.dtype
+        np.testing.assert_array_equal(got, alone)
+        specials += int(np.isin(got, values.special_pool(dt, mix.kinds)).sum())
+    assert specials > 10 or not len(values.special_pool(dt, mix.kinds))  # int8 has no NaN to mix in
+    after = _sources(keys)
+    values.draw_many([(src, s) for src, s in zip(after, shapes)], dt, mix)
+    assert [int(s.bits(32, 1)[0]) for s in dict(zip(keys, after)).values()] == \
+        [int(s.bits(32, 1)[0]) for s in dict(zip(keys, sources)).values()]
+
+
+def _sources(keys):
+    made = {}
+    return [made.setdefault(k, seeded(3, k)) for k in keys]
+
+
+def test_draw_many_with_row_level_kinds_keeps_each_source_in_order():
+    """Ties and row patterns draw again after the elements, so draw_many then draws one at a time."""
+    dt = dtypes.get("float32")
+    mix = values.ValueMix.parse("tie,equal,sorted", 0.4)
+    shapes = [(3, 9), (4, 4), (2, 5)]
+    batched = values.draw_many([(s, sh) for s, sh in zip(_sources(["a", "a", "b"]), shapes)], dt, mix)
+    alone_sources = _sources(["a", "a", "b"])
+    for got, src, shape in zip(batched, alone_sources, shapes):
+        np.testing.assert_array_equal(got, values.draw(src, dt, shape, mix))

@@ -232,9 +232,26 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
     """Values over the whole source tile; TSORT32 indices are 0..R*C-1 row-major as in pto-isa's tests (a
     fifth of the time a random permutation, so that index order and position order differ); a2a3's tmp
     file is zeros."""
-    dt = dtypes.get(case.dtype)
-    src = case.tile("src")
-    out = {"src": values.draw(source, dt, src.shape, mix)}
+    return draw_many([(source, case)], mix)[0]
+
+
+def draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -> list[dict[str, np.ndarray]]:
+    """:func:`draw_inputs` of many cases, each from its own source (the values of a dtype's cases in one
+    ``values.draw_many``)."""
+    by_dtype: dict[str, list[int]] = {}
+    for j, (_, case) in enumerate(items):
+        by_dtype.setdefault(case.dtype, []).append(j)
+    out: list[dict[str, np.ndarray]] = [{} for _ in items]
+    for dtype, members in by_dtype.items():
+        drawn = values.draw_many([(items[j][0], items[j][1].tile("src").shape) for j in members], dtypes.get(dtype),
+                                 mix)
+        for j, src in zip(members, drawn):
+            out[j] = _with_indices(*items[j], src)
+    return out
+
+
+def _with_indices(source: Source, case: Case, src: np.ndarray) -> dict[str, np.ndarray]:
+    out = {"src": src}
     if case.op == "TSORT32":
         idx = case.tile("idx")
         n = idx.rows * idx.cols
@@ -242,7 +259,7 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
         if float(source.random(1)[0]) < 0.2:
             order = order[np.argsort(source.bits(32, n), kind="stable")].astype(np.uint32)
         out["idx"] = order.reshape(idx.shape)
-        out["tmp"] = np.zeros(case.tile("tmp").shape, dt.bits_dtype)
+        out["tmp"] = np.zeros(case.tile("tmp").shape, dtypes.get(case.dtype).bits_dtype)
     return out
 
 
@@ -525,6 +542,7 @@ def _tsort_instruction() -> Instruction:
                                            has_system_test=False,
                                            notes="BF16 illegal in the executable model; --contract accepts it")},
         random_case=_tsort_random, explicit_case=_checked(_tsort_explicit), draw_inputs=draw_inputs,
+        draw_many=draw_many,
         role_dtypes={"idx": "uint32"}, options=("dtype", "shape", "sort_width", "descending", "contract"),
         random_options=("dtype", "shape", "sort_width", "descending"), replay_flags=_tsort_flags,
         bundle=bundle_oracle.evaluate, permutes=True, draw_batch=draw_batch, illegal_case=_tsort_illegal)
@@ -553,6 +571,7 @@ def _tsort32_instruction() -> Instruction:
                                             notes="a5's vbitsort kernel (its own TSort32.hpp is included nowhere)"),
         },
         random_case=_tsort32_random, explicit_case=_checked(_tsort32_explicit), draw_inputs=draw_inputs,
+        draw_many=draw_many,
         role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=redraw_many,
         replay_flags=_tsort32_flags, geometry_class=_tsort32_geometry, permutes=True,
         known_difference=_tsort32_known, cpusim=_cpusim, draw_batch=draw_batch, shared=oracles.shared_work)
@@ -620,19 +639,21 @@ def _mrg_draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -
     """:func:`_mrg_inputs` of many cases, each from its own source: the values drawn case by case, then the
     runs of all the lists sorted and joined into records together."""
     out: list[dict[str, np.ndarray]] = [{} for _ in items]
-    lists = []
+    wanted: dict[str, list[tuple[int, str, Case, Source, int, int]]] = {}  # by dtype: the lists to draw
     for j, (source, case) in enumerate(items):
         if _is_spec_mrg(case):
             out[j] = {role: rows[0] for role, rows in _spec_mrg_batch(source, case, mix, 1).items()}
             continue
-        dt = dtypes.get(case.dtype)
-        base = 0
+        base = 0  # indices 0.. over the case's lists in order
         for role, tile in case.tiles:
             if role != "dst":
-                k = tile.cols // 2
-                lists.append((j, role, case, values.draw(source, dt, (1, k), mix)[0],
-                              np.arange(base, base + k, dtype=np.uint32)))
-                base += k
+                wanted.setdefault(case.dtype, []).append((j, role, case, source, tile.cols // 2, base))
+                base += tile.cols // 2
+    lists = []
+    for dtype, entries in wanted.items():
+        drawn = values.draw_many([(source, (1, k)) for _, _, _, source, k, _ in entries], dtypes.get(dtype), mix)
+        for (j, role, case, _, k, base), vals in zip(entries, drawn):
+            lists.append((j, role, case, vals[0], np.arange(base, base + k, dtype=np.uint32)))
     for (j, role, *_), row in zip(lists, _record_rows([(c, v, i) for _, _, c, v, i in lists])):
         out[j][role] = row
     return out

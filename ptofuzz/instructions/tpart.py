@@ -7,7 +7,7 @@ Semantics live in ``oracles/tpart.py`` and ``oracles/tpartarg.py``; random geome
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -216,12 +216,26 @@ def explicit_case(op: str, profiles: Mapping[str, Profile], sup_dtypes: Mapping[
 def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
     """Source bits over each whole physical tile (outside the valid region too: implementations must not
     read there). An in-place destination starts as its source, so nothing extra is drawn."""
-    dt = dtypes.get(case.dtype)
+    return draw_many([(source, case)], mix)[0]
+
+
+def draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -> list[dict[str, np.ndarray]]:
+    """:func:`draw_inputs` of many cases, each from its own source: both tiles of a case in one draw, the draws of
+    a dtype's cases in one ``values.draw_many`` (row-level kinds: tile by tile, case by case)."""
     if mix.rate > 0 and set(mix.kinds) & {values.TIE, *values.ROW_PATTERNS}:  # row-level kinds: per tile
-        return {role: values.draw(source, dt, case.tile(role).shape, mix) for role in ("src0", "src1")}
-    (r0, c0), (r1, c1) = case.tile("src0").shape, case.tile("src1").shape
-    both = values.draw(source, dt, (r0 * c0 + r1 * c1,), mix)  # one draw for both tiles: half the overhead
-    return {"src0": both[:r0 * c0].reshape(r0, c0), "src1": both[r0 * c0:].reshape(r1, c1)}
+        return [{role: values.draw(source, dtypes.get(case.dtype), case.tile(role).shape, mix)
+                 for role in ("src0", "src1")} for source, case in items]
+    by_dtype: dict[str, list[int]] = {}
+    for j, (_, case) in enumerate(items):
+        by_dtype.setdefault(case.dtype, []).append(j)
+    out: list[dict[str, np.ndarray]] = [{} for _ in items]
+    for dtype, members in by_dtype.items():
+        shapes = [(items[j][1].tile("src0").shape, items[j][1].tile("src1").shape) for j in members]
+        drawn = values.draw_many([(items[j][0], (r0 * c0 + r1 * c1,)) for j, ((r0, c0), (r1, c1)) in
+                                  zip(members, shapes)], dtypes.get(dtype), mix)
+        for j, ((r0, c0), (r1, c1)), both in zip(members, shapes, drawn):
+            out[j] = {"src0": both[:r0 * c0].reshape(r0, c0), "src1": both[r0 * c0:].reshape(r1, c1)}
+    return out
 
 
 def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
@@ -406,7 +420,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             name=op, family="irregular-and-complex",
             summary=f"partial {oracles.OPS[op]}: op where both sources are valid, copy where one is",
             inputs=("src0", "src1"), outputs=("dst",), platforms=platforms,
-            random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs,
+            random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs, draw_many=draw_many,
             options=("dtype", "shape", "dst", "src0", "src1", "inplace"), redraw=redraw,
             replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
             known_difference=known_difference, shared=oracles.shared_work, fault_class=fault_class,
