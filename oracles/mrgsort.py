@@ -993,16 +993,17 @@ def tmrgsort_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> lis
                           for i in range(MAX_LISTS)] for c in cases], np.int64)
         recs = np.zeros((len(members), max(int(lens.sum(axis=1).max()), 1), 2), np.uint32)
         for row, (k, c) in enumerate(zip(members, cases)):
-            words = [_words(items[k][1][f"src{i}"][0, :c.tile(f"src{i}").valid_cols]) for i in range(c.param("lists"))]
-            flat = np.concatenate(words)
+            flat = np.concatenate([_words(items[k][1][f"src{i}"][0, :c.tile(f"src{i}").valid_cols])
+                                   for i in range(c.param("lists"))])
             recs[row, :flat.size // 2] = flat.reshape(-1, 2)
         caps = np.array([c.tile("dst").valid_cols // 2 for c in cases], np.int64)
         rows = _Rows.of_lists(recs, np.ones(recs.shape[:2], bool), lens, np.array([c.param("lists") for c in cases]))
         many = _merge_rows(rows, _dtype(dtype), plat, caps, np.array([bool(c.param("exhausted")) for c in cases]),
                            int(caps.max()))
+        words, classes = _words_of(many.recs, many.defined)
         for row, (k, c) in enumerate(zip(members, cases)):
             cap = int(caps[row])
-            outcomes[k] = _outcome(c, *_words_of(many.recs[row:row + 1, :cap], many.defined[row:row + 1, :cap]),
+            outcomes[k] = _outcome(c, words[row:row + 1, :2 * cap], classes[row:row + 1, :2 * cap],
                                    many.executed[row:row + 1], False)
     return [o for o in outcomes if o is not None]
 

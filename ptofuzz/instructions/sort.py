@@ -422,17 +422,24 @@ def _mrg_plain_values(items: list[tuple[Source, Case, dict[str, np.ndarray]]]) -
     source, each run re-sorted (all the lists' runs in one sort)."""
     from ptofuzz.oracles import ieee, mrgsort
 
-    lists = []
-    for j, (source, case, inputs) in enumerate(items):
+    split: dict[str, list[tuple[int, str, np.ndarray, np.ndarray]]] = {}  # by dtype: each list's values, indices
+    for j, (_, case, inputs) in enumerate(items):
         dt = dtypes.get(case.dtype)
         for role in _mrg_sources(case):
             vals, idx = mrgsort.split_records(inputs[role][0], dt)
-            vals = vals.astype(dt.bits_dtype)
-            odd = ieee.is_nan(vals, dt) | ieee.is_zero(vals, dt) | ieee.is_subnormal(vals, dt)
-            if odd.any():
+            split.setdefault(case.dtype, []).append((j, role, vals.astype(dt.bits_dtype), idx))
+    lists = []
+    for dtype, entries in split.items():
+        dt = dtypes.get(dtype)
+        flat = np.concatenate([vals for _, _, vals, _ in entries])
+        odd_all = ieee.is_nan(flat, dt) | ieee.is_zero(flat, dt) | ieee.is_subnormal(flat, dt)
+        sizes = [vals.size for _, _, vals, _ in entries]
+        for (j, role, vals, idx), odd in zip(entries, np.split(odd_all, np.cumsum(sizes)[:-1])):
+            count = int(np.count_nonzero(odd))
+            if count:  # each case's plain values from its own source, list by list
                 vals = vals.copy()
-                vals[odd] = values.plain(source, dt, int(odd.sum()))
-            lists.append((j, role, case, vals, idx))
+                vals[odd] = values.plain(items[j][0], dt, count)
+            lists.append((j, role, items[j][1], vals, idx))
     out = [dict(inputs) for _, _, inputs in items]
     for (j, role, *_), row in zip(lists, _record_rows([(c, v, i) for _, _, c, v, i in lists])):
         out[j][role] = row
