@@ -279,8 +279,8 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     return GenerateResult(inst.name, platform, out, seed, tuple(kept), done)
 
 
-REALIZE_BATCH = 64  # cases realized together: enough to share the oracles' work
-REALIZE_BYTES = 32 << 20  # and at most this many bytes of tiles (one case at least), so memory stays bounded
+REALIZE_BATCH = 256  # cases realized together: enough to share the oracles' fixed costs
+REALIZE_BYTES = 4 << 20  # and at most this many bytes of tiles (one case at least), so memory stays bounded
 
 
 def _realized(inst: registry.Instruction, planned: Iterable[tuple[str, Case, str]], seed: int,

@@ -80,13 +80,14 @@ def test_a_clash_with_an_existing_random_folder_is_refused_before_writing(tmp_pa
 
 def test_batches_are_cut_by_bytes_of_tiles(monkeypatch):
     inst = api.registry.get("tpartadd")
-    (one,) = api.plan_cases("tpartadd", "cpu", explicit={"dtype": "float32", "shape": (1024, 1024)})
-    assert [t.shape for _, t in one[1].tiles] == [(1024, 1024)] * 3
+    (one,) = api.plan_cases("tpartadd", "cpu", explicit={"dtype": "float32", "shape": (256, 512)})
+    assert [t.shape for _, t in one[1].tiles] == [(256, 512)] * 3
     big = [one] * 5
-    small = list(api.plan_cases("tpartadd", "a5", random=200, explicit={"dtype": "int8", "shape": (8, 16)}))
-    # three float32 1024x1024 tiles are 12 MiB: two cases fit the 32 MiB budget, a third does not
+    small = list(api.plan_cases("tpartadd", "a5", random=600, explicit={"dtype": "int8", "shape": (8, 16)}))
+    # three float32 256x512 tiles are 1.5 MiB: two cases fit the 4 MiB budget, a third does not
+    assert api.REALIZE_BYTES == 4 << 20 and api.REALIZE_BATCH == 256
     assert [len(c) for c in api._chunks(inst, iter(big))] == [2, 2, 1]
-    assert [len(c) for c in api._chunks(inst, iter(small))] == [64, 64, 64, 8]  # the case count decides
+    assert [len(c) for c in api._chunks(inst, iter(small))] == [256, 256, 88]  # the case count decides
     monkeypatch.setattr(api, "REALIZE_BYTES", 1)
     assert [len(c) for c in api._chunks(inst, iter(big))] == [1] * 5  # one case a batch at least
 
