@@ -97,8 +97,7 @@ class Instruction:
         redraw: ``[(source, case, inputs, outcome), ...] -> [(inputs, outcome or None) | None, ...]``: for each
             case, new inputs with plain values where the data (not the geometry) made result elements undefined,
             and their outcome when the instruction can patch it cheaply (None: evaluate again); None when
-            nothing can be improved. Many cases come at once so that their work can be shared; wrap a
-            one-case function with :func:`each_case`.
+            nothing can be improved. Many cases come at once so that their work can be shared.
 
     For differential fuzzing (all optional):
         draw_batch: ``(source, case, value_mix, n) -> {role: bits}`` with a leading axis of ``n`` cases; when
@@ -246,11 +245,6 @@ def platform_name(oracle: str) -> str:
         return platforms.canonical(oracle)
     except UsageError:
         return oracle  # check_oracle names it in its error
-
-
-def each_case(fn: Callable[..., Redrawn]) -> Callable[[list[tuple[Source, Case, Inputs, Outcome]]], list[Redrawn]]:
-    """A many-cases hook (such as ``redraw``) from a function of one case's arguments."""
-    return lambda items: [fn(*item) for item in items]
 
 
 _REGISTRY: dict[str, Instruction] = {}  # mnemonic -> instruction, filled as instructions are looked up
