@@ -70,6 +70,7 @@ from ptofuzz.dtypes import DType, get
 from ptofuzz.oracles import ieee
 
 RECORD_BYTES = 8
+RECORD_DTYPES = ("float32", "float16")  # the value types a sort record holds
 MAX_LISTS = 4
 NPU_BLOCK_MULTIPLE = 64  # elements
 NPU_MAX_REPEAT = 255
@@ -863,7 +864,7 @@ def _words(words: np.ndarray) -> np.ndarray:
 
 def _dtype(dt: str | DType) -> DType:
     d = get(dt)
-    if d.name not in ("float32", "float16"):
+    if d.name not in RECORD_DTYPES:
         raise ValueError(f"TMRGSORT records hold float32 or float16 values, not {d.name}")
     return d
 

@@ -167,7 +167,8 @@ def _prime(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> None:
     merges: dict[tuple[Any, ...], tuple[Case, Mapping[str, np.ndarray]]] = {}
     for case, inputs in batch:
         if case.op == "TMRGSORT" and case.param("descending") is None and case.platform in platforms.names() \
-                and platforms.get(case.platform).kind != platforms.SPEC and inputs["src0"].ndim == 2:
+                and platforms.get(case.platform).kind != platforms.SPEC and case.dtype in mrgsort.RECORD_DTYPES \
+                and inputs["src0"].ndim == 2:
             merges.setdefault(_memo_key(case, inputs, mrgsort.model_name(case.platform)), (case, inputs))
     for found, many in ((todo, tsort32_many), (merges, mrgsort.tmrgsort_many)):
         for key, outcome in zip(found, many(list(found.values()))):
