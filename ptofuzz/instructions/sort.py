@@ -461,7 +461,8 @@ def _record_rows(lists: Sequence[tuple[Case, np.ndarray, np.ndarray]]) -> list[n
         sizes = np.array([lists[j][1].size for j in members], np.int64)
         runs = np.array([_run_records(lists[j][0], lists[j][1].size) for j in members], np.int64)
         starts = np.cumsum(sizes) - sizes
-        first_run = np.cumsum(-(-sizes // runs)) - (-(-sizes // runs))  # runs numbered on from list to list
+        run_count = -(-sizes // runs)  # each list's runs, a partial last one included
+        first_run = np.cumsum(run_count) - run_count  # runs numbered on from list to list
         owner = np.repeat(np.arange(len(members)), sizes)
         seg = first_run[owner] + (np.arange(int(sizes.sum())) - starts[owner]) // runs[owner]
         vals = np.concatenate([lists[j][1] for j in members]).astype(dt.bits_dtype)
