@@ -50,10 +50,11 @@ Platforms
 Vectorisation: when every list is sorted (descending, +0 == -0) and NaN-free, the merge order equals a stable
 sort by (value descending, list number, position in list): one ``np.argsort(kind="stable")`` per merge (one
 batched argsort for all groups of the single-list form). Lists sorted with their NaNs at the end are merged the
-same way with the NaN rules applied to the ranks (:func:`_merge_many`, over many merges of one geometry at once:
-the registry oracle takes stacked inputs, a leading axis of cases). Only a list that is unsorted, holds a NaN
-among its numbers or holds an unknown record (see :func:`topk`) falls back to the explicit head-by-head
-simulation (:func:`_merge_impl`, the reference).
+same way with the NaN rules applied to the ranks (:func:`_merge_rows`, over many merges at once, one per row,
+whatever their geometries: :func:`tmrgsort_many` merges a generation batch's cases in one call, and
+:func:`_merge_many` is its one-geometry case, for the registry oracle's stacked inputs, a leading axis of cases).
+Only a list that is unsorted, holds a NaN among its numbers or holds an unknown record (see :func:`topk`) falls
+back to the explicit head-by-head simulation (:func:`_merge_impl`, the reference).
 """
 
 from __future__ import annotations
