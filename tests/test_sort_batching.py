@@ -326,6 +326,22 @@ def _mrg_batch_items(seed: int, platform: str, n: int, mix: values.ValueMix):
     return [(case, inst.draw_inputs(seeded(seed, platform, str(k)), case, mix)) for k, case in enumerate(cases)]
 
 
+def _mrg_edge_cases(platform: str):
+    """Geometries the random draw rarely meets: single-list blocks the NPUs reject or that hold no whole group,
+    groups of one block length over different record counts (one merge pool), an empty list, a dst of no
+    records, exhausted mode with an empty list, four lists."""
+    from ptofuzz.instructions.sort import _mrg_case, _row
+
+    out = [_mrg_case(platform, dt, {"dst": _row(recs, recs), "src0": _row(recs, recs)}, lists=1, block=block)
+           for dt, recs, block in (("float32", 20, 8), ("float32", 40, 16), ("float32", 96, 32), ("float32", 130, 32),
+                                   ("float16", 8, 32), ("float16", 128, 32), ("float16", 288, 32))]
+    for lens, keep, exhausted in (((0, 5), 5, None), ((3, 4), 0, None), ((0, 6, 2), 8, 1), ((5, 5, 5, 5), 20, 1),
+                                  ((1, 9, 2, 7), 11, None)):
+        tiles = {"dst": _row(sum(lens), keep)} | {f"src{i}": _row(max(max(lens), 1), n) for i, n in enumerate(lens)}
+        out.append(_mrg_case(platform, "float32", tiles, lists=len(lens), exhausted=exhausted))
+    return out
+
+
 @pytest.mark.parametrize("platform", ["cpu", "a2a3", "a5"])
 @pytest.mark.parametrize("profile", PROFILES)
 def test_tmrgsort_many_gives_each_case_its_own_outcome(platform, profile):
@@ -336,7 +352,8 @@ def test_tmrgsort_many_gives_each_case_its_own_outcome(platform, profile):
     mix = values.ValueMix.parse(profile, 0.25)
     inst = registry.get("TMRGSORT")
     items = _mrg_batch_items(4, platform, 50, mix) + [
-        (case, inst.draw_inputs(seeded(4, name), case, mix)) for name, case in _mrg_canonical(platform)]
+        (case, inst.draw_inputs(seeded(4, name), case, mix)) for name, case in _mrg_canonical(platform)] + [
+        (case, inst.draw_inputs(seeded(4, str(k)), case, mix)) for k, case in enumerate(_mrg_edge_cases(platform))]
     many = mrgsort.tmrgsort_many(items)
     assert len(many) == len(items)
     forms = set()
