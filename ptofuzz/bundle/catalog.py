@@ -118,6 +118,25 @@ def _typed_start(name: str, match: int, domain: Collection[int] = START_DATATYPE
     return CatalogForm(name, "ExecuteBundleStart", 0x07FFFFFF, match, (_p("datatype", (27, 5, 0), domain=domain),))
 
 
+# the BSTART forms of one branch kind (bits 14:12, see _branch_start) over a frame kind (bits 11:0)
+_BRANCH_STARTS = (
+    ("BSTART.FP.RET", 0x00007101), ("BSTART.FP.COND", 0x00003101), ("BSTART.FP.IND", 0x00005101),
+    ("BSTART.FP.DIRECT", 0x00002101), ("BSTART.FP.FALL", 0x00001101), ("BSTART.STD.COND", 0x00003001),
+    ("BSTART.STD.FALL", 0x00001001), ("BSTART.STD.RET", 0x00007001), ("BSTART.STD.IND", 0x00005001),
+    ("BSTART.STD.DIRECT", 0x00002001), ("BSTART.SYS.FALL", 0x00001081),
+)
+
+
+def _branch_start(name: str, match: int) -> CatalogForm:
+    """A return or indirect start has no field; the others a signed 17-bit offset, which must be 0 for a
+    fall-through."""
+    kind = match >> 12 & 7
+    if kind in (5, 7):  # IND, RET
+        return CatalogForm(name, "ExecuteBundleStart", 0xFFFFFFFF, match, ())
+    offset = _p("simm17", (15, 17, 0), signed=True, domain=(0,) if kind == 1 else None)
+    return CatalogForm(name, "ExecuteBundleStart", 0x00007FFF, match, (offset,))
+
+
 FORMS: tuple[CatalogForm, ...] = (
     CatalogForm("B.CATR", "SetBundleControlAttributes", 0xFBF07FFF, 0x00000023,
                 (_p("dr", (26, 1, 0)), _p("trap", (19, 1, 0)), _p("far", (18, 1, 0)), _p("atom", (17, 1, 0)),
@@ -132,24 +151,7 @@ FORMS: tuple[CatalogForm, ...] = (
     CatalogForm("BSTART.CALL", "ExecuteBundleStart", 0xF83F000F, 0x50160002,
                 (_p("simm12", (4, 12, 0), signed=True), _p("uimm5", (22, 5, 0)))),
     CatalogForm("BSTART.ICALL", "ExecuteBundleStart", 0xF83FFFFF, 0x50166001, (_p("uimm5", (22, 5, 0)),)),
-    CatalogForm("BSTART.FP.RET", "ExecuteBundleStart", 0xFFFFFFFF, 0x00007101, ()),
-    CatalogForm("BSTART.FP.COND", "ExecuteBundleStart", 0x00007FFF, 0x00003101,
-                (_p("simm17", (15, 17, 0), signed=True),)),
-    CatalogForm("BSTART.FP.IND", "ExecuteBundleStart", 0xFFFFFFFF, 0x00005101, ()),
-    CatalogForm("BSTART.FP.DIRECT", "ExecuteBundleStart", 0x00007FFF, 0x00002101,
-                (_p("simm17", (15, 17, 0), signed=True),)),
-    CatalogForm("BSTART.FP.FALL", "ExecuteBundleStart", 0x00007FFF, 0x00001101,
-                (_p("simm17", (15, 17, 0), signed=True, domain=(0,)),)),
-    CatalogForm("BSTART.STD.COND", "ExecuteBundleStart", 0x00007FFF, 0x00003001,
-                (_p("simm17", (15, 17, 0), signed=True),)),
-    CatalogForm("BSTART.STD.FALL", "ExecuteBundleStart", 0x00007FFF, 0x00001001,
-                (_p("simm17", (15, 17, 0), signed=True, domain=(0,)),)),
-    CatalogForm("BSTART.STD.RET", "ExecuteBundleStart", 0xFFFFFFFF, 0x00007001, ()),
-    CatalogForm("BSTART.STD.IND", "ExecuteBundleStart", 0xFFFFFFFF, 0x00005001, ()),
-    CatalogForm("BSTART.STD.DIRECT", "ExecuteBundleStart", 0x00007FFF, 0x00002001,
-                (_p("simm17", (15, 17, 0), signed=True),)),
-    CatalogForm("BSTART.SYS.FALL", "ExecuteBundleStart", 0x00007FFF, 0x00001081,
-                (_p("simm17", (15, 17, 0), signed=True, domain=(0,)),)),
+    *(_branch_start(name, match) for name, match in _BRANCH_STARTS),
     CatalogForm("FENTRY", "ExecuteFrameEntry", 0x0000707F, 0x00000041,
                 (_p("srcbegin", (15, 5, 0), domain=range(2, 24)), _p("srcend", (20, 5, 0), domain=range(2, 24)),
                  _p("uimm", (25, 7, 3), (7, 5, 10)))),
