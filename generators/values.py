@@ -140,8 +140,10 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
     that many small draws cost about one."""
     if not isinstance(mix, ValueMix):
         mix = ValueMix(float(mix))
+    if not draws:
+        return []
     rate = mix.rate
-    row_level = rate > 0 and (TIE in mix.kinds or any(p in mix.kinds for p in ROW_PATTERNS))
+    row_level = draws_rows(mix)
     if row_level and len(draws) > 1:  # these draw again after the elements: one draw at a time keeps the order
         return [draw_many([one], dt, mix)[0] for one in draws]
     pool = special_pool(dt, mix.kinds)
@@ -172,6 +174,11 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
             if patterns:
                 results[0] = _row_patterns(source, results[0], dt, patterns, rate)
     return results
+
+
+def draws_rows(mix: ValueMix) -> bool:
+    """Whether ``mix`` has row-level kinds (ties, row patterns), which draw again after a tile's elements."""
+    return mix.rate > 0 and (TIE in mix.kinds or any(p in mix.kinds for p in ROW_PATTERNS))
 
 
 def _elements(wide: np.ndarray, population: np.ndarray, dt: DType, rate: float) -> np.ndarray:

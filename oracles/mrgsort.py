@@ -470,8 +470,8 @@ def _single_many(recs: np.ndarray, known: np.ndarray, d: DType, plat: str, block
     (records, defined, written), each of shape (N, cap, ...). The geometry is shared, so the group count is;
     the groups of all sources are merged together (a group's merge depends on its own records only)."""
     single = _Single.of(recs, known, d, plat, block_len, cap)
-    if single.groups is not None and single.groups_known is not None:
-        single.finish(*_merge_groups(single.groups, single.groups_known, d, plat))
+    if single.groups is not None:
+        single.finish(*_merge_groups(*single.groups, d, plat))
     return single.recs, single.defined, single.written
 
 
@@ -479,14 +479,13 @@ def _single_many(recs: np.ndarray, known: np.ndarray, d: DType, plat: str, block
 class _Single:
     """The single-list form over ``N`` sources of one geometry: dst (``recs`` (N, cap, 2), ``defined`` and
     ``written`` (N, cap)) as far as the geometry decides it, and the groups of 4 blocks still to merge
-    (``groups`` (G, 4, b, 2), ``groups_known`` (G, 4, b); None when no group is merged), whose merge
-    :meth:`finish` places."""
+    (``groups``: records (G, 4, b, 2) and whether each is known (G, 4, b); None when no group is merged), whose
+    merge :meth:`finish` places."""
 
     recs: np.ndarray
     defined: np.ndarray
     written: np.ndarray
-    groups: np.ndarray | None = None
-    groups_known: np.ndarray | None = None
+    groups: tuple[np.ndarray, np.ndarray] | None = None
 
     @staticmethod
     def of(recs: np.ndarray, known: np.ndarray, d: DType, plat: str, block_len: int, cap: int) -> _Single:
@@ -517,8 +516,7 @@ class _Single:
         data_known = np.zeros((n_src, groups * span), bool)
         data[:, :take] = recs[:, :take]
         data_known[:, :take] = known[:, :take]
-        out.groups = data.reshape(n_src * groups, 4, b, 2)
-        out.groups_known = data_known.reshape(n_src * groups, 4, b)
+        out.groups = data.reshape(n_src * groups, 4, b, 2), data_known.reshape(n_src * groups, 4, b)
         return out
 
     def finish(self, res: np.ndarray, defined: np.ndarray, written: np.ndarray) -> None:
@@ -564,8 +562,8 @@ def _merge_groups(grp: np.ndarray, grp_known: np.ndarray, d: DType, plat: str
 
 @dataclasses.dataclass
 class _Many:
-    """:class:`_Out` for ``N`` merges of one geometry: records (N, cap, 2), defined and written (N, cap), and
-    each merge's executed counts (N, 4), a row of -1 where there are none."""
+    """:class:`_Out` for ``N`` merges (one a row, of one geometry or of many): records (N, width, 2), defined and
+    written (N, width), and each merge's executed counts (N, 4), a row of -1 where there are none."""
 
     recs: np.ndarray
     defined: np.ndarray
@@ -976,11 +974,11 @@ def tmrgsort_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> lis
         d = _dtype(case.dtype)
         single = _Single.of(w, np.ones(w.shape[:2], bool), d, plat, case.param("block", 32) * elements_per_record(d),
                             case.tile("dst").valid_cols // 2)
-        if single.groups is None or single.groups_known is None:
+        if single.groups is None:
             _single_outcomes(outcomes, items, members, single)
         else:  # the groups of every geometry with this block length: one merge
-            pools.setdefault((case.dtype, plat, single.groups.shape[1:]), []).append(
-                (members, single, single.groups, single.groups_known))
+            pools.setdefault((case.dtype, plat, single.groups[0].shape[1:]), []).append(
+                (members, single, *single.groups))
     for (dtype, plat, _), pool in pools.items():
         merged = _merge_groups(np.concatenate([g for _, _, g, _ in pool]), np.concatenate([g for *_, g in pool]),
                                _dtype(dtype), plat)
@@ -1007,7 +1005,9 @@ def tmrgsort_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> lis
             cap = int(caps[row])
             outcomes[k] = _outcome(c, words[row:row + 1, :2 * cap], classes[row:row + 1, :2 * cap],
                                    many.executed[row:row + 1], False)
-    return [o for o in outcomes if o is not None]
+    from ptofuzz.oracles.sort import filled
+
+    return filled(outcomes)
 
 
 def _single_outcomes(outcomes: list[Outcome | None], items: Sequence[tuple[Case, Mapping[str, np.ndarray]]],

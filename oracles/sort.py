@@ -14,7 +14,7 @@ import contextlib
 import contextvars
 import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -41,13 +41,18 @@ def sort_keys(bits: np.ndarray, dt: DType, *, descending: bool) -> np.ndarray:
     return np.where(ieee.is_nan(bits, dt), np.uint64(1 << dt.bits), key)
 
 
+def segment_order(bits: np.ndarray, segment: np.ndarray, dt: DType, *, descending: bool) -> np.ndarray:
+    """The stable order along the last axis that sorts ``bits`` within each segment (see :func:`sort_keys`),
+    segments in ascending order; ``segment`` numbers each element's segment (broadcast against ``bits``)."""
+    keys = sort_keys(bits, dt, descending=descending) | (np.asarray(segment).astype(np.uint64)
+                                                         << np.uint64(dt.bits + 1))
+    return np.argsort(keys, axis=-1, kind="stable")
+
+
 def group_sort(bits: np.ndarray, valid_cols: int, width: int, dt: DType, *, descending: bool
                ) -> tuple[np.ndarray, np.ndarray]:
     """Sort each row's first ``valid_cols`` columns in groups of ``width``: (sorted bits, U32 indices)."""
-    cols = np.arange(valid_cols)
-    group = (cols // width).astype(np.uint64)
-    keys = sort_keys(bits[..., :valid_cols], dt, descending=descending) | (group << np.uint64(dt.bits + 1))
-    perm = np.argsort(keys, axis=-1, kind="stable")
+    perm = segment_order(bits[..., :valid_cols], np.arange(valid_cols) // width, dt, descending=descending)
     values = np.take_along_axis(bits[..., :valid_cols], perm, axis=-1)
     index = (perm - (perm // width) * width).astype(np.uint32)
     return values, index
@@ -133,29 +138,33 @@ def _value_keys(bits: np.ndarray, dt: DType) -> np.ndarray:
     return (np.int64((1 << (dt.bits - 1)) - 1) - signed).astype(np.uint64)
 
 
+T = TypeVar("T")
+
 _SHARED: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar("sort_shared", default=None)
 
 
 @contextlib.contextmanager
-def shared_work(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> Iterator[None]:
+def shared_work(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = (), *,
+                merges: Callable[[Case], bool] | None = None) -> Iterator[None]:
     """Within this context the sort oracles of the NPU platforms (a2a3, a5 and the kirin platforms run the same
     ``vbitsort`` and ``vmrgsort4`` models) compute one case's outcome once for all of them. Inputs must not change
     inside the context.
 
     ``batch`` lists (case, inputs) pairs about to be evaluated: the outcomes of its TSORT32 cases (2-D inputs)
-    are computed up front by one :func:`tsort32_many` call and those of its pto-isa TMRGSORT cases by one
-    ``mrgsort.tmrgsort_many`` call, so that each oracle call afterwards only looks its outcome up.
+    are computed up front by one :func:`tsort32_many` call and those of its TMRGSORT cases that ``merges``
+    selects (the instruction says which its pto-isa models would be asked) by one ``mrgsort.tmrgsort_many`` call,
+    so that each oracle call afterwards only looks its outcome up.
     """
     token = _SHARED.set({})
     try:
         if batch:
-            _prime(batch)
+            _prime(batch, merges)
         yield
     finally:
         _SHARED.reset(token)
 
 
-def _prime(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> None:
+def _prime(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]], merges: Callable[[Case], bool] | None) -> None:
     from ptofuzz.oracles import mrgsort
 
     memo = _SHARED.get()
@@ -164,13 +173,11 @@ def _prime(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> None:
     for case, inputs in batch:
         if case.op == "TSORT32" and case.platform in platforms.names() and inputs["src"].ndim == 2:
             todo.setdefault(_memo_key(case, inputs, _tsort32_model_name(case.platform)), (case, inputs))
-    merges: dict[tuple[Any, ...], tuple[Case, Mapping[str, np.ndarray]]] = {}
+    merge_todo: dict[tuple[Any, ...], tuple[Case, Mapping[str, np.ndarray]]] = {}
     for case, inputs in batch:
-        if case.op == "TMRGSORT" and case.param("descending") is None and case.platform in platforms.names() \
-                and platforms.get(case.platform).kind != platforms.SPEC and case.dtype in mrgsort.RECORD_DTYPES \
-                and inputs["src0"].ndim == 2:
-            merges.setdefault(_memo_key(case, inputs, mrgsort.model_name(case.platform)), (case, inputs))
-    for found, many in ((todo, tsort32_many), (merges, mrgsort.tmrgsort_many)):
+        if case.op == "TMRGSORT" and merges is not None and merges(case) and inputs["src0"].ndim == 2:
+            merge_todo.setdefault(_memo_key(case, inputs, mrgsort.model_name(case.platform)), (case, inputs))
+    for found, many in ((todo, tsort32_many), (merge_todo, mrgsort.tmrgsort_many)):
         for key, outcome in zip(found, many(list(found.values()))):
             memo[key] = (outcome, dict(found[key][1]))  # the inputs stay alive, so their ids name them
 
@@ -253,7 +260,14 @@ def tsort32_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> list
             end = start + 2 * v.size
             outcomes[k] = _tsort32_outcome(case, inputs, case.platform, v.shape, rec[start:end], rec_cls[start:end])
             start = end
-    return [o for o in outcomes if o is not None]
+    return filled(outcomes)
+
+
+def filled(slots: Sequence[T | None]) -> list[T]:
+    """``slots``, every one of which a batch function has filled (a None left is a bug, not a value)."""
+    if any(s is None for s in slots):
+        raise AssertionError("a batch left a case without its outcome")
+    return [s for s in slots if s is not None]
 
 
 def _tsort32_empty(case: Case, inputs: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

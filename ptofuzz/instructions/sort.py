@@ -7,6 +7,7 @@ Facts from pto-spec-notes.md §2 and pto-isa-conventions.md §5 (pto-isa 3186c38
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -287,14 +288,9 @@ _STRUCTURAL: dict[tuple[Any, ...], np.ndarray] = {}
 _STRUCTURAL_MAX = 4096  # geometries remembered (a random run repeats a few hundred of them)
 
 
-def _remembered(key: tuple[Any, ...], compute: Callable[[], np.ndarray]) -> np.ndarray:
-    """``compute()`` once per ``key``: a structural mask depends on the case and the inputs it keeps, not on the
-    values it replaces, and a long ``gen --random`` run meets the same geometries again and again."""
-    mask = _STRUCTURAL.get(key)
-    return _remember(key, compute()) if mask is None else mask
-
-
 def _remember(key: tuple[Any, ...], mask: np.ndarray) -> np.ndarray:
+    """Keep a structural mask: it depends on the case and the inputs it keeps, not on the values it replaces,
+    and a long ``gen --random`` run meets the same geometries again and again."""
     if len(_STRUCTURAL) >= _STRUCTURAL_MAX:
         _STRUCTURAL.clear()
     mask.setflags(write=False)
@@ -452,7 +448,7 @@ def _record_rows(lists: Sequence[tuple[Case, np.ndarray, np.ndarray]]) -> list[n
     zero. The lists of a dtype are sorted together, each run its own segment of one sort."""
     from ptofuzz.oracles import mrgsort
 
-    out: list[np.ndarray] = [np.zeros((1, 0), np.uint32)] * len(lists)
+    out: list[np.ndarray | None] = [None] * len(lists)
     by_dtype: dict[str, list[int]] = {}
     for j, (case, _, _) in enumerate(lists):
         by_dtype.setdefault(case.dtype, []).append(j)
@@ -470,7 +466,7 @@ def _record_rows(lists: Sequence[tuple[Case, np.ndarray, np.ndarray]]) -> list[n
                                      np.concatenate([lists[j][2] for j in members]), dt)
         for j, lo, k in zip(members, starts, sizes):
             out[j] = words[None, 2 * lo:2 * (lo + k)]
-    return out
+    return oracles.filled(out)
 
 
 def _run_records(case: Case, n: int) -> int:
@@ -482,10 +478,7 @@ def _run_records(case: Case, n: int) -> int:
 def _sorted_segments(vals: np.ndarray, seg: np.ndarray, dt: Any) -> np.ndarray:
     """``vals`` (1-D) sorted descending (numbers, then NaNs) within each segment, stably; ``seg`` numbers each
     value's segment, non-decreasing."""
-    from ptofuzz.oracles.sort import sort_keys
-
-    keys = sort_keys(vals, dt, descending=True) | (seg.astype(np.uint64) << np.uint64(dt.bits + 1))
-    return vals[np.argsort(keys, kind="stable")]
+    return vals[oracles.segment_order(vals, seg, dt, descending=True)]
 
 
 def _sorted_runs(vals: np.ndarray, case: Case, dt: Any) -> np.ndarray:
@@ -499,11 +492,7 @@ def _sorted_runs(vals: np.ndarray, case: Case, dt: Any) -> np.ndarray:
 
 def _mrg_structural_key(case: Case, inputs: dict[str, np.ndarray]) -> tuple[Any, ...]:
     """What a merge's structural mask depends on: the case and the lists' indices (not their values)."""
-    from ptofuzz.oracles import mrgsort
-
-    dt = dtypes.get(case.dtype)
-    return ("mrgsort", case, tuple((role, mrgsort.split_records(inputs[role][0], dt)[1].tobytes())
-                                   for role in _mrg_sources(case)))
+    return ("mrgsort", case, tuple((role, inputs[role][0, 1::2].tobytes()) for role in _mrg_sources(case)))
 
 
 def _mrg_plain(items: list[tuple[Case, dict[str, np.ndarray]]]) -> list[dict[str, np.ndarray]]:
@@ -782,17 +771,21 @@ def mrg_instruction() -> Instruction:
     spec_support = PlatformSupport(oracles.MRG_DTYPES, spec, _spec_mrg_profile(), bad_dtype="fault",
                                    has_system_test=False, role_dtypes={},
                                    notes="two sorted value rows, stable, left first; --descending or ascending")
+    isa = {p: PlatformSupport(NPU_DTYPES, oracle(p), _mrg_profile(p), notes=MRG_NOTES.get(p, "vmrgsort4"))
+           for p in ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")}
+
+    def records(case: Case) -> bool:  # what the pto-isa models would be asked: a batch computes it up front
+        return case.platform in isa and case.dtype in isa[case.platform].dtypes and not _is_spec_mrg(case)
+
     return Instruction(
         name="TMRGSORT", family="irregular-and-complex",
         summary="merge pre-sorted lists of 8-byte records (2-4 lists, or groups of 4 blocks of one list); spec: "
                 "two sorted value rows",
         inputs=("src0",), outputs=("dst",),
-        platforms={"spec": spec_support,
-                   **{p: PlatformSupport(NPU_DTYPES, oracle(p), _mrg_profile(p), notes=MRG_NOTES.get(p, "vmrgsort4"))
-                      for p in ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")}},
+        platforms={"spec": spec_support, **isa},
         random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs,
         draw_many=_mrg_draw_many,
-        draw_batch=_mrg_batch, shared=oracles.shared_work,
+        draw_batch=_mrg_batch, shared=functools.partial(oracles.shared_work, merges=records),
         redraw=_mrg_redraw_many,
         role_dtypes={r: "uint32" for r in MRG_ROLES},
         options=("dtype", "shape", "lists", "blocks", "exhausted", "descending"),

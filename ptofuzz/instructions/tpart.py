@@ -222,7 +222,7 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
 def draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -> list[dict[str, np.ndarray]]:
     """:func:`draw_inputs` of many cases, each from its own source: both tiles of a case in one draw, the draws of
     a dtype's cases in one ``values.draw_many`` (row-level kinds: tile by tile, case by case)."""
-    if mix.rate > 0 and set(mix.kinds) & {values.TIE, *values.ROW_PATTERNS}:  # row-level kinds: per tile
+    if values.draws_rows(mix):  # row-level kinds: tile by tile
         return [{role: values.draw(source, dtypes.get(case.dtype), case.tile(role).shape, mix)
                  for role in ("src0", "src1")} for source, case in items]
     by_dtype: dict[str, list[int]] = {}
