@@ -437,9 +437,15 @@ def _mrg_plain_values(items: list[tuple[Source, Case, dict[str, np.ndarray]]]) -
                 vals[odd] = values.plain(items[j][0], dt, count)
             lists.append((j, role, items[j][1], vals, idx))
     out = [dict(inputs) for _, _, inputs in items]
+    _fill_records(out, lists)
+    return out
+
+
+def _fill_records(out: list[dict[str, np.ndarray]], lists: Sequence[tuple[int, str, Case, np.ndarray, np.ndarray]]
+                  ) -> None:
+    """``out[j][role]`` = the record row of each list (j, role, case, value bits, indices): :func:`_record_rows`."""
     for (j, role, *_), row in zip(lists, _record_rows([(c, v, i) for _, _, c, v, i in lists])):
         out[j][role] = row
-    return out
 
 
 def _record_rows(lists: Sequence[tuple[Case, np.ndarray, np.ndarray]]) -> list[np.ndarray]:
@@ -506,8 +512,7 @@ def _mrg_plain(items: list[tuple[Case, dict[str, np.ndarray]]]) -> list[dict[str
             idx = mrgsort.split_records(inputs[role][0], dt)[1]
             lists.append((j, role, case, values.plain(seeded_plain(), dt, idx.size), idx))
     out: list[dict[str, np.ndarray]] = [{} for _ in items]
-    for (j, role, *_), row in zip(lists, _record_rows([(c, v, i) for _, _, c, v, i in lists])):
-        out[j][role] = row
+    _fill_records(out, lists)
     return out
 
 
@@ -651,8 +656,7 @@ def _mrg_draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -
         drawn = values.draw_many([(source, (1, k)) for _, _, _, source, k, _ in entries], dtypes.get(dtype), mix)
         for (j, role, case, _, k, base), vals in zip(entries, drawn):
             lists.append((j, role, case, vals[0], np.arange(base, base + k, dtype=np.uint32)))
-    for (j, role, *_), row in zip(lists, _record_rows([(c, v, i) for _, _, c, v, i in lists])):
-        out[j][role] = row
+    _fill_records(out, lists)
     return out
 
 
