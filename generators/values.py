@@ -30,6 +30,7 @@ def _nans(raw: np.ndarray, dt: DType, signaling: bool) -> np.ndarray:
 
 
 POOL_SIZE = 4096
+CHUNK = 1 << 15  # elements per step of a batch's element arithmetic (its temporaries stay in the cache)
 
 # Special-value kinds a mix can ask for; integers know only zero and extreme (min, max, +-1, min+1, max-1).
 ELEMENT_KINDS = ("snan", "qnan", "zero", "inf", "subnormal", "extreme")
@@ -158,9 +159,11 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
             count = int(np.count_nonzero(populations[-1] < threshold))
             if count:
                 picks.append(source.bits(16, count))
-    wide = wides[0] if len(wides) == 1 else np.concatenate(wides)
+    out = wides[0] if len(wides) == 1 else np.concatenate(wides)  # fresh: the elements replace the bits in place
     population = populations[0] if len(populations) == 1 else np.concatenate(populations)
-    out = _elements(wide, population, dt, rate)
+    for at in range(0, len(out), CHUNK):  # cache-sized pieces: whole-batch temporaries cost more than the work
+        piece = slice(at, at + CHUNK)
+        out[piece] = _elements(out[piece], population[piece], dt, rate)
     if picks:
         out[np.flatnonzero(population < threshold)] = pool[np.concatenate(picks) % len(pool)]
     ends = np.cumsum(sizes)
