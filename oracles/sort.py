@@ -309,13 +309,17 @@ def _tsort32_operands(case: Case, inputs: Mapping[str, np.ndarray], platform: st
 
 def _batch_block_ids(sizes: np.ndarray, cols: np.ndarray) -> np.ndarray:
     """The 32-block of every element of cases laid end to end, each ``sizes[k]`` elements in row-major rows of
-    ``cols[k]`` columns: one number per row and block, increasing over the whole batch."""
-    starts = np.cumsum(sizes) - sizes
-    per_row = -(-cols // BLOCK)
-    first = np.cumsum(sizes // cols * per_row) - sizes // cols * per_row  # the first block number of each case
-    pos = np.arange(int(sizes.sum()), dtype=np.int64) - np.repeat(starts, sizes)
-    width = np.repeat(cols, sizes)
-    return np.repeat(first, sizes) + pos // width * np.repeat(per_row, sizes) + pos % width // BLOCK
+    ``cols[k]`` columns: one number per row and block, increasing over the whole batch (each block's first element
+    counted by a running sum, so that only the blocks, not the elements, are placed one by one)."""
+    rows, per_row = sizes // cols, -(-cols // BLOCK)
+    blocks = rows * per_row
+    starts, first = np.cumsum(sizes) - sizes, np.cumsum(blocks) - blocks
+    nth = np.arange(int(blocks.sum()), dtype=np.int64) - np.repeat(first, blocks)  # within its case
+    width = np.repeat(per_row, blocks)
+    begins = np.repeat(starts, blocks) + nth // width * np.repeat(cols, blocks) + nth % width * BLOCK
+    marks = np.zeros(int(sizes.sum()), np.int64)
+    marks[begins] = 1
+    return np.cumsum(marks) - 1
 
 
 def _sorted_records(v: np.ndarray, ix: np.ndarray, block: np.ndarray, dt: DType, *, cpu: bool

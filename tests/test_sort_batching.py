@@ -243,6 +243,15 @@ def test_tsort32_many_gives_each_case_its_own_outcome(platform, profile):
     assert OutcomeKind.OK in kinds and (platform == "cpu" or OutcomeKind.UNSUPPORTED in kinds)
 
 
+def test_batch_block_ids_number_each_row_block_over_the_batch():
+    from ptofuzz.oracles import sort
+
+    # 2 rows of 40 columns (blocks 32 + 8 per row), 1 row of 32, 3 rows of 1
+    got = sort._batch_block_ids(np.array([80, 32, 3]), np.array([40, 32, 1]))
+    want = [0] * 32 + [1] * 8 + [2] * 32 + [3] * 8 + [4] * 32 + [5, 6, 7]
+    assert got.tolist() == want
+
+
 def _reference_records(case: Case, inputs, platform: str) -> list[list[tuple[int, int]]]:
     """Independent of the vectorised model: each valid row's 32-blocks sorted by Python's ``sorted`` on
     (value descending, then index on cpu, position on the NPUs); (value bits, index) per record."""
