@@ -36,7 +36,10 @@ class ElementClass(enum.IntEnum):
     UNDEFINED = 3  # anything: the platform leaves this element undefined
 
 
-EXACT, NAN, ZERO, UNDEFINED = ElementClass.EXACT, ElementClass.NAN, ElementClass.ZERO, ElementClass.UNDEFINED
+# the codes as plain ints: numpy compares arrays with them and fills arrays with them at C speed, while an enum
+# member is converted through Python attribute lookups on every such call (about 3 us against 0.7)
+EXACT, NAN, ZERO, UNDEFINED = (int(c) for c in (ElementClass.EXACT, ElementClass.NAN, ElementClass.ZERO,
+                                               ElementClass.UNDEFINED))
 CLASS_NAMES = {int(c): c.name.lower() for c in ElementClass}
 
 

@@ -404,3 +404,15 @@ def test_draw_many_draws_what_draw_inputs_draws(platform):
                 assert (np.diff(keys.astype(np.int64)) >= 0).all(), (case, role, lo)
                 runs_checked += 1
     assert platform == "spec" or runs_checked > 100
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int16"])
+def test_plain_stream_is_every_length_of_the_structural_plain_draw(dtype):
+    from ptofuzz.instructions import sort as isort
+
+    dt = dtypes.get(dtype)
+    isort._PLAIN_STREAMS.pop(dt.name, None)
+    for n in (5, 1, 1024, 1025, 3000, 0, 7000):  # grows twice, then serves shorter ones
+        got = isort.plain_stream(dt, n)
+        assert got.dtype == dt.bits_dtype and not got.flags.writeable
+        assert np.array_equal(got, values.plain(isort.seeded_plain(), dt, n)), n

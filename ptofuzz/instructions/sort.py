@@ -336,7 +336,7 @@ def _plain_inputs(case: Case, inputs: dict[str, np.ndarray], roles: tuple[str, .
     for role in roles:
         t = case.tile(role)
         n = t.rows * t.cols
-        ramp = values.plain(seeded_plain(), dt, n) if dt.is_float else np.arange(n).astype(dt.bits_dtype)
+        ramp = plain_stream(dt, n) if dt.is_float else np.arange(n).astype(dt.bits_dtype)
         plain[role] = ramp.reshape(t.shape)
     return plain
 
@@ -345,6 +345,21 @@ def seeded_plain() -> Source:
     from ptofuzz.generators.source import seeded
 
     return seeded(0, "structural")
+
+
+_PLAIN_STREAMS: dict[str, np.ndarray] = {}
+
+
+def plain_stream(dt: dtypes.DType, n: int) -> np.ndarray:
+    """The first ``n`` of ``values.plain(seeded_plain(), dt, ...)``, read only: a plain draw is elementwise over
+    the stream's raw words, so a longer draw begins with every shorter one, and one remembered draw per dtype
+    serves every structural mask."""
+    have = _PLAIN_STREAMS.get(dt.name)
+    if have is None or have.size < n:
+        have = values.plain(seeded_plain(), dt, max(n, 2 * (have.size if have is not None else 1024)))
+        have.setflags(write=False)
+        _PLAIN_STREAMS[dt.name] = have
+    return have[:n]
 
 
 def redraw_many(items: list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]) -> list[Redrawn]:
@@ -510,7 +525,7 @@ def _mrg_plain(items: list[tuple[Case, dict[str, np.ndarray]]]) -> list[dict[str
         dt = dtypes.get(case.dtype)
         for role in _mrg_sources(case):
             idx = mrgsort.split_records(inputs[role][0], dt)[1]
-            lists.append((j, role, case, values.plain(seeded_plain(), dt, idx.size), idx))
+            lists.append((j, role, case, plain_stream(dt, idx.size), idx))
     out: list[dict[str, np.ndarray]] = [{} for _ in items]
     _fill_records(out, lists)
     return out
