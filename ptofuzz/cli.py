@@ -195,6 +195,10 @@ def gen(
                     "sort_width": sort_width, "descending": descending, "contract": 1 if bf16_contract else None,
                     "lists": lists, "blocks": blocks, "exhausted": True if exhausted else None}
         listed = not json_out and (verbose or (random or 0) <= report.LISTED_FOLDERS)
+        if random is not None:  # batches of numpy temporaries: see ptofuzz.allocator
+            from ptofuzz import allocator
+
+            allocator.keep_freed_memory()
         with report.generating(listed=listed) as on_case:
             result = api.generate(op, platform, out, seed=seed, force=force, random=random, explicit=explicit,
                                   special_rate=special_rate, special=special, allow_undefined=allow_undefined,

@@ -109,3 +109,26 @@ def test_off_a_terminal_a_long_gen_writes_heartbeat_lines(cli, tmp_path, monkeyp
     assert res.code == 0 and len(beats) >= 30
     assert beats[-1].startswith("ptofuzz: gen  40 of 40 case folders  ")
     assert all(" of 40 case folders  " in b and "/s" in b for b in beats)
+
+
+def test_gen_random_raises_the_malloc_thresholds_and_a_canonical_gen_does_not(cli, tmp_path, monkeypatch):
+    from ptofuzz import allocator
+
+    calls = []
+    monkeypatch.setattr(allocator, "keep_freed_memory", lambda: calls.append(1) or True)
+    assert cli("gen", "tpartadd", "--platform", "a5", "--out", tmp_path / "canon").code == 0
+    assert calls == []
+    assert cli("gen", "tpartadd", "--platform", "a5", "--random", "3", "--out", tmp_path / "rand").code == 0
+    assert calls == [1]
+
+
+def test_keep_freed_memory_sets_glibc_thresholds_and_is_a_no_op_elsewhere(monkeypatch):
+    import platform
+    import sys
+
+    from ptofuzz import allocator
+
+    expected = sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
+    assert allocator.keep_freed_memory() is expected  # mallopt accepted both settings
+    monkeypatch.setattr(sys, "platform", "darwin")
+    assert allocator.keep_freed_memory() is False
