@@ -62,6 +62,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -957,18 +958,19 @@ def tmrgsort_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> lis
     single-list forms of one geometry from one stacked call; the topk kernel case by case."""
     outcomes: list[Outcome | None] = [None] * len(items)
     groups: dict[tuple[str, str], list[int]] = {}
-    singles: dict[tuple[Case, str], list[int]] = {}
+    singles: dict[tuple[Any, ...], list[int]] = {}  # by geometry (dtype, tiles, params) and platform kind
     for k, (case, inputs) in enumerate(items):
         if case.param("topk"):
             outcomes[k] = tmrgsort_model(case, inputs, case.platform)
         elif case.param("lists", 1) == 1:  # one geometry's sources stacked
-            singles.setdefault((dataclasses.replace(case, platform=""), _platform(case.platform)), []).append(k)
+            singles.setdefault((case.dtype, case.tiles, case.params, _platform(case.platform)), []).append(k)
         elif 2 <= case.param("lists") <= MAX_LISTS:
             groups.setdefault((case.dtype, _platform(case.platform)), []).append(k)
         else:
             outcomes[k] = tmrgsort_model(case, inputs, case.platform)
     pools: dict[tuple[str, str, tuple[int, ...]], list[tuple[list[int], _Single, np.ndarray, np.ndarray]]] = {}
-    for (case, plat), members in singles.items():
+    for (*_, plat), members in singles.items():
+        case = items[members[0]][0]
         src = case.tile("src0")
         w = _words(np.stack([items[k][1]["src0"][0, :src.valid_cols] for k in members])).reshape(len(members), -1, 2)
         d = _dtype(case.dtype)

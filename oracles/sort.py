@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-import dataclasses
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -196,8 +195,7 @@ def shared_outcome(case: Case, inputs: Mapping[str, np.ndarray], model: str, com
     key = _memo_key(case, inputs, model)
     if key not in memo:
         memo[key] = (compute(), dict(inputs))  # the inputs stay alive, so their ids name them for the memo's life
-    out = memo[key][0]
-    return dataclasses.replace(out, outputs=dict(out.outputs), classes=dict(out.classes), extra=dict(out.extra))
+    return memo[key][0].copy()
 
 
 def tsort32(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:

@@ -224,7 +224,13 @@ class Outcome:
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)  # e.g. TMRGSORT's executed counts
 
     def __post_init__(self) -> None:  # a kind given by its name ("ok") becomes the member; any other name raises
-        object.__setattr__(self, "kind", OutcomeKind(self.kind))
+        if type(self.kind) is not OutcomeKind:  # (a member, the common case, skips the enum's lookup)
+            object.__setattr__(self, "kind", OutcomeKind(self.kind))
+
+    def copy(self) -> Outcome:
+        """The same outcome with its own dicts (the arrays in them shared)."""
+        return Outcome(self.kind, dict(self.outputs), dict(self.classes), self.flags, self.fault, self.reason,
+                       dict(self.extra))
 
     @classmethod
     def faulted(cls, name: str, trap: int, reason: str, point: str = "") -> Outcome:
