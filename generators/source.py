@@ -24,7 +24,7 @@ class Source(Protocol):
         """Floats in [0, 1)."""
 
     def bits(self, nbits: int, size: int) -> np.ndarray:
-        """Uniform raw bit patterns as ``uint<nbits>``."""
+        """Uniform raw bit patterns as ``uint<nbits>``: a fresh array, which the caller may write into."""
 
     def choice(self, options: Sequence[T]) -> T:
         """One of ``options``."""

@@ -7,8 +7,7 @@ temporary faults its pages in again. In a virtual machine those page faults cost
 batch (measured here: a TSORT32 generation batch spent a third of its time on them). :func:`keep_freed_memory` lets
 malloc serve such temporaries from memory it keeps; it changes no result, only where the memory comes from.
 
-It is process-wide, so only the commands that own their process call it (``gen --random``, ``fuzz``), not the
-library API.
+It is process-wide, so only a command that owns its process calls it (``gen --random``), not the library API.
 """
 
 from __future__ import annotations
@@ -24,8 +23,8 @@ _M_MMAP_THRESHOLD = -3
 
 
 def keep_freed_memory() -> bool:
-    """Raise glibc malloc's mmap and trim thresholds (see the module docstring); whether it did. Elsewhere (other
-    systems, other C libraries, no ctypes) nothing changes."""
+    """Raise glibc malloc's mmap and trim thresholds (see the module docstring); whether both were accepted.
+    Elsewhere (other systems, C libraries without ``mallopt``, no ctypes) nothing changes."""
     if not sys.platform.startswith("linux"):
         return False
     try:
@@ -36,4 +35,7 @@ def keep_freed_memory() -> bool:
         return False
     mallopt.argtypes = [ctypes.c_int, ctypes.c_int]
     mallopt.restype = ctypes.c_int
-    return bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD))
+    # both, even if the first is refused (a 32-bit glibc caps the mmap threshold far lower)
+    mmap_set = bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD))
+    trim_set = bool(mallopt(_M_TRIM_THRESHOLD, TRIM_THRESHOLD))
+    return mmap_set and trim_set

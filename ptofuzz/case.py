@@ -229,8 +229,8 @@ class Outcome:
 
     def copy(self) -> Outcome:
         """The same outcome with its own dicts (the arrays in them shared)."""
-        return Outcome(self.kind, dict(self.outputs), dict(self.classes), self.flags, self.fault, self.reason,
-                       dict(self.extra))
+        return Outcome(kind=self.kind, outputs=dict(self.outputs), classes=dict(self.classes), flags=self.flags,
+                       fault=self.fault, reason=self.reason, extra=dict(self.extra))
 
     @classmethod
     def faulted(cls, name: str, trap: int, reason: str, point: str = "") -> Outcome:

@@ -23,6 +23,15 @@ def _plain_terminal(monkeypatch):
     monkeypatch.setenv("COLUMNS", "200")
 
 
+@pytest.fixture(autouse=True)
+def _malloc_untouched(monkeypatch):
+    """``gen --random`` run in this process through the CLI runner leaves this process's malloc as it is (the
+    real thresholds are set by a ``gen`` that owns its process; test_gen_streaming checks that in a child)."""
+    from ptofuzz import allocator
+
+    monkeypatch.setattr(allocator, "keep_freed_memory", lambda: False)
+
+
 class Result:
     def __init__(self, code: int, out: str, err: str) -> None:
         self.code, self.out, self.err = code, out, err

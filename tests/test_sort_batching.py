@@ -243,6 +243,23 @@ def test_tsort32_many_gives_each_case_its_own_outcome(platform, profile):
     assert OutcomeKind.OK in kinds and (platform == "cpu" or OutcomeKind.UNSUPPORTED in kinds)
 
 
+def test_batch_block_ids_equal_the_element_by_element_formula():
+    from ptofuzz.oracles import sort
+
+    rng = np.random.default_rng(5)
+    for _ in range(200):
+        rows, cols = rng.integers(1, 5, rng.integers(1, 9)), rng.integers(1, 130, 8)
+        cols = cols[:rows.size]
+        sizes = rows * cols
+        want = []  # each element's block: blocks numbered row by row, case after case
+        for r, c in zip(rows, cols):
+            base = want[-1] + 1 if want else 0
+            per_row = -(-int(c) // 32)
+            want += [base + row * per_row + col // 32 for row in range(int(r)) for col in range(int(c))]
+        got = sort._batch_block_ids(sizes, cols)
+        assert got.dtype == np.int64 and got.tolist() == want
+
+
 def test_batch_block_ids_number_each_row_block_over_the_batch():
     from ptofuzz.oracles import sort
 
@@ -412,7 +429,7 @@ def test_plain_stream_is_every_length_of_the_structural_plain_draw(dtype):
 
     dt = dtypes.get(dtype)
     isort._PLAIN_STREAMS.pop(dt.name, None)
-    for n in (5, 1, 1024, 1025, 3000, 0, 7000):  # grows twice, then serves shorter ones
+    for n in (5, 1, 1024, 1025, 3000, 0, 7000):  # shorter ones from what is kept, longer ones grow it
         got = isort.plain_stream(dt, n)
         assert got.dtype == dt.bits_dtype and not got.flags.writeable
         assert np.array_equal(got, values.plain(isort.seeded_plain(), dt, n)), n
