@@ -197,6 +197,8 @@ def sweep_stale(out_dir: Path) -> int:
 
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+_BY_DIR_FD = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
 
 def stage(out_dir: Path, content: FolderContent) -> str:
@@ -210,17 +212,23 @@ def stage(out_dir: Path, content: FolderContent) -> str:
         except FileExistsError:  # left by a killed run of this same process id
             shutil.rmtree(tmp)
             os.mkdir(tmp)
-        for fname, data in (*content.files.items(), (MANIFEST, dump_manifest(content.manifest))):
-            target = f"{tmp}{os.sep}{fname}"
-            fd = os.open(target, _WRITE_FLAGS, 0o644)
-            try:
-                written = os.write(fd, data)
-                if written < len(data):
-                    view = memoryview(data)[written:]
-                    while view:
-                        view = view[os.write(fd, view):]
-            finally:
-                os.close(fd)
+        folder = os.open(tmp, _DIR_FLAGS) if _BY_DIR_FD else None  # files opened in it: no path walk each
+        try:
+            for fname, data in (*content.files.items(), (MANIFEST, dump_manifest(content.manifest))):
+                target = f"{tmp}{os.sep}{fname}"
+                fd = (os.open(fname, _WRITE_FLAGS, 0o644, dir_fd=folder) if folder is not None
+                      else os.open(target, _WRITE_FLAGS, 0o644))
+                try:
+                    written = os.write(fd, data)
+                    if written < len(data):
+                        view = memoryview(data)[written:]
+                        while view:
+                            view = view[os.write(fd, view):]
+                finally:
+                    os.close(fd)
+        finally:
+            if folder is not None:
+                os.close(folder)
     except OSError as e:
         shutil.rmtree(tmp, ignore_errors=True)
         raise UsageError(f"cannot write {target!r}: {e.strerror}; free some space or choose another --out") from None

@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import hashlib
+import json
+from pathlib import Path
 
 import pytest
 
@@ -136,3 +138,45 @@ def test_keep_freed_memory_sets_glibc_thresholds_and_is_a_no_op_elsewhere():
              "print(allocator.keep_freed_memory())\n")
     out = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, check=True).stdout.split()
     assert out == [str(expected), "False"]  # mallopt accepted both settings; elsewhere nothing is tried
+
+
+def _content(tmp_path):
+    api.generate("tsort32", "a5", tmp_path / "ref", random=1, seed=4)
+    (folder,) = (tmp_path / "ref").iterdir()
+    files = {p.name: p.read_bytes() for p in folder.iterdir() if p.name != casefolder.MANIFEST}
+    manifest = json.loads((folder / casefolder.MANIFEST).read_text())
+    return folder, casefolder.FolderContent(folder.name, files, manifest)
+
+
+def test_stage_finishes_files_the_system_writes_a_few_bytes_at_a_time(tmp_path, monkeypatch):
+    import os
+
+    folder, content = _content(tmp_path)
+    real_write = os.write
+    monkeypatch.setattr(casefolder.os, "write", lambda fd, data: real_write(fd, bytes(data[:7])))
+    (tmp_path / "out").mkdir()
+    staged = casefolder.stage(tmp_path / "out", content)
+    monkeypatch.undo()
+    assert _tree(Path(staged)) == _tree(folder)  # every file whole, the manifest byte for byte
+
+
+def test_stage_names_the_file_it_cannot_write_and_leaves_nothing(tmp_path, monkeypatch):
+    import errno
+    import os
+
+    _, content = _content(tmp_path)
+    real_write = os.write
+    second = next(iter(list(content.files)[1:]))
+
+    def failing(fd, data):
+        if bytes(data) == content.files[second]:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(casefolder.os, "write", failing)
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(UsageError, match=rf"cannot write .*{second}.*No space left on device; free some space"):
+        casefolder.stage(out, content)
+    monkeypatch.undo()
+    assert list(out.iterdir()) == []
