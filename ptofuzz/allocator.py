@@ -1,4 +1,4 @@
-"""How this process's C allocator treats numpy's large temporaries, for long generation and fuzzing runs.
+"""How this process's C allocator treats numpy's large temporaries, for long generation runs.
 
 A batch of cases makes numpy allocate and free temporaries of a few hundred KB to a few MB, thousands of times.
 glibc's malloc maps those above its threshold (128 KB at first, then adapted to what is freed) as fresh pages and
