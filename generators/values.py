@@ -151,12 +151,13 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
     special = rate > 0 and len(pool) > 0
     threshold = int(rate * 65536)
     sizes = [math.prod(shape) for _, shape in draws]
-    wides, populations, picks = [], [], []
+    wides, populations, chosen, picks = [], [], [], []
     for (source, _), n in zip(draws, sizes):
         wides.append(source.bits(dt.bits, n))  # per element: the value bits, and 16 bits saying which population
         populations.append(source.bits(16, n))
         if special:
-            count = int(np.count_nonzero(populations[-1] < threshold))
+            chosen.append(populations[-1] < threshold)
+            count = int(np.count_nonzero(chosen[-1]))
             if count:
                 picks.append(source.bits(16, count))
     out = wides[0] if len(wides) == 1 else np.concatenate(wides)  # fresh: the elements replace the bits in place
@@ -165,7 +166,8 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
         piece = slice(at, at + CHUNK)
         out[piece] = _elements(out[piece], population[piece], dt, rate)
     if picks:
-        out[np.flatnonzero(population < threshold)] = pool[np.concatenate(picks) % len(pool)]
+        out[np.flatnonzero(chosen[0] if len(chosen) == 1 else np.concatenate(chosen))] = \
+            pool[np.concatenate(picks) % len(pool)]
     ends = np.cumsum(sizes)
     results = [out[end - n:end].reshape(shape) for (_, shape), n, end in zip(draws, sizes, ends)]
     if row_level:
@@ -177,6 +179,24 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
             if patterns:
                 results[0] = _row_patterns(source, results[0], dt, patterns, rate)
     return results
+
+
+def draw_mixed(draws: Sequence[tuple[Source, DType, tuple[int, ...]]], mix: ValueMix | float = DEFAULT_SPECIAL_RATE
+               ) -> list[np.ndarray]:
+    """:func:`draw_many` for (source, dtype, shape) draws of several dtypes: one ``draw_many`` per dtype, the
+    results in the order of ``draws``. Each source makes its draws in that order, so one source may come more than
+    once only with one dtype (the dtypes are drawn one after another)."""
+    by_dtype: dict[str, list[int]] = {}
+    dtype_of: dict[int, str] = {}
+    for j, (source, dt, _) in enumerate(draws):
+        if dtype_of.setdefault(id(source), dt.name) != dt.name:
+            raise ValueError(f"a source drawn as {dtype_of[id(source)]} and as {dt.name} in one draw_mixed")
+        by_dtype.setdefault(dt.name, []).append(j)
+    placed: dict[int, np.ndarray] = {}
+    for members in by_dtype.values():
+        drawn = draw_many([(draws[j][0], draws[j][2]) for j in members], draws[members[0]][1], mix)
+        placed.update(zip(members, drawn))
+    return [placed[j] for j in range(len(draws))]
 
 
 def draws_rows(mix: ValueMix) -> bool:

@@ -172,6 +172,22 @@ def _sources(keys):
     return [made.setdefault(k, seeded(3, k)) for k in keys]
 
 
+def test_draw_mixed_is_each_draw_alone_whatever_its_dtype():
+    mix = values.ValueMix.parse("default", 0.3)
+    kinds = ["float32", "int8", "float32", "float16", "int8", "bfloat16"]
+    shapes = [(3, 5), (7,), (0,), (2, 9), (1, 1), (4, 4)]
+    keys = ["a", "b", "c", "e", "b", "d"]  # "b" twice, as int8 both times
+    batched = values.draw_mixed([(src, dtypes.get(k), s) for src, k, s in zip(_sources(keys), kinds, shapes)], mix)
+    alone = [values.draw(src, dtypes.get(k), s, mix) for src, k, s in zip(_sources(keys), kinds, shapes)]
+    assert len(batched) == len(alone)
+    for got, want in zip(batched, alone):
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    src = _sources(["a"])[0]
+    with pytest.raises(ValueError, match="float32 and as int8"):
+        values.draw_mixed([(src, dtypes.get("float32"), (2,)), (src, dtypes.get("int8"), (2,))], mix)
+
+
 def test_draw_many_with_row_level_kinds_keeps_each_source_in_order():
     """Ties and row patterns draw again after the elements, so draw_many then draws one at a time."""
     dt = dtypes.get("float32")

@@ -239,16 +239,9 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
 def draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -> list[dict[str, np.ndarray]]:
     """:func:`draw_inputs` of many cases, each from its own source (the values of a dtype's cases in one
     ``values.draw_many``)."""
-    by_dtype: dict[str, list[int]] = {}
-    for j, (_, case) in enumerate(items):
-        by_dtype.setdefault(case.dtype, []).append(j)
-    out: list[dict[str, np.ndarray]] = [{} for _ in items]
-    for dtype, members in by_dtype.items():
-        drawn = values.draw_many([(items[j][0], items[j][1].tile("src").shape) for j in members], dtypes.get(dtype),
-                                 mix)
-        for j, src in zip(members, drawn):
-            out[j] = _with_indices(*items[j], src)
-    return out
+    drawn = values.draw_mixed([(source, dtypes.get(case.dtype), case.tile("src").shape) for source, case in items],
+                              mix)
+    return [_with_indices(source, case, src) for (source, case), src in zip(items, drawn)]
 
 
 def _with_indices(source: Source, case: Case, src: np.ndarray) -> dict[str, np.ndarray]:
@@ -656,7 +649,7 @@ def _mrg_draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -
     """:func:`_mrg_inputs` of many cases, each from its own source: the values drawn case by case, then the
     runs of all the lists sorted and joined into records together."""
     out: list[dict[str, np.ndarray]] = [{} for _ in items]
-    wanted: dict[str, list[tuple[int, str, Case, Source, int, int]]] = {}  # by dtype: the lists to draw
+    wanted: list[tuple[int, str, Case, Source, int, int]] = []  # the lists to draw
     for j, (source, case) in enumerate(items):
         if _is_spec_mrg(case):
             out[j] = {role: rows[0] for role, rows in _spec_mrg_batch(source, case, mix, 1).items()}
@@ -664,14 +657,11 @@ def _mrg_draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -
         base = 0  # indices 0.. over the case's lists in order
         for role, tile in case.tiles:
             if role != "dst":
-                wanted.setdefault(case.dtype, []).append((j, role, case, source, tile.cols // 2, base))
+                wanted.append((j, role, case, source, tile.cols // 2, base))
                 base += tile.cols // 2
-    lists = []
-    for dtype, entries in wanted.items():
-        drawn = values.draw_many([(source, (1, k)) for _, _, _, source, k, _ in entries], dtypes.get(dtype), mix)
-        for (j, role, case, _, k, base), vals in zip(entries, drawn):
-            lists.append((j, role, case, vals[0], np.arange(base, base + k, dtype=np.uint32)))
-    _fill_records(out, lists)
+    drawn = values.draw_mixed([(source, dtypes.get(case.dtype), (1, k)) for _, _, case, source, k, _ in wanted], mix)
+    _fill_records(out, [(j, role, case, vals[0], np.arange(base, base + k, dtype=np.uint32))
+                        for (j, role, case, _, k, base), vals in zip(wanted, drawn)])
     return out
 
 

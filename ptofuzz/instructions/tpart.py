@@ -221,21 +221,16 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
 
 def draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -> list[dict[str, np.ndarray]]:
     """:func:`draw_inputs` of many cases, each from its own source: both tiles of a case in one draw, the draws of
-    a dtype's cases in one ``values.draw_many`` (row-level kinds: tile by tile, case by case)."""
+    a dtype's cases in one ``values.draw_many`` (``values.draw_mixed``; row-level kinds: tile by tile, case by
+    case)."""
     if values.draws_rows(mix):  # row-level kinds: tile by tile
         return [{role: values.draw(source, dtypes.get(case.dtype), case.tile(role).shape, mix)
                  for role in ("src0", "src1")} for source, case in items]
-    by_dtype: dict[str, list[int]] = {}
-    for j, (_, case) in enumerate(items):
-        by_dtype.setdefault(case.dtype, []).append(j)
-    out: list[dict[str, np.ndarray]] = [{} for _ in items]
-    for dtype, members in by_dtype.items():
-        shapes = [(items[j][1].tile("src0").shape, items[j][1].tile("src1").shape) for j in members]
-        drawn = values.draw_many([(items[j][0], (r0 * c0 + r1 * c1,)) for j, ((r0, c0), (r1, c1)) in
-                                  zip(members, shapes)], dtypes.get(dtype), mix)
-        for j, ((r0, c0), (r1, c1)), both in zip(members, shapes, drawn):
-            out[j] = {"src0": both[:r0 * c0].reshape(r0, c0), "src1": both[r0 * c0:].reshape(r1, c1)}
-    return out
+    shapes = [(case.tile("src0").shape, case.tile("src1").shape) for _, case in items]
+    drawn = values.draw_mixed([(source, dtypes.get(case.dtype), (r0 * c0 + r1 * c1,))
+                               for (source, case), ((r0, c0), (r1, c1)) in zip(items, shapes)], mix)
+    return [{"src0": both[:r0 * c0].reshape(r0, c0), "src1": both[r0 * c0:].reshape(r1, c1)}
+            for ((r0, c0), (r1, c1)), both in zip(shapes, drawn)]
 
 
 def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
