@@ -250,7 +250,7 @@ def tsort32_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> list
         cols = np.array([v.shape[-1] for _, v, _ in members])
         rec, rec_cls = _sorted_records(np.concatenate([v.reshape(-1) for _, v, _ in members])[None, :],
                                        np.concatenate([ix.reshape(-1) for _, _, ix in members])[None, :],
-                                       _batch_block_ids(sizes, cols)[None, :], get(dtype), cpu=cpu)
+                                       batch_block_ids(sizes, cols)[None, :], get(dtype), cpu=cpu)
         rec, rec_cls = rec[0], rec_cls[0]
         start = 0
         for k, v, _ in members:
@@ -305,16 +305,19 @@ def _tsort32_operands(case: Case, inputs: Mapping[str, np.ndarray], platform: st
     return bits[..., :vr, :sorted_cols], idx[..., :sorted_cols]
 
 
-def _batch_block_ids(sizes: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """The 32-block of every element of cases laid end to end, each ``sizes[k]`` elements in row-major rows of
-    ``cols[k]`` columns: one number per row and block, increasing over the whole batch (each block's first element
-    counted by a running sum, so that only the blocks, not the elements, are placed one by one)."""
-    rows, per_row = sizes // cols, -(-cols // BLOCK)
+def batch_block_ids(sizes: np.ndarray, cols: np.ndarray, block: int | np.ndarray = BLOCK) -> np.ndarray:
+    """The block of every element of cases laid end to end, each ``sizes[k]`` elements in row-major rows of
+    ``cols[k]`` columns (at least 1) cut into blocks of ``block`` (or ``block[k]``) columns: one number per row and
+    block, increasing over the whole batch (each block's first element counted by a running sum, so that only the
+    blocks, not the elements, are placed one by one)."""
+    block = np.broadcast_to(np.asarray(block, np.int64), sizes.shape)
+    rows, per_row = sizes // cols, -(-cols // block)
     blocks = rows * per_row
     starts, first = np.cumsum(sizes) - sizes, np.cumsum(blocks) - blocks
     nth = np.arange(int(blocks.sum()), dtype=np.int64) - np.repeat(first, blocks)  # within its case
     width = np.repeat(per_row, blocks)
-    begins = np.repeat(starts, blocks) + nth // width * np.repeat(cols, blocks) + nth % width * BLOCK
+    begins = (np.repeat(starts, blocks) + nth // width * np.repeat(cols, blocks)
+              + nth % width * np.repeat(block, blocks))
     marks = np.zeros(int(sizes.sum()), np.int64)
     marks[begins] = 1
     return np.cumsum(marks) - 1

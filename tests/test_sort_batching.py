@@ -243,7 +243,7 @@ def test_tsort32_many_gives_each_case_its_own_outcome(platform, profile):
     assert OutcomeKind.OK in kinds and (platform == "cpu" or OutcomeKind.UNSUPPORTED in kinds)
 
 
-def test_batch_block_ids_equal_the_element_by_element_formula():
+def testbatch_block_ids_equal_the_element_by_element_formula():
     from ptofuzz.oracles import sort
 
     rng = np.random.default_rng(5)
@@ -256,15 +256,15 @@ def test_batch_block_ids_equal_the_element_by_element_formula():
             base = want[-1] + 1 if want else 0
             per_row = -(-int(c) // 32)
             want += [base + row * per_row + col // 32 for row in range(int(r)) for col in range(int(c))]
-        got = sort._batch_block_ids(sizes, cols)
+        got = sort.batch_block_ids(sizes, cols)
         assert got.dtype == np.int64 and got.tolist() == want
 
 
-def test_batch_block_ids_number_each_row_block_over_the_batch():
+def testbatch_block_ids_number_each_row_block_over_the_batch():
     from ptofuzz.oracles import sort
 
     # 2 rows of 40 columns (blocks 32 + 8 per row), 1 row of 32, 3 rows of 1
-    got = sort._batch_block_ids(np.array([80, 32, 3]), np.array([40, 32, 1]))
+    got = sort.batch_block_ids(np.array([80, 32, 3]), np.array([40, 32, 1]))
     want = [0] * 32 + [1] * 8 + [2] * 32 + [3] * 8 + [4] * 32 + [5, 6, 7]
     assert got.tolist() == want
 
@@ -433,3 +433,11 @@ def test_plain_stream_is_every_length_of_the_structural_plain_draw(dtype):
         got = isort.plain_stream(dt, n)
         assert got.dtype == dt.bits_dtype and not got.flags.writeable
         assert np.array_equal(got, values.plain(isort.seeded_plain(), dt, n)), n
+
+
+def test_batch_block_ids_with_a_block_length_per_case():
+    from ptofuzz.oracles import sort
+
+    # one row each: 5 elements in runs of 2, an empty list, 4 in one run of 4
+    got = sort.batch_block_ids(np.array([5, 0, 4]), np.array([5, 1, 4]), np.array([2, 3, 4]))
+    assert got.tolist() == [0, 0, 1, 1, 2, 3, 3, 3, 3]

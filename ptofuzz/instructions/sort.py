@@ -471,12 +471,10 @@ def _record_rows(lists: Sequence[tuple[Case, np.ndarray, np.ndarray]]) -> list[n
         sizes = np.array([lists[j][1].size for j in members], np.int64)
         runs = np.array([_run_records(lists[j][0], lists[j][1].size) for j in members], np.int64)
         starts = np.cumsum(sizes) - sizes
-        run_count = -(-sizes // runs)  # each list's runs, a partial last one included
-        first_run = np.cumsum(run_count) - run_count  # runs numbered on from list to list
-        owner = np.repeat(np.arange(len(members)), sizes)
-        seg = first_run[owner] + (np.arange(int(sizes.sum())) - starts[owner]) // runs[owner]
+        # each list one row of runs (a partial last one included), numbered on from list to list
+        seg = oracles.batch_block_ids(sizes, np.maximum(sizes, 1), runs)
         vals = np.concatenate([lists[j][1] for j in members]).astype(dt.bits_dtype)
-        words = mrgsort.join_records(_sorted_segments(vals, seg, dt),
+        words = mrgsort.join_records(vals[oracles.segment_order(vals, seg, dt, descending=True)],
                                      np.concatenate([lists[j][2] for j in members]), dt)
         for j, lo, k in zip(members, starts, sizes):
             out[j] = words[None, 2 * lo:2 * (lo + k)]
@@ -489,19 +487,10 @@ def _run_records(case: Case, n: int) -> int:
     return max(1, n if case.param("lists", 1) > 1 else (case.param("block") or TOPK_RUN_RECORDS))
 
 
-def _sorted_segments(vals: np.ndarray, seg: np.ndarray, dt: Any) -> np.ndarray:
-    """``vals`` (1-D) sorted descending (numbers, then NaNs) within each segment, stably; ``seg`` numbers each
-    value's segment, non-decreasing."""
-    return vals[oracles.segment_order(vals, seg, dt, descending=True)]
-
-
 def _sorted_runs(vals: np.ndarray, case: Case, dt: Any) -> np.ndarray:
     """``vals`` (..., n) sorted descending (numbers, then NaNs) within each run of the case's run length."""
     n = vals.shape[-1]
-    run = _run_records(case, n)
-    at = np.arange(vals.size)
-    seg = at // n * -(-n // run) + at % n // run if n else at
-    return _sorted_segments(vals.reshape(-1), seg, dt).reshape(vals.shape)
+    return oracles.group_sort(vals, n, _run_records(case, n), dt, descending=True)[0]
 
 
 def _mrg_structural_key(case: Case, inputs: dict[str, np.ndarray]) -> tuple[Any, ...]:
