@@ -851,6 +851,12 @@ def _result(recs: np.ndarray, defined: np.ndarray, executed) -> MergeResult:
     return MergeResult(words, classes, executed)
 
 
+def _list_words(case: Case, tiles: Mapping[str, np.ndarray], i: int) -> np.ndarray:
+    """The record words of list ``i`` (its valid columns), of one case's tile (1, cols) or stacked ones
+    (N, 1, cols)."""
+    return _words(tiles[f"src{i}"][..., 0, :case.tile(f"src{i}").valid_cols])
+
+
 def _words(words: np.ndarray) -> np.ndarray:
     w = np.asarray(words)
     if w.dtype != np.uint32:
@@ -931,16 +937,14 @@ def tmrgsort_model(case: Case, inputs: Mapping[str, np.ndarray], platform: str) 
         return _outcome(case, words, word_classes, executed, stacked)
     d, plat = _dtype(dt), _platform(platform)
     if lists == 1:
-        src = case.tile("src0")
-        w = _words(rows["src0"][:, 0, :src.valid_cols]).reshape(n_cases, -1, 2)
+        w = _list_words(case, rows, 0).reshape(n_cases, -1, 2)
         recs, defined, written = _single_many(w, np.ones(w.shape[:2], bool), d, plat,
                                               case.param("block", 32) * per, keep)
         return _outcome(case, *_words_of(recs, defined & written), np.full((n_cases, MAX_LISTS), -1, np.int64),
                         stacked)
     if not 2 <= lists <= MAX_LISTS:
         raise ValueError(f"TMRGSORT merges 2..4 lists, not {lists}")
-    srcs = [_words(rows[f"src{i}"][:, 0, :case.tile(f"src{i}").valid_cols]).reshape(n_cases, -1, 2)
-            for i in range(lists)]
+    srcs = [_list_words(case, rows, i).reshape(n_cases, -1, 2) for i in range(lists)]
     if stacked:
         many = _merge_many(srcs, [np.ones(s.shape[:2], bool) for s in srcs], d, plat, keep,
                            bool(case.param("exhausted")))
@@ -960,19 +964,17 @@ def tmrgsort_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> lis
     groups: dict[tuple[str, str], list[int]] = {}
     singles: dict[tuple[Any, ...], list[int]] = {}  # by geometry (dtype, tiles, params) and platform kind
     for k, (case, inputs) in enumerate(items):
-        if case.param("topk"):
-            outcomes[k] = tmrgsort_model(case, inputs, case.platform)
-        elif case.param("lists", 1) == 1:  # one geometry's sources stacked
+        lists = 0 if case.param("topk") else case.param("lists", 1)
+        if lists == 1:  # one geometry's sources stacked
             singles.setdefault((case.dtype, case.tiles, case.params, _platform(case.platform)), []).append(k)
-        elif 2 <= case.param("lists") <= MAX_LISTS:
+        elif 2 <= lists <= MAX_LISTS:
             groups.setdefault((case.dtype, _platform(case.platform)), []).append(k)
-        else:
+        else:  # the topk kernel, case by case (and what the model refuses, as it refuses it)
             outcomes[k] = tmrgsort_model(case, inputs, case.platform)
     pools: dict[tuple[str, str, tuple[int, ...]], list[tuple[list[int], _Single, np.ndarray, np.ndarray]]] = {}
     for (*_, plat), members in singles.items():
         case = items[members[0]][0]
-        src = case.tile("src0")
-        w = _words(np.stack([items[k][1]["src0"][0, :src.valid_cols] for k in members])).reshape(len(members), -1, 2)
+        w = np.stack([_list_words(case, items[k][1], 0) for k in members]).reshape(len(members), -1, 2)
         d = _dtype(case.dtype)
         single = _Single.of(w, np.ones(w.shape[:2], bool), d, plat, case.param("block", 32) * elements_per_record(d),
                             case.tile("dst").valid_cols // 2)
@@ -995,8 +997,7 @@ def tmrgsort_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> lis
                           for i in range(MAX_LISTS)] for c in cases], np.int64)
         recs = np.zeros((len(members), max(int(lens.sum(axis=1).max()), 1), 2), np.uint32)
         for row, (k, c) in enumerate(zip(members, cases)):
-            flat = np.concatenate([_words(items[k][1][f"src{i}"][0, :c.tile(f"src{i}").valid_cols])
-                                   for i in range(c.param("lists"))])
+            flat = np.concatenate([_list_words(c, items[k][1], i) for i in range(c.param("lists"))])
             recs[row, :flat.size // 2] = flat.reshape(-1, 2)
         caps = np.array([c.tile("dst").valid_cols // 2 for c in cases], np.int64)
         rows = _Rows.of_lists(recs, np.ones(recs.shape[:2], bool), lens, np.array([c.param("lists") for c in cases]))
