@@ -430,8 +430,8 @@ def _mrg_plain_values(items: list[tuple[Source, Case, dict[str, np.ndarray]]]) -
     for j, (_, case, inputs) in enumerate(items):
         dt = dtypes.get(case.dtype)
         for role in _mrg_sources(case):
-            vals, idx = mrgsort.split_records(inputs[role][0], dt)
-            split.setdefault(case.dtype, []).append((j, role, vals.astype(dt.bits_dtype), idx))
+            vals, idx = mrgsort.split_records(inputs[role][0], dt)  # fresh arrays: changed in place below
+            split.setdefault(case.dtype, []).append((j, role, vals.astype(dt.bits_dtype, copy=False), idx))
     lists = []
     for dtype, entries in split.items():
         dt = dtypes.get(dtype)
@@ -441,7 +441,6 @@ def _mrg_plain_values(items: list[tuple[Source, Case, dict[str, np.ndarray]]]) -
         for (j, role, vals, idx), odd in zip(entries, np.split(odd_all, np.cumsum(sizes)[:-1])):
             count = int(np.count_nonzero(odd))
             if count:  # each case's plain values from its own source, list by list
-                vals = vals.copy()
                 vals[odd] = values.plain(items[j][0], dt, count)
             lists.append((j, role, items[j][1], vals, idx))
     out = [dict(inputs) for _, _, inputs in items]
