@@ -60,6 +60,7 @@ back to the explicit head-by-head simulation (:func:`_merge_impl`, the reference
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -639,6 +640,30 @@ class _Rows:
         count = np.full(m_count, lens.shape[1]) if lists is None else np.asarray(lists)
         return _Rows(recs, known | (lid == MAX_LISTS), lid, bounds, count)
 
+    @functools.cached_property
+    def lens(self) -> np.ndarray:
+        """(M, MAX_LISTS) each list's length."""
+        return np.diff(self.bounds, axis=1)
+
+    @functools.cached_property
+    def live(self) -> np.ndarray:
+        """(M, MAX_LISTS) whether each row merges that list."""
+        return np.arange(MAX_LISTS)[None, :] < self.lists[:, None]
+
+    @functools.cached_property
+    def empty_list(self) -> np.ndarray:
+        """(M,) whether a row merges an empty list."""
+        return ((self.lens == 0) & self.live).any(axis=1)
+
+    @functools.cached_property
+    def pad(self) -> np.ndarray:
+        """(M, T) whether each position is padding."""
+        return self.lid == MAX_LISTS
+
+    def take(self, rows: np.ndarray) -> _Rows:
+        """The rows ``rows`` alone."""
+        return _Rows(self.recs[rows], self.known[rows], self.lid[rows], self.bounds[rows], self.lists[rows])
+
 
 def _merge_rows(rows: _Rows, d: DType, plat: str, cap: np.ndarray, exhausted: np.ndarray, width: int) -> _Many:
     """Multi-list merges of many geometries at once, row ``m`` merging row m's lists into a dst of ``cap[m]``
@@ -654,13 +679,10 @@ def _merge_rows(rows: _Rows, d: DType, plat: str, cap: np.ndarray, exhausted: np
     """
     m_count, total_width = rows.known.shape
     res = _Many.blank(m_count, width)
-    lens = np.diff(rows.bounds, axis=1)
-    live = np.arange(MAX_LISTS)[None, :] < rows.lists[:, None]
-    empty_list = ((lens == 0) & live).any(axis=1)
     todo = np.ones(m_count, bool)
     if plat == "npu":
         res.written[:] = np.arange(width)[None, :] < cap[:, None]  # dst's full width is copied from tmp
-        todo &= ~(exhausted & empty_list)
+        todo &= ~(exhausted & rows.empty_list)
     if m_count == 0:
         return res
     if total_width == 0:  # every list empty: one padding position keeps the gathers below in range
@@ -668,7 +690,7 @@ def _merge_rows(rows: _Rows, d: DType, plat: str, cap: np.ndarray, exhausted: np
                      np.full((m_count, 1), MAX_LISTS), rows.bounds, rows.lists)
         m_count, total_width = rows.known.shape
     bits = rows.recs[..., 0] if d.itemsize == 4 else (rows.recs[..., 0] & 0xFFFF).astype(np.uint16)
-    pad = rows.lid == MAX_LISTS
+    pad = rows.pad
     key = _desc_key(bits, d)
     nan = ieee.is_nan(bits, d) & ~pad
     pos = np.arange(total_width)
@@ -690,8 +712,7 @@ def _merge_rows(rows: _Rows, d: DType, plat: str, cap: np.ndarray, exhausted: np
             res.executed[k] = o.executed
     f = np.flatnonzero(fast)
     if f.size:
-        _merge_tails(res, f, _Rows(rows.recs[f], rows.known[f], rows.lid[f], rows.bounds[f], rows.lists[f]),
-                     key[f], nan[f], bits[f], d, plat, cap[f], exhausted[f])
+        _merge_tails(res, f, rows.take(f), key[f], nan[f], bits[f], d, plat, cap[f], exhausted[f])
     return res
 
 
@@ -699,11 +720,9 @@ def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, na
                  d: DType, plat: str, cap: np.ndarray, exhausted: np.ndarray) -> None:
     """:func:`_merge_rows`'s vectorised merges (lists sorted, NaNs at their ends) into ``res[items]``."""
     total_width = key.shape[1]
-    lid, bounds = rows.lid, rows.bounds
-    lens = np.diff(bounds, axis=1)  # (M, MAX_LISTS)
-    has = lens > 0
+    lid, bounds, pad = rows.lid, rows.bounds, rows.pad
+    has = rows.lens > 0
     total = bounds[:, -1]
-    pad = lid == MAX_LISTS
     pos = np.arange(total_width)
     big = np.iinfo(np.int64).max
     # the NaN-free merge: numbers by key (stable: ties to the lower list), then the NaNs, then the padding
@@ -714,7 +733,7 @@ def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, na
     ends = np.maximum(bounds[:, 1:] - 1, 0)  # each list's last position (meaningful where ``has``)
     has_tail = np.take_along_axis(nan, ends, axis=1) & has
     tiny = (ieee.is_zero(bits, d) | ieee.is_subnormal(bits, d)) & ~pad
-    live = np.arange(MAX_LISTS)[None, :] < rows.lists[:, None]
+    live = rows.live
     at = np.arange(res.recs.shape[1])[None, :]
     in_cap = at < cap[:, None]
     if plat == "cpu":
@@ -723,8 +742,7 @@ def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, na
         order = np.argsort(np.where(nan, 2 * reach_at + 1, 2 * rank), axis=1, kind="stable")  # padding: last
         rank = _inverse(order)
         last_rank = np.where(live, np.take_along_axis(rank, ends, axis=1), big).min(axis=1)
-        empty_list = (~has & live).any(axis=1)
-        stop = np.where(~exhausted, total, np.where(empty_list, np.minimum(1, total), last_rank + 1))
+        stop = np.where(~exhausted, total, np.where(rows.empty_list, np.minimum(1, total), last_rank + 1))
         merged = np.minimum(cap, stop)
         taken = pos[None, :] < merged[:, None]  # positions of the merged order that are written
         written = at < merged[:, None]
