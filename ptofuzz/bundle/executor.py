@@ -30,7 +30,7 @@ publishes the new destination tiles and the numeric status flags. Per-PE fragmen
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -38,7 +38,7 @@ import numpy as np
 from ptofuzz import dtypes
 from ptofuzz.bundle import catalog
 from ptofuzz.bundle import encoding as enc
-from ptofuzz.case import COMMIT, Case, Fault, OutcomeKind, Tile, at_word
+from ptofuzz.case import COMMIT, Case, Fault, Outcome, OutcomeKind, Tile, at_word
 from ptofuzz.layouts import smallest_columns
 
 CORE_CAPACITY = 262144  # TILE_CAPACITY after reset, bytes over all PEs
@@ -353,10 +353,7 @@ def _commit_tsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str,
         if (t.rows, t.cols, t.valid_rows, t.valid_cols) != (src.rows, src.cols, src.valid_rows, src.valid_cols):
             raise _legality(f"destination {enc.tile_name(slot)} is {t.rows}x{t.cols}, the source {src.rows}x"
                             f"{src.cols}: TSORT destinations match the source's shape")
-    outcome = sort_oracle.tsort(case, {"src": src.data})
-    if outcome.kind is not OutcomeKind.OK:
-        assert outcome.fault is not None
-        raise _Fault(outcome.fault.name, outcome.fault.trap, outcome.fault.reason)
+    outcome = _run(sort_oracle.tsort, case, {"src": src.data})
     (vslot, vt), (islot, it) = out_tiles
     vt.data[...] = outcome.outputs["dst"]
     it.data[...] = outcome.outputs["idx"]
@@ -399,18 +396,8 @@ def _commit_tmrgsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[s
     why = sort_oracle.tmrgsort_legality(schema, {"src0": a.data, "src1": b.data}, dtypes.get(dt), flag)
     if why:
         raise _legality(why)
-    cols = smallest_columns(n)
-    lead = np.broadcast_shapes(a.data.shape[:-2], b.data.shape[:-2])
-    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, (1, n), enc.PE_MASKS[block.bindings[0].pemode],
-                             _used(tiles), capacity, lead)  # then the destination
-    case = Case("TMRGSORT", "spec", dt, (("dst", dst.tile), ("src0", a.tile), ("src1", b.tile)),
-                (("descending", flag),))
-    outcome = sort_oracle.tmrgsort(case, {"src0": a.data, "src1": b.data})
-    if outcome.kind is not OutcomeKind.OK:
-        assert outcome.fault is not None
-        raise _Fault(outcome.fault.name, outcome.fault.trap, outcome.fault.reason)
-    dst.data[...] = outcome.outputs["dst"]
-    return BlockResult("TMRGSORT", "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+    return _two_sources(block, tiles, capacity, (hand, size), a, b, dt, smallest_columns(n), (1, n),
+                        (("descending", flag),), sort_oracle.tmrgsort)
 
 
 def _commit_tpart(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> BlockResult:
@@ -450,17 +437,34 @@ def _commit_tpart(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> 
     if bad is not None:
         assert bad.fault is not None
         raise _legality(bad.fault.reason)
-    mask = enc.PE_MASKS[block.bindings[0].pemode]
+    return _two_sources(block, tiles, capacity, (hand, size), a, b, dt, cols, (valid_rows, valid_cols), (),
+                        tpart_oracle.spec)
+
+
+def _two_sources(block: _Block, tiles: dict[int, LocalTile], capacity: int, binding: tuple[int, int],
+                 a: LocalTile, b: LocalTile, dt: str, cols: int, valid: tuple[int, int],
+                 params: tuple[tuple[str, Any], ...], oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome]
+                 ) -> BlockResult:
+    """The end of a two-source, one-destination commit (TMRGSORT, TPART*): allocate the destination (``binding``:
+    its hand and size), run ``oracle`` on the case the tiles make, publish the result."""
+    hand, size = binding
     lead = np.broadcast_shapes(a.data.shape[:-2], b.data.shape[:-2])
-    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, (valid_rows, valid_cols), mask,
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, enc.PE_MASKS[block.bindings[0].pemode],
                              _used(tiles), capacity, lead)  # then the destination
-    case = Case(block.op, "spec", dt, (("dst", dst.tile), ("src0", a.tile), ("src1", b.tile)))
-    outcome = tpart_oracle.spec(case, {"src0": a.data, "src1": b.data})
+    case = Case(block.op, "spec", dt, (("dst", dst.tile), ("src0", a.tile), ("src1", b.tile)), params)
+    outcome = _run(oracle, case, {"src0": a.data, "src1": b.data})
+    dst.data[...] = outcome.outputs["dst"]
+    return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def _run(oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome], case: Case, inputs: Mapping[str, np.ndarray]
+         ) -> Outcome:
+    """``oracle``'s outcome of a commit; a fault it reports is the block's fault."""
+    outcome = oracle(case, inputs)
     if outcome.kind is not OutcomeKind.OK:
         assert outcome.fault is not None
         raise _Fault(outcome.fault.name, outcome.fault.trap, outcome.fault.reason)
-    dst.data[...] = outcome.outputs["dst"]
-    return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+    return outcome
 
 
 def describe(result: ExecResult) -> dict[str, Any]:
