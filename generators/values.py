@@ -151,13 +151,12 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
     special = rate > 0 and len(pool) > 0
     threshold = int(rate * 65536)
     sizes = [math.prod(shape) for _, shape in draws]
-    wides, populations, chosen, picks = [], [], [], []
+    wides, populations, picks = [], [], []
     for (source, _), n in zip(draws, sizes):
         wides.append(source.bits(dt.bits, n))  # per element: the value bits, and 16 bits saying which population
         populations.append(source.bits(16, n))
         if special:
-            chosen.append(populations[-1] < threshold)
-            count = int(np.count_nonzero(chosen[-1]))
+            count = int(np.count_nonzero(populations[-1] < threshold))
             if count:
                 picks.append(source.bits(16, count))
     out = wides[0] if len(wides) == 1 else np.concatenate(wides)  # fresh: the elements replace the bits in place
@@ -166,8 +165,7 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
         piece = slice(at, at + CHUNK)
         out[piece] = _elements(out[piece], population[piece], dt, rate)
     if picks:
-        out[np.flatnonzero(chosen[0] if len(chosen) == 1 else np.concatenate(chosen))] = \
-            pool[np.concatenate(picks) % len(pool)]
+        out[np.flatnonzero(population < threshold)] = pool[np.concatenate(picks) % len(pool)]
     ends = np.cumsum(sizes)
     results = [out[end - n:end].reshape(shape) for (_, shape), n, end in zip(draws, sizes, ends)]
     if row_level:
