@@ -719,17 +719,15 @@ def _merge_rows(rows: _Rows, d: DType, plat: str, cap: np.ndarray, exhausted: np
 def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, nan: np.ndarray, bits: np.ndarray,
                  d: DType, plat: str, cap: np.ndarray, exhausted: np.ndarray) -> None:
     """:func:`_merge_rows`'s vectorised merges (lists sorted, NaNs at their ends) into ``res[items]``."""
-    total_width = key.shape[1]
     lid, bounds, pad = rows.lid, rows.bounds, rows.pad
     has = rows.lens > 0
     total = bounds[:, -1]
-    pos = np.arange(total_width)
     big = np.iinfo(np.int64).max
     # the NaN-free merge: numbers by key (stable: ties to the lower list), then the NaNs, then the padding
     order = np.argsort(np.where(pad, big, np.where(nan, big - 1, key)), axis=1, kind="stable")
     rank = _inverse(order)
     num_rank = np.where(nan | pad, -1, rank)
-    last_num = _per_list(num_rank, lid, -1)  # (M, lists), -1: no number
+    last_num = _per_list(num_rank, bounds, -1)  # (M, lists), -1: no number
     ends = np.maximum(bounds[:, 1:] - 1, 0)  # each list's last position (meaningful where ``has``)
     has_tail = np.take_along_axis(nan, ends, axis=1) & has
     tiny = (ieee.is_zero(bits, d) | ieee.is_subnormal(bits, d)) & ~pad
@@ -744,15 +742,14 @@ def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, na
         last_rank = np.where(live, np.take_along_axis(rank, ends, axis=1), big).min(axis=1)
         stop = np.where(~exhausted, total, np.where(rows.empty_list, np.minimum(1, total), last_rank + 1))
         merged = np.minimum(cap, stop)
-        taken = pos[None, :] < merged[:, None]  # positions of the merged order that are written
+        taken = rank < merged[:, None]  # records merged before the stop: consumed
         written = at < merged[:, None]
         _place(res, items, rows.recs, order, written, written)
-        res.executed[items] = _per_list(taken.astype(np.int64), np.take_along_axis(lid, order, axis=1), 0,
-                                        np.add) & 0xFFFF
+        res.executed[items] = _per_list(taken.astype(np.int64), bounds, 0, np.add) & 0xFFFF
         return
     # npu: NaN-free merges follow the sorted plan, the others stop at the first NaN head
     clean = nan.sum(axis=1) == 0
-    amb = _tiny_ambiguous_rows(tiny & ~nan, lid, bits)
+    amb = _tiny_ambiguous_rows(tiny & ~nan, bounds, bits)
     tiny_ok = tiny & ~nan
     first_tiny = np.where(tiny_ok, rank, big).min(axis=1, initial=big)
     tiny_count = tiny_ok.sum(axis=1)
@@ -780,8 +777,7 @@ def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, na
     defined &= ~((only_run[:, None] & run) | (whole[:, None] & (at >= first_tiny[:, None]))) & in_cap
     _place(res, items, rows.recs, order, defined, in_cap)
     upto = np.where(clean, stop_sorted, picks)  # the hardware stop point: records consumed
-    counts = _per_list((pos[None, :] < upto[:, None]).astype(np.int64), np.take_along_axis(lid, order, axis=1), 0,
-                       np.add)
+    counts = _per_list((rank < upto[:, None]).astype(np.int64), bounds, 0, np.add)  # consumed: merged before upto
     known = exhausted & np.where(clean, ~whole, ~cut_hit)
     res.executed[items[known]] = counts[known] & 0xFFFF
 
@@ -793,11 +789,17 @@ def _inverse(order: np.ndarray) -> np.ndarray:
     return rank
 
 
-def _per_list(values: np.ndarray, lid: np.ndarray, fill: int, reduce: np.ufunc = np.maximum) -> np.ndarray:
-    """(M, MAX_LISTS): ``reduce`` of each row's ``values`` over the positions of each list (``fill`` where a list
-    has none); ``lid`` gives each position's list (padding, :data:`MAX_LISTS`, belongs to none)."""
-    mine = lid[:, None, :] == np.arange(MAX_LISTS)[None, :, None]
-    return reduce.reduce(np.where(mine, values[:, None, :], fill), axis=2, initial=fill)
+def _per_list(values: np.ndarray, bounds: np.ndarray, fill: int, reduce: np.ufunc = np.maximum) -> np.ndarray:
+    """(M, MAX_LISTS): ``reduce`` of each row's ``values`` (M, T) over the positions of each list (``fill`` where a
+    list has none); ``bounds`` (M, MAX_LISTS + 1) gives where each list starts (lists lie end to end, padding
+    after). One ``reduceat`` over the flattened rows, each row cut at its list bounds (the padding its own
+    segment, dropped)."""
+    m_count, width = values.shape
+    flat = np.append(values.ravel(), values.dtype.type(fill))  # a last row's bound may be M * T
+    cuts = (np.arange(m_count)[:, None] * width + bounds).ravel()
+    out = reduce.reduceat(flat, cuts).reshape(m_count, MAX_LISTS + 1)[:, :MAX_LISTS]
+    out[bounds[:, 1:] == bounds[:, :-1]] = fill  # an empty segment's reduceat is the element at its start
+    return out
 
 
 def _place(res: _Many, items: np.ndarray, recs: np.ndarray, order: np.ndarray, defined: np.ndarray,
@@ -805,16 +807,22 @@ def _place(res: _Many, items: np.ndarray, recs: np.ndarray, order: np.ndarray, d
     """Merged records (``recs`` in ``order``) into ``res[items]`` where ``defined``."""
     cap = defined.shape[1]
     width = min(cap, order.shape[1])
-    out = np.zeros((len(items), cap, 2), np.uint32)
-    out[:, :width] = np.take_along_axis(recs, order[:, :width, None], axis=1)
-    res.recs[items] = np.where(defined[..., None], out, 0)
+    out = np.zeros((len(items), cap), np.uint64)  # a record as one 8-byte element: a cheaper gather, same bytes
+    out[:, :width] = np.take_along_axis(_as_records(recs), order[:, :width], axis=1)
+    res.recs[items] = np.where(defined, out, 0).view(np.uint32).reshape(len(items), cap, 2)
     res.defined[items] = defined
     res.written[items] = written
 
 
-def _tiny_ambiguous_rows(tiny: np.ndarray, lid: np.ndarray, bits: np.ndarray) -> np.ndarray:
-    """:func:`_tiny_ambiguous` per row of (merges, records) arrays, ``lid`` each position's list."""
-    lists_with = (_per_list(tiny.astype(np.int64), lid, 0) > 0).sum(axis=1)
+def _as_records(recs: np.ndarray) -> np.ndarray:
+    """Records (..., n, 2) uint32 as (..., n) uint64, each record's two words one element (a view when
+    contiguous): for moving whole records, never for reading their values."""
+    return np.ascontiguousarray(recs).view(np.uint64)[..., 0]
+
+
+def _tiny_ambiguous_rows(tiny: np.ndarray, bounds: np.ndarray, bits: np.ndarray) -> np.ndarray:
+    """:func:`_tiny_ambiguous` per row of (merges, records) arrays, ``bounds`` where each row's lists start."""
+    lists_with = (_per_list(tiny.astype(np.int64), bounds, 0) > 0).sum(axis=1)
     b64 = bits.astype(np.int64)
     lo = np.where(tiny, b64, np.iinfo(np.int64).max).min(axis=1, initial=np.iinfo(np.int64).max)
     hi = np.where(tiny, b64, -1).max(axis=1, initial=-1)
@@ -1011,21 +1019,22 @@ def tmrgsort_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> lis
             _single_outcomes(outcomes, items, members, single)
     for (dtype, plat), members in groups.items():
         cases = [items[k][0] for k in members]
-        lens = np.array([[c.tile(f"src{i}").valid_cols // 2 if i < c.param("lists") else 0
-                          for i in range(MAX_LISTS)] for c in cases], np.int64)
-        recs = np.zeros((len(members), max(int(lens.sum(axis=1).max()), 1), 2), np.uint32)
-        for row, (k, c) in enumerate(zip(members, cases)):
-            flat = np.concatenate([_list_words(c, items[k][1], i) for i in range(c.param("lists"))])
-            recs[row, :flat.size // 2] = flat.reshape(-1, 2)
+        counts = [c.param("lists") for c in cases]
+        lists = [[_list_words(c, items[k][1], i) for i in range(n)] for k, c, n in zip(members, cases, counts)]
+        lens = np.zeros((len(members), MAX_LISTS), np.int64)
+        for row, words in enumerate(lists):
+            lens[row, :len(words)] = [w.size // 2 for w in words]
+        flat = np.zeros((len(members), 2 * max(int(lens.sum(axis=1).max()), 1)), np.uint32)
+        for row, (words, n) in enumerate(zip(lists, 2 * lens.sum(axis=1))):
+            flat[row, :n] = np.concatenate(words)
         caps = np.array([c.tile("dst").valid_cols // 2 for c in cases], np.int64)
-        rows = _Rows.of_lists(recs, np.ones(recs.shape[:2], bool), lens, np.array([c.param("lists") for c in cases]))
+        rows = _Rows.of_lists(flat.reshape(len(members), -1, 2), np.ones((len(members), flat.shape[1] // 2), bool),
+                              lens, np.array(counts))
         many = _merge_rows(rows, _dtype(dtype), plat, caps, np.array([bool(c.param("exhausted")) for c in cases]),
                            int(caps.max()))
-        words, classes = _words_of(many.recs, many.defined)
-        for row, (k, c) in enumerate(zip(members, cases)):
-            cap = int(caps[row])
-            outcomes[k] = _outcome(c, words[row:row + 1, :2 * cap], classes[row:row + 1, :2 * cap],
-                                   many.executed[row:row + 1], False)
+        # past its cap a row's words are 0 and UNDEFINED, as _outcome pads a case's dst
+        for k, outcome in zip(members, _outcomes(cases, *_words_of(many.recs, many.defined), many.executed)):
+            outcomes[k] = outcome
     from ptofuzz.oracles.sort import filled
 
     return filled(outcomes)
@@ -1035,9 +1044,9 @@ def _single_outcomes(outcomes: list[Outcome | None], items: Sequence[tuple[Case,
                      members: list[int], single: _Single) -> None:
     """The outcomes of the single-list cases ``members`` (one geometry, rows of ``single``)."""
     words, classes = _words_of(single.recs, single.defined & single.written)
-    for row, k in enumerate(members):
-        outcomes[k] = _outcome(items[k][0], words[row:row + 1], classes[row:row + 1],
-                               np.full((1, MAX_LISTS), -1, np.int64), False)
+    none = np.full((len(members), MAX_LISTS), -1, np.int64)
+    for k, outcome in zip(members, _outcomes([items[k][0] for k in members], words, classes, none)):
+        outcomes[k] = outcome
 
 
 def _words_of(recs: np.ndarray, defined: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -1045,6 +1054,27 @@ def _words_of(recs: np.ndarray, defined: np.ndarray) -> tuple[np.ndarray, np.nda
     classes."""
     words = np.where(defined[..., None], recs, 0).astype(np.uint32).reshape(len(recs), -1)
     return words, np.repeat(np.where(defined, EXACT, UNDEFINED).astype(np.uint8), 2, axis=1)
+
+
+def _outcomes(cases: Sequence[Case], words: np.ndarray, word_classes: np.ndarray, executed: np.ndarray
+              ) -> list[Outcome]:
+    """``_outcome(cases[r], words[r:r + 1], word_classes[r:r + 1], executed[r:r + 1], False)`` for each row ``r``,
+    their dst tiles rows of one buffer (numpy's per-call cost paid once for the batch)."""
+    cols = [c.tile("dst").cols for c in cases]
+    width = max(cols, default=0)
+    n = min(words.shape[1], width)
+    out = np.zeros((len(cases), 1, width), np.uint32)
+    classes = np.full((len(cases), 1, width), UNDEFINED, np.uint8)
+    out[:, 0, :n] = words[:, :n]
+    classes[:, 0, :n] = word_classes[:, :n]
+    counted = (executed[:, 0] >= 0).tolist()
+    result = []
+    for row, c in enumerate(cols):
+        outcome = Outcome(OutcomeKind.OK, outputs={"dst": out[row, :, :c]}, classes={"dst": classes[row, :, :c]})
+        if counted[row]:
+            outcome.extra["executed"] = executed[row].tolist()
+        result.append(outcome)
+    return result
 
 
 def _outcome(case: Case, words: np.ndarray, word_classes: np.ndarray, executed: np.ndarray, stacked: bool
