@@ -53,8 +53,9 @@ batched argsort for all groups of the single-list form). Lists sorted with their
 same way with the NaN rules applied to the ranks (:func:`_merge_rows`, over many merges at once, one per row,
 whatever their geometries: :func:`tmrgsort_many` merges a generation batch's cases in one call, and
 :func:`_merge_many` is its one-geometry case, for the registry oracle's stacked inputs, a leading axis of cases).
-Only a list that is unsorted, holds a NaN among its numbers or holds an unknown record (see :func:`topk`) falls
-back to the explicit head-by-head simulation (:func:`_merge_impl`, the reference).
+On the npu, whose merge stops at the first head that is a NaN or an unknown record (see :func:`topk`), every
+merge is vectorised that way; on the cpu only a list that is unsorted, holds a NaN among its numbers or holds an
+unknown record falls back to the explicit head-by-head simulation (:func:`_merge_impl`, the reference).
 """
 
 from __future__ import annotations
@@ -668,14 +669,17 @@ class _Rows:
 def _merge_rows(rows: _Rows, d: DType, plat: str, cap: np.ndarray, exhausted: np.ndarray, width: int) -> _Many:
     """Multi-list merges of many geometries at once, row ``m`` merging row m's lists into a dst of ``cap[m]``
     records (``exhausted[m]``: exhausted mode); results are ``width`` (>= every cap) records wide. Exactly
-    :func:`_merge_impl` merge by merge; vectorised for merges whose lists are each sorted with any NaNs at their
-    ends (the shape the generators draw), the others run through :func:`_merge_impl`.
+    :func:`_merge_impl` merge by merge. Vectorised: on the npu every merge; on the cpu merges whose lists are each
+    sorted with any NaNs at their ends (the shape the generators draw), the others run through
+    :func:`_merge_impl`.
 
-    With NaNs only at list ends, the numbers leave in the order of the NaN-free merge (a stable sort by key:
-    ties to the lower list). cpu: list ``i``'s NaN tail leaves as soon as every list up to ``i`` has no number
+    cpu: with NaNs only at list ends, the numbers leave in the order of the NaN-free merge (a stable sort by key:
+    ties to the lower list), and list ``i``'s NaN tail leaves as soon as every list up to ``i`` has no number
     left (a NaN goes out when its list is the lowest non-empty one), i.e. right after the number of rank
-    ``max(last number rank of lists 0..i)``. npu: the merge is defined up to the first output position at which
-    some list's head is a NaN (right after its last number).
+    ``max(last number rank of lists 0..i)``. npu: a merge whose known numbers are not sorted defines nothing;
+    otherwise each list is a sorted run of numbers up to its first NaN or unknown record (its tail), the numbers
+    leave in the order of the merge of those runs, and the merge is defined up to the first output position at
+    which some list's head is in its tail (right after that list's last number before it).
     """
     m_count, total_width = rows.known.shape
     res = _Many.blank(m_count, width)
@@ -695,14 +699,20 @@ def _merge_rows(rows: _Rows, d: DType, plat: str, cap: np.ndarray, exhausted: np
     nan = ieee.is_nan(bits, d) & ~pad
     pos = np.arange(total_width)
     starts = np.take_along_axis(rows.bounds, np.minimum(rows.lid, MAX_LISTS - 1), axis=1)
-    follows = (pos[None, :] > starts) & ~pad  # position j > 0 within its list
-    prev_num = np.zeros_like(nan)
-    prev_num[:, 1:] = ~nan[:, :-1]
-    tail = np.all(~follows | nan | prev_num, axis=1)  # no number after a NaN
-    steps = np.zeros((m_count, total_width), bool)
-    steps[:, 1:] = key[:, 1:] >= key[:, :-1]
-    fast = todo & tail & np.all(~follows | nan | steps, axis=1) & np.all(rows.known, axis=1)
-    for k in np.flatnonzero(todo & ~fast):  # unsorted lists, a NaN before a number, unknown records: head by head
+    if plat == "npu":  # every merge left is vectorised
+        todo &= _sorted_numbers(key, ~nan & rows.known & ~pad, starts)  # else nothing is defined (res as it is)
+        tail = _stopped(nan | ~rows.known, starts) & ~pad
+        fast = todo
+    else:
+        tail = nan
+        follows = (pos[None, :] > starts) & ~pad  # position j > 0 within its list
+        prev_num = np.zeros_like(nan)
+        prev_num[:, 1:] = ~nan[:, :-1]
+        nan_last = np.all(~follows | nan | prev_num, axis=1)  # no number after a NaN
+        steps = np.zeros((m_count, total_width), bool)
+        steps[:, 1:] = key[:, 1:] >= key[:, :-1]
+        fast = todo & nan_last & np.all(~follows | nan | steps, axis=1) & np.all(rows.known, axis=1)
+    for k in np.flatnonzero(todo & ~fast):  # cpu: unsorted lists, a NaN before a number, unknown records
         lo_hi = itertools.pairwise(rows.bounds[k, :rows.lists[k] + 1])
         o = _merge_impl([_Recs(rows.recs[k, lo:hi], rows.known[k, lo:hi]) for lo, hi in lo_hi], d, plat,
                         int(cap[k]), bool(exhausted[k]))
@@ -712,24 +722,26 @@ def _merge_rows(rows: _Rows, d: DType, plat: str, cap: np.ndarray, exhausted: np
             res.executed[k] = o.executed
     f = np.flatnonzero(fast)
     if f.size:
-        _merge_tails(res, f, rows.take(f), key[f], nan[f], bits[f], d, plat, cap[f], exhausted[f])
+        _merge_tails(res, f, rows.take(f), key[f], tail[f], bits[f], d, plat, cap[f], exhausted[f])
     return res
 
 
-def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, nan: np.ndarray, bits: np.ndarray,
+def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, tail: np.ndarray, bits: np.ndarray,
                  d: DType, plat: str, cap: np.ndarray, exhausted: np.ndarray) -> None:
-    """:func:`_merge_rows`'s vectorised merges (lists sorted, NaNs at their ends) into ``res[items]``."""
+    """:func:`_merge_rows`'s vectorised merges into ``res[items]``: each list a sorted run of numbers, then its
+    ``tail`` (cpu: its NaNs; npu: everything from its first NaN or unknown record on, which the unit never
+    merges past)."""
     lid, bounds, pad = rows.lid, rows.bounds, rows.pad
     has = rows.lens > 0
     total = bounds[:, -1]
     big = np.iinfo(np.int64).max
-    # the NaN-free merge: numbers by key (stable: ties to the lower list), then the NaNs, then the padding
-    order = np.argsort(np.where(pad, big, np.where(nan, big - 1, key)), axis=1, kind="stable")
+    # the merge without the tails: numbers by key (stable: ties to the lower list), then the tails, the padding
+    order = np.argsort(np.where(pad, big, np.where(tail, big - 1, key)), axis=1, kind="stable")
     rank = _inverse(order)
-    num_rank = np.where(nan | pad, -1, rank)
+    num_rank = np.where(tail | pad, -1, rank)
     last_num = _per_list(num_rank, bounds, -1)  # (M, lists), -1: no number
     ends = np.maximum(bounds[:, 1:] - 1, 0)  # each list's last position (meaningful where ``has``)
-    has_tail = np.take_along_axis(nan, ends, axis=1) & has
+    has_tail = np.take_along_axis(tail, ends, axis=1) & has
     tiny = (ieee.is_zero(bits, d) | ieee.is_subnormal(bits, d)) & ~pad
     live = rows.live
     at = np.arange(res.recs.shape[1])[None, :]
@@ -737,7 +749,7 @@ def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, na
     if plat == "cpu":
         reach = np.maximum.accumulate(last_num, axis=1)  # list i's NaNs leave right after this number rank
         reach_at = np.take_along_axis(reach, np.minimum(lid, MAX_LISTS - 1), axis=1)
-        order = np.argsort(np.where(nan, 2 * reach_at + 1, 2 * rank), axis=1, kind="stable")  # padding: last
+        order = np.argsort(np.where(tail, 2 * reach_at + 1, 2 * rank), axis=1, kind="stable")  # padding: last
         rank = _inverse(order)
         last_rank = np.where(live, np.take_along_axis(rank, ends, axis=1), big).min(axis=1)
         stop = np.where(~exhausted, total, np.where(rows.empty_list, np.minimum(1, total), last_rank + 1))
@@ -747,18 +759,18 @@ def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, na
         _place(res, items, rows.recs, order, written, written)
         res.executed[items] = _per_list(taken.astype(np.int64), bounds, 0, np.add) & 0xFFFF
         return
-    # npu: NaN-free merges follow the sorted plan, the others stop at the first NaN head
-    clean = nan.sum(axis=1) == 0
-    amb = _tiny_ambiguous_rows(tiny & ~nan, bounds, bits)
-    tiny_ok = tiny & ~nan
+    # npu: merges without tails follow the sorted plan, the others stop at the first head in a tail
+    clean = tail.sum(axis=1) == 0
+    amb = _tiny_ambiguous_rows(tiny & rows.known, bounds, bits)  # over whole lists, tails too (never NaN)
+    tiny_ok = tiny & ~tail  # the near-zero numbers before the tails: the merge may reach them
     first_tiny = np.where(tiny_ok, rank, big).min(axis=1, initial=big)
     tiny_count = tiny_ok.sum(axis=1)
     last_rank = np.where(live, np.take_along_axis(rank, ends, axis=1), big).min(axis=1)
     stop_sorted = np.where(exhausted, last_rank + 1, total)  # exhausted: no list is empty here
     inf = np.int64(big)
-    cut_nan = np.where(has_tail, last_num + 1, inf).min(axis=1)
+    cut_tail = np.where(has_tail, last_num + 1, inf).min(axis=1)
     cut_tiny = np.where(amb, first_tiny, inf)
-    cut = np.minimum(cut_nan, cut_tiny)
+    cut = np.minimum(cut_tail, cut_tiny)
     stop_ex = np.where(exhausted, np.where(has_tail | ~live, inf, last_num + 1).min(axis=1), inf)
     limit = np.where(exhausted, total, np.minimum(cap, total))
     cut_hit = (cut < limit) & (cut < stop_ex)
@@ -780,6 +792,24 @@ def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, na
     counts = _per_list((rank < upto[:, None]).astype(np.int64), bounds, 0, np.add)  # consumed: merged before upto
     known = exhausted & np.where(clean, ~whole, ~cut_hit)
     res.executed[items[known]] = counts[known] & 0xFFFF
+
+
+def _sorted_numbers(key: np.ndarray, numbers: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """(M,) whether in each row every list's ``numbers`` (M, T) positions, whatever lies between them, hold
+    non-decreasing ``key``s (``starts``: where each position's list starts)."""
+    pos = np.arange(numbers.shape[1])
+    last = np.maximum.accumulate(np.where(numbers, pos, -1), axis=1)  # the latest number at or before each position
+    prev = np.full_like(last, -1)
+    prev[:, 1:] = last[:, :-1]
+    follows = numbers & (prev >= starts)  # a number with an earlier number in its list
+    return np.all(~follows | (key >= np.take_along_axis(key, np.maximum(prev, 0), axis=1)), axis=1)
+
+
+def _stopped(stopper: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """(M, T) whether each position is at or after the first ``stopper`` of its list (``starts``: where each
+    position's list starts)."""
+    seen = np.cumsum(stopper, axis=1)
+    return seen > np.take_along_axis(seen - stopper, starts, axis=1)
 
 
 def _inverse(order: np.ndarray) -> np.ndarray:
@@ -833,7 +863,8 @@ def _tiny_ambiguous(tiny: np.ndarray, lid: np.ndarray, bits: np.ndarray) -> bool
     """npu: near-zero records from >= 2 lists with >= 2 distinct bit patterns (their order is undocumented)."""
     if not tiny.any():
         return False
-    return len(np.unique(lid[tiny])) >= 2 and len(np.unique(bits[tiny])) >= 2
+    lists, patterns = lid[tiny], bits[tiny]
+    return bool((lists != lists[0]).any() and (patterns != patterns[0]).any())
 
 
 def _tiny_ambiguous_groups(tiny: np.ndarray, bits: np.ndarray) -> np.ndarray:

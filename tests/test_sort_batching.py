@@ -441,3 +441,60 @@ def test_batch_block_ids_with_a_block_length_per_case():
     # one row each: 5 elements in runs of 2, an empty list, 4 in one run of 4
     got = sort.batch_block_ids(np.array([5, 0, 4]), np.array([5, 1, 4]), np.array([2, 3, 4]))
     assert got.tolist() == [0, 0, 1, 1, 2, 3, 3, 3, 3]
+
+
+@pytest.mark.parametrize("plat", ["cpu", "npu"])
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_ragged_rows_with_unknown_records_merge_as_the_reference_merge(plat, dtype):
+    """Rows whose lists hold unknown records (never-written memory, as the topk kernel reads): none, a run at a
+    list's end, a run inside, or scattered, over lists sorted, unsorted, with NaNs anywhere and near-zero values
+    from several lists. Each row is exactly the head-by-head reference merge, which stops at the first unknown
+    head (the npu path merges them all vectorised, the cpu one simulates them)."""
+    dt = dtypes.get(dtype)
+    rng = np.random.default_rng(17)
+    rows, known_rows, geometry = [], [], []
+    for _ in range(1000):
+        lens = [int(x) for x in rng.choice([0, 1, 3, 6, 11], rng.integers(2, 5))]
+        lists = [x[0] for x in _lists(rng, dt, lens, 1)]
+        known = []
+        for x in lists:
+            k = np.ones(len(x), bool)
+            mode = rng.integers(0, 4)
+            if len(x) and mode == 1:
+                k[rng.integers(0, len(x)):] = False
+            elif len(x) and mode == 2:
+                lo = int(rng.integers(0, len(x)))
+                k[lo:lo + int(rng.integers(1, 4))] = False
+            elif mode == 3:
+                k &= rng.random(len(x)) < 0.7
+            if rng.integers(0, 2):
+                x[~k] = 0  # the placeholder of a never-written record (a zero: near zero, if it were read)
+            known.append(k)
+        rows.append(lists)
+        known_rows.append(known)
+        geometry.append((lens, int(rng.choice([0, 1, 4, sum(lens), sum(lens) + 3, max(1, sum(lens) // 2)])),
+                         bool(rng.integers(0, 2))))
+    width = max(sum(lens) for lens, _, _ in geometry)
+    recs = np.zeros((len(rows), width, 2), np.uint32)
+    known_table = np.ones((len(rows), width), bool)
+    lens_table = np.zeros((len(rows), mrgsort.MAX_LISTS), np.int64)
+    for m, (lists, known, (lens, _, _)) in enumerate(zip(rows, known_rows, geometry)):
+        if sum(lens):
+            recs[m, :sum(lens)] = np.concatenate(lists)
+            known_table[m, :sum(lens)] = np.concatenate(known)
+        lens_table[m, :len(lens)] = lens
+    caps = np.array([cap for _, cap, _ in geometry])
+    got = mrgsort._merge_rows(mrgsort._Rows.of_lists(recs, known_table, lens_table,
+                                                     np.array([len(lens) for lens, _, _ in geometry])),
+                              dt, plat, caps, np.array([ex for _, _, ex in geometry]), int(caps.max()))
+    cut_short = 0
+    for m, (lists, known, (lens, cap, exhausted)) in enumerate(zip(rows, known_rows, geometry)):
+        ref = mrgsort._merge_impl([mrgsort._Recs(x.copy(), k.copy()) for x, k in zip(lists, known)], dt, plat, cap,
+                                  exhausted)
+        what = str((lens, cap, exhausted, [k.tolist() for k in known]))
+        np.testing.assert_array_equal(got.recs[m, :cap], ref.recs, err_msg=what)
+        np.testing.assert_array_equal(got.defined[m, :cap], ref.defined, err_msg=what)
+        np.testing.assert_array_equal(got.written[m, :cap], ref.written, err_msg=what)
+        assert got.counts(m) == ref.executed, what
+        cut_short += bool(ref.defined.any() and not ref.defined.all() and not all(k.all() for k in known))
+    assert cut_short > 30  # merges defined up to an unknown head, not only all-or-nothing ones
