@@ -403,16 +403,20 @@ def _mrg_redraw_many(items: list[tuple[Source, Case, dict[str, np.ndarray], Outc
     """For each pto-isa TMRGSORT case: NaNs, zeros and subnormals in the lists replaced by plain values (each run
     re-sorted), when the merge left records undefined that plain data would define (the NPUs' undocumented NaN
     and near-zero orders). The geometry's masks of a batch are evaluated together; each case draws from its own
-    source. pto-spec defines every merged element: its cases are kept."""
+    source. pto-spec defines every merged element: its cases are kept, and so are cases whose lists hold none of
+    those values (replacing nothing, the redraw would give the same inputs back)."""
     pending = []
     for k, (_, case, _, outcome) in enumerate(items):
         undefined = outcome.classes["dst"] == UNDEFINED
         if not _is_spec_mrg(case) and undefined.any():
             pending.append((k, undefined))
-    masks = _structural_many([(items[k][1], items[k][2]) for k, _ in pending], _mrg_structural_key, _mrg_plain)
-    redrawn = [k for (k, undefined), structural in zip(pending, masks) if (undefined & ~structural).any()]
+    split = _mrg_split([items[k][1:3] for k, _ in pending])
+    odd = [(k, undefined, lists) for (k, undefined), lists in zip(pending, split)
+           if any(mask.any() for *_, mask in lists)]
+    masks = _structural_many([(items[k][1], items[k][2]) for k, _, _ in odd], _mrg_structural_key, _mrg_plain)
+    redrawn = [(k, lists) for (k, undefined, lists), structural in zip(odd, masks) if (undefined & ~structural).any()]
     out: list[Redrawn] = [None] * len(items)
-    for k, new in zip(redrawn, _mrg_plain_values([items[k][:3] for k in redrawn])):
+    for (k, _), new in zip(redrawn, _mrg_plain_values([(*items[k][:3], lists) for k, lists in redrawn])):
         out[k] = new, None
     return out
 
@@ -421,29 +425,45 @@ def _mrg_sources(case: Case) -> tuple[str, ...]:
     return tuple(r for r, _ in case.tiles if r != "dst")
 
 
-def _mrg_plain_values(items: list[tuple[Source, Case, dict[str, np.ndarray]]]) -> list[dict[str, np.ndarray]]:
-    """Each case's ``inputs`` with the lists' NaNs, zeros and subnormals replaced by plain values drawn from its
-    source, each run re-sorted (all the lists' runs in one sort)."""
+_MrgList = tuple[str, np.ndarray, np.ndarray, np.ndarray]  # role, value bits, indices, which values are odd
+
+
+def _mrg_split(items: Sequence[tuple[Case, dict[str, np.ndarray]]]) -> list[list[_MrgList]]:
+    """Each case's lists as (role, value bits, indices, odd), ``odd`` marking the NaNs, zeros and subnormals (the
+    values whose merge order the NPUs leave undocumented); the value arrays are fresh. A dtype's lists are
+    looked at together."""
     from ptofuzz.oracles import ieee, mrgsort
 
-    split: dict[str, list[tuple[int, str, np.ndarray, np.ndarray]]] = {}  # by dtype: each list's values, indices
-    for j, (_, case, inputs) in enumerate(items):
+    out: list[list[_MrgList]] = [[] for _ in items]
+    by_dtype: dict[str, list[tuple[int, str, np.ndarray, np.ndarray]]] = {}
+    for j, (case, inputs) in enumerate(items):
         dt = dtypes.get(case.dtype)
         for role in _mrg_sources(case):
-            vals, idx = mrgsort.split_records(inputs[role][0], dt)  # fresh arrays: changed in place below
-            split.setdefault(case.dtype, []).append((j, role, vals.astype(dt.bits_dtype, copy=False), idx))
-    lists = []
-    for dtype, entries in split.items():
+            vals, idx = mrgsort.split_records(inputs[role][0], dt)
+            by_dtype.setdefault(case.dtype, []).append((j, role, vals.astype(dt.bits_dtype, copy=False), idx))
+    for dtype, entries in by_dtype.items():
         dt = dtypes.get(dtype)
         flat = np.concatenate([vals for _, _, vals, _ in entries])
         odd_all = ieee.is_nan(flat, dt) | ieee.is_zero(flat, dt) | ieee.is_subnormal(flat, dt)
         sizes = [vals.size for _, _, vals, _ in entries]
         for (j, role, vals, idx), odd in zip(entries, np.split(odd_all, np.cumsum(sizes)[:-1])):
+            out[j].append((role, vals, idx, odd))
+    return out
+
+
+def _mrg_plain_values(items: list[tuple[Source, Case, dict[str, np.ndarray], list[_MrgList]]]
+                      ) -> list[dict[str, np.ndarray]]:
+    """Each case's ``inputs`` with its lists' odd values (:func:`_mrg_split`) replaced by plain values drawn from
+    its source, list by list, each run re-sorted (all the lists' runs in one sort)."""
+    lists = []
+    for j, (source, case, _, split) in enumerate(items):
+        dt = dtypes.get(case.dtype)
+        for role, vals, idx, odd in split:
             count = int(np.count_nonzero(odd))
-            if count:  # each case's plain values from its own source, list by list
-                vals[odd] = values.plain(items[j][0], dt, count)
-            lists.append((j, role, items[j][1], vals, idx))
-    out = [dict(inputs) for _, _, inputs in items]
+            if count:
+                vals[odd] = values.plain(source, dt, count)
+            lists.append((j, role, case, vals, idx))
+    out = [dict(inputs) for _, _, inputs, _ in items]
     _fill_records(out, lists)
     return out
 
