@@ -130,6 +130,21 @@ class Case:
         # one spelling per case: params sorted by name, None values dropped
         object.__setattr__(self, "params", tuple(sorted((k, v) for k, v in self.params if v is not None)))
 
+    def __hash__(self) -> int:
+        # a case keys the dictionaries of every batch (shared work, memos, structural masks): its hash, over its
+        # nested tuples of tiles, is worked out once (and never pickled: string hashes differ between processes)
+        try:
+            return self.__dict__["_hash"]
+        except KeyError:
+            h = hash((self.op, self.platform, self.dtype, self.tiles, self.params))
+            object.__setattr__(self, "_hash", h)
+            return h
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = dict(self.__dict__)
+        state.pop("_hash", None)
+        return state
+
     def tile(self, role: str) -> Tile:
         for r, t in self.tiles:
             if r == role:

@@ -3,11 +3,16 @@ case exactly the inputs and outcome it gets alone, and a shared evaluation exact
 
 from __future__ import annotations
 
+import os
+import pickle
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 
 from ptofuzz import api, registry
-from ptofuzz.case import UNDEFINED, Outcome
+from ptofuzz.case import UNDEFINED, Case, Outcome, Tile
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
 
@@ -157,3 +162,24 @@ def test_draw_many_is_draw_inputs_case_by_case(op, special):
                 np.testing.assert_array_equal(got[role], alone[role], err_msg=f"{case} {role}")
                 compared += 1
     assert compared >= 12
+
+
+def test_a_case_keys_dictionaries_by_value_and_its_remembered_hash_stays_in_its_process():
+    """A case hashes once (it keys every batch's dictionaries); a pickled case (fuzzing's worker processes) does
+    not carry that hash along, since another process salts string hashes differently."""
+    tiles = (("dst", Tile(1, 64, 1, 32)), ("src0", Tile(1, 64, 1, 64)))
+    a = Case("TMRGSORT", "a5", "float32", tiles, (("lists", 1), ("block", 8)))
+    b = Case("TMRGSORT", "a5", "float32", tiles, (("block", 8), ("lists", 1)))
+    assert a == b and hash(a) == hash(b) == hash(("TMRGSORT", "a5", "float32", tiles, (("block", 8), ("lists", 1))))
+    assert {a: 1}.get(a.on("a2a3")) is None and {a: 1}[a.on("a2a3").on("a5")] == 1
+    blob = pickle.dumps(a)
+    assert "_hash" not in vars(pickle.loads(blob)) and pickle.loads(blob) == a
+    child = ("import pickle, sys\n"
+             "from ptofuzz.case import Case, Tile\n"
+             "tiles = (('dst', Tile(1, 64, 1, 32)), ('src0', Tile(1, 64, 1, 64)))\n"
+             "here = {Case('TMRGSORT', 'a5', 'float32', tiles, (('lists', 1), ('block', 8))): 'found'}\n"
+             "print(here.get(pickle.loads(sys.stdin.buffer.read())))")
+    for salt in ("1", "2"):
+        res = subprocess.run([sys.executable, "-c", child], input=blob, capture_output=True, check=True,
+                             env={**os.environ, "PYTHONHASHSEED": salt})
+        assert res.stdout.decode().strip() == "found"
