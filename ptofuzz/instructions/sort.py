@@ -410,13 +410,11 @@ def _mrg_redraw_many(items: list[tuple[Source, Case, dict[str, np.ndarray], Outc
         undefined = outcome.classes["dst"] == UNDEFINED
         if not _is_spec_mrg(case) and undefined.any():
             pending.append((k, undefined))
-    split = _mrg_split([items[k][1:3] for k, _ in pending])
-    odd = [(k, undefined, lists) for (k, undefined), lists in zip(pending, split)
-           if any(mask.any() for *_, mask in lists)]
-    masks = _structural_many([(items[k][1], items[k][2]) for k, _, _ in odd], _mrg_structural_key, _mrg_plain)
-    redrawn = [(k, lists) for (k, undefined, lists), structural in zip(odd, masks) if (undefined & ~structural).any()]
+    pending = [p for p, odd in zip(pending, _mrg_has_odd([items[k][1:3] for k, _ in pending])) if odd]
+    masks = _structural_many([(items[k][1], items[k][2]) for k, _ in pending], _mrg_structural_key, _mrg_plain)
+    redrawn = [k for (k, undefined), structural in zip(pending, masks) if (undefined & ~structural).any()]
     out: list[Redrawn] = [None] * len(items)
-    for (k, _), new in zip(redrawn, _mrg_plain_values([(*items[k][:3], lists) for k, lists in redrawn])):
+    for k, new in zip(redrawn, _mrg_plain_values([items[k][:3] for k in redrawn])):
         out[k] = new, None
     return out
 
@@ -425,45 +423,54 @@ def _mrg_sources(case: Case) -> tuple[str, ...]:
     return tuple(r for r, _ in case.tiles if r != "dst")
 
 
-_MrgList = tuple[str, np.ndarray, np.ndarray, np.ndarray]  # role, value bits, indices, which values are odd
+def _mrg_odd(values_bits: np.ndarray, dt: dtypes.DType) -> np.ndarray:
+    """The NaNs, zeros and subnormals: the values whose merge order the NPUs leave undocumented."""
+    from ptofuzz.oracles import ieee
+
+    return ieee.is_nan(values_bits, dt) | ieee.is_zero(values_bits, dt) | ieee.is_subnormal(values_bits, dt)
 
 
-def _mrg_split(items: Sequence[tuple[Case, dict[str, np.ndarray]]]) -> list[list[_MrgList]]:
-    """Each case's lists as (role, value bits, indices, odd), ``odd`` marking the NaNs, zeros and subnormals (the
-    values whose merge order the NPUs leave undocumented); the value arrays are fresh. A dtype's lists are
-    looked at together."""
-    from ptofuzz.oracles import ieee, mrgsort
+def _mrg_has_odd(items: Sequence[tuple[Case, dict[str, np.ndarray]]]) -> list[bool]:
+    """Whether each case's lists hold an odd value (:func:`_mrg_odd`); a dtype's lists looked at together."""
+    from ptofuzz.oracles import mrgsort
 
-    out: list[list[_MrgList]] = [[] for _ in items]
-    by_dtype: dict[str, list[tuple[int, str, np.ndarray, np.ndarray]]] = {}
-    for j, (case, inputs) in enumerate(items):
-        dt = dtypes.get(case.dtype)
-        for role in _mrg_sources(case):
-            vals, idx = mrgsort.split_records(inputs[role][0], dt)
-            by_dtype.setdefault(case.dtype, []).append((j, role, vals.astype(dt.bits_dtype, copy=False), idx))
-    for dtype, entries in by_dtype.items():
-        dt = dtypes.get(dtype)
-        flat = np.concatenate([vals for _, _, vals, _ in entries])
-        odd_all = ieee.is_nan(flat, dt) | ieee.is_zero(flat, dt) | ieee.is_subnormal(flat, dt)
-        sizes = [vals.size for _, _, vals, _ in entries]
-        for (j, role, vals, idx), odd in zip(entries, np.split(odd_all, np.cumsum(sizes)[:-1])):
-            out[j].append((role, vals, idx, odd))
+    out = [False] * len(items)
+    by_dtype: dict[str, list[int]] = {}
+    for j, (case, _) in enumerate(items):
+        by_dtype.setdefault(case.dtype, []).append(j)
+    for dtype, members in by_dtype.items():
+        rows = [[items[j][1][role][0] for role in _mrg_sources(items[j][0])] for j in members]
+        words = np.concatenate([w for row in rows for w in row])  # whole records: value words at even positions
+        odd = np.zeros(words.size // 2 + 1, np.int64)
+        np.cumsum(_mrg_odd(mrgsort.split_records(words, dtype)[0], dtypes.get(dtype)), out=odd[1:])
+        ends = np.cumsum([sum(w.size for w in row) // 2 for row in rows])
+        for j, count in zip(members, np.diff(odd[np.concatenate([[0], ends])]).tolist()):
+            out[j] = count > 0
     return out
 
 
-def _mrg_plain_values(items: list[tuple[Source, Case, dict[str, np.ndarray], list[_MrgList]]]
-                      ) -> list[dict[str, np.ndarray]]:
-    """Each case's ``inputs`` with its lists' odd values (:func:`_mrg_split`) replaced by plain values drawn from
-    its source, list by list, each run re-sorted (all the lists' runs in one sort)."""
-    lists = []
-    for j, (source, case, _, split) in enumerate(items):
+def _mrg_plain_values(items: list[tuple[Source, Case, dict[str, np.ndarray]]]) -> list[dict[str, np.ndarray]]:
+    """Each case's ``inputs`` with the lists' odd values (:func:`_mrg_odd`) replaced by plain values drawn from its
+    source, each run re-sorted (all the lists' runs in one sort)."""
+    from ptofuzz.oracles import mrgsort
+
+    split: dict[str, list[tuple[int, str, np.ndarray, np.ndarray]]] = {}  # by dtype: each list's values, indices
+    for j, (_, case, inputs) in enumerate(items):
         dt = dtypes.get(case.dtype)
-        for role, vals, idx, odd in split:
+        for role in _mrg_sources(case):
+            vals, idx = mrgsort.split_records(inputs[role][0], dt)  # fresh arrays: changed in place below
+            split.setdefault(case.dtype, []).append((j, role, vals.astype(dt.bits_dtype, copy=False), idx))
+    lists = []
+    for dtype, entries in split.items():
+        dt = dtypes.get(dtype)
+        odd_all = _mrg_odd(np.concatenate([vals for _, _, vals, _ in entries]), dt)
+        sizes = [vals.size for _, _, vals, _ in entries]
+        for (j, role, vals, idx), odd in zip(entries, np.split(odd_all, np.cumsum(sizes)[:-1])):
             count = int(np.count_nonzero(odd))
-            if count:
-                vals[odd] = values.plain(source, dt, count)
-            lists.append((j, role, case, vals, idx))
-    out = [dict(inputs) for _, _, inputs, _ in items]
+            if count:  # each case's plain values from its own source, list by list
+                vals[odd] = values.plain(items[j][0], dt, count)
+            lists.append((j, role, items[j][1], vals, idx))
+    out = [dict(inputs) for _, _, inputs in items]
     _fill_records(out, lists)
     return out
 
@@ -513,20 +520,22 @@ def _sorted_runs(vals: np.ndarray, case: Case, dt: Any) -> np.ndarray:
 
 
 def _mrg_structural_key(case: Case, inputs: dict[str, np.ndarray]) -> tuple[Any, ...]:
-    """What a merge's structural mask depends on: the case and the lists' indices (not their values)."""
-    return ("mrgsort", case, tuple((role, inputs[role][0, 1::2].tobytes()) for role in _mrg_sources(case)))
+    """What a merge's structural mask depends on: the case alone (a record's class follows from the values and
+    the geometry; the indices it carries decide none)."""
+    return ("mrgsort", case)
 
 
 def _mrg_plain(items: list[tuple[Case, dict[str, np.ndarray]]]) -> list[dict[str, np.ndarray]]:
-    """Plain, distinct, sorted lists of the same lengths and indices as each case's."""
-    from ptofuzz.oracles import mrgsort
-
+    """Plain, distinct, sorted lists of each case's lengths, with the indices the generator gives (0.. over the
+    lists in order)."""
     lists = []
-    for j, (case, inputs) in enumerate(items):
+    for j, (case, _) in enumerate(items):
         dt = dtypes.get(case.dtype)
+        base = 0
         for role in _mrg_sources(case):
-            idx = mrgsort.split_records(inputs[role][0], dt)[1]
-            lists.append((j, role, case, plain_stream(dt, idx.size), idx))
+            n = case.tile(role).cols // 2
+            lists.append((j, role, case, plain_stream(dt, n), np.arange(base, base + n, dtype=np.uint32)))
+            base += n
     out: list[dict[str, np.ndarray]] = [{} for _ in items]
     _fill_records(out, lists)
     return out
