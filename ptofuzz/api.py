@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
-import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,12 +18,15 @@ from ptofuzz.errors import CaseFolderError, UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
 
-if TYPE_CHECKING:  # the comparison engine is imported by check and diff, not by gen
-    from ptofuzz.compare import Comparison, Mode, Verdict
+if TYPE_CHECKING:  # the comparison engine and the verdicts are imported by check and diff, not by gen
+    from ptofuzz.compare import Mode
+    from ptofuzz.verdicts import CaseVerdict, DiffResult
 
 
 @dataclasses.dataclass(frozen=True)
 class GeneratedCase:
+    """One case folder ``gen`` wrote: its name and place, its case, outcome and file sizes."""
+
     name: str
     out_dir: Path
     case: Case
@@ -39,6 +41,8 @@ class GeneratedCase:
 
 @dataclasses.dataclass(frozen=True)
 class GenerateResult:
+    """What one ``gen`` call wrote."""
+
     op: str
     platform: str
     out_dir: Path
@@ -338,40 +342,6 @@ def _add_bundle(content: casefolder.FolderContent, case: Case, inputs: Mapping[s
 
 # ---- check ------------------------------------------------------------------------------------------------
 
-@dataclasses.dataclass(frozen=True)
-class FileVerdict:
-    file: str
-    comparison: Comparison | None  # None when the file could not be compared
-    problem: str = ""  # why it fails without an element comparison (absent golden, unexpected file, ...)
-    dtype: str = ""  # element type of the file
-    shape: tuple[int, int] = (0, 0)  # the file's elements
-    valid: tuple[int, int] = (0, 0)  # its valid region
-
-    @property
-    def ok(self) -> bool:
-        return not self.problem and (self.comparison is None or self.comparison.ok)
-
-
-@dataclasses.dataclass(frozen=True)
-class CaseVerdict:
-    path: Path
-    name: str
-    op: str
-    platform: str
-    dtype: str
-    outcome: str
-    verdict: Verdict
-    files: tuple[FileVerdict, ...] = ()
-    message: str = ""
-    oracle: str = ""  # "cpusim": the goldens were recomputed by the real simulator
-
-    @property
-    def reproduce(self) -> str:
-        plat = "" if (self.path / casefolder.MANIFEST).is_file() else f" --platform {self.platform}"
-        oracle = f" --oracle {self.oracle}" if self.oracle else ""
-        return f"ptofuzz check {shlex.quote(str(self.path))}{plat}{oracle}"
-
-
 def check(paths: Sequence[str | Path], platform: str | None = None, oracle: str | None = None
           ) -> list[CaseVerdict]:
     """Recompute each case folder's golden from its inputs and compare golden.bin (and output.bin if there).
@@ -381,6 +351,7 @@ def check(paths: Sequence[str | Path], platform: str | None = None, oracle: str 
     ``error``; errors in the request itself (missing path) raise UsageError.
     """
     from ptofuzz.compare import Verdict
+    from ptofuzz.verdicts import CaseVerdict
 
     if platform is not None:
         platform = platforms.canonical(platform)
@@ -414,6 +385,7 @@ def _loosened(real: Outcome, model: Outcome) -> Outcome:
 
 def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerdict:
     from ptofuzz.compare import Verdict, compare, pto_isa_eps
+    from ptofuzz.verdicts import CaseVerdict, FileVerdict
 
     lc = casefolder.load(path, platform)
     case, prof = lc.case, lc.profile
@@ -486,23 +458,14 @@ def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerd
 
 # ---- diff ---------------------------------------------------------------------------------------------------
 
-@dataclasses.dataclass(frozen=True)
-class DiffResult:
-    label: str  # what was compared ("golden.bin vs output.bin", "a5 vs cpu: dst")
-    dtype: str
-    shape: tuple[int, int]
-    valid: tuple[int, int]
-    comparison: Comparison
-    reproduce: str
-    # TPARTARG*'s index outputs: at each listed differing element, every input and both oracles' outputs
-    beside: tuple[dict[str, str], ...] = ()
-
-
 def diff_files(golden: str | Path, output: str | Path, dtype: str, shape: tuple[int, int], *,
                valid: tuple[int, int] | None = None, mode: Mode | None = None, eps: float | None = None,
                half_as_bits: bool = False) -> DiffResult:
     """Compare two raw little-endian files of ``shape`` elements of ``dtype``."""
+    import shlex
+
     from ptofuzz.compare import Mode, compare
+    from ptofuzz.verdicts import DiffResult
 
     mode = mode or Mode()
     for f in (golden, output):
@@ -543,8 +506,11 @@ def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode:
                 eps: float | None = None, half_as_bits: bool = False) -> list[DiffResult]:
     """Compare two oracles' outputs of a saved case record (a fuzz finding): by default the pair of its
     signature, the first oracle's output taken as the expected side."""
+    import shlex
+
     from ptofuzz import differential, records
     from ptofuzz.compare import Mode, compare
+    from ptofuzz.verdicts import DiffResult
 
     mode = mode or Mode()
 

@@ -317,6 +317,8 @@ def discard(staged: list[str]) -> None:
 
 @dataclasses.dataclass
 class LoadedCase:
+    """A case folder read back: its instruction, case, file layout and manifest (None: a pto-isa folder)."""
+
     path: Path
     inst: registry.Instruction
     case: Case

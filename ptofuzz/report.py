@@ -18,11 +18,12 @@ from rich.markup import escape as _markup_escape
 from rich.table import Table
 
 from ptofuzz import dtypes
-from ptofuzz.api import CaseVerdict, GeneratedCase, GenerateResult
+from ptofuzz.api import GeneratedCase, GenerateResult
 from ptofuzz.atomic import write_file
 from ptofuzz.case import CLASS_NAMES
 from ptofuzz.compare import Verdict
 from ptofuzz.replay import ReplayVerdict
+from ptofuzz.verdicts import CaseVerdict
 
 
 def escape(text: str) -> str:

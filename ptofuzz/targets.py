@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import api, casefolder
+from ptofuzz import api, casefolder, verdicts
 from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.compare import Verdict
 from ptofuzz.errors import CaseFolderError, UsageError
@@ -41,7 +41,7 @@ class TargetVerdict:
     path: Path
     command: str  # the target command as run (for this case, or for its folder)
     verdict: Verdict
-    check: api.CaseVerdict | None
+    check: verdicts.CaseVerdict | None
     problem: str = ""  # the target exited non-zero, timed out or wrote no output.bin
     seconds: float = 0.0
     unreadable: bool = False  # the case folder itself cannot be read (the target was not run on it)
