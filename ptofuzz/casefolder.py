@@ -15,7 +15,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,14 @@ from ptofuzz.layouts import Profile
 
 MANIFEST = "ptofuzz.json"
 FORMAT = "ptofuzz-case/1"
+
+
+def _rmtree(path: str, ignore_errors: bool = False) -> None:
+    """``shutil.rmtree``, imported on first use: writing case folders never needs it, only clean-ups do (and
+    shutil with its archive modules is a few ms of every ``gen``'s start-up)."""
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=ignore_errors)
 
 
 def file_bytes(bits: np.ndarray, profile: Profile, tile: Any) -> bytes:
@@ -210,7 +217,7 @@ def stage(out_dir: Path, content: FolderContent) -> str:
         try:
             os.mkdir(tmp)
         except FileExistsError:  # left by a killed run of this same process id
-            shutil.rmtree(tmp)
+            _rmtree(tmp)
             os.mkdir(tmp)
         folder = os.open(tmp, _DIR_FLAGS) if _BY_DIR_FD else None  # files opened in it: no path walk each
         try:
@@ -230,7 +237,7 @@ def stage(out_dir: Path, content: FolderContent) -> str:
             if folder is not None:
                 os.close(folder)
     except OSError as e:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _rmtree(tmp, ignore_errors=True)
         raise UsageError(f"cannot write {target!r}: {e.strerror}; free some space or choose another --out") from None
     return tmp
 
@@ -255,7 +262,7 @@ def commit(out_dir: Path | str, name: str, staged: str, force: bool, *, keep_old
         if os.path.isdir(final) and not os.path.islink(final):
             os.rename(final, old)
             os.rename(staged, final)
-            shutil.rmtree(old)
+            _rmtree(old)
             return final
         else:
             os.unlink(final)  # a file or a symlink: replaced, never followed
@@ -302,7 +309,7 @@ def drop_replaced(out_dir: Path) -> None:
 def _remove(path: str) -> None:
     """Remove a folder (with what it holds) or a file or symbolic link (never followed), if there."""
     if os.path.isdir(path) and not os.path.islink(path):
-        shutil.rmtree(path, ignore_errors=True)
+        _rmtree(path, ignore_errors=True)
     else:
         with contextlib.suppress(OSError):
             os.unlink(path)
@@ -310,7 +317,7 @@ def _remove(path: str) -> None:
 
 def discard(staged: list[str]) -> None:
     for tmp in staged:
-        shutil.rmtree(tmp, ignore_errors=True)
+        _rmtree(tmp, ignore_errors=True)
 
 
 # ---- reading ----------------------------------------------------------------------------------------------
