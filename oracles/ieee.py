@@ -43,6 +43,11 @@ def is_subnormal(bits: np.ndarray, dt: DType) -> np.ndarray:
     return ((bits & dt.abs_mask) - np.array(1, bits.dtype)) < dt.man_mask
 
 
+def is_zero_or_subnormal(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """``is_zero | is_subnormal`` in one test: the exponent field is all zeros."""
+    return (bits & dt.exp_mask) == 0
+
+
 def is_negative(bits: np.ndarray, dt: DType) -> np.ndarray:
     return (bits & dt.sign_mask) != 0
 

@@ -324,7 +324,7 @@ class _List:
         nan = ieee.is_nan(bits, d)
         unknown = ~r.known
         num = key[~(nan | unknown)]
-        tiny = ieee.is_zero(bits, d) | ieee.is_subnormal(bits, d)
+        tiny = ieee.is_zero_or_subnormal(bits, d)
         return _List(key, ieee.to_float64(bits, d), nan, unknown, tiny, bits, bool(np.all(np.diff(num) >= 0)))
 
     @property
@@ -550,7 +550,7 @@ def _merge_groups(grp: np.ndarray, grp_known: np.ndarray, d: DType, plat: str
         order = np.argsort(key[c].reshape(len(c), span), axis=1, kind="stable")
         res[c] = np.take_along_axis(grp[c].reshape(len(c), span, 2), order[..., None], axis=1)
         if plat == "npu":
-            tiny = (ieee.is_zero(bits, d) | ieee.is_subnormal(bits, d))[c]
+            tiny = ieee.is_zero_or_subnormal(bits, d)[c]
             amb = _tiny_ambiguous_groups(tiny, bits[c])
             if amb.any():
                 tiny_sorted = np.take_along_axis(tiny.reshape(len(c), span), order, axis=1)
@@ -742,7 +742,7 @@ def _merge_tails(res: _Many, items: np.ndarray, rows: _Rows, key: np.ndarray, ta
     last_num = _per_list(num_rank, bounds, -1)  # (M, lists), -1: no number
     ends = np.maximum(bounds[:, 1:] - 1, 0)  # each list's last position (meaningful where ``has``)
     has_tail = np.take_along_axis(tail, ends, axis=1) & has
-    tiny = (ieee.is_zero(bits, d) | ieee.is_subnormal(bits, d)) & ~pad
+    tiny = ieee.is_zero_or_subnormal(bits, d) & ~pad
     live = rows.live
     at = np.arange(res.recs.shape[1])[None, :]
     in_cap = at < cap[:, None]

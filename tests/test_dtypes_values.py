@@ -197,3 +197,12 @@ def test_draw_many_with_row_level_kinds_keeps_each_source_in_order():
     alone_sources = _sources(["a", "a", "b"])
     for got, src, shape in zip(batched, alone_sources, shapes):
         np.testing.assert_array_equal(got, values.draw(src, dt, shape, mix))
+
+
+@pytest.mark.parametrize("name", ["float16", "bfloat16"])
+def test_zero_or_subnormal_is_zero_or_subnormal_for_every_16_bit_pattern(name):
+    dt = dtypes.get(name)
+    bits = np.arange(1 << 16, dtype=np.uint32).astype(np.uint16)
+    got = ieee.is_zero_or_subnormal(bits, dt)
+    np.testing.assert_array_equal(got, ieee.is_zero(bits, dt) | ieee.is_subnormal(bits, dt))
+    assert int(got.sum()) == 2 * (dt.man_mask + 1)  # +-0 and the subnormals of both signs

@@ -427,7 +427,7 @@ def _mrg_odd(values_bits: np.ndarray, dt: dtypes.DType) -> np.ndarray:
     """The NaNs, zeros and subnormals: the values whose merge order the NPUs leave undocumented."""
     from ptofuzz.oracles import ieee
 
-    return ieee.is_nan(values_bits, dt) | ieee.is_zero(values_bits, dt) | ieee.is_subnormal(values_bits, dt)
+    return ieee.is_nan(values_bits, dt) | ieee.is_zero_or_subnormal(values_bits, dt)
 
 
 def _mrg_has_odd(items: Sequence[tuple[Case, dict[str, np.ndarray]]]) -> list[bool]:
