@@ -14,7 +14,7 @@ cd "$PROJECT"
 mkdir -p "$OUT"
 
 # ptofuzz itself (with numpy, ml_dtypes, ...): installed once, where it is not importable yet
-"$PYTHON" -c "import ptofuzz.registry" 2>/dev/null || "$PYTHON" -m pip install .
+"$PYTHON" -c "import ptofuzz.instructions.registry" 2>/dev/null || "$PYTHON" -m pip install .
 
 for fuzzer in fuzz/fuzz_*.py; do
     name="$(basename "$fuzzer" .py)"

@@ -27,8 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from ptofuzz import campaign
-from ptofuzz.cpusim import build, session
+from ptofuzz.backends.cpusim import build, session
+from ptofuzz.engine import campaign
 
 TARGET = 20_000
 

@@ -31,7 +31,7 @@ import platform
 import sys
 import time
 
-from ptofuzz import campaign
+from ptofuzz.engine import campaign
 
 RANDOM_TARGET = 60_000
 SORT_TARGET = 20_000  # cases/s of the sorts' campaigns (issue 15)
@@ -75,7 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             rows.append((f"random engine, --jobs {n_jobs}", f"{best:,.0f} cases/s", target, best,
                          f"{args.cases:,} cases, best of {args.repeat}, {sigs} signatures"))
     if args.only in (None, "atheris"):
-        from ptofuzz import atheris_engine
+        from ptofuzz.engine import atheris_engine
 
         data, _ = atheris_engine.run(plan, seconds=args.seconds)
         rate = data["cases"] / data["elapsed_s"] if data["elapsed_s"] else 0.0

@@ -50,7 +50,8 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import allocator, api
+from ptofuzz import api
+from ptofuzz.engine import allocator
 
 TARGET = 2.0
 SORT_TARGET = 1.5  # issue 15: gen --random 10000 of TSORT32 / TMRGSORT
@@ -265,7 +266,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--default-malloc", action="store_true",
                     help="leave glibc malloc's thresholds as they are; by default they are raised before the first "
                          "random workload (the canonical one runs before it) as `ptofuzz gen --random` raises them "
-                         "(ptofuzz.allocator), for both sides, since both run in this process")
+                         "(ptofuzz.engine.allocator), for both sides, since both run in this process")
     ap.add_argument("--profile", action="store_true",
                     help="after timing, cProfile one ptofuzz run per workload (cumulative and tottime)")
     ap.add_argument("--profile-top", type=int, default=25)

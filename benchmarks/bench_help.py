@@ -14,7 +14,7 @@ user waits for. Compared, interleaved, ``--repeat`` times each after ``--warmup`
 * ``python -c pass``: interpreter start-up alone, for reference (not gated).
 
 Target: median(ptofuzz) <= 1.3 x median(bare) and <= 1.3 x median(bare-plain) (``--bare`` picks one). A
-separate subprocess imports ``ptofuzz.cli``, renders the help and fails the run if numpy, ml_dtypes, the
+separate subprocess imports ``ptofuzz.cli.app``, renders the help and fails the run if numpy, ml_dtypes, the
 oracles, generators, instructions or ``ptofuzz.api`` are in ``sys.modules``. Exit status 1 on any failure.
 
 Not part of the pytest suite:
@@ -66,7 +66,7 @@ FORBIDDEN_PREFIXES = ("numpy", "ml_dtypes", "ptofuzz.oracles", "ptofuzz.generato
 
 IMPORT_CHECK = textwrap.dedent('''\
     import json, sys
-    from ptofuzz.cli import app
+    from ptofuzz.cli.app import app
     try:
         app(["--help"], prog_name="ptofuzz")
         code = 0

@@ -19,8 +19,10 @@ from pathlib import Path
 import numpy as np
 from rich.console import Console
 
-from ptofuzz import api, dtypes, report
-from ptofuzz.compare import Mode
+from ptofuzz import api
+from ptofuzz.core import dtypes
+from ptofuzz.engine.compare import Mode
+from ptofuzz.report import console as report
 
 TARGET = 2.0
 

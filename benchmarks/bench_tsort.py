@@ -20,10 +20,11 @@ import time
 
 import numpy as np
 
-from ptofuzz import dtypes, registry
-from ptofuzz.case import Case, Tile
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import Case, Tile
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
+from ptofuzz.instructions import registry
 from ptofuzz.oracles import ieee
 from ptofuzz.oracles.sort import group_sort
 

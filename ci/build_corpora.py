@@ -24,11 +24,14 @@ from pathlib import Path
 
 import numpy as np
 
-from ptofuzz import differential, dtypes, platforms, records, registry
-from ptofuzz.case import Case, Tile
+from ptofuzz.core import dtypes, platforms
+from ptofuzz.core.case import Case, Tile
+from ptofuzz.core.layouts import spec_physical
+from ptofuzz.engine import differential
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
-from ptofuzz.layouts import spec_physical
+from ptofuzz.instructions import registry
+from ptofuzz.io import records
 
 F32 = {"1": 0x3F800000, "2": 0x40000000, "3": 0x40400000, "-1": 0xBF800000, "+0": 0, "-0": 0x80000000,
        "inf": 0x7F800000, "-inf": 0xFF800000, "qnan": 0x7FC00000, "qnan-payload": 0xFFC12345,

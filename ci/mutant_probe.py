@@ -35,8 +35,8 @@ OPS = {
                              "TPARTARGMAX"),
     "ptofuzz.oracles.descriptors": ("TSORT", "TPARTADD"),
     "ptofuzz.oracles.tpartarg": ("TPARTARGMAX", "TPARTARGMIN"),
-    "ptofuzz.compare": ("TPARTADD", "TPARTMAX", "TSORT32", "TMRGSORT", "TPARTARGMAX"),
-    "ptofuzz.layouts": (),
+    "ptofuzz.engine.compare": ("TPARTADD", "TPARTMAX", "TSORT32", "TMRGSORT", "TPARTARGMAX"),
+    "ptofuzz.core.layouts": (),
 }
 RANDOM = 60  # random cases per (op, platform, rate)
 RATES = (0.0, 0.2, 0.6)
@@ -66,10 +66,11 @@ Probe = Callable[[], tuple[Any, ...]]
 
 def _corpus(ops: tuple[str, ...]) -> Iterator[tuple[str, Probe]]:
     """(label, probe) pairs; a probe evaluates with whatever mutant is on and returns a fingerprint."""
-    from ptofuzz import api, registry
-    from ptofuzz.errors import UsageError
+    from ptofuzz import api
+    from ptofuzz.core.errors import UsageError
     from ptofuzz.generators import values
     from ptofuzz.generators.source import seeded
+    from ptofuzz.instructions import registry
 
     _mutant(None)
     for op in ops:
@@ -104,12 +105,13 @@ def _corpus(ops: tuple[str, ...]) -> Iterator[tuple[str, Probe]]:
                             return tuple(_fingerprint(inst.evaluate(c, i)) for c, i in stacks)
 
                     yield f"{op} {platform} rate {rate} stacked", stacked
-                if ops is OPS["ptofuzz.compare"]:
+                if ops is OPS["ptofuzz.engine.compare"]:
                     yield from _compare_probes(op, platform, batch, inst)
 
 
 def _compare_probes(op: str, platform: str, batch: list[Any], inst: Any) -> Iterator[tuple[str, Probe]]:
-    from ptofuzz import compare, dtypes
+    from ptofuzz.core import dtypes
+    from ptofuzz.engine import compare
     from ptofuzz.generators.source import seeded
 
     outs = []

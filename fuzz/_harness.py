@@ -5,7 +5,7 @@ A target decodes each input into one case of its instruction family (through pto
 (so that libFuzzer keeps the input as a reproducer) when an oracle raises, or when two oracles disagree in a way
 that is neither a documented platform difference nor listed in ``PTOFUZZ_ALLOW`` (comma-separated signature
 substrings); with ``PTOFUZZ_FINDINGS=DIR`` every signature's first case is also saved there as a record folder.
-Each signature crashes with its own exception type, message and top frame (:mod:`ptofuzz.crashes`), so
+Each signature crashes with its own exception type, message and top frame (:mod:`ptofuzz.engine.crashes`), so
 ClusterFuzz-style grouping shows one crash per signature.
 """
 
@@ -19,13 +19,14 @@ from collections.abc import Callable, Sequence
 def build_target(ops: Sequence[str], instructions: Sequence[object] | None = None) -> Callable[[bytes], None]:
     """The ``TestOneInput`` of a target over ``ops`` (``instructions``: stand-ins for the registry's, for tests).
     Each disagreement that is neither documented nor allowed raises its own signature's exception
-    (:func:`ptofuzz.crashes.raise_disagreement`), so crash grouping sees one crash per signature."""
+    (:func:`ptofuzz.engine.crashes.raise_disagreement`), so crash grouping sees one crash per signature."""
     import time
     from pathlib import Path
 
-    from ptofuzz import campaign, crashes, differential, registry
-    from ptofuzz.atheris_engine import run_input
+    from ptofuzz.engine import campaign, crashes, differential
+    from ptofuzz.engine.atheris_engine import run_input
     from ptofuzz.generators.fuzzed import FuzzedSource
+    from ptofuzz.instructions import registry
 
     insts = list(instructions) if instructions is not None else [registry.get(op) for op in ops]
     plans = [campaign.make_plan(op, instruction=inst) for op, inst in zip(ops, insts)]  # type: ignore[arg-type]
@@ -66,7 +67,7 @@ def build_target(ops: Sequence[str], instructions: Sequence[object] | None = Non
 def main(ops: Sequence[str]) -> None:
     import atheris
 
-    from ptofuzz.atheris_engine import import_instrumented
+    from ptofuzz.engine.atheris_engine import import_instrumented
 
     import_instrumented()
     atheris.Setup(sys.argv, build_target(ops))

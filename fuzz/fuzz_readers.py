@@ -22,7 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-READERS = ("ptofuzz.casefolder", "ptofuzz.records", "ptofuzz.reading", "ptofuzz.case", "ptofuzz.validate")
+READERS = ("ptofuzz.io.casefolder", "ptofuzz.io.records", "ptofuzz.core.reading", "ptofuzz.core.case",
+           "ptofuzz.io.validate")
 RECORD_INPUT = bytes(range(256)) * 2  # 8x16 float32: src0.bin and src1.bin of the record folder
 
 
@@ -43,8 +44,8 @@ def _scratch() -> tuple[Path, Path]:
 
 def reader() -> Callable[[bytes], str]:
     """Read one fuzzer input as its file: "manifest" or "record" when it was read, "refused" for a UsageError."""
-    from ptofuzz import casefolder, records
-    from ptofuzz.errors import UsageError
+    from ptofuzz.core.errors import UsageError
+    from ptofuzz.io import casefolder, records
 
     case, record = _scratch()
 
@@ -79,11 +80,11 @@ def main() -> None:
     import atheris
 
     with atheris.instrument_imports(include=list(READERS)):
-        import ptofuzz.case
-        import ptofuzz.casefolder
-        import ptofuzz.reading
-        import ptofuzz.records
-        import ptofuzz.validate  # noqa: F401
+        import ptofuzz.core.case
+        import ptofuzz.core.reading
+        import ptofuzz.io.casefolder
+        import ptofuzz.io.records
+        import ptofuzz.io.validate  # noqa: F401
     atheris.Setup(sys.argv, target())
     atheris.Fuzz()
 

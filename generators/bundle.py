@@ -8,10 +8,10 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz import dtypes
 from ptofuzz.bundle import encoding as enc
 from ptofuzz.bundle.executor import CORE_CAPACITY, LocalTile
-from ptofuzz.case import Case
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import Case
 from ptofuzz.generators.source import Source
 
 SRC0, SRC1 = 32, 33  # M#1, M#2: the hands the destinations go to (T, U) stay free
@@ -211,9 +211,9 @@ SPECIAL = {
 
 def _base(op: str, src: Source) -> BundleCase:
     """A small legal bundle of ``op`` with drawn values."""
-    from ptofuzz.case import Tile
+    from ptofuzz.core.case import Tile
+    from ptofuzz.core.layouts import spec_physical
     from ptofuzz.generators import values
-    from ptofuzz.layouts import spec_physical
 
     dt = dtypes.get("float32" if op == "TSORT" else "int16")
     if op == "TSORT":

@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ptofuzz import platforms
-from ptofuzz.case import Case, Tile
-from ptofuzz.dtypes import DType, get
+from ptofuzz.core import platforms
+from ptofuzz.core.case import Case, Tile
+from ptofuzz.core.dtypes import DType, get
 from ptofuzz.generators.source import Source
 
 MAX_ROWS = 64

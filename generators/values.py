@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ptofuzz.dtypes import DType
-from ptofuzz.errors import UsageError
+from ptofuzz.core.dtypes import DType
+from ptofuzz.core.errors import UsageError
 from ptofuzz.generators.source import Source
 
 DEFAULT_SPECIAL_RATE = 0.05

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ptofuzz.case import Tile
-from ptofuzz.dtypes import DType
+from ptofuzz.core.case import Tile
+from ptofuzz.core.dtypes import DType
 
 CELL = 128  # bytes
 LOCAL_MAX = 64 * 1024  # a Local tile: SizeCode <= 10

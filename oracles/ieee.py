@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptofuzz.dtypes import DType
+from ptofuzz.core.dtypes import DType
 
 # Status flag names, in pto-spec's order (bit 0 .. bit 4 of the sticky field).
 NV, DZ, OF, UF, NX = "NV", "DZ", "OF", "UF", "NX"

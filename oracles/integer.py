@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptofuzz.dtypes import DType
+from ptofuzz.core.dtypes import DType
 
 
 def values(bits: np.ndarray, dt: DType) -> np.ndarray:

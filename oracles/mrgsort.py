@@ -9,7 +9,7 @@ word 1 the index. Whole records are moved, so pad bytes travel with their record
 :func:`join_records` convert to and from (value bits, index) arrays.
 
 Results are :class:`MergeResult`: the dst record stream at its valid width, one class per word (EXACT or
-UNDEFINED, see ``ptofuzz.case``; the words under UNDEFINED are 0 placeholders) and the executed counts.
+UNDEFINED, see ``ptofuzz.core.case``; the words under UNDEFINED are 0 placeholders) and the executed counts.
 
 Platforms
 ---------
@@ -68,9 +68,9 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import platforms
-from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
-from ptofuzz.dtypes import DType, get
+from ptofuzz.core import platforms
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.core.dtypes import DType, get
 from ptofuzz.oracles import ieee
 
 RECORD_BYTES = 8

@@ -17,9 +17,9 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ptofuzz import platforms
-from ptofuzz.case import COMMIT, EXACT, UNDEFINED, Case, Outcome, OutcomeKind
-from ptofuzz.dtypes import DType, get
+from ptofuzz.core import platforms
+from ptofuzz.core.case import COMMIT, EXACT, UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.core.dtypes import DType, get
 from ptofuzz.oracles import descriptors, ieee
 
 DEFAULT_SORT_WIDTH = 32

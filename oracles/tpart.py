@@ -1,8 +1,8 @@
 """TPARTADD / TPARTMUL / TPARTMAX / TPARTMIN: one oracle per platform.
 
-Each oracle takes a :class:`~ptofuzz.case.Case` (roles ``dst``, ``src0``, ``src1``; optional param ``inplace``)
+Each oracle takes a :class:`~ptofuzz.core.case.Case` (roles ``dst``, ``src0``, ``src1``; optional param ``inplace``)
 and the source bits at their physical tile shapes (a leading batch axis is allowed), and returns an
-:class:`~ptofuzz.case.Outcome` whose ``dst`` output has the dst tile's physical shape. Dtype support is checked
+:class:`~ptofuzz.core.case.Outcome` whose ``dst`` output has the dst tile's physical shape. Dtype support is checked
 by the registry before an oracle runs (see ``ptofuzz/instructions/tpart.py``).
 
 Sources: pto-spec-notes.md §3 (spec) and pto-isa-conventions.md §3.1 (cpu, a2a3, a5).
@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import platforms
-from ptofuzz.case import COMMIT, EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind, Tile
-from ptofuzz.dtypes import DType, get
+from ptofuzz.core import platforms
+from ptofuzz.core.case import COMMIT, EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind, Tile
+from ptofuzz.core.dtypes import DType, get
 from ptofuzz.oracles import descriptors, ieee, integer
 
 OPS = {"TPARTADD": "add", "TPARTMUL": "mul", "TPARTMAX": "max", "TPARTMIN": "min"}

@@ -31,9 +31,9 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from ptofuzz import platforms
-from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
-from ptofuzz.dtypes import DType, get
+from ptofuzz.core import platforms
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.core.dtypes import DType, get
 from ptofuzz.oracles import ieee, integer
 
 OPS = {"TPARTARGMAX": "max", "TPARTARGMIN": "min"}

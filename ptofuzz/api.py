@@ -11,16 +11,18 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ptofuzz import case as case_mod
-from ptofuzz import casefolder, dtypes, platforms, registry
-from ptofuzz.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
-from ptofuzz.errors import CaseFolderError, UsageError
+from ptofuzz.core import case as case_mod
+from ptofuzz.core import dtypes, platforms
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
+from ptofuzz.instructions import registry
+from ptofuzz.io import casefolder
 
 if TYPE_CHECKING:  # the comparison engine and the verdicts are imported by check and diff, not by gen
-    from ptofuzz.compare import Mode
-    from ptofuzz.verdicts import CaseVerdict, DiffResult
+    from ptofuzz.engine.compare import Mode
+    from ptofuzz.engine.verdicts import CaseVerdict, DiffResult
 
 
 @dataclasses.dataclass(frozen=True)
@@ -350,8 +352,8 @@ def check(paths: Sequence[str | Path], platform: str | None = None, oracle: str 
     Errors that concern one folder (wrong file size, unparseable name) give that folder the verdict
     ``error``; errors in the request itself (missing path) raise UsageError.
     """
-    from ptofuzz.compare import Verdict
-    from ptofuzz.verdicts import CaseVerdict
+    from ptofuzz.engine.compare import Verdict
+    from ptofuzz.engine.verdicts import CaseVerdict
 
     if platform is not None:
         platform = platforms.canonical(platform)
@@ -384,8 +386,8 @@ def _loosened(real: Outcome, model: Outcome) -> Outcome:
 
 
 def _check_one(path: Path, platform: str | None, oracle: str | None) -> CaseVerdict:
-    from ptofuzz.compare import Verdict, compare, pto_isa_eps
-    from ptofuzz.verdicts import CaseVerdict, FileVerdict
+    from ptofuzz.engine.compare import Verdict, compare, pto_isa_eps
+    from ptofuzz.engine.verdicts import CaseVerdict, FileVerdict
 
     lc = casefolder.load(path, platform)
     case, prof = lc.case, lc.profile
@@ -464,8 +466,8 @@ def diff_files(golden: str | Path, output: str | Path, dtype: str, shape: tuple[
     """Compare two raw little-endian files of ``shape`` elements of ``dtype``."""
     import shlex
 
-    from ptofuzz.compare import Mode, compare
-    from ptofuzz.verdicts import DiffResult
+    from ptofuzz.engine.compare import Mode, compare
+    from ptofuzz.engine.verdicts import DiffResult
 
     mode = mode or Mode()
     for f in (golden, output):
@@ -508,9 +510,10 @@ def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode:
     signature, the first oracle's output taken as the expected side."""
     import shlex
 
-    from ptofuzz import differential, records
-    from ptofuzz.compare import Mode, compare
-    from ptofuzz.verdicts import DiffResult
+    from ptofuzz.engine import differential
+    from ptofuzz.engine.compare import Mode, compare
+    from ptofuzz.engine.verdicts import DiffResult
+    from ptofuzz.io import records
 
     mode = mode or Mode()
 
@@ -600,7 +603,7 @@ def capabilities() -> list[dict[str, Any]]:
 
 def _cached_sim() -> Any:
     """The cached cpusim build (never built here), None when there is none, or the UsageError saying why not."""
-    from ptofuzz.cpusim import build, session
+    from ptofuzz.backends.cpusim import build, session
 
     try:
         return build.lookup(session.settings())
@@ -610,7 +613,7 @@ def _cached_sim() -> Any:
 
 def _cpusim_row(inst: registry.Instruction, found: Any) -> dict[str, Any]:
     """The real simulator's row: what a cached build holds (``ptofuzz sim build`` builds)."""
-    from ptofuzz.cpusim import build
+    from ptofuzz.backends.cpusim import build
 
     row: dict[str, Any] = {"op": inst.name, "platform": registry.CPUSIM, "dtypes": [], "system_test": False,
                            "suite": "", "layout": "", "canonical_cases": 0, "source": "ptofuzz/cpusim/harness.cpp"}

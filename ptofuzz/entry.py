@@ -3,8 +3,8 @@
 ``ptofuzz gen OP --platform P [--out DIR] [--seed N] [--force]`` with its output going to a file or a pipe (how a
 build runs it in place of pto-isa's ``gen_data.py``) runs here without importing the CLI framework or the
 terminal renderer: it parses those few options itself, calls :func:`ptofuzz.api.generate` and prints the plain
-lines :mod:`ptofuzz.report` prints off a terminal. Every other command line, and this one on a terminal (where
-the report has colours), goes to :mod:`ptofuzz.cli`, which also owns ``--help`` and every error about options.
+lines :mod:`ptofuzz.report.console` prints off a terminal. Every other command line, and this one on a terminal (where
+the report has colours), goes to :mod:`ptofuzz.cli.app`, which also owns ``--help`` and every error about options.
 """
 
 from __future__ import annotations
@@ -57,19 +57,19 @@ def canonical_gen(argv: Sequence[str]) -> _Gen | None:
 
 
 def _gen(request: _Gen) -> int:
-    from ptofuzz.errors import ExitCode, one_line
-    from ptofuzz.text import printable
+    from ptofuzz.core.errors import ExitCode, one_line
+    from ptofuzz.core.text import printable
 
     try:
         from ptofuzz import api
-        from ptofuzz.text import generated_lines
+        from ptofuzz.core.text import generated_lines
 
         result = api.generate(request.op, request.platform, request.out, seed=request.seed, force=request.force)
         lines = generated_lines(((c.name, c.outcome, c.files, c.not_exact) for c in result.cases), result.op,
                                 result.platform, str(result.out_dir), result.seed)
         sys.stdout.write("\n".join(lines) + "\n")
         sys.stdout.flush()
-    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - as ptofuzz.cli says it: a line and a code
+    except (Exception, KeyboardInterrupt) as e:  # noqa: BLE001 - as ptofuzz.cli.app says it: a line and a code
         message, code = one_line(e)
         sys.stderr.write(f"ptofuzz: error: {printable(message)}\n")
         return int(code)
@@ -80,6 +80,6 @@ def main() -> None:
     request = canonical_gen(sys.argv[1:])
     if request is not None and not sys.stdout.isatty():
         raise SystemExit(_gen(request))
-    from ptofuzz.cli import main as cli_main
+    from ptofuzz.cli.app import main as cli_main
 
     cli_main()

@@ -49,14 +49,14 @@ class _Item(pytest.Item):
 
     def runtest(self) -> None:
         if self.kind == "replay":
-            from ptofuzz.replay import ReplayVerdict, replay
+            from ptofuzz.engine.replay import ReplayVerdict, replay
 
             (res,) = replay([self.target])
             if res.verdict is not ReplayVerdict.SAME:
                 raise PtofuzzFailure(f"{res.verdict}: " + "; ".join(res.changes) + f"\nreproduce: {res.reproduce}")
         else:
             from ptofuzz import api
-            from ptofuzz.compare import Verdict
+            from ptofuzz.engine.compare import Verdict
 
             (v,) = api.check([self.target], self.platform)
             if v.verdict is not Verdict.PASS:
@@ -91,7 +91,7 @@ def _name(path: Path, root: Path) -> str:
 
 
 def _records(roots: Iterable[Path]) -> list[tuple[Path, Path]]:
-    from ptofuzz import records
+    from ptofuzz.io import records
 
     out: list[tuple[Path, Path]] = []
     for root in roots:
@@ -100,7 +100,7 @@ def _records(roots: Iterable[Path]) -> list[tuple[Path, Path]]:
 
 
 def _case_folders(roots: Iterable[Path]) -> list[tuple[Path, Path]]:
-    from ptofuzz import casefolder
+    from ptofuzz.io import casefolder
 
     return [(root, folder) for root in roots for folder in casefolder.discover([root])]
 
@@ -111,7 +111,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     check_roots = _roots(config, "--ptofuzz-check", "ptofuzz_check")
     if not replay_roots and not check_roots:
         return
-    from ptofuzz.errors import CaseFolderError, UsageError
+    from ptofuzz.core.errors import CaseFolderError, UsageError
 
     try:
         found = [("replay", r, p) for r, p in _records(replay_roots)] + \

@@ -10,7 +10,7 @@ import pytest
 import typer.testing
 from typer.testing import CliRunner
 
-from ptofuzz.cli import app
+from ptofuzz.cli.app import app
 
 DATA = Path(__file__).parent / "data"
 
@@ -27,7 +27,7 @@ def _plain_terminal(monkeypatch):
 def _malloc_untouched(monkeypatch):
     """``gen --random`` run in this process through the CLI runner leaves this process's malloc as it is (the
     real thresholds are set by a ``gen`` that owns its process; test_gen_streaming checks that in a child)."""
-    from ptofuzz import allocator
+    from ptofuzz.engine import allocator
 
     monkeypatch.setattr(allocator, "keep_freed_memory", lambda: False)
 

@@ -11,10 +11,11 @@ import sys
 import numpy as np
 import pytest
 
-from ptofuzz import api, registry
-from ptofuzz.case import UNDEFINED, Case, Outcome, Tile
+from ptofuzz import api
+from ptofuzz.core.case import UNDEFINED, Case, Outcome, Tile
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
+from ptofuzz.instructions import registry
 
 TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
 MIX = values.ValueMix(0.2)  # many special values: many undefined elements to redraw on the NPUs
@@ -175,7 +176,7 @@ def test_a_case_keys_dictionaries_by_value_and_its_remembered_hash_stays_in_its_
     blob = pickle.dumps(a)
     assert "_hash" not in vars(pickle.loads(blob)) and pickle.loads(blob) == a
     child = ("import pickle, sys\n"
-             "from ptofuzz.case import Case, Tile\n"
+             "from ptofuzz.core.case import Case, Tile\n"
              "tiles = (('dst', Tile(1, 64, 1, 32)), ('src0', Tile(1, 64, 1, 64)))\n"
              "here = {Case('TMRGSORT', 'a5', 'float32', tiles, (('lists', 1), ('block', 8))): 'found'}\n"
              "print(here.get(pickle.loads(sys.stdin.buffer.read())))")

@@ -6,12 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptofuzz import registry
 from ptofuzz.bundle import asm
 from ptofuzz.bundle import executor as ex
 from ptofuzz.generators import bundle as gb
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
+from ptofuzz.instructions import registry
 
 
 def test_tsort_bundle_001():
@@ -150,7 +150,7 @@ def test_gen_bundle_for_cases_with_no_bundle_spelling(cli, tmp_path, args):
 
 
 def _spec_case(op, dtype, rows, cols, vr, vc, **params):
-    from ptofuzz.case import Case, Tile
+    from ptofuzz.core.case import Case, Tile
 
     t = Tile(rows, cols, vr, vc)
     roles = ("src", "dst", "idx") if op == "TSORT" else ("dst", "src0", "src1")
@@ -178,7 +178,7 @@ def test_which_spec_cases_have_a_bundle_spelling_is_a_rule(case, why):
 
 
 def test_a_bug_while_building_a_bundle_raises_instead_of_becoming_unsupported(monkeypatch):
-    from ptofuzz.bundle import oracle
+    from ptofuzz.backends import bundle as oracle
 
     case = _spec_case("TPARTADD", "float32", 8, 16, 8, 16)
     inputs = {"src0": np.zeros((8, 16), np.uint32), "src1": np.zeros((8, 16), np.uint32)}
@@ -273,7 +273,7 @@ def test_the_checked_in_bundle_fuzz_corpus_runs_clean():
 
 @pytest.mark.parametrize("op", ["tsort", "tpartadd", "tpartmul", "tpartmax", "tpartmin"])
 def test_fuzzing_the_executor_against_the_spec_oracle_finds_nothing(op):
-    from ptofuzz import campaign
+    from ptofuzz.engine import campaign
 
     plan = campaign.make_plan(op, ["spec", "bundle"], seed=3, batch=32)
     store, stats = campaign.run_random(plan, runs=1500)
@@ -281,8 +281,8 @@ def test_fuzzing_the_executor_against_the_spec_oracle_finds_nothing(op):
 
 
 def test_fuzzing_the_executor_finds_a_planted_off_by_one(monkeypatch):
-    from ptofuzz import campaign
     from ptofuzz.bundle import encoding as enc
+    from ptofuzz.engine import campaign
 
     real = gb.tpart_bundle
 

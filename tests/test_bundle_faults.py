@@ -8,10 +8,10 @@ import json
 
 import pytest
 
-from ptofuzz import differential
 from ptofuzz.bundle import asm
 from ptofuzz.bundle import executor as ex
-from ptofuzz.case import COMMIT, Fault, Outcome, at_word
+from ptofuzz.core.case import COMMIT, Fault, Outcome, at_word
+from ptofuzz.engine import differential
 
 TSORT_HEAD = "BSTART.SFU TSORT, FP32; B.DIM zero, 2, ->LB0"
 TSORT_BINDINGS = "B.IOT M#1, mask=1111, ->T<SizeCode 1>; B.IOT mask=1111, <last>, ->U<SizeCode 1>"
@@ -147,8 +147,8 @@ def test_every_executor_fault_says_where_it_was_raised():
 
 
 def test_differential_tells_faults_apart_by_name_and_point_only_where_both_models_say_them():
-    from ptofuzz import registry
-    from ptofuzz.case import Case, OutcomeKind, Tile
+    from ptofuzz.core.case import Case, OutcomeKind, Tile
+    from ptofuzz.instructions import registry
 
     inst = registry.get("TSORT")
     t = Tile(8, 4, 1, 2)
@@ -190,10 +190,10 @@ def test_spec_bundle_fuzzing_reports_a_planted_fault_change_of_one_trap(cli, tmp
 def test_a_case_s_descending_flag_reaches_the_bundle_as_its_value():
     """The flag register holds the case's flag, so an illegal flag faults in the bundle as in the direct oracle
     (the bundle spelling once wrote 1 for any nonzero flag, and the bundle sorted what spec rejects)."""
-    from ptofuzz import registry
     from ptofuzz.generators import bundle as gb
     from ptofuzz.generators import values
     from ptofuzz.generators.source import seeded
+    from ptofuzz.instructions import registry
     from ptofuzz.instructions.sort import _tsort_case
 
     case = _tsort_case("float32", 2, 8, descending=3)

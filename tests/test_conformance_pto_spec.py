@@ -28,11 +28,12 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 
-from ptofuzz import dtypes, registry
 from ptofuzz.bundle import asm
 from ptofuzz.bundle import encoding as enc
 from ptofuzz.bundle import executor as ex
-from ptofuzz.case import COMMIT, Case, Tile, at_word
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import COMMIT, Case, Tile, at_word
+from ptofuzz.instructions import registry
 from ptofuzz.oracles import descriptors
 
 ROOT = "tests/asl/"

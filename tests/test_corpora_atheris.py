@@ -10,9 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptofuzz import campaign, records
+from ptofuzz.engine import campaign
+from ptofuzz.engine.replay import replay
 from ptofuzz.generators.fuzzed import BytesProvider, FuzzedSource
-from ptofuzz.replay import replay
+from ptofuzz.io import records
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPORA = ROOT / "corpora"

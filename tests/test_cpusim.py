@@ -15,11 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptofuzz import campaign, records, registry
-from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
-from ptofuzz.cpusim import build, session
+from ptofuzz.backends.cpusim import build, session
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.engine import campaign
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
+from ptofuzz.instructions import registry
+from ptofuzz.io import records
 
 PTO_ISA = os.environ.get("PTO_ISA_DIR")
 needs_sim = pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa tree (CI uses "

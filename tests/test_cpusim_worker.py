@@ -12,7 +12,7 @@ import textwrap
 import numpy as np
 import pytest
 
-from ptofuzz.cpusim import worker as w
+from ptofuzz.backends.cpusim import worker as w
 
 FAKE = textwrap.dedent("""\
     #!{python}
@@ -143,8 +143,9 @@ def test_a_campaign_counts_the_cases_a_real_target_skipped():
     first two cases of every batch)."""
     import dataclasses
 
-    from ptofuzz import campaign, registry
-    from ptofuzz.failures import SKIPPED, Failure
+    from ptofuzz.core.failures import SKIPPED, Failure
+    from ptofuzz.engine import campaign
+    from ptofuzz.instructions import registry
 
     real = registry.get("tpartadd")
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptofuzz import crashes, registry
-from ptofuzz.case import EXACT
+from ptofuzz.core.case import EXACT
+from ptofuzz.engine import crashes
+from ptofuzz.instructions import registry
 
 ROOT = Path(__file__).resolve().parent.parent
 

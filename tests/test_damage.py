@@ -26,7 +26,8 @@ from typing import Any
 
 import pytest
 
-from ptofuzz import api, validate
+from ptofuzz import api
+from ptofuzz.io import validate
 
 # ---- the valid files, built once ------------------------------------------------------------------------------
 
@@ -39,7 +40,7 @@ def _build(root: Path) -> None:
     inputs, a bundle's assembly and words, a fuzzer input and a JUnit report."""
     from typer.testing import CliRunner
 
-    from ptofuzz.cli import app
+    from ptofuzz.cli.app import app
 
     def run(*args: str) -> None:
         res = CliRunner().invoke(app, [str(a) for a in args])

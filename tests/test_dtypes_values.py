@@ -7,8 +7,9 @@ import json
 import numpy as np
 import pytest
 
-from ptofuzz import api, dtypes
-from ptofuzz.errors import UsageError
+from ptofuzz import api
+from ptofuzz.core import dtypes
+from ptofuzz.core.errors import UsageError
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
 from ptofuzz.oracles import ieee

@@ -53,7 +53,7 @@ def test_the_fast_path_writes_and_says_what_the_cli_does(tmp_path):
     fast = _ptofuzz(["gen", "tpartadd", "--platform", "a5", "-o", "fast"], tmp_path, modules=True)
     assert fast.returncode == 0, fast.stderr
     assert fast.stderr.strip() == "@@[]"  # neither typer nor rich
-    cli = subprocess.run([sys.executable, "-c", "from ptofuzz.cli import main; main()", "gen", "tpartadd",
+    cli = subprocess.run([sys.executable, "-c", "from ptofuzz.cli.app import main; main()", "gen", "tpartadd",
                           "--platform", "a5", "-o", "cli"], cwd=tmp_path, capture_output=True, text=True,
                          env={**os.environ, "COLUMNS": "200"}, check=False)
     assert cli.returncode == 0, cli.stderr
@@ -72,7 +72,7 @@ def test_the_fast_path_writes_and_says_what_the_cli_does(tmp_path):
 ])
 def test_the_fast_path_fails_in_one_line_as_the_cli_does(tmp_path, args, message):
     fast = _ptofuzz(args, tmp_path)
-    cli = subprocess.run([sys.executable, "-c", "from ptofuzz.cli import main; main()", *args], cwd=tmp_path,
+    cli = subprocess.run([sys.executable, "-c", "from ptofuzz.cli.app import main; main()", *args], cwd=tmp_path,
                          capture_output=True, text=True, check=False)
     assert fast.returncode == cli.returncode == 2
     assert fast.stderr == cli.stderr and message in fast.stderr and len(fast.stderr.splitlines()) == 1

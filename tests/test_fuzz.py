@@ -9,12 +9,15 @@ import json
 import numpy as np
 import pytest
 
-from ptofuzz import campaign, differential, dtypes, records, registry
-from ptofuzz.case import EXACT, NAN, UNDEFINED, Case, Outcome, Tile
-from ptofuzz.minimize import minimize_path
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import EXACT, NAN, UNDEFINED, Case, Outcome, Tile
+from ptofuzz.engine import campaign, differential
+from ptofuzz.engine.minimize import minimize_path
+from ptofuzz.engine.replay import replay
+from ptofuzz.instructions import registry
+from ptofuzz.io import records
 from ptofuzz.oracles import ieee
 from ptofuzz.oracles import tpart as tpart_oracles
-from ptofuzz.replay import replay
 
 F32 = dtypes.get("float32")
 
@@ -295,7 +298,7 @@ def test_the_atheris_engine_reports_a_crash(cli, tmp_path, monkeypatch):
     (inject / "sitecustomize.py").write_text(
         "import os\n"
         "if os.environ.get('PTOFUZZ_TEST_CRASH'):\n"
-        "    import ptofuzz.differential as d\n"
+        "    import ptofuzz.engine.differential as d\n"
         "    n = [0]\n"
         "    orig = d.compare_batch\n"
         "    def compare_batch(*a, **k):\n"
@@ -316,9 +319,9 @@ def test_the_atheris_engine_reports_a_crash(cli, tmp_path, monkeypatch):
 def test_atheris_instruments_the_oracles_and_nothing_else():
     """Coverage guidance comes from the oracles: every other ptofuzz module, including the generators that
     live in a top-level folder (invisible under ptofuzz/ in an editable install), is excluded by name."""
-    from ptofuzz import atheris_engine
+    from ptofuzz.engine import atheris_engine
 
     excluded = set(atheris_engine._uninstrumented())
-    assert {"ptofuzz.generators", "ptofuzz.generators.values", "ptofuzz.generators.tpart", "ptofuzz.campaign",
-            "ptofuzz.instructions.tpart", "ptofuzz.differential", "ptofuzz.bundle.oracle"} <= excluded
+    assert {"ptofuzz.generators", "ptofuzz.generators.values", "ptofuzz.generators.tpart", "ptofuzz.engine.campaign",
+            "ptofuzz.instructions.tpart", "ptofuzz.engine.differential", "ptofuzz.backends.bundle"} <= excluded
     assert not {n for n in excluded if n == "ptofuzz.oracles" or n.startswith("ptofuzz.oracles.")}

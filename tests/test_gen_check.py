@@ -9,8 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptofuzz import api, casefolder, registry
-from ptofuzz.case import EXACT
+from ptofuzz import api
+from ptofuzz.core.case import EXACT
+from ptofuzz.instructions import registry
+from ptofuzz.io import casefolder
 
 WITH_FILES = [(op, p) for op in ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN") for p in registry.PLATFORMS
               if registry.get(op).support(p).profile.canonical]

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from ptofuzz import api, casefolder
-from ptofuzz.errors import UsageError
+from ptofuzz import api
+from ptofuzz.core.errors import UsageError
+from ptofuzz.io import casefolder
 
 
 def _tree(folder):
@@ -114,7 +115,7 @@ def test_off_a_terminal_a_long_gen_writes_heartbeat_lines(cli, tmp_path, monkeyp
 
 
 def test_gen_random_raises_the_malloc_thresholds_and_a_canonical_gen_does_not(cli, tmp_path, monkeypatch):
-    from ptofuzz import allocator
+    from ptofuzz.engine import allocator
 
     calls = []
     monkeypatch.setattr(allocator, "keep_freed_memory", lambda: calls.append(1) or True)
@@ -132,7 +133,7 @@ def test_keep_freed_memory_sets_glibc_thresholds_and_is_a_no_op_elsewhere():
     expected = (sys.platform.startswith("linux") and platform.libc_ver()[0] == "glibc"
                 and sys.maxsize > 2 ** 32)  # a 32-bit glibc refuses a 16 MiB mmap threshold
     child = ("import sys\n"
-             "from ptofuzz import allocator\n"
+             "from ptofuzz.engine import allocator\n"
              "print(allocator.keep_freed_memory())\n"
              "sys.platform = 'darwin'\n"
              "print(allocator.keep_freed_memory())\n")

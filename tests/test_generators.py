@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptofuzz import dtypes, registry
+from ptofuzz.core import dtypes
 from ptofuzz.generators.source import seeded
+from ptofuzz.instructions import registry
 
 
 def _cases(op: str, platform: str, n: int = 400, **constraints):

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from ptofuzz import api, registry
-from ptofuzz.errors import CaseFolderError
+from ptofuzz import api
+from ptofuzz.core.errors import CaseFolderError
 from ptofuzz.generators.source import seeded
+from ptofuzz.instructions import registry
 
 TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
 ST_KEYS = sorted(json.loads((Path(__file__).parent / "data" / "pto-isa-st-cases.json").read_text())["tests"])
@@ -111,7 +112,7 @@ def test_spec_canonical_is_the_union_of_platform_geometries():
 @pytest.mark.parametrize("platform", ["spec", "cpu", "a2a3", "a5"])
 def test_written_folders_read_back_from_name_alone(platform, tmp_path):
     """write -> parse the folder name (no manifest) -> the same parameters as the manifest records."""
-    from ptofuzz import casefolder
+    from ptofuzz.io import casefolder
 
     api.generate("tpartmax", platform, tmp_path, random=30, seed=9)
     for folder in sorted(tmp_path.iterdir()):

@@ -9,8 +9,9 @@ import warnings
 import numpy as np
 import pytest
 
-from ptofuzz.case import EXACT, ZERO
-from ptofuzz.compare import (
+from ptofuzz.core.case import EXACT, ZERO
+from ptofuzz.core.dtypes import get
+from ptofuzz.engine.compare import (
     ERROR_CLASSES,
     NOT_COMPARED,
     Mode,
@@ -19,7 +20,6 @@ from ptofuzz.compare import (
     default_tolerances,
     result_cmp,
 )
-from ptofuzz.dtypes import get
 
 
 @pytest.mark.parametrize(("dtype", "rtol", "atol"), [
@@ -290,7 +290,7 @@ def test_the_largest_differences_are_measured_without_numpy_warnings():
 
 @pytest.mark.parametrize(("ulps", "code"), [(1, "ulp-1"), (2, "ulp-2..16"), (16, "ulp-2..16"), (17, "ulp-large")])
 def test_element_errors_bands_end_at_16_ulps(ulps, code):
-    from ptofuzz.compare import ERR, element_errors
+    from ptofuzz.engine.compare import ERR, element_errors
 
     one = 0x3F800000
     got = element_errors(np.array([one], np.uint32), np.array([one + ulps], np.uint32), get("float32"))

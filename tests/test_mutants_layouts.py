@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from ptofuzz import registry
-from ptofuzz.case import Case, Tile
-from ptofuzz.errors import CaseFolderError
+from ptofuzz.core.case import Case, Tile
+from ptofuzz.core.errors import CaseFolderError
+from ptofuzz.instructions import registry
 
 
 def profile(op, platform):
@@ -98,7 +98,7 @@ def test_tmrgsort_names_may_list_two_to_four_sources():
     ((0, 0, "float32"), (32, 1)),
 ])
 def test_spec_physical_is_the_smallest_legal_descriptor(valid, physical):
-    from ptofuzz.dtypes import get as get_dtype
-    from ptofuzz.layouts import spec_physical
+    from ptofuzz.core.dtypes import get as get_dtype
+    from ptofuzz.core.layouts import spec_physical
 
     assert spec_physical(*valid[:2], get_dtype(valid[2])) == physical

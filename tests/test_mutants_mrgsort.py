@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.oracles import mrgsort as M
 
 E, U = EXACT, UNDEFINED
@@ -301,9 +301,10 @@ def test_cpu_exhausted_loop_stops_at_dst_too():
 
 # ---- the registry oracle: stacked cases, the vectorised merge, executed counts (second mutation run) -------------
 
-from ptofuzz import api, registry  # noqa: E402 - this section's own imports
+from ptofuzz import api  # noqa: E402 - this section's own imports
 from ptofuzz.generators import values as _values  # noqa: E402
 from ptofuzz.generators.source import seeded  # noqa: E402
+from ptofuzz.instructions import registry  # noqa: E402
 
 
 def _geometries(platform: str) -> list[Case]:

@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptofuzz import dtypes
-from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
-from ptofuzz.layouts import spec_physical
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.core.layouts import spec_physical
 from ptofuzz.oracles import descriptors, sort
 
 

@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 from tpart_helpers import case as tcase
 
-from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
-from ptofuzz.dtypes import get
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.core.dtypes import get
 from ptofuzz.oracles import ieee, tpart
 
 E, U = EXACT, UNDEFINED
@@ -196,7 +196,7 @@ def test_spec_names_the_empty_source(s0, s1, reason):
 @pytest.mark.parametrize("platform", ["spec", "cpu", "a2a3", "a5"])
 @pytest.mark.parametrize("valid", [(0, 0), (2, 3)])
 def test_classes_are_uint8_and_the_npus_report_no_flags(platform, valid):
-    """Element classes are the uint8 codes of ptofuzz.case (as the manifests store them); the NPU models raise no
+    """Element classes are the uint8 codes of ptofuzz.core.case (as the manifests store them); the NPU models raise no
     status flags, for an empty destination too."""
     c = Case("TPARTADD", platform, "float32", (("dst", Tile(2, 8, *valid)), ("src0", Tile(2, 8, *valid)),
                                                ("src1", Tile(2, 8, *valid))))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.oracles import tpartarg
 
 ONE, TWO, THREE = 0x3F800000, 0x40000000, 0x40400000

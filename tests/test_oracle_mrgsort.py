@@ -19,7 +19,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ptofuzz.case import EXACT, UNDEFINED
+from ptofuzz.core.case import EXACT, UNDEFINED
 from ptofuzz.oracles import mrgsort as M
 
 NP = {"float32": np.float32, "float16": np.float16}

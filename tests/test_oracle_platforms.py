@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 from tpart_helpers import case, cropped
 
-from ptofuzz import dtypes, registry
-from ptofuzz.case import EXACT, NAN, UNDEFINED, ZERO, Case, Tile
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import EXACT, NAN, UNDEFINED, ZERO, Case, Tile
+from ptofuzz.instructions import registry
 
 # ---------------------------------------------------------------------------------------------------------
 # helpers

@@ -20,11 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tpart_helpers import cropped
 
-from ptofuzz import dtypes, registry
-from ptofuzz.case import EXACT, NAN, UNDEFINED, Case, Tile
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import EXACT, NAN, UNDEFINED, Case, Tile
+from ptofuzz.core.layouts import spec_physical
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
-from ptofuzz.layouts import spec_physical
+from ptofuzz.instructions import registry
 from ptofuzz.oracles import ieee
 
 SETTINGS = dict(deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])

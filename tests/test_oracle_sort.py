@@ -8,11 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tpart_helpers import cropped
 
-from ptofuzz import dtypes, registry
-from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.core.layouts import spec_physical
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
-from ptofuzz.layouts import spec_physical
+from ptofuzz.instructions import registry
 from ptofuzz.oracles import ieee
 from ptofuzz.oracles.sort import sort_keys
 

@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from tpart_helpers import case, cropped
 
-from ptofuzz import dtypes, registry
-from ptofuzz.case import EXACT, UNDEFINED
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import EXACT, UNDEFINED
+from ptofuzz.instructions import registry
 
 # ---------------------------------------------------------------------------------------------------------
 # helpers

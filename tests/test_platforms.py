@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from ptofuzz import platforms, registry
-from ptofuzz.compare import pto_isa_eps
-from ptofuzz.errors import UsageError
+from ptofuzz.core import platforms
+from ptofuzz.core.errors import UsageError
+from ptofuzz.engine.compare import pto_isa_eps
+from ptofuzz.instructions import registry
 
 
 def test_the_registry_platforms_are_the_table():

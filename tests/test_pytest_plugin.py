@@ -7,7 +7,8 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from ptofuzz import api, records
+from ptofuzz import api
+from ptofuzz.io import records
 
 pytest_plugins = ["pytester"]
 

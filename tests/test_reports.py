@@ -14,11 +14,14 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from ptofuzz import campaign, dtypes, registry, report
-from ptofuzz.case import Outcome
-from ptofuzz.compare import Mode, compare, result_cmp
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import Outcome
+from ptofuzz.engine import campaign
+from ptofuzz.engine.compare import Mode, compare, result_cmp
+from ptofuzz.instructions import registry
 from ptofuzz.oracles import ieee
 from ptofuzz.oracles import tpart as tpart_oracles
+from ptofuzz.report import console as report
 
 RECORDED = Path(__file__).parent / "data" / "reports"
 F16, F32 = dtypes.get("float16"), dtypes.get("float32")

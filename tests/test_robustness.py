@@ -7,8 +7,10 @@ import os
 
 import pytest
 
-from ptofuzz import api, casefolder, registry
-from ptofuzz.errors import CaseFolderError, UsageError
+from ptofuzz import api
+from ptofuzz.core.errors import CaseFolderError, UsageError
+from ptofuzz.instructions import registry
+from ptofuzz.io import casefolder
 
 
 @pytest.mark.parametrize("args,needle", [

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ptofuzz import api, registry, validate
+from ptofuzz import api
+from ptofuzz.instructions import registry
+from ptofuzz.io import validate
 
 ROOT = Path(__file__).resolve().parent.parent
 ST_KEYS = sorted(json.loads((ROOT / "tests" / "data" / "pto-isa-st-cases.json").read_text())["tests"])
@@ -30,7 +32,7 @@ def written(tmp_path_factory) -> dict[str, list[Path]]:
     explicit, bundles), finding records, minimized records and campaign summaries of both engines and shards."""
     from typer.testing import CliRunner
 
-    from ptofuzz.cli import app
+    from ptofuzz.cli.app import app
 
     base = tmp_path_factory.mktemp("written")
     run = CliRunner().invoke

@@ -6,7 +6,9 @@ import json
 
 import pytest
 
-from ptofuzz import __version__, campaign, registry, triage
+from ptofuzz import __version__
+from ptofuzz.engine import campaign, triage
+from ptofuzz.instructions import registry
 
 
 def _hits(folder) -> dict[str, int]:

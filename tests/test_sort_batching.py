@@ -7,10 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from ptofuzz import campaign, differential, dtypes, registry
-from ptofuzz.case import Case, Outcome, OutcomeKind, Tile
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import Case, Outcome, OutcomeKind, Tile
+from ptofuzz.engine import campaign, differential
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
+from ptofuzz.instructions import registry
 from ptofuzz.oracles import ieee, mrgsort
 
 PROFILES = ("default", "sort", "nan", "zero,subnormal", "tie,equal")

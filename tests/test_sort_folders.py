@@ -7,8 +7,10 @@ import json
 import numpy as np
 import pytest
 
-from ptofuzz import api, casefolder, dtypes
-from ptofuzz.case import EXACT
+from ptofuzz import api
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import EXACT
+from ptofuzz.io import casefolder
 from ptofuzz.oracles import ieee
 
 

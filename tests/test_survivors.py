@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptofuzz import compare as cmp_mod
-from ptofuzz import differential, registry
-from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
-from ptofuzz.dtypes import get
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.core.dtypes import get
+from ptofuzz.core.layouts import spec_physical
+from ptofuzz.engine import compare as cmp_mod
+from ptofuzz.engine import differential
 from ptofuzz.generators import tpart as gen
 from ptofuzz.generators.source import seeded
-from ptofuzz.layouts import spec_physical
+from ptofuzz.instructions import registry
 from ptofuzz.oracles import ieee, mrgsort
 
 

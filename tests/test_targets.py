@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ptofuzz import api, targets
-from ptofuzz.errors import UsageError
+from ptofuzz import api
+from ptofuzz.backends import target as targets
+from ptofuzz.core.errors import UsageError
 
 FAKE = textwrap.dedent("""
     import pathlib, sys, zlib
@@ -130,7 +131,7 @@ CPU_FAKE = textwrap.dedent("""
 def test_fuzz_with_an_external_target(cli, tmp_path):
     """`fuzz --target CMD`: every campaign case is written as a cpu case folder, the command runs on it and its
     output.bin is one more oracle; a target wrong on one folder in ten is a new signature against the model."""
-    from ptofuzz import targets
+    from ptofuzz.backends import target as targets
 
     script = tmp_path / "target.py"
     script.write_text(CPU_FAKE)

@@ -8,10 +8,10 @@ import json
 import numpy as np
 import pytest
 
-from ptofuzz import registry
-from ptofuzz.case import COMMIT, EXACT, Case, OutcomeKind, Tile
+from ptofuzz.core.case import COMMIT, EXACT, Case, OutcomeKind, Tile
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
+from ptofuzz.instructions import registry
 from ptofuzz.instructions.sort import _spec_mrg_case
 from ptofuzz.oracles import ieee
 

@@ -12,9 +12,11 @@ import math
 import numpy as np
 import pytest
 
-from ptofuzz import api, campaign, registry
-from ptofuzz.case import EXACT, UNDEFINED, Case, Tile
-from ptofuzz.errors import UsageError
+from ptofuzz import api
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.core.errors import UsageError
+from ptofuzz.engine import campaign
+from ptofuzz.instructions import registry
 from ptofuzz.oracles import tpartarg
 
 F32 = {"1": 0x3F800000, "2": 0x40000000, "3": 0x40400000, "-1": 0xBF800000, "+0": 0, "-0": 0x80000000,
@@ -264,7 +266,7 @@ def test_diff_of_an_index_finding_shows_value_and_index_side_by_side(cli, tmp_pa
 def _scalar_reference(case: Case, inputs) -> tuple[dict, dict]:
     """The rules of the headers, one element at a time in plain Python (independent of the vectorised model):
     (value, index) per defined destination element; None where the platform leaves it undefined."""
-    from ptofuzz import dtypes
+    from ptofuzz.core import dtypes
 
     dt = dtypes.get(case.dtype)
     with np.errstate(invalid="ignore"):  # an sNaN widened is a NaN: all this needs

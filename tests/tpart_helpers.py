@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ptofuzz import dtypes
-from ptofuzz.case import Case, Outcome, Tile
-from ptofuzz.layouts import spec_physical
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import Case, Outcome, Tile
+from ptofuzz.core.layouts import spec_physical
 
 
 def case(op, platform, dtype, dst, src0, src1, shapes=None, inplace=None):

@@ -20,7 +20,7 @@ the model runs them:
   valid regions: ``sorting-schema.asl``, ``partial-schema.asl``) (Fault_TileLegality); then destination
   allocation (Fault_TileAllocation); then the operation's own legality (Fault_TileLegality), all trap 5.
 
-Every fault says where it was raised (:attr:`ptofuzz.case.Fault.point`): ``word N`` for decode and header
+Every fault says where it was raised (:attr:`ptofuzz.core.case.Fault.point`): ``word N`` for decode and header
 faults, ``commit`` for a block's. A faulting block publishes nothing and stops execution. A legal block runs the
 spec oracle of its operation (:mod:`ptofuzz.oracles.sort`, :mod:`ptofuzz.oracles.tpart`) on the source tiles and
 publishes the new destination tiles and the numeric status flags. Per-PE fragments are modelled as one payload
@@ -35,11 +35,11 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz import dtypes
 from ptofuzz.bundle import catalog
 from ptofuzz.bundle import encoding as enc
-from ptofuzz.case import COMMIT, Case, Fault, Outcome, OutcomeKind, Tile, at_word
-from ptofuzz.layouts import smallest_columns
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import COMMIT, Case, Fault, Outcome, OutcomeKind, Tile, at_word
+from ptofuzz.core.layouts import smallest_columns
 
 CORE_CAPACITY = 262144  # TILE_CAPACITY after reset, bytes over all PEs
 SPEC_DTYPES = {"FP32": "float32", "FP16": "float16", "BF16": "bfloat16", "S32": "int32", "S16": "int16",
@@ -427,7 +427,7 @@ def _commit_tpart(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> 
     if dt is None or a.dtype != dt or b.dtype != dt:  # the partial schema, before allocation
         raise _legality(f"{block.op} operands must all be the BSTART type {enc.DATATYPES.get(block.datatype)} "
                         f"(sources {a.dtype}, {b.dtype})")
-    from ptofuzz import registry
+    from ptofuzz.instructions import registry
 
     if dt not in registry.get(block.op).platforms["spec"].dtypes:
         raise _legality(f"{block.op} does not take {enc.DATATYPES.get(block.datatype)}")

@@ -1,1 +1,1 @@
-"""Instruction families; each module exposes ``instructions()`` and is listed in ``ptofuzz.registry.MODULES``."""
+"""Instruction families; each module exposes ``instructions()``, listed in ``registry.MODULES``."""

@@ -13,20 +13,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ptofuzz import dtypes, platforms
-from ptofuzz.bundle import oracle as bundle_oracle
-from ptofuzz.case import UNDEFINED, Case, Outcome, OutcomeKind, Tile
-from ptofuzz.errors import UsageError
+from ptofuzz.backends import bundle as bundle_oracle
+from ptofuzz.core import dtypes, platforms
+from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind, Tile
+from ptofuzz.core.errors import UsageError
+from ptofuzz.core.layouts import Profile, spec_physical
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
-from ptofuzz.layouts import Profile, spec_physical
+from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import mrgsort as mrgsort_oracle
 from ptofuzz.oracles import sort as oracles
-from ptofuzz.registry import Instruction, PlatformSupport
 
 if TYPE_CHECKING:
-    from ptofuzz.differential import Signature
-    from ptofuzz.registry import Redrawn
+    from ptofuzz.engine.differential import Signature
+    from ptofuzz.instructions.registry import Redrawn
 
 SPEC_DTYPES = ("float32", "float16", "bfloat16")  # BF16: contract header yes, executable model no (param)
 CPU_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16")
@@ -148,9 +148,9 @@ def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     if case.op == "TMRGSORT":
         if _is_spec_mrg(case):
             return Outcome.unsupported("a pto-spec TMRGSORT case (value tiles): the simulator merges records")
-        from ptofuzz.cpusim import mrgsort as sim
+        from ptofuzz.backends.cpusim import mrgsort as sim
     else:
-        from ptofuzz.cpusim import sort as sim  # type: ignore[no-redef]
+        from ptofuzz.backends.cpusim import sort as sim  # type: ignore[no-redef]
     return sim.evaluate(case, inputs)
 
 
@@ -303,7 +303,7 @@ def _structural_many(items: Sequence[tuple[Case, dict[str, np.ndarray]]],
     (``plains_of(items)``: plain, distinct, well-ordered values where the data is redrawn, the other inputs kept),
     remembered by ``key_of(case, inputs)``. Masks not remembered yet are evaluated together, under the
     instruction's shared work for the whole batch."""
-    from ptofuzz import registry
+    from ptofuzz.instructions import registry
 
     keys = [key_of(case, inputs) for case, inputs in items]
     missing: dict[tuple[Any, ...], tuple[Case, dict[str, np.ndarray]]] = {}
@@ -550,7 +550,7 @@ def _checked(explicit: Any) -> Any:
     return build
 
 
-NAMES = ("TSORT", "TSORT32", "TMRGSORT")  # ptofuzz.registry.MODULES lists the same, in this order
+NAMES = ("TSORT", "TSORT32", "TMRGSORT")  # ptofuzz.instructions.registry.MODULES lists the same, in this order
 
 
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:

@@ -12,22 +12,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ptofuzz import dtypes, platforms
-from ptofuzz.bundle import oracle as bundle_oracle
-from ptofuzz.case import UNDEFINED, Case, Outcome, OutcomeKind, Tile
-from ptofuzz.errors import UsageError
+from ptofuzz.backends import bundle as bundle_oracle
+from ptofuzz.core import dtypes, platforms
+from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind, Tile
+from ptofuzz.core.errors import UsageError
+from ptofuzz.core.layouts import Profile, spec_physical
 from ptofuzz.generators import tpart as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
-from ptofuzz.layouts import Profile, spec_physical
+from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import tpart as oracles
 from ptofuzz.oracles import tpartarg as argo
-from ptofuzz.registry import Instruction, PlatformSupport
 
 if TYPE_CHECKING:
-    from ptofuzz.differential import Signature
-    from ptofuzz.registry import Redrawn
+    from ptofuzz.engine.differential import Signature
+    from ptofuzz.instructions.registry import Redrawn
 
 OPS = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
 ROLES = ("dst", "src0", "src1")
@@ -363,14 +363,14 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]) -> 
 
 
 def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    from ptofuzz.cpusim import (
+    from ptofuzz.backends.cpusim import (
         tpart as sim,  # lazily: only a campaign with --oracles ...,cpusim needs it
     )
 
     return sim.evaluate(case, inputs)
 
 
-NAMES = (*OPS, "TPARTARGMAX", "TPARTARGMIN")  # ptofuzz.registry.MODULES lists the same, in this order
+NAMES = (*OPS, "TPARTARGMAX", "TPARTARGMIN")  # ptofuzz.instructions.registry.MODULES lists the same, in this order
 
 
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
@@ -678,7 +678,7 @@ def arg_redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> 
 
 
 def _arg_cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    from ptofuzz.cpusim import tpart as sim  # lazily, as for the other TPART* ops
+    from ptofuzz.backends.cpusim import tpart as sim  # lazily, as for the other TPART* ops
 
     return sim.evaluate_arg(case, inputs)
 

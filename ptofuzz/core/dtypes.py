@@ -1,0 +1,167 @@
+"""Element types: names, spellings, bit layouts.
+
+Every tile is held as an array of unsigned integers of the element width (its *bits*), never as floats, so
+that sNaN payloads, NaN signs and -0 survive every step. :func:`view_values` gives the numeric view when a
+computation needs it; bfloat16 comes from ``ml_dtypes``, imported only then.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import TYPE_CHECKING
+
+from ptofuzz.core.errors import UsageError
+
+if TYPE_CHECKING:
+    import numpy as np
+
+
+@dataclasses.dataclass(frozen=True)
+class DType:
+    """One element type.
+
+    Attributes:
+        name: ptofuzz's canonical name (numpy/ml_dtypes spelling: ``float32``, ``bfloat16``, ``uint8``).
+        kind: ``"float"``, ``"int"`` (signed) or ``"uint"``.
+        bits: element width in bits.
+        spec_name: pto-spec DataType mnemonic (``FP32``, ``S16``, ...).
+        spec_code: pto-spec 5-bit DataType code (pto-spec-notes §1.3).
+        exp_bits, man_bits: exponent and fraction widths (floats only, else 0).
+        spellings: every name accepted on input, lower case.
+    """
+
+    name: str
+    kind: str
+    bits: int
+    spec_name: str
+    spec_code: int
+    exp_bits: int = 0
+    man_bits: int = 0
+    spellings: tuple[str, ...] = ()
+
+    @property
+    def itemsize(self) -> int:
+        return self.bits // 8
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def bits_dtype(self) -> str:
+        """numpy dtype string of the raw carrier (little-endian unsigned)."""
+        return f"<u{self.itemsize}"
+
+    # Float format constants, as Python ints on the raw bits.
+    @property
+    def sign_mask(self) -> int:
+        return 1 << (self.bits - 1)
+
+    @property
+    def abs_mask(self) -> int:
+        """Every bit but the sign."""
+        return (1 << (self.bits - 1)) - 1
+
+    @property
+    def exp_mask(self) -> int:
+        return ((1 << self.exp_bits) - 1) << self.man_bits
+
+    @property
+    def man_mask(self) -> int:
+        return (1 << self.man_bits) - 1
+
+    @property
+    def quiet_bit(self) -> int:
+        return 1 << (self.man_bits - 1)
+
+    @property
+    def canonical_nan(self) -> int:
+        """pto-spec canonical qNaN (FP32 0x7FC00000, FP16 0x7E00, BF16 0x7FC0)."""
+        return self.exp_mask | self.quiet_bit
+
+    @property
+    def int_min(self) -> int:
+        return -(1 << (self.bits - 1)) if self.kind == "int" else 0
+
+    @property
+    def int_max(self) -> int:
+        return (1 << (self.bits - 1)) - 1 if self.kind == "int" else (1 << self.bits) - 1
+
+    def __str__(self) -> str:
+        return self.name
+
+
+def _d(name: str, kind: str, bits: int, spec_name: str, spec_code: int, *spellings: str,
+       exp: int = 0, man: int = 0) -> DType:
+    return DType(name, kind, bits, spec_name, spec_code, exp, man, (name, spec_name.lower(), *spellings))
+
+
+DTYPES: dict[str, DType] = {d.name: d for d in (
+    _d("float32", "float", 32, "FP32", 1, "float", "f32", exp=8, man=23),
+    _d("float16", "float", 16, "FP16", 4, "half", "f16", exp=5, man=10),
+    _d("bfloat16", "float", 16, "BF16", 5, "bf16", exp=8, man=7),
+    _d("int8", "int", 8, "S8", 19, "i8"),
+    _d("int16", "int", 16, "S16", 18, "i16"),
+    _d("int32", "int", 32, "S32", 17, "i32", "int"),
+    _d("int64", "int", 64, "S64", 16, "i64"),
+    _d("uint8", "uint", 8, "U8", 27, "u8"),
+    _d("uint16", "uint", 16, "U16", 26),
+    _d("uint32", "uint", 32, "U32", 25),
+    _d("uint64", "uint", 64, "U64", 24),
+)}
+
+_BY_SPELLING: dict[str, DType] = {s: d for d in DTYPES.values() for s in d.spellings}
+
+
+def get(name: str | DType) -> DType:
+    """Look up a dtype by any accepted spelling (``float``, ``fp32``, ``half``, ``bf16``, ``s8``, ``u16`` ...)."""
+    found = _BY_SPELLING.get(name)  # type: ignore[arg-type]  # the common case: a canonical name
+    if found is not None:
+        return found
+    if isinstance(name, DType):
+        return name
+    try:
+        return _BY_SPELLING[name.strip().lower()]
+    except KeyError:
+        raise UsageError(
+            f"unknown dtype {name!r}; use one of: {', '.join(DTYPES)}") from None
+
+
+def value_dtype(dt: DType) -> np.dtype:
+    """The numpy dtype whose values the bits encode (ml_dtypes.bfloat16 for bfloat16)."""
+    import numpy as np
+
+    if dt.name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(dt.name)
+
+
+def view_values(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """Reinterpret raw bits as values (no copy, no conversion)."""
+    return bits.view(value_dtype(dt))
+
+
+def format_bits(value: int, dt: DType) -> str:
+    """``0x3f800000 (1.0)``: the hex bits and the value they encode."""
+    import numpy as np
+
+    width = dt.itemsize * 2
+    raw = np.array([value], dtype=dt.bits_dtype)
+    if dt.is_float:
+        v = float(view_values(raw, dt)[0].astype(np.float64)) if not _is_nan(value, dt) else None
+        if v is None:
+            kind = "sNaN" if not value & dt.quiet_bit else "qNaN"
+            shown = f"{'-' if value & dt.sign_mask else ''}{kind}"
+        elif v == 0:
+            shown = "-0.0" if value & dt.sign_mask else "0.0"
+        else:
+            shown = repr(v)
+    else:
+        shown = str(int(view_values(raw, dt)[0]))
+    return f"0x{int(value):0{width}x} ({shown})"
+
+
+def _is_nan(value: int, dt: DType) -> bool:
+    return (value & dt.exp_mask) == dt.exp_mask and (value & dt.man_mask) != 0

@@ -1,0 +1,199 @@
+"""Layout profiles: how one (instruction, platform) pair names case folders and lays out its files.
+
+A profile both writes and reads: :meth:`Profile.name` turns a case into a folder name and :meth:`Profile.parse`
+recovers the case from a folder name (pto-isa-made folders carry no manifest). Two file layouts exist:
+
+* compact (a2a3/a5 system tests): each file holds only the tile's valid region, row stride = valid columns;
+  the tile *is* its valid region.
+* full-tile (cpu system tests, ptofuzz's own spec layout): each file holds the whole physical tile, row-major,
+  valid region top-left.
+
+Folder names are ``<Suite>.<case>``; the case part is a canonical pto-isa name (``test0``,
+``case_float_64x64_src1_32x32``) or the general grammar every profile reads and writes::
+
+    case_<dtype>_<tile>_<tile>..[_inplace_<role>][_n<k>]     tile = <vr>x<vc>[of<rows>x<cols>]
+
+with one tile per role in the profile's name order, dtype in the profile's spelling and ``_n<k>`` numbering
+random cases.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import Case, Tile
+from ptofuzz.core.errors import CaseFolderError
+
+_TOKEN = r"\d+x\d+(?:of\d+x\d+)?"
+_TOKEN_RE = re.compile(r"(\d+)x(\d+)(?:of(\d+)x(\d+))?$")
+
+
+def smallest_columns(valid_cols: int) -> int:
+    """The smallest power of two holding ``valid_cols`` columns (1 for none)."""
+    return 1 << max(valid_cols - 1, 0).bit_length()
+
+
+def spec_physical(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[int, int]:
+    """The smallest legal pto-spec tile descriptor holding a valid region: physical columns a power of two,
+    capacity 128 B * 2**k, rows = capacity / (cols * element size) (pto-spec-notes §4)."""
+    cols = smallest_columns(valid_cols)
+    row_bytes = cols * dt.itemsize
+    capacity = 128
+    while capacity < max(valid_rows, 1) * row_bytes:
+        capacity *= 2
+    return max(capacity // row_bytes, 1), cols
+
+
+@dataclasses.dataclass(frozen=True)
+class Profile:
+    """Naming and file layout of one (op, platform) system test.
+
+    Attributes:
+        op, platform: what the profile is for.
+        suite: gtest suite name, the part of the folder name before the dot.
+        inputs: (file name, role) of every input file, in the order the test reads them.
+        golden: (file name, role) of the expected-result file(s).
+        outputs: (file name, role) of what a device run writes next to them.
+        name_roles: roles whose tiles appear in a general-grammar name, in order.
+        compact: True for valid-region-only files, False for whole physical tiles.
+        spelling: dtype name -> how this test spells it in case names.
+        param_tokens: (param, prefix) of integer parameters written as ``_<prefix><value>`` after the tiles.
+        derive: builds every role's tile from the named roles' tiles (roles that share a geometry).
+        canonical: (case part of the name, case) of every case the pto-isa test defines, in its order.
+        physical: for full-tile profiles, the default physical shape for a valid region and dtype.
+        src1_form: also read the cpu ``case_<dt>_<R>x<C>_src1_<r>x<c>`` names.
+        note: where the profile comes from.
+    """
+
+    op: str
+    platform: str
+    suite: str
+    inputs: tuple[tuple[str, str], ...]
+    golden: tuple[tuple[str, str], ...]
+    outputs: tuple[tuple[str, str], ...]
+    name_roles: tuple[str, ...]
+    compact: bool
+    spelling: Mapping[str, str]
+    canonical: tuple[tuple[str, Case], ...] = ()
+    physical: Callable[[int, int, dtypes.DType], tuple[int, int]] | None = None
+    src1_form: bool = False
+    note: str = ""
+    param_tokens: tuple[tuple[str, str], ...] = ()
+    variable_roles: bool = False  # names list the tiles of a prefix of name_roles (TMRGSORT's 1-4 lists)
+    derive: Callable[[dict[str, Tile]], tuple[tuple[str, Tile], ...]] | None = None
+    dtype_param: str | None = None  # a second dtype, in a case param, named after the first (TPARTARG*'s idx)
+
+    @property
+    def layout(self) -> str:
+        return "compact-valid" if self.compact else "full-tile"
+
+    # ---- file shapes -------------------------------------------------------------------------------
+    def file_shape(self, tile: Tile) -> tuple[int, int]:
+        """Element shape of the file holding ``tile``."""
+        return tile.valid if self.compact else tile.shape
+
+    # ---- naming --------------------------------------------------------------------------------------
+    def _spell(self, dtype: str) -> str:
+        return self.spelling.get(dtype, dtype)
+
+    def _unspell(self, word: str) -> str | None:
+        """The dtype a case name spells: this test's own spelling, or ptofuzz's name for the others (None:
+        neither)."""
+        for name, spelled in self.spelling.items():
+            if spelled == word:
+                return name
+        if word in dtypes.DTYPES and word not in self.spelling:
+            return word
+        return None
+
+    def name(self, case: Case, index: int | None = None) -> str:
+        """Folder name of ``case``; ``index`` numbers random cases (``_n<k>``)."""
+        if index is None:
+            for alias, c in self.canonical:
+                if c == case:
+                    return f"{self.suite}.{alias}"
+        present = dict(case.tiles)
+        parts = ["case", self._spell(case.dtype)]
+        if self.dtype_param:
+            parts.append(self._spell(case.param(self.dtype_param)))
+        parts += [present[r].token() for r in self.name_roles if r in present]
+        if case.param("inplace"):
+            parts.append(f"inplace_{case.param('inplace')}")
+        for param, prefix in self.param_tokens:
+            if case.param(param) is not None:
+                parts.append(f"{prefix}{int(case.param(param))}")
+        if index is not None:
+            parts.append(f"n{index}")
+        return f"{self.suite}.{'_'.join(parts)}"
+
+    def parse(self, folder_name: str) -> Case:
+        """Recover the case from a folder name, or raise a one-line CaseFolderError."""
+        suite, dot, rest = folder_name.partition(".")
+        if not dot or suite != self.suite:
+            raise CaseFolderError(
+                f"folder name {folder_name!r} is not a {self.op} case for {self.platform}: expected "
+                f"'{self.suite}.<case>' (pick the right --platform, or add a ptofuzz.json manifest)")
+        for alias, case in self.canonical:
+            if alias == rest:
+                return case
+        cpu = re.fullmatch(r"case_([a-z]+\d*)_(\d+)x(\d+)_src1_(\d+)x(\d+)", rest) if self.src1_form else None
+        if cpu:
+            dt = self._checked_dtype(cpu.group(1), folder_name)
+            R, C, r, c = (int(cpu.group(i)) for i in range(2, 6))
+            return self._case(dt, [Tile(R, C, R, C), Tile(R, C, R, C), Tile(R, C, r, c)], None, folder_name)
+        params = "".join(rf"(?:_{prefix}(\d+))?" for _, prefix in self.param_tokens)
+        second = r"([a-z]+\d*)_" if self.dtype_param else "()"
+        m = re.fullmatch(rf"case_([a-z]+\d*)_{second}((?:{_TOKEN}_)*{_TOKEN})(?:_inplace_(\w+?))?{params}(?:_n\d+)?",
+                         rest)
+        if m is None:
+            raise CaseFolderError(
+                f"cannot parse folder name {folder_name!r}: expected {self.suite}.case_<dtype>_"
+                f"{'_'.join('<R>x<C>' for _ in self.name_roles)} or one of the canonical names "
+                f"({', '.join(a for a, _ in self.canonical[:3]) or 'none'}...)")
+        dt = self._checked_dtype(m.group(1), folder_name)
+        extra = {self.dtype_param: self._checked_dtype(m.group(2), folder_name)} if self.dtype_param else {}
+        tokens = m.group(3).split("_")
+        variable = self.variable_roles and 2 <= len(tokens) <= len(self.name_roles)
+        if len(tokens) != len(self.name_roles) and not variable:
+            raise CaseFolderError(
+                f"folder name {folder_name!r} has {len(tokens)} tiles; {self.suite} names "
+                f"{len(self.name_roles)} ({', '.join(self.name_roles)})")
+        tiles = []
+        for tok in tokens:
+            t = _TOKEN_RE.match(tok)
+            assert t is not None
+            vr, vc = int(t.group(1)), int(t.group(2))
+            rows, cols = (int(t.group(3)), int(t.group(4))) if t.group(3) else (vr, vc)
+            tiles.append(Tile(rows, cols, vr, vc))
+        values: dict[str, Any] = {p: int(m.group(5 + i)) for i, (p, _) in enumerate(self.param_tokens)
+                                  if m.group(5 + i) is not None}
+        return self._case(dt, tiles, m.group(4), folder_name, {**values, **extra})
+
+    def _checked_dtype(self, word: str, folder_name: str) -> str:
+        dt = self._unspell(word)
+        if dt is None:
+            raise CaseFolderError(f"folder name {folder_name!r}: unknown dtype spelling {word!r}")
+        return dt
+
+    def _case(self, dt: str, tiles: list[Tile], inplace: str | None, folder_name: str,
+              values: dict[str, Any] | None = None) -> Case:
+        for role, t in zip(self.name_roles, tiles):  # zip: a variable-roles name names a prefix of the roles
+            if t.valid_rows * t.valid_cols and (t.valid_rows > t.rows or t.valid_cols > t.cols):
+                raise CaseFolderError(
+                    f"folder name {folder_name!r}: {role} valid region {t.valid_rows}x{t.valid_cols} is larger "
+                    f"than its tile {t.rows}x{t.cols}")
+        if inplace is not None:
+            named = dict(zip(self.name_roles, tiles))
+            if inplace not in self.name_roles[1:] or named[inplace] != tiles[0]:
+                raise CaseFolderError(f"folder name {folder_name!r}: in-place {inplace!r} must name a source whose "
+                                      f"tile equals the destination's")
+        params = dict(values or {})
+        if inplace:
+            params["inplace"] = inplace
+        pairs = tuple(zip(self.name_roles, tiles))
+        all_tiles = self.derive(dict(pairs)) if self.derive else pairs
+        return Case(self.op, self.platform, dt, all_tiles, tuple(sorted(params.items())))

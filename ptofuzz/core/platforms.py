@@ -1,0 +1,97 @@
+"""The platforms, as data: every module asks this table instead of comparing platform names.
+
+A platform is what a golden is computed for: the formal spec, pto-isa's CPU simulator, or an NPU whose pto-isa
+kernels are in ``include/pto/npu/<implementation>``. Facts from pto-isa-conventions.md (pto-isa 3186c381).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+
+from ptofuzz.core.errors import UsageError
+
+SPEC, CPU, NPU = "spec", "cpu", "npu"  # kinds
+
+
+@dataclasses.dataclass(frozen=True)
+class Platform:
+    """One platform.
+
+    Attributes:
+        name: as on the command line (``--platform``).
+        kind: ``spec`` (pto-spec's model), ``cpu`` (pto-isa's CPU simulator) or ``npu``.
+        implementation: the pto-isa headers it runs (``include/pto/<kind>/<implementation>``); platforms that
+            share headers share semantics.
+        test_root: where pto-isa keeps its system tests (empty for spec).
+        eps: the eps its system tests pass to ResultCmp, per family (TPART, TSORT32, TMRGSORT).
+        half_as_bits: its tests' float16 is ``aclFloat16`` = ``uint16_t``, compared as integers.
+        aliases: other names accepted for it.
+    """
+
+    name: str
+    kind: str
+    implementation: str
+    test_root: str = ""
+    eps: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    half_as_bits: bool = False
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def is_npu(self) -> bool:
+        return self.kind == NPU
+
+
+TABLE: tuple[Platform, ...] = (
+    Platform("spec", SPEC, "spec"),
+    Platform("cpu", CPU, "cpu", "tests/cpu/st", {"TPART": 0.0, "TSORT32": 1e-3, "TMRGSORT": 1e-3}),
+    Platform("a2a3", NPU, "a2a3", "tests/npu/a2a3/src/st", {"TPART": 1e-3, "TSORT32": 1e-3, "TMRGSORT": 1e-3},
+             half_as_bits=True),
+    Platform("a5", NPU, "a5", "tests/npu/a5/src/st", {"TPART": 1e-3, "TSORT32": 1e-2, "TMRGSORT": 1e-3},
+             half_as_bits=True),
+    # kirin kernels include a5's headers (include/pto/common/pto_instr_impl.hpp); kirinX90's test folders are
+    # links to kirin9030's (pto-isa-conventions §1)
+    Platform("kirin9030", NPU, "a5", "tests/npu/kirin9030/src/st",
+             {"TPART": 1e-3, "TSORT32": 1e-2, "TMRGSORT": 1e-3}, half_as_bits=True, aliases=("kirinX90",)),
+    Platform("kirinDev0000", NPU, "a5", "tests/npu/kirinDev0000/src/st",
+             {"TPART": 1e-3, "TSORT32": 1e-3, "TMRGSORT": 1e-3}, half_as_bits=True),
+)
+_BY_NAME = {n: p for p in TABLE for n in (p.name, *p.aliases)}
+_NAMES = tuple(p.name for p in TABLE)
+
+
+def names() -> tuple[str, ...]:
+    """Every platform's name, in table order."""
+    return _NAMES
+
+
+def get(name: str) -> Platform:
+    """The platform called ``name`` (or one of its aliases); a one-line UsageError otherwise."""
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        aliases = "".join(f" ({a} = {p.name})" for p in TABLE for a in p.aliases)
+        raise UsageError(f"unknown platform {name!r}; use one of: {', '.join(names())}{aliases}") from None
+
+
+def canonical(name: str) -> str:
+    """The table name of a platform or alias (``kirinX90`` -> ``kirin9030``)."""
+    return get(name).name
+
+
+def distinct(names: Iterable[str]) -> tuple[str, ...]:
+    """The first of ``names`` per implementation: the platforms whose models can disagree (kirin9030 and
+    kirinDev0000 run a5's headers, so a default campaign compares a5 only once)."""
+    seen: set[str] = set()
+    out = []
+    for n in names:
+        impl = get(n).implementation
+        if impl not in seen:
+            seen.add(impl)
+            out.append(n)
+    return tuple(out)
+
+
+def family_of(op: str) -> str:
+    """The eps family of an instruction: TPART for every TPART* op, else the op itself."""
+    return "TPART" if op.startswith("TPART") else op

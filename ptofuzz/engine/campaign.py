@@ -1,0 +1,524 @@
+"""Fuzz campaigns: draw cases, run every chosen oracle on them, keep one example per disagreement signature.
+
+The random engine works in **batches**: batch ``k`` draws one geometry and dtype from the stream
+``(seed, op, "fuzz-geometry", k)`` (from the input space of one of the chosen oracles, so that patterns one
+platform accepts and another rejects come up), then the inputs of all its cases at once from
+``(seed, op, "fuzz-data", k)`` as stacked arrays, and evaluates each oracle once on the whole stack. A batch's
+size depends only on its geometry, so the same seed gives the same cases whatever ``--runs``, ``--time`` or
+``--jobs`` say; with ``--jobs N`` batches run in N processes and are merged in batch order, so the first
+example of each signature is the same as with one process.
+
+A :class:`FindingStore` keeps the findings: per signature a hit count, where it was first seen, whether it is
+a documented platform difference (``known_difference`` of the instruction) and, with ``--out``, a record
+folder (:mod:`ptofuzz.io.records`) written as soon as the signature first appears.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import json
+import multiprocessing
+import os
+import time
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ptofuzz.core import platforms, reading
+from ptofuzz.core.atomic import write_file
+from ptofuzz.core.case import Case
+from ptofuzz.core.errors import UsageError
+from ptofuzz.engine import differential
+from ptofuzz.engine.differential import Signature
+from ptofuzz.generators import values
+from ptofuzz.generators.source import Source, seeded
+from ptofuzz.instructions import registry
+from ptofuzz.io import records
+
+CAMPAIGN_FORMAT = "ptofuzz-campaign/1"  # campaign.json (ptofuzz/schemas/campaign.json)
+DEFAULT_BATCH = 1024
+ELEMENT_BUDGET = 1 << 18  # elements of the largest tile times the batch size, at most
+ILLEGAL_SHARE = 0.125  # of the spec cases a campaign draws, those that break a legality rule (faults compared too)
+SUMMARY = "campaign.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class Plan:
+    """What a campaign draws and compares (everything that decides its cases)."""
+
+    op: str
+    oracles: tuple[str, ...]
+    seed: int = 0
+    batch: int = DEFAULT_BATCH
+    constraints: tuple[tuple[str, Any], ...] = ()  # dtype / shape for random_case
+    special: str | None = None
+    rate: float = values.DEFAULT_SPECIAL_RATE
+    max_elements: int = 4096  # tiles larger than this are redrawn smaller (fuzzing wants many small cases)
+    shard: tuple[int, int] | None = None  # (i, N): only batches k with k % N == i (N machines, one big run)
+
+    @property
+    def mix(self) -> values.ValueMix:
+        return values.ValueMix.parse(self.special, self.rate)
+
+    def command(self, runs: int | None = None, engine: str = "random") -> str:
+        """The ``ptofuzz fuzz`` command line that runs this plan."""
+        parts = [f"ptofuzz fuzz {self.op.lower()} --oracles {','.join(self.oracles)} --seed {self.seed}"]
+        if engine != "random":
+            parts.append(f"--engine {engine}")
+        if runs is not None:
+            parts.append(f"--runs {runs}")
+        if self.shard is not None:
+            parts.append(f"--shard {self.shard[0]}/{self.shard[1]}")
+        if self.batch != DEFAULT_BATCH:
+            parts.append(f"--batch {self.batch}")
+        for k, v in self.constraints:
+            parts.append(f"--shape {v[0]}x{v[1]}" if k == "shape" else f"--{k.replace('_', '-')} {v}")
+        if self.special is not None:
+            parts.append(f"--special {self.special}")
+        if self.rate != values.DEFAULT_SPECIAL_RATE:
+            parts.append(f"--special-rate {self.rate}")
+        if registry.CPUSIM in self.oracles:
+            from ptofuzz.backends.cpusim import session
+
+            parts.append(session.flags())
+        if registry.TARGET in self.oracles:
+            from ptofuzz.backends import target as targets
+
+            parts.append(targets.flags().strip())
+        return " ".join(p for p in parts if p)
+
+
+def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, batch: int = DEFAULT_BATCH,
+              dtype: str | None = None, shape: tuple[int, int] | None = None, special: str | None = None,
+              rate: float = values.DEFAULT_SPECIAL_RATE, instruction: registry.Instruction | None = None,
+              index_dtype: str | None = None, shard: tuple[int, int] | None = None) -> Plan:
+    """Check the request against the registry and return the plan (one-line UsageErrors otherwise)."""
+    from ptofuzz.core import dtypes
+
+    inst = instruction or registry.get(op)
+    chosen = tuple(registry.platform_name(o) for o in oracles) if oracles else \
+        platforms.distinct(p for p in registry.PLATFORMS if p in inst.platforms)
+    if not oracles and len(chosen) < 2 and inst.bundle is not None:
+        chosen = (*chosen, registry.BUNDLE)  # a spec-only instruction (TSORT): its model against its bundle form
+    for o in chosen:
+        inst.check_oracle(o)  # unknown oracle, or no model of this instruction: one-line error
+    if len(set(chosen)) != len(chosen):
+        raise UsageError(f"--oracles {','.join(chosen)} names an oracle twice")
+    if len(chosen) < 2:
+        raise UsageError(f"--oracles {','.join(chosen)}: a differential campaign needs two oracles or more; "
+                         f"{inst.name} has: {', '.join(inst.oracles())}")
+    if not 1 <= batch <= 1 << 16:
+        raise UsageError(f"--batch {batch} must be between 1 and 65536")
+    values.ValueMix.parse(special, rate)
+    constraints: list[tuple[str, Any]] = []
+    if dtype is not None:
+        dt = dtypes.get(dtype)
+        if not any(dt.name in inst.platforms[o].dtypes for o in chosen if o in inst.platforms):
+            raise UsageError(f"no chosen oracle runs {inst.name} on {dt.name}; pick a dtype one of "
+                             f"{', '.join(chosen)} accepts")
+        constraints.append(("dtype", dt.name))
+    if index_dtype is not None:
+        if "index_dtype" not in inst.random_options:
+            raise UsageError(f"--index-dtype sets TPARTARGMAX/MIN's index tiles; {inst.name} has none: drop it")
+        constraints.append(("index_dtype", inst.check_choice("index_dtype", index_dtype)))
+    if shape is not None:
+        if min(shape) < 1 or shape[0] * shape[1] > 1 << 16:
+            raise UsageError(f"--shape {shape[0]}x{shape[1]}: fuzzing takes tiles of 1 to 65536 elements")
+        constraints.append(("shape", tuple(shape)))
+    if shard is not None and not (shard[1] >= 1 and 0 <= shard[0] < shard[1]):
+        raise UsageError(f"--shard {shard[0]}/{shard[1]}: give I/N with 0 <= I < N (e.g. --shard 0/4)")
+    return Plan(inst.name, chosen, seed, batch, tuple(constraints), special, rate,
+                max(4096, shape[0] * shape[1]) if shape else 4096, shard)
+
+
+# ---- one batch ------------------------------------------------------------------------------------------------
+
+def batch_geometry(inst: registry.Instruction, plan: Plan, k: int) -> tuple[Case, int]:
+    """Batch ``k``'s case (geometry, dtype, params) and its size."""
+    src = seeded(plan.seed, inst.name, "fuzz-geometry", str(k))
+    return draw_case(inst, plan, src)
+
+
+def _case_space(oracle: str) -> str:
+    """The platform whose cases an oracle runs: spec for a bundle, cpu for cpusim, the target's platform."""
+    if oracle == registry.TARGET:
+        from ptofuzz.backends import target as targets
+
+        cfg = targets.configured()
+        return cfg.platform if cfg is not None else "cpu"
+    return {registry.BUNDLE: "spec", registry.CPUSIM: "cpu"}.get(oracle, oracle)
+
+
+def draw_case(inst: registry.Instruction, plan: Plan, src: Source) -> tuple[Case, int]:
+    """A case from one chosen oracle's input space (tiles above ``plan.max_elements`` are redrawn) and the
+    batch size its geometry allows."""
+    constraints = dict(plan.constraints)
+    for _ in range(8):
+        platform = src.choice(plan.oracles)
+        platform = _case_space(platform)
+        if platform == "spec" and inst.illegal_case is not None and float(src.random(1)[0]) < ILLEGAL_SHARE:
+            case = inst.illegal_case(src, constraints)
+        else:
+            case = inst.random_case(src, platform, constraints)
+        largest = max(t.rows * t.cols for _, t in case.tiles)
+        if largest <= plan.max_elements:
+            break
+    n = max(1, min(plan.batch, ELEMENT_BUDGET // max(largest, 1))) if inst.draw_batch else 1
+    return case, n
+
+
+@dataclasses.dataclass
+class BatchResult:
+    index: int
+    size: int  # cases evaluated
+    case: Case
+    hits: dict[str, tuple[int, int]]  # signature key -> (cases showing it, first item)
+    examples: dict[str, dict[str, np.ndarray]]  # signature key -> inputs of its first item
+    skipped: int = 0  # cases a real target left unanswered after too many failures in the batch
+    start: int = 0  # cases of the whole (unsharded) run before this batch
+
+
+def run_batch(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int) -> BatchResult:
+    """Evaluate the first ``take`` of batch ``k``'s ``size`` cases (drawn at full size: item data never depend
+    on how many are taken)."""
+    src = seeded(plan.seed, inst.name, "fuzz-data", str(k))
+    if inst.draw_batch is not None:
+        inputs = inst.draw_batch(src, case, plan.mix, size)
+        if take < size:
+            inputs = {r: v[:take] for r, v in inputs.items()}
+        outcomes = differential.run_oracles(inst, case, inputs, plan.oracles)
+        hits = differential.compare_batch(inst, case, outcomes, take)
+
+        def item(i: int) -> dict[str, np.ndarray]:
+            return {r: np.array(v[i]) for r, v in inputs.items()}
+    else:
+        one = inst.draw_inputs(src, case, plan.mix)
+        outcomes = differential.run_oracles(inst, case, one, plan.oracles)
+        hits = differential.compare_batch(inst, case, outcomes, None)
+
+        def item(i: int) -> dict[str, np.ndarray]:
+            return {r: np.array(v) for r, v in one.items()}
+    keys = {s: s.key for s in hits.counts}
+    skipped = sum(f.kind == "skipped" for o in outcomes.values() for f in o.extra.get("failures", ()))
+    return BatchResult(k, take, case, {keys[s]: (c, hits.first[s]) for s, c in hits.counts.items()},
+                       {keys[s]: item(hits.first[s]) for s in hits.counts}, skipped)
+
+
+class OracleCrash(RuntimeError):
+    """An oracle (or generator) raised on a campaign case: a bug in ptofuzz, reported with its batch."""
+
+
+def _guarded(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int, through: int
+             ) -> BatchResult:
+    try:
+        res = run_batch(inst, plan, k, case, size, take)
+        res.start = through - take
+        return res
+    except Exception as e:
+        raise OracleCrash(f"batch {k} ({case.dtype}, {', '.join(f'{r} {t.token()}' for r, t in case.tiles)}) "
+                          f"raised {type(e).__name__}: {e}; reproduce: {plan.command(runs=through)}") from e
+
+
+def _worker(plan: Plan, k: int, case: Case, size: int, take: int, through: int) -> BatchResult:
+    return _guarded(registry.get(plan.op), plan, k, case, size, take, through)
+
+
+# ---- findings ---------------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Finding:
+    signature: Signature
+    hits: int  # in this campaign
+    first: str  # where this campaign first met it: "batch 3 item 17" / an exec number / a corpus path
+    known: str | None  # the documented reason, for an intended platform difference
+    new: bool  # neither known nor saved by an earlier campaign in the same --out
+    path: Path | None = None  # its record folder
+    case_number: int | None = None  # cases run up to and including the first hit (for a --runs replay)
+    flushed: int = 0  # hits already added to the saved record
+
+
+@dataclasses.dataclass
+class Stats:
+    cases: int = 0
+    batches: int = 0
+    elapsed: float = 0.0
+    signatures: int = 0
+    new: int = 0
+    time_left: float | None = None
+    skipped: int = 0  # cases a real target (cpusim, --target) left unanswered: compared by no pair with it
+    through: int = 0  # cases of the whole (unsharded) run up to the last batch run here
+    execs: int = 0  # atheris: fuzzer inputs executed (each a batch of cases)
+
+    @property
+    def rate(self) -> float:
+        return self.cases / self.elapsed if self.elapsed > 0 else 0.0
+
+
+class FindingStore:
+    """Signatures met so far, with their first example saved under ``out`` (when given)."""
+
+    def __init__(self, inst: registry.Instruction, plan: Plan, out: Path | None, *, engine: str = "random",
+                 force: bool = False) -> None:
+        self.inst, self.plan, self.out, self.engine = inst, plan, out, engine
+        self.given: Path | None = out
+        self.findings: dict[str, Finding] = {}
+        self.saved: dict[str, Path] = {}  # signature key -> record.json from this or an earlier campaign
+        if out is not None:
+            if out.exists() and not out.is_dir():
+                raise UsageError(f"--out {str(out)!r} is a file; pass a directory")
+            try:
+                out.mkdir(parents=True, exist_ok=True)
+                probe = out / f".write-test-{os.getpid()}"
+                probe.write_text("")
+                probe.unlink()
+            except OSError as e:
+                raise UsageError(f"cannot write into --out {str(out)!r}: {e.strerror}; choose another --out") from None
+            self.given = out  # as the user wrote it: the commands printed now use it
+            self.out = out = out.resolve()
+            try:
+                reading.is_regular(out / SUMMARY)
+            except ValueError as e:
+                raise UsageError(f"--out {str(self.given)!r}: cannot write {SUMMARY} ({e}); remove it or choose "
+                                 "another --out") from None
+            for folder in sorted(out.iterdir()):
+                rec = folder / records.RECORD
+                # minimized copies carry their original's signature; a broken link named record.json counts
+                if folder.name.endswith(".min") or not folder.is_dir() or not os.path.lexists(rec):
+                    continue
+                try:  # a damaged record is refused: its hits would be added to it, or its folder replaced
+                    key = records.finding_key(rec)
+                except ValueError as e:
+                    raise UsageError(f"--out {str(self.given)!r} holds a damaged finding {str(rec)!r} ({e}); remove "
+                                     "that folder or choose another --out") from None
+                if key:
+                    self.saved[key] = rec
+
+    def add(self, key: str, count: int, first: str, case: Case, inputs: Mapping[str, np.ndarray],
+            case_number: int | None = None) -> Finding:
+        f = self.findings.get(key)
+        if f is None:
+            sig = Signature.from_key(key)
+            known = self.inst.known_difference(differential.as_platforms(sig)) if self.inst.known_difference else None
+            f = Finding(sig, 0, first, known, new=known is None and key not in self.saved,
+                        case_number=case_number)
+            self.findings[key] = f
+            if self.out is not None:
+                f.path = self.saved.get(key) or self._save(f, case, inputs)
+        f.hits += count
+        return f
+
+    def _save(self, f: Finding, case: Case, inputs: Mapping[str, np.ndarray]) -> Path:
+        outcomes, sigs = differential.signatures_of(self.inst, case, inputs, self.plan.oracles)
+        folder = self.out / f.signature.slug  # type: ignore[operator]
+        extra: dict[str, Any] = {
+            "finding": {"signature": f.signature.key, "hits": 0, "first_seen": f.first, "known": f.known,
+                        "seed": self.plan.seed, "engine": self.engine},
+            # paths relative to the campaign folder (the record's parent): a moved findings tree stays valid
+            "replay": f"ptofuzz replay {folder.name}",
+        }
+        if self.engine == "random" and f.case_number is not None:
+            extra["finding"]["campaign"] = self.plan.command(runs=f.case_number)
+        if registry.CPUSIM in self.plan.oracles:  # what real code was tested: pto-isa commit, compiler, flags
+            from ptofuzz.backends.cpusim import session
+
+            extra["finding"]["target"] = session.target()
+        rec = records.Record(case, {r: np.asarray(v) for r, v in inputs.items()}, self.plan.oracles,
+                             {o: records.describe(out) for o, out in outcomes.items()},
+                             tuple(s.key for s in sigs), extra)
+        try:
+            path = records.write(rec, self.inst, folder, outcomes=outcomes, force=True)
+        except UsageError:
+            if not (folder / records.RECORD).is_file():
+                raise
+            path = folder / records.RECORD  # another fuzzing process (atheris --jobs) saved it just now
+        self.saved[f.signature.key] = path
+        return path
+
+    def finish(self, stats: Stats) -> None:
+        """Add this campaign's hits (since the last call) to each saved record and write ``campaign.json``."""
+        if self.out is None:
+            return
+        for f in self.findings.values():
+            if f.path is not None and f.path.is_file() and f.hits > f.flushed:
+                data = json.loads(f.path.read_text())
+                finding = dict(data.get("finding", {}))
+                finding["hits"] = int(finding.get("hits", 0)) + f.hits - f.flushed
+                records.update_json(f.path, {"finding": finding})
+                f.flushed = f.hits
+        self.out.mkdir(parents=True, exist_ok=True)
+        write_file(self.out / SUMMARY, json.dumps(relocatable(summary_json(self, stats)), indent=1) + "\n")
+
+    @property
+    def new(self) -> list[Finding]:
+        return [f for f in self.findings.values() if f.new]
+
+
+def relocatable(summary: dict[str, Any]) -> dict[str, Any]:
+    """A summary as campaign.json stores it: each record folder (and its replay command) relative to the
+    campaign folder, so the findings tree can be moved or copied to another machine."""
+    out = dict(summary)
+    out["signatures"] = [{**s, "path": Path(s["path"]).name if s.get("path") else None,
+                          "replay": f"ptofuzz replay {Path(s['path']).name}" if s.get("path") else None}
+                         for s in summary["signatures"]]
+    return out
+
+
+def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
+    """A campaign's summary for this process: record folders under --out as the user gave it."""
+    plan = store.plan
+    return {
+        "format": CAMPAIGN_FORMAT,
+        "op": plan.op, "oracles": list(plan.oracles), "engine": store.engine, "seed": plan.seed,
+        "shard": f"{plan.shard[0]}/{plan.shard[1]}" if plan.shard else None, **provenance(plan),
+        "cases": stats.cases, "elapsed_s": round(stats.elapsed, 3), "cases_per_s": round(stats.rate, 1),
+        "skipped": stats.skipped,
+        **({"execs": stats.execs, "execs_per_s": round(stats.execs / stats.elapsed, 1) if stats.elapsed else 0.0}
+           if store.engine == "atheris" else {}),
+        "signatures": [
+            {"signature": f.signature.key, "hits": f.hits, "first_seen": f.first, "new": f.new, "known": f.known,
+             "path": str(_shown(store, f.path.parent)) if f.path else None,
+             "replay": f"ptofuzz replay {_shown(store, f.path.parent)}" if f.path else None}
+            for f in sorted(store.findings.values(), key=lambda f: f.signature)],
+        "new": len(store.new),
+        "command": plan.command(runs=(stats.through or stats.cases) or None, engine=store.engine),
+    }
+
+
+def _shown(store: FindingStore, folder: Path) -> Path:
+    """A record folder under --out as the user wrote --out (relative stays relative)."""
+    if store.given is not None and store.out is not None and folder.parent == store.out:
+        return store.given / folder.name
+    return folder
+
+
+def provenance(plan: Plan) -> dict[str, Any]:
+    """What produced a campaign: ptofuzz's version, the pto-isa / pto-spec versions its models follow and, when
+    the real simulator ran, the commit of the pto-isa tree it was built from."""
+    from ptofuzz import MODELS, __version__
+
+    trees = {}
+    if registry.CPUSIM in plan.oracles:
+        from ptofuzz.backends.cpusim import session
+
+        try:
+            trees["pto-isa"] = session.target().get("pto_isa_commit")
+        except UsageError:  # a stand-in for the simulator (tests): no tree to name
+            trees["pto-isa"] = None
+    return {"ptofuzz_version": __version__, "models": dict(MODELS), "trees": trees}
+
+
+# ---- the random engine ----------------------------------------------------------------------------------------
+
+Progress = Callable[[Stats], None]
+
+
+def run_random(plan: Plan, *, runs: int | None = None, seconds: float | None = None, jobs: int = 1,
+               out: Path | None = None, corpus: Path | None = None, progress: Progress | None = None,
+               instruction: registry.Instruction | None = None) -> tuple[FindingStore, Stats]:
+    """Run the random engine until ``runs`` cases or ``seconds`` have passed (whichever is given; both: the
+    first reached). ``corpus``: case records replayed first, as extra cases."""
+    if runs is None and seconds is None:
+        raise UsageError("give --runs N or --time SECONDS")
+    if runs is not None and runs < 1:
+        raise UsageError(f"--runs {runs} must be at least 1")
+    if seconds is not None and not 0 < seconds < 1e9:  # (NaN fails this too)
+        raise UsageError(f"--time {seconds} must be positive")
+    if not 1 <= jobs <= 256:
+        raise UsageError(f"--jobs {jobs} must be between 1 and 256")
+    inst = instruction or registry.get(plan.op)
+    if jobs > 1 and instruction is not None and instruction is not registry.get(plan.op):
+        raise UsageError("--jobs > 1 runs the registered instructions only")
+    # a bad --corpus (or a damaged record in it) is refused before anything is written into --out
+    corpus_records = [records.read(p) for p in records.discover([corpus])] if corpus is not None else []
+    store = FindingStore(inst, plan, out)
+    stats = Stats()
+    start = time.perf_counter()
+    try:
+        if corpus is not None:
+            stats.cases += _run_corpus(store, corpus_records)
+        _random_batches(inst, plan, runs, seconds, jobs, start, store, stats, progress)
+    finally:  # also on Ctrl-C or an oracle exception: saved records get their hits, campaign.json is written
+        stats.elapsed = time.perf_counter() - start
+        store.finish(stats)
+    return store, stats
+
+
+def _random_batches(inst: registry.Instruction, plan: Plan, runs: int | None, seconds: float | None, jobs: int,
+                    start: float, store: FindingStore, stats: Stats, progress: Progress | None) -> None:
+    for res in _batches(inst, plan, runs, seconds, jobs, start):
+        base = res.start  # numbered in the whole run: `--runs base+item+1` without a shard reaches the case
+        for key in sorted(res.hits, key=lambda k: (res.hits[k][1], k)):
+            count, item = res.hits[key]
+            store.add(key, count, f"batch {res.index} item {item}", res.case, res.examples[key],
+                      case_number=base + item + 1)
+        stats.cases += res.size
+        stats.through = res.start + res.size
+        stats.skipped += res.skipped
+        stats.batches += 1
+        stats.elapsed = time.perf_counter() - start
+        stats.signatures, stats.new = len(store.findings), len(store.new)
+        if seconds is not None:
+            stats.time_left = max(0.0, seconds - stats.elapsed)
+        if progress is not None:
+            progress(stats)
+
+
+def _plan_batches(inst: registry.Instruction, plan: Plan, runs: int | None
+                  ) -> Iterator[tuple[int, Case, int, int, int]]:
+    """(batch, case, size, cases taken, cases through this batch), in order."""
+    planned = 0
+    k = 0
+    while runs is None or planned < runs:
+        case, size = batch_geometry(inst, plan, k)
+        take = size if runs is None else min(size, runs - planned)
+        planned += take
+        if plan.shard is None or k % plan.shard[1] == plan.shard[0]:
+            yield k, case, size, take, planned
+        k += 1
+
+
+def _batches(inst: registry.Instruction, plan: Plan, runs: int | None, seconds: float | None, jobs: int,
+             start: float) -> Iterator[BatchResult]:
+    def time_up() -> bool:
+        return seconds is not None and time.perf_counter() - start >= seconds
+
+    todo = _plan_batches(inst, plan, runs)
+    if jobs == 1:
+        for k, case, size, take, through in todo:
+            if time_up():
+                return
+            yield _guarded(inst, plan, k, case, size, take, through)
+        return
+    ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+        window: deque[concurrent.futures.Future[BatchResult]] = deque()
+        exhausted = False
+        while True:
+            while not exhausted and len(window) < 4 * jobs and not time_up():
+                nxt = next(todo, None)
+                if nxt is None:
+                    exhausted = True
+                    break
+                window.append(pool.submit(_worker, plan, *nxt))
+            if not window:
+                return
+            yield window.popleft().result()
+            if time_up():
+                exhausted = True
+
+
+def _run_corpus(store: FindingStore, corpus: Sequence[records.Record]) -> int:
+    """Replay the case records of a ``--corpus`` for this instruction as campaign cases; return how many."""
+    n = 0
+    for rec in corpus:
+        if rec.case.op != store.inst.name:
+            continue
+        _, sigs = differential.signatures_of(store.inst, rec.case, rec.inputs, store.plan.oracles)
+        for sig in sigs:
+            store.add(sig.key, 1, f"corpus {rec.path}", rec.case, rec.inputs)
+        n += 1
+    return n

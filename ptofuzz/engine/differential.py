@@ -1,0 +1,241 @@
+"""Differential comparison: run one case (or a batch of cases of one geometry) through several oracles and
+describe every disagreement by a :class:`Signature`.
+
+Two outcomes are compared only where both oracles say something: "unsupported" on either side is never a
+disagreement; a fault against a value is; two faults disagree when their trap numbers differ, or, for two pto-spec
+models that say where a fault is raised, when the fault or that point differs; two values are compared
+element by element on the elements both oracles define (EXACT bits, "some NaN", "some zero"). Each mismatching
+element gets a mismatch class (NaN encoding, NaN vs number, signed zero, inf, a ULP band, integer value,
+ordering) and the region of the tile it lies in; a case yields one signature per (oracle pair, mismatch class,
+region) it shows.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import itertools
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind
+from ptofuzz.engine.compare import ERROR_CLASSES, element_errors
+from ptofuzz.instructions import registry
+from ptofuzz.oracles import ieee
+
+# Mismatch classes of one element (value against value): the comparison engine's element error classes
+# (ptofuzz.engine.compare.element_errors), two of them under their signature names.
+SIGNATURE_KIND = {"nan-payload": "nan-encoding", "inf": "inf-vs-finite"}
+FAULT_VS_VALUE = "fault-vs-value"
+FAULT_KIND = "fault-kind"  # two faults with different trap numbers
+FAULT_POINT = "fault-point"  # two pto-spec models' faults of one trap, but another fault or raised elsewhere
+FAILURE_KINDS = ("crash", "hang")  # a real target died or did not answer (kinds of one oracle, not of a pair)
+ORDERING = "ordering"
+INDEX = "index"  # a mismatch in an index output (TPARTARG*): its own class, whatever the element error
+OP_REGION = "op"  # the region name of an instruction's elementwise operation (geometry-independent)
+
+
+@dataclasses.dataclass(frozen=True, order=True)
+class Signature:
+    """What kind of disagreement a case shows; one saved example and a hit count per signature."""
+
+    op: str
+    dtype_class: str  # float / int / int64
+    pair: str  # "a5~spec": the two oracles, sorted
+    kind: str  # mismatch class
+    region: str  # where in the tile ("-" for whole-outcome disagreements)
+    geometry: str  # the instruction's geometry class of the case
+
+    @property
+    def key(self) -> str:
+        return "/".join((self.op, self.dtype_class, self.pair, self.kind, self.region, self.geometry))
+
+    @property
+    def slug(self) -> str:
+        """A file-system-safe folder name: the fields made readable, plus 8 hex digits of the key's hash so
+        that two signatures never share a folder."""
+        text = "_".join((self.op, self.dtype_class, self.pair, self.kind, self.region, self.geometry))
+        for old, new in (("~", "-vs-"), ("<=", "le"), (">=", "ge"), ("<", "lt"), (">", "gt"), ("=", "-"),
+                         (",", "+")):
+            text = text.replace(old, new)
+        text = re.sub(r"[^A-Za-z0-9_.+-]+", "_", text)
+        return f"{text}_{hashlib.sha256(self.key.encode()).hexdigest()[:8]}"
+
+    @classmethod
+    def from_key(cls, key: str) -> Signature:
+        parts = key.split("/")
+        if len(parts) != 6:
+            raise ValueError(f"signature {key!r} is not op/dtype-class/pair/kind/region/geometry")
+        return cls(*parts)
+
+    def oracles(self) -> tuple[str, str]:
+        a, _, b = self.pair.partition("~")
+        return a, b
+
+
+def as_platforms(sig: Signature) -> Signature:
+    """``sig`` with each real target named by the platform whose code it runs (cpusim: cpu; an external target:
+    its ``--target-platform``), so that the documented differences of that platform apply to it; unchanged when
+    that would name one platform twice (cpu against cpusim is the model against the code it models)."""
+    a, b = sig.oracles()
+    if not b or not {registry.CPUSIM, registry.TARGET} & {a, b}:
+        return sig
+    from ptofuzz.backends import target as targets
+
+    cfg = targets.configured()
+    named = {registry.CPUSIM: "cpu", registry.TARGET: cfg.platform if cfg is not None else registry.TARGET}
+    ma, mb = named.get(a, a), named.get(b, b)
+    return sig if ma == mb else dataclasses.replace(sig, pair=pair_name(ma, mb))
+
+
+def dtype_class(dtype: str) -> str:
+    """float, int, or int64 (64-bit integers, which only some platforms implement)."""
+    dt = dtypes.get(dtype)
+    return "float" if dt.is_float else "int64" if dt.bits == 64 else "int"
+
+
+def pair_name(a: str, b: str) -> str:
+    return "~".join(sorted((a, b)))
+
+
+def run_oracles(inst: registry.Instruction, case: Case, inputs: Mapping[str, np.ndarray],
+                oracles: Sequence[str]) -> dict[str, Outcome]:
+    """Each oracle's outcome of the same tiles and inputs (``case`` re-targeted to each platform)."""
+    with inst.sharing():
+        return {o: inst.evaluate(case.on(o), inputs) for o in oracles}
+
+
+@dataclasses.dataclass
+class Hits:
+    """Per signature: how many of the batch's cases show it and the first (lowest index) that does."""
+
+    counts: dict[Signature, int] = dataclasses.field(default_factory=dict)
+    first: dict[Signature, int] = dataclasses.field(default_factory=dict)
+
+    def add(self, sig: Signature, items: np.ndarray) -> None:
+        if items.size:
+            self.counts[sig] = self.counts.get(sig, 0) + int(items.size)
+            self.first[sig] = min(self.first.get(sig, 1 << 62), int(items.min()))
+
+
+def compare_batch(inst: registry.Instruction, case: Case, outcomes: Mapping[str, Outcome], size: int | None
+                  ) -> Hits:
+    """Signatures shown by a batch of ``size`` cases (outputs with a leading batch axis) or by one case
+    (``size`` None, outputs without it)."""
+    hits = Hits()
+    n = 1 if size is None else size
+    every = np.arange(n)
+    dclass = dtype_class(case.dtype)
+    geometry: list[str] = []  # computed on the first hit only: most cases show none
+
+    def sig(pair: str, kind: str, region: str) -> Signature:
+        if kind in (FAULT_VS_VALUE, FAULT_KIND, FAULT_POINT) and inst.fault_class is not None:
+            return Signature(case.op, dclass, pair, kind, region, inst.fault_class(case))
+        if not geometry:
+            geometry.append(inst.geometry_class(case) if inst.geometry_class else "-")
+        # an instruction's first region is its elementwise operation: the geometry is no part of the cause
+        where = "-" if inst.regions is not None and region == OP_REGION else geometry[0]
+        return Signature(case.op, dclass, pair, kind, region, where)
+
+    for o, out in outcomes.items():  # a real target that crashed or hung: a finding of that oracle alone
+        if out.kind in FAILURE_KINDS:
+            hits.add(Signature(case.op, dclass, o, out.kind, str(out.extra.get("cause", "-")), "-"), every)
+        for f in out.extra.get("failures", ()):
+            if f.kind in FAILURE_KINDS:
+                hits.add(Signature(case.op, dclass, o, f.kind, f.cause, "-"), np.array([f.item]))
+    defined: dict[tuple[str, str], np.ndarray] = {}  # (oracle, role) -> elements it defines
+    for a, b in itertools.combinations(sorted(outcomes), 2):
+        oa, ob = outcomes[a], outcomes[b]
+        if {"unsupported", *FAILURE_KINDS} & {oa.kind, ob.kind}:
+            continue
+        if oa.kind is OutcomeKind.FAULT or ob.kind is OutcomeKind.FAULT:
+            if oa.kind != ob.kind:
+                hits.add(sig(pair_name(a, b), FAULT_VS_VALUE, "-"), every)
+            elif oa.fault and ob.fault and oa.fault.trap != ob.fault.trap:
+                hits.add(sig(pair_name(a, b), FAULT_KIND, "-"), every)
+            elif oa.fault and ob.fault and oa.fault.point and ob.fault.point and \
+                    (oa.fault.name, oa.fault.point) != (ob.fault.name, ob.fault.point):
+                # architecturally only the trap number shows (TileLegality, TileAllocation and BundleControl
+                # are all trap 5, pto-spec-notes "headline caveats" 4), but two pto-spec models (the direct spec
+                # oracle, the bundle executor) both say which fault, and where: they must agree on both
+                hits.add(sig(pair_name(a, b), FAULT_POINT, "-"), every)
+            continue
+        for role in inst.outputs:
+            x, y = oa.outputs[role], ob.outputs[role]
+            differ = x != y
+            if not differ.any():
+                continue
+            for o, out in ((a, oa), (b, ob)):
+                if (o, role) not in defined:
+                    defined[o, role] = out.classes[role] != UNDEFINED
+            bad = differ & defined[a, role] & defined[b, role]
+            for kind, region, items in _value_mismatches(inst, case, role, oa, ob, bad, size):
+                hits.add(sig(pair_name(a, b), kind, region), items)
+    return hits
+
+
+def _value_mismatches(inst: registry.Instruction, case: Case, role: str, oa: Outcome, ob: Outcome,
+                      bad: np.ndarray, size: int | None) -> list[tuple[str, str, np.ndarray]]:
+    """(mismatch class, region, batch items showing it) for one output role of two value outcomes, given the
+    elements both define whose bits differ (``bad``)."""
+    x, y = oa.outputs[role], ob.outputs[role]
+    kx, ky = oa.classes[role], ob.classes[role]
+    if size is None:
+        x, y, kx, ky, bad = x[None], y[None], kx[None], ky[None], bad[None]
+    where = np.nonzero(bad)
+    if not where[0].size:
+        return []
+    xs, ys, kxs, kys = x[where], y[where], kx[where], ky[where]
+    dt = inst.dtype_of(case, role)
+    # "some zero" / "some NaN" on either side matches any zero / NaN on the other
+    zx, zy = (ieee.is_zero(xs, dt), ieee.is_zero(ys, dt)) if dt.is_float else (xs == 0, ys == 0)
+    agree = ((kxs == ZERO) | (kys == ZERO)) & zx & zy
+    if dt.is_float:
+        agree |= ((kxs == NAN) | (kys == NAN)) & ieee.is_nan(xs, dt) & ieee.is_nan(ys, dt)
+    where = tuple(w[~agree] for w in where)
+    if not where[0].size:
+        return []
+    xs, ys = xs[~agree], ys[~agree]
+    codes = element_errors(xs, ys, dt).astype(np.int64)
+    items = where[0]
+    if inst.permutes and _same_values(x, y, kx, ky, np.unique(items)):
+        perm_items = np.unique(items)
+        return [(ORDERING, "-", perm_items)]
+    region_names, region_codes = _regions(inst, case, role, where[1:])
+    if role in inst.index_roles:
+        return [(INDEX, region_names[int(r)], np.unique(items[region_codes == r])) for r in np.unique(region_codes)]
+    out = []
+    combined = codes * 64 + region_codes
+    for value in np.unique(combined):
+        sel = combined == value
+        kind = ERROR_CLASSES[int(value) // 64]
+        out.append((SIGNATURE_KIND.get(kind, kind), region_names[int(value) % 64], np.unique(items[sel])))
+    return out
+
+
+def _same_values(x: np.ndarray, y: np.ndarray, kx: np.ndarray, ky: np.ndarray, items: np.ndarray) -> bool:
+    """Whether, for every listed item, both outputs hold the same multiset of defined elements (a reordering)."""
+    for i in items:
+        dx = np.sort(x[i][(kx[i] != UNDEFINED) & (ky[i] != UNDEFINED)])
+        dy = np.sort(y[i][(kx[i] != UNDEFINED) & (ky[i] != UNDEFINED)])
+        if not np.array_equal(dx, dy):
+            return False
+    return True
+
+
+def _regions(inst: registry.Instruction, case: Case, role: str, index: tuple[np.ndarray, ...]
+             ) -> tuple[tuple[str, ...], np.ndarray]:
+    if inst.regions is None:
+        return ("-",), np.zeros(index[0].size, dtype=np.int64)
+    names, codes = inst.regions(case, role)
+    return names, codes[index].astype(np.int64)
+
+
+def signatures_of(inst: registry.Instruction, case: Case, inputs: Mapping[str, np.ndarray],
+                  oracles: Sequence[str]) -> tuple[dict[str, Outcome], list[Signature]]:
+    """One case (no batch axis): every oracle's outcome and the signatures they show, sorted."""
+    outcomes = run_oracles(inst, case, inputs, oracles)
+    return outcomes, sorted(compare_batch(inst, case, outcomes, None).counts)

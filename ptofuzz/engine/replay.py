@@ -1,0 +1,79 @@
+"""``ptofuzz replay``: run recorded cases (findings, corpora) through their oracles again and report changes."""
+
+from __future__ import annotations
+
+import dataclasses
+import shlex
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from ptofuzz.core.case import TextEnum
+from ptofuzz.core.errors import CaseFolderError
+from ptofuzz.engine import differential
+from ptofuzz.instructions import registry
+from ptofuzz.io import records
+
+
+class ReplayVerdict(TextEnum):
+    """What replaying a record found."""
+
+    SAME = "same"  # every oracle says what the record says
+    CHANGED = "changed"  # an outcome or a signature differs from the record's
+    ERROR = "error"  # the record could not be read
+
+
+@dataclasses.dataclass(frozen=True)
+class ReplayResult:
+    path: Path
+    op: str
+    verdict: ReplayVerdict
+    changes: tuple[str, ...] = ()
+    signatures: tuple[str, ...] = ()  # what the case shows now
+
+    @property
+    def reproduce(self) -> str:
+        return f"ptofuzz replay {shlex.quote(str(self.path))}"
+
+
+def replay_record(rec: records.Record, inst: registry.Instruction) -> ReplayResult:
+    oracles = [o for o in rec.oracles if o in inst.oracles()]
+    if registry.CPUSIM in oracles:  # the same simulator build the finding was made with (sanitizers, plants)
+        from ptofuzz.backends.cpusim import session
+
+        session.configure_like(rec.extra.get("finding", {}).get("target") or {})
+    outcomes, sigs = differential.signatures_of(inst, rec.case, rec.inputs, oracles)
+    now = tuple(s.key for s in sigs)
+    changes = []
+    for oracle in rec.oracles:
+        want = rec.expect.get(oracle)
+        if oracle not in outcomes:
+            changes.append(f"{oracle}: {inst.name} has no {oracle} model any more")
+            continue
+        got = records.describe(outcomes[oracle])
+        if want is None:
+            continue
+        if want.get("outcome") != got["outcome"]:
+            changes.append(f"{oracle}: outcome {want.get('outcome')} -> {got['outcome']}")
+        elif want.get("digest") != got["digest"]:
+            changes.append(f"{oracle}: outputs or element classes changed (digest {want.get('digest')} -> "
+                           f"{got['digest']})")
+    gone = sorted(set(rec.signatures) - set(now))
+    new = sorted(set(now) - set(rec.signatures))
+    changes += [f"no longer shows {k}" for k in gone] + [f"now also shows {k}" for k in new]
+    assert rec.path is not None
+    verdict = ReplayVerdict.CHANGED if changes else ReplayVerdict.SAME
+    return ReplayResult(rec.path, inst.name, verdict, tuple(changes), now)
+
+
+def replay(paths: Sequence[str | Path], instructions: Mapping[str, registry.Instruction] | None = None
+           ) -> list[ReplayResult]:
+    """Replay every record under ``paths``; ``instructions`` may replace registry entries (tests plant bugs)."""
+    out = []
+    for path in records.discover([Path(p) for p in paths]):
+        try:
+            rec = records.read(path)
+            inst = (instructions or {}).get(rec.case.op) or registry.get(rec.case.op)
+            out.append(replay_record(rec, inst))
+        except CaseFolderError as e:
+            out.append(ReplayResult(path, "?", ReplayVerdict.ERROR, (str(e),)))
+    return out

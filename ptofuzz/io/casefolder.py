@@ -1,0 +1,468 @@
+"""Case folders on disk: building their files and manifest, writing them atomically, reading them back.
+
+A case folder is what a pto-isa system test reads (``input*.bin``, ``golden.bin``: raw little-endian arrays,
+no header) plus ptofuzz's manifest ``ptofuzz.json``. A folder is built in a hidden temporary sibling and
+renamed into place, so a reader never sees half a case; an existing folder is replaced only with ``force``.
+"""
+
+from __future__ import annotations
+
+import base64
+import collections
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ptofuzz import __version__
+from ptofuzz.core import dtypes, platforms, reading
+from ptofuzz.core.case import CLASS_NAMES, EXACT, Case, Outcome, OutcomeKind
+from ptofuzz.core.errors import CaseFolderError, UsageError
+from ptofuzz.core.layouts import Profile
+from ptofuzz.instructions import registry
+
+MANIFEST = "ptofuzz.json"
+FORMAT = "ptofuzz-case/1"
+
+
+def _rmtree(path: str, ignore_errors: bool = False) -> None:
+    """``shutil.rmtree``, imported on first use: writing case folders never needs it, only clean-ups do (and
+    shutil with its archive modules is a few ms of every ``gen``'s start-up)."""
+    import shutil
+
+    shutil.rmtree(path, ignore_errors=ignore_errors)
+
+
+def file_bytes(bits: np.ndarray, profile: Profile, tile: Any) -> bytes:
+    """The bytes of one tile's file: the valid region (compact) or the whole physical tile."""
+    r, c = profile.file_shape(tile)
+    return np.ascontiguousarray(bits[:r, :c]).tobytes()
+
+
+def class_masks(classes: np.ndarray) -> dict[str, dict[str, Any]]:
+    """Non-exact element classes of a file: ``{class: {"count": k, "bitmap": b64}}``, the bitmap being
+    ``base64(numpy.packbits(mask))`` of the flattened file's elements (first element = most significant bit)."""
+    flat = classes.ravel()
+    if not np.count_nonzero(flat):
+        return {}
+    out = {}
+    for code, name in CLASS_NAMES.items():
+        if code != EXACT:
+            mask = flat == code
+            count = int(np.count_nonzero(mask))
+            if count:
+                out[name] = {"count": count, "bitmap": base64.b64encode(np.packbits(mask).tobytes()).decode()}
+    return out
+
+
+def classes_from_masks(masks: dict[str, dict[str, Any]], size: int) -> np.ndarray:
+    """Inverse of :func:`class_masks`: the class code of every element of a flattened file."""
+    codes = {v: k for k, v in CLASS_NAMES.items()}
+    flat = np.zeros(size, dtype=np.uint8)
+    for name, m in masks.items():
+        bits = np.unpackbits(np.frombuffer(base64.b64decode(m["bitmap"]), np.uint8), count=size).astype(bool)
+        flat[bits] = codes[name]
+    return flat
+
+
+@dataclasses.dataclass
+class FolderContent:
+    """Everything one case folder will hold."""
+
+    name: str
+    files: dict[str, bytes]
+    manifest: dict[str, Any]
+
+
+def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray], outcome: Outcome,
+          *, name: str, seed: int, mix: Any, replay: str) -> FolderContent:
+    """Assemble files and manifest for one case (no I/O)."""
+    profile = inst.support(case.platform).profile
+    files: dict[str, bytes] = {}
+    entries = []
+    expected: dict[str, Any] = outcome.summary()
+    present = dict(case.tiles)
+    for fname, role in profile.inputs:
+        if role not in present:  # e.g. a TMRGSORT list this case does not use
+            continue
+        tile = case.tile(role)
+        files[fname] = file_bytes(inputs[role], profile, tile)
+        entries.append(_entry(fname, role, "input", inst.dtype_of(case, role), profile, tile, files[fname]))
+    if outcome.kind is OutcomeKind.OK:
+        classes: dict[str, Any] = {}
+        for fname, role in profile.golden:
+            tile = case.tile(role)
+            files[fname] = file_bytes(outcome.outputs[role], profile, tile)
+            entries.append(_entry(fname, role, "golden", inst.dtype_of(case, role), profile, tile, files[fname]))
+            r, c = profile.file_shape(tile)
+            masks = class_masks(outcome.classes[role][:r, :c])
+            if masks:
+                classes[fname] = masks
+        expected["classes"] = classes
+    manifest = {
+        "format": FORMAT,
+        "generator": f"ptofuzz {__version__}",
+        "name": name,
+        **case.to_json(),
+        "layout": profile.layout,
+        "seed": seed,
+        "values": mix.describe(),
+        "files": entries,
+        "expected": expected,
+        "replay": replay,
+    }
+    return FolderContent(name, files, manifest)
+
+
+def _entry(fname: str, role: str, kind: str, dt: dtypes.DType, profile: Profile, tile: Any,
+           data: bytes) -> dict[str, Any]:
+    return {"name": fname, "role": role, "kind": kind, "dtype": dt.name,
+            "shape": list(profile.file_shape(tile)), "layout": profile.layout, "bytes": len(data),
+            "sha256": hashlib.sha256(data).hexdigest()}
+
+
+_JSON = json.JSONEncoder(separators=(",", ":"), check_circular=False)  # a tree built here: no cycles
+
+
+def dump_manifest(manifest: dict[str, Any]) -> bytes:
+    """The manifest as compact one-line JSON (one C-encoder call; ``jq . ptofuzz.json`` pretty-prints it)."""
+    return (_JSON.encode(manifest) + "\n").encode()
+
+
+def check_writable(out_dir: Path, names: list[str], force: bool) -> None:
+    """Refuse before writing anything: duplicate names, or existing folders without ``force``."""
+    dupes = sorted(n for n, k in collections.Counter(names).items() if k > 1)
+    if dupes:
+        raise UsageError(f"two cases would share the folder {dupes[0]!r}")
+    if out_dir.exists() and not out_dir.is_dir():
+        raise UsageError(f"--out {str(out_dir)!r} is a file; pass a directory")
+    if not force and os.path.isdir(out_dir):
+        existing = _existing(out_dir, names)
+        if existing:
+            more = f" (and {len(existing) - 1} more)" if len(existing) > 1 else ""
+            raise UsageError(f"case folder {str(out_dir / existing[0])!r}{more} already exists; "
+                             "pass --force to overwrite or choose another --out")
+
+
+def _existing(out_dir: Path, names: list[str]) -> list[str]:
+    """The names that already exist in ``out_dir`` (dangling symlinks included), with one directory read
+    rather than one lookup per case; names that differ from an entry only in letter case are asked of the file
+    system itself, which may not tell them apart (macOS, Windows)."""
+    try:
+        entries = os.listdir(out_dir)
+    except OSError:  # a directory we may write but not list
+        return [n for n in names if os.path.lexists(os.path.join(out_dir, n))]
+    present = set(entries)
+    folded = {e.casefold() for e in entries}
+    return [n for n in names if n in present
+            or (n.casefold() in folded and os.path.lexists(os.path.join(out_dir, n)))]
+
+
+def prepare_out(out_dir: Path) -> None:
+    """Create ``--out`` (and its parents) if needed; remove what killed earlier runs left there."""
+    if not os.path.isdir(out_dir):
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise UsageError(f"cannot create --out {str(out_dir)!r}: {e.strerror}; choose another --out") from None
+        return
+    sweep_stale(out_dir)
+
+
+_STALE = re.compile(r"\..+\.(?:tmp|old)-(\d+)")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process (or no such pid at all): leave it
+        return pid < 1 << 22
+    return True
+
+
+def sweep_stale(out_dir: Path) -> int:
+    """Remove the hidden staging folders (``.NAME.tmp-PID``, ``.NAME.old-PID``) of ptofuzz processes that no
+    longer run (a ``gen`` killed by SIGKILL cannot clean up after itself); return how many."""
+    removed = 0
+    try:
+        entries = list(os.scandir(out_dir))
+    except OSError:
+        return 0
+    for entry in entries:
+        m = _STALE.fullmatch(entry.name)
+        if m and not _alive(int(m.group(1))):
+            _remove(entry.path)
+            removed += 1
+    return removed
+
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
+_BY_DIR_FD = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
+
+
+def stage(out_dir: Path, content: FolderContent) -> str:
+    """Write one case folder into a hidden temporary folder next to its final place (``out_dir`` exists, see
+    :func:`prepare_out`); return its path."""
+    tmp = f"{os.fspath(out_dir)}{os.sep}.{content.name}.tmp-{os.getpid()}"
+    target = tmp
+    try:
+        try:
+            os.mkdir(tmp)
+        except FileExistsError:  # left by a killed run of this same process id
+            _rmtree(tmp)
+            os.mkdir(tmp)
+        folder = os.open(tmp, _DIR_FLAGS) if _BY_DIR_FD else None  # files opened in it: no path walk each
+        try:
+            for fname, data in (*content.files.items(), (MANIFEST, dump_manifest(content.manifest))):
+                target = f"{tmp}{os.sep}{fname}"
+                fd = (os.open(fname, _WRITE_FLAGS, 0o644, dir_fd=folder) if folder is not None
+                      else os.open(target, _WRITE_FLAGS, 0o644))
+                try:
+                    written = os.write(fd, data)
+                    if written < len(data):
+                        view = memoryview(data)[written:]
+                        while view:
+                            view = view[os.write(fd, view):]
+                finally:
+                    os.close(fd)
+        finally:
+            if folder is not None:
+                os.close(folder)
+    except OSError as e:
+        _rmtree(tmp, ignore_errors=True)
+        raise UsageError(f"cannot write {target!r}: {e.strerror}; free some space or choose another --out") from None
+    return tmp
+
+
+def commit(out_dir: Path | str, name: str, staged: str, force: bool, *, keep_old: bool = False) -> str:
+    """Move a staged folder into place, replacing an existing entry only with ``force``; return its path.
+    ``keep_old``: what it replaces is kept aside as ``.NAME.old-PID`` (:func:`roll_back` puts it back,
+    :func:`drop_replaced` removes it) instead of being removed at once."""
+    final = os.path.join(out_dir, name)
+    if os.path.lexists(final):
+        if not force:
+            raise UsageError(f"case folder {final!r} already exists; pass --force to overwrite")
+        old = _replaced(out_dir, name)
+        if keep_old:
+            os.rename(final, old)  # a folder, a file or a symlink alike: moved aside, never followed
+            try:
+                os.rename(staged, final)
+            except BaseException:
+                os.rename(old, final)
+                raise
+            return final
+        if os.path.isdir(final) and not os.path.islink(final):
+            os.rename(final, old)
+            os.rename(staged, final)
+            _rmtree(old)
+            return final
+        else:
+            os.unlink(final)  # a file or a symlink: replaced, never followed
+    os.rename(staged, final)
+    return final
+
+
+def _replaced(out_dir: Path | str, name: str) -> str:
+    return os.path.join(out_dir, f".{name}.old-{os.getpid()}")
+
+
+def holds_suite(out_dir: Path, suite: str) -> bool:
+    """Whether ``out_dir`` holds any entry named ``<suite>.<something>`` (a folder some case could clash with)."""
+    try:
+        with os.scandir(out_dir) as entries:
+            return any(e.name.startswith(f"{suite}.") for e in entries)
+    except OSError:
+        return False
+
+
+def roll_back(out_dir: Path, names: Iterable[str]) -> None:
+    """Undo a run that committed ``names`` with ``keep_old``: remove them and put back what they replaced."""
+    for name in names:
+        final = os.path.join(out_dir, name)
+        _remove(final)
+        old = _replaced(out_dir, name)
+        if os.path.lexists(old):
+            with contextlib.suppress(OSError):
+                os.rename(old, final)
+
+
+def drop_replaced(out_dir: Path) -> None:
+    """Remove what this process's commits with ``keep_old`` moved aside (the run succeeded)."""
+    suffix = f".old-{os.getpid()}"
+    try:
+        with os.scandir(out_dir) as it:
+            old = [e.path for e in it if e.name.startswith(".") and e.name.endswith(suffix)]
+    except OSError:
+        return
+    for path in old:
+        _remove(path)
+
+
+def _remove(path: str) -> None:
+    """Remove a folder (with what it holds) or a file or symbolic link (never followed), if there."""
+    if os.path.isdir(path) and not os.path.islink(path):
+        _rmtree(path, ignore_errors=True)
+    else:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
+
+
+def discard(staged: list[str]) -> None:
+    for tmp in staged:
+        _rmtree(tmp, ignore_errors=True)
+
+
+# ---- reading ----------------------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class LoadedCase:
+    """A case folder read back: its instruction, case, file layout and manifest (None: a pto-isa folder)."""
+
+    path: Path
+    inst: registry.Instruction
+    case: Case
+    profile: Profile
+    manifest: dict[str, Any] | None
+
+
+def is_case_folder(path: Path) -> bool:
+    return path.is_dir() and (os.path.lexists(path / MANIFEST) or any(path.glob("*.bin")))
+
+
+def discover(paths: list[Path]) -> list[Path]:
+    """Case folders named directly, or the case folders one level below a parent folder."""
+    found: list[Path] = []
+    for p in paths:
+        if not p.exists():
+            raise UsageError(f"path {str(p)!r} does not exist")
+        if is_case_folder(p):
+            found.append(p)
+            continue
+        kids = sorted(k for k in p.iterdir() if not k.name.startswith(".") and is_case_folder(k)) \
+            if p.is_dir() else []
+        if not kids:
+            raise UsageError(f"{str(p)!r} is not a case folder and holds none (no {MANIFEST}, no .bin files)")
+        found.extend(kids)
+    return found
+
+
+def _check_bitmaps(m: dict[str, Any]) -> None:
+    """What the schema (ptofuzz/schemas/case.json) cannot say about a manifest: each class bitmap decodes, holds
+    one bit per element of its file and as many set bits as its count (ValueError)."""
+    sizes = {e["name"]: e["shape"][0] * e["shape"][1] for e in m.get("files", []) if "shape" in e}
+    for fname, masks in m.get("expected", {}).get("classes", {}).items():
+        n = sizes.get(fname)
+        for cls, mask in masks.items():
+            try:
+                raw = base64.b64decode(mask["bitmap"], validate=True)
+            except ValueError:
+                raise ValueError(f"expected.classes.{fname}.{cls}.bitmap is not base64") from None
+            if n is None:
+                continue
+            if len(raw) != (n + 7) // 8:
+                raise ValueError(f"expected.classes.{fname}.{cls}.bitmap holds {len(raw) * 8} bits for {n} elements")
+            if int(np.unpackbits(np.frombuffer(raw, np.uint8), count=n).sum()) != mask["count"]:
+                raise ValueError(f"expected.classes.{fname}.{cls}.count does not match its bitmap")
+
+
+def load(path: Path, platform: str | None) -> LoadedCase:
+    """Identify a case folder: from its manifest, else from its folder name read with ``platform``'s layout."""
+    mpath = path / MANIFEST
+    if _regular(mpath, "regenerate the folder (ptofuzz gen ... --force)"):
+        try:
+            manifest = reading.read_json(mpath)
+            from ptofuzz.io import validate
+
+            validate.validate("case", manifest)  # ptofuzz/schemas/case.json: types, names, format version
+            _check_bitmaps(manifest)
+            case = Case.from_json(manifest)
+            inst = registry.get(case.op)
+            profile = inst.support(case.platform).profile
+            validate_case(inst, case)
+        except (ValueError, KeyError, TypeError, AttributeError) as e:  # UsageError is a ValueError
+            raise CaseFolderError(f"{str(mpath)!r} is not a valid ptofuzz manifest ({e}); regenerate the folder "
+                                  "(ptofuzz gen ... --force)") from None
+        return LoadedCase(path, inst, case, profile, manifest)
+    if platform is None:
+        raise CaseFolderError(f"{str(path)!r} has no {MANIFEST}; pass --platform "
+                              f"{'|'.join(p for p in platforms.names() if p != 'spec')} to read it as a "
+                              "pto-isa case folder")
+    platform = platforms.canonical(platform)
+    suite = path.name.partition(".")[0]
+    for inst in registry.all_instructions().values():
+        sup = inst.platforms.get(platform)
+        if sup is not None and sup.profile.suite == suite:
+            case = sup.profile.parse(path.name)
+            return LoadedCase(path, inst, case, sup.profile, None)
+    suites = sorted({s.profile.suite for i in registry.all_instructions().values()
+                     for p, s in i.platforms.items() if p == platform})
+    raise CaseFolderError(f"folder name {path.name!r}: suite {suite!r} is no {platform} test "
+                          f"(known: {', '.join(suites)})")
+
+
+def validate_case(inst: registry.Instruction, case: Case) -> None:
+    """A case read from a file names a known dtype, every tile role of its instruction, and valid regions that fit
+    their tiles (ValueError or KeyError otherwise)."""
+    dtypes.get(case.dtype)
+    tiles = dict(case.tiles)
+    for role in (*inst.inputs, *inst.outputs):
+        if role not in tiles:
+            raise KeyError(f"no {role} tile")
+    for role, t in case.tiles:
+        empty = t.valid_rows * t.valid_cols == 0  # an empty region may name more rows than its tile (a5 8x0 in 1x8)
+        if min(t.rows, t.cols, t.valid_rows, t.valid_cols) < 0 or (not empty and (t.valid_rows > t.rows
+                                                                                 or t.valid_cols > t.cols)):
+            raise ValueError(f"{role} valid region {t.valid_rows}x{t.valid_cols} does not fit its tile "
+                             f"{t.rows}x{t.cols}")
+
+
+def _regular(path: Path, advice: str) -> bool:
+    """Whether ``path`` is a regular file (False: nothing there); CaseFolderError naming it for anything else (a
+    directory, a FIFO, a device, a broken or looping link), which no reader should open."""
+    try:
+        return reading.is_regular(path)
+    except ValueError as e:
+        raise CaseFolderError(f"{str(path)!r} cannot be read ({e}); {advice}") from None
+
+
+def present(path: Path) -> bool:
+    """Whether a case folder's optional file (an output.bin, a golden of an empty region) is there to read."""
+    return _regular(path, "remove it or regenerate the folder")
+
+
+def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int]) -> np.ndarray:
+    """Read a raw little-endian file of ``shape`` elements, refusing a wrong size (an empty region's file may
+    be absent)."""
+    need = shape[0] * shape[1] * dt.itemsize
+    if not _regular(path, "regenerate it or check the path"):
+        if need == 0:
+            return np.zeros(shape, dtype=dt.bits_dtype)
+        raise CaseFolderError(f"{str(path)!r} is missing; the case needs it ({shape[0]}x{shape[1]} {dt.name})")
+    size = path.stat().st_size
+    if size != need:
+        what = "truncated" if size < need else "oversized"
+        raise CaseFolderError(f"{str(path)!r} is {what}: {size} bytes, expected {need} "
+                              f"({shape[0]}x{shape[1]} {dt.name}); regenerate it or check --platform")
+    return np.fromfile(path, dtype=dt.bits_dtype).reshape(shape)
+
+
+def read_inputs(lc: LoadedCase) -> dict[str, np.ndarray]:
+    """Input bits at each tile's physical shape (compact files are the whole tile)."""
+    out = {}
+    present = dict(lc.case.tiles)
+    for fname, role in lc.profile.inputs:
+        if role not in present:
+            continue
+        tile = lc.case.tile(role)
+        out[role] = read_tile_file(lc.path / fname, lc.inst.dtype_of(lc.case, role), lc.profile.file_shape(tile))
+    return out
