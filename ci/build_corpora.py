@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ptofuzz.backends import choose
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.layouts import spec_physical
@@ -121,7 +122,7 @@ def canonical_cases(inst: registry.Instruction) -> list[tuple[str, Case]]:
 
 def record(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray], extra: dict) -> records.Record:
     oracles = platforms.distinct(p for p in registry.PLATFORMS if p in inst.platforms)
-    outcomes, sigs = differential.signatures_of(inst, case, inputs, oracles)
+    outcomes, sigs = differential.signatures_of(inst, case, inputs, choose.choose(inst, oracles))
     return records.Record(case, inputs, oracles, {o: records.describe(v) for o, v in outcomes.items()},
                           tuple(s.key for s in sigs), extra)
 

@@ -25,9 +25,14 @@ from pathlib import Path
 TIMINGS = ("elapsed_s", "cases_per_s")
 
 
-def _run(args: list[str]) -> None:
-    done = subprocess.run(["ptofuzz", *args], capture_output=True, text=True, check=False)
-    if done.returncode not in (0, 1):  # fuzz exits 1 on a new signature: that is output too
+def _run(args: list[str], out: Path) -> None:
+    """Run one command into ``out``; a refusal (exit 2, say no bundle form) or an internal error (exit 3) is
+    output too: its message, as ``exit-N.txt``."""
+    done = subprocess.run(["ptofuzz", *args, "--out", str(out)], capture_output=True, text=True, check=False)
+    if done.returncode in (2, 3):
+        out.mkdir(parents=True, exist_ok=True)
+        (out / f"exit-{done.returncode}.txt").write_text(done.stderr.replace(str(out), "OUT"))
+    elif done.returncode not in (0, 1):  # fuzz exits 1 on a new signature: that is output too
         raise SystemExit(f"ptofuzz {' '.join(args)}: exit {done.returncode}: {done.stderr.strip()[-400:]}")
 
 
@@ -52,10 +57,21 @@ def _commands(matrix: list[dict], random: int) -> list[tuple[str, list[str]]]:
             jobs.append((f"{base}/bundle", ["gen", op, "--platform", platform, "--bundle"]))
             jobs.append((f"{base}/bundle-random", ["gen", op, "--platform", platform, "--bundle",
                                                    "--random", str(random // 2), "--seed", "13"]))
+    sim = os.environ.get("PTO_ISA_DIR")
+    simulated = {row["op"] for row in matrix if row["platform"] == "cpusim"}
     for op in ops:
         low = op.lower()
         jobs.append((f"fuzz/{low}", ["fuzz", low, "--runs", "20000", "--seed", "1"]))
         jobs.append((f"fuzz/{low}-special", ["fuzz", low, "--runs", "20000", "--seed", "2", "--special-rate", "0.4"]))
+        jobs.append((f"fuzz/{low}-jobs2", ["fuzz", low, "--runs", "20000", "--seed", "1", "--jobs", "2"]))
+        cpu_models = [row for row in matrix if row["op"] == op and row["platform"] == "cpu"]
+        if cpu_models:  # an external target: a command that copies the cpu golden (it agrees with cpu)
+            jobs.append((f"fuzz/{low}-target", ["fuzz", low, "--oracles", "cpu", "--runs", "40", "--batch", "8",
+                                                "--seed", "3", "--target", "cp {case}/golden.bin {case}/output.bin"]))
+        if sim and op in simulated:  # the real simulator (PTO_ISA_DIR): its findings and their provenance
+            other = "spec" if any(r["op"] == op and r["platform"] == "spec" for r in matrix) else "a5"
+            jobs.append((f"fuzz/{low}-cpusim", ["fuzz", low, "--oracles", f"{other},cpu,cpusim", "--runs", "5000",
+                                                "--seed", "4", "--special-rate", "0.3"]))
     return jobs
 
 
@@ -86,7 +102,7 @@ def main() -> int:
 
         def one(job: tuple[str, list[str]]) -> None:
             name, args = job
-            _run([*args, "--out", str(root / name)])
+            _run(args, root / name)
 
         with ThreadPoolExecutor(ns.jobs) as pool:
             list(pool.map(one, jobs))

@@ -54,7 +54,8 @@ def build_target(ops: Sequence[str], instructions: Sequence[object] | None = Non
         for sig in ran.signatures:
             if store is not None:
                 store.add(sig.key, ran.hits.counts[sig], "libFuzzer", ran.case, ran.example(sig))
-            known = inst.known_difference(differential.as_platforms(sig)) if inst.known_difference else None
+            known = inst.known_difference(differential.as_platforms(sig, plans[k].backends)) \
+                if inst.known_difference else None
             if known is None and not any(a in sig.key for a in allowed):
                 if store is not None:
                     flush()

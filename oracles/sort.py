@@ -10,10 +10,7 @@ elements.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import Any, TypeVar
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -21,6 +18,7 @@ from ptofuzz.core import platforms
 from ptofuzz.core.case import COMMIT, EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.core.dtypes import DType, get
 from ptofuzz.oracles import descriptors, ieee
+from ptofuzz.oracles.sort_memo import filled, shared_outcome
 
 DEFAULT_SORT_WIDTH = 32
 MAX_SORT_WIDTH = 64
@@ -137,74 +135,13 @@ def _value_keys(bits: np.ndarray, dt: DType) -> np.ndarray:
     return (np.int64((1 << (dt.bits - 1)) - 1) - signed).astype(np.uint64)
 
 
-T = TypeVar("T")
-
-_SHARED: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar("sort_shared", default=None)
-
-
-@contextlib.contextmanager
-def shared_work(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = (), *,
-                merges: Callable[[Case], bool] | None = None) -> Iterator[None]:
-    """Within this context the sort oracles of the NPU platforms (a2a3, a5 and the kirin platforms run the same
-    ``vbitsort`` and ``vmrgsort4`` models) compute one case's outcome once for all of them. Inputs must not change
-    inside the context.
-
-    ``batch`` lists (case, inputs) pairs about to be evaluated: the outcomes of its TSORT32 cases (2-D inputs)
-    are computed up front by one :func:`tsort32_many` call and those of its TMRGSORT cases that ``merges``
-    selects (the instruction says which its pto-isa models would be asked) by one ``mrgsort.tmrgsort_many`` call,
-    so that each oracle call afterwards only looks its outcome up.
-    """
-    token = _SHARED.set({})
-    try:
-        if batch:
-            _prime(batch, merges)
-        yield
-    finally:
-        _SHARED.reset(token)
-
-
-def _prime(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]], merges: Callable[[Case], bool] | None) -> None:
-    from ptofuzz.oracles import mrgsort
-
-    memo = _SHARED.get()
-    assert memo is not None
-    todo: dict[tuple[Any, ...], tuple[Case, Mapping[str, np.ndarray]]] = {}
-    for case, inputs in batch:
-        if case.op == "TSORT32" and case.platform in platforms.names() and inputs["src"].ndim == 2:
-            todo.setdefault(_memo_key(case, inputs, _tsort32_model_name(case.platform)), (case, inputs))
-    merge_todo: dict[tuple[Any, ...], tuple[Case, Mapping[str, np.ndarray]]] = {}
-    for case, inputs in batch:
-        if case.op == "TMRGSORT" and merges is not None and merges(case) and inputs["src0"].ndim == 2:
-            merge_todo.setdefault(_memo_key(case, inputs, mrgsort.model_name(case.platform)), (case, inputs))
-    for found, many in ((todo, tsort32_many), (merge_todo, mrgsort.tmrgsort_many)):
-        for key, outcome in zip(found, many(list(found.values()))):
-            memo[key] = (outcome, dict(found[key][1]))  # the inputs stay alive, so their ids name them
-
-
-def _memo_key(case: Case, inputs: Mapping[str, np.ndarray], model: str) -> tuple[Any, ...]:
-    return (model, case.op, case.dtype, case.tiles, case.params, *((r, id(v)) for r, v in sorted(inputs.items())))
-
-
-def shared_outcome(case: Case, inputs: Mapping[str, np.ndarray], model: str, compute: Callable[[], Outcome]
-                   ) -> Outcome:
-    """``compute()``, or inside :func:`shared_work` the outcome already computed for the same ``model`` on the
-    same case and inputs (a copy of its dicts; the arrays are shared and read only)."""
-    memo = _SHARED.get()
-    if memo is None:
-        return compute()
-    key = _memo_key(case, inputs, model)
-    if key not in memo:
-        memo[key] = (compute(), dict(inputs))  # the inputs stay alive, so their ids name them for the memo's life
-    return memo[key][0].copy()
-
-
 def tsort32(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
-    """:func:`tsort32_model` on ``platform``; inside :func:`shared_work` the NPU platforms share one outcome, and
+    """:func:`tsort32_model` on ``platform``; inside ``sort_batch.shared_work`` the NPU platforms share one outcome, and
     a batch's outcomes come from one :func:`tsort32_many` call."""
-    return shared_outcome(case, inputs, _tsort32_model_name(platform), lambda: tsort32_model(case, inputs, platform))
+    return shared_outcome(case, inputs, tsort32_model_name(platform), lambda: tsort32_model(case, inputs, platform))
 
 
-def _tsort32_model_name(platform: str) -> str:
+def tsort32_model_name(platform: str) -> str:
     return "vbitsort" if platforms.get(platform).is_npu else "tsort32-cpu"
 
 
@@ -259,13 +196,6 @@ def tsort32_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]) -> list
             outcomes[k] = _tsort32_outcome(case, inputs, case.platform, v.shape, rec[start:end], rec_cls[start:end])
             start = end
     return filled(outcomes)
-
-
-def filled(slots: Sequence[T | None]) -> list[T]:
-    """``slots``, every one of which a batch function has filled (a None left is a bug, not a value)."""
-    if any(s is None for s in slots):
-        raise AssertionError("a batch left a case without its outcome")
-    return [s for s in slots if s is not None]
 
 
 def _tsort32_empty(case: Case, inputs: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:

@@ -27,6 +27,8 @@ from ptofuzz.core.dtypes import DType, get
 from ptofuzz.oracles import descriptors, ieee, integer
 
 OPS = {"TPARTADD": "add", "TPARTMUL": "mul", "TPARTMAX": "max", "TPARTMIN": "min"}
+#: the element types pto-spec's TPART* take (any other is Fault_TileLegality)
+SPEC_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint32", "uint16", "uint8")
 
 # (result bits, class codes, flag arrays) computed on every element of the aligned operands.
 ElementOp = Callable[[str, np.ndarray, np.ndarray, DType], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]]

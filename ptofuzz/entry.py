@@ -61,8 +61,8 @@ def _gen(request: _Gen) -> int:
     from ptofuzz.core.text import printable
 
     try:
-        from ptofuzz import api
         from ptofuzz.core.text import generated_lines
+        from ptofuzz.engine import generate as api
 
         result = api.generate(request.op, request.platform, request.out, seed=request.seed, force=request.force)
         lines = generated_lines(((c.name, c.outcome, c.files, c.not_exact) for c in result.cases), result.op,

@@ -11,8 +11,8 @@ import sys
 import numpy as np
 import pytest
 
-from ptofuzz import api
 from ptofuzz.core.case import UNDEFINED, Case, Outcome, Tile
+from ptofuzz.engine import generate as generation
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
 from ptofuzz.instructions import registry
@@ -30,7 +30,7 @@ def _same(a: Outcome, b: Outcome) -> None:
 
 
 def _planned(op: str, platform: str, n: int, seed: int) -> list[tuple[str, object]]:
-    return [(name, case) for name, case, _ in api.plan(op, platform, seed=seed, random=n)]
+    return [(name, case) for name, case, _ in generation.plan(op, platform, seed=seed, random=n)]
 
 
 @pytest.mark.parametrize("op", TPART)
@@ -38,15 +38,15 @@ def _planned(op: str, platform: str, n: int, seed: int) -> list[tuple[str, objec
 def test_a_batch_realizes_each_case_as_it_is_realized_alone(op, platform):
     inst = registry.get(op)
     named = _planned(op, platform, 40, seed=11)
-    together = api.realize_many(inst, named, 11, MIX)
+    together = generation.realize_many(inst, named, 11, MIX)
     redrawn = 0
     for (name, case), (inputs, outcome) in zip(named, together):
-        alone_inputs, alone = api.realize(inst, name, case, 11, MIX)
+        alone_inputs, alone = generation.realize(inst, name, case, 11, MIX)
         assert inputs.keys() == alone_inputs.keys()
         for role in inputs:
             np.testing.assert_array_equal(inputs[role], alone_inputs[role], err_msg=f"{name} {role}")
         _same(outcome, alone)
-        raw_inputs, _ = api.realize(inst, name, case, 11, MIX, defined=False)
+        raw_inputs, _ = generation.realize(inst, name, case, 11, MIX, defined=False)
         redrawn += any(not np.array_equal(raw_inputs[r], inputs[r]) for r in inputs)
     if platform in ("a2a3", "a5") and op in ("TPARTADD", "TPARTMUL"):
         assert redrawn > 10  # the batch did redraw data (overflow, subnormals), so the comparison meant something
@@ -57,7 +57,7 @@ def test_a_batch_realizes_each_case_as_it_is_realized_alone(op, platform):
 def test_a_shared_batch_evaluates_like_the_plain_oracle(op, platform):
     inst = registry.get(op)
     named = _planned(op, platform, 40, seed=12)
-    raw = api.realize_many(inst, named, 12, MIX, defined=False)
+    raw = generation.realize_many(inst, named, 12, MIX, defined=False)
     batch = [(case, inputs) for (_, case), (inputs, _) in zip(named, raw)]
     with inst.shared(batch):
         shared = [inst.evaluate(case, inputs) for case, inputs in batch]
@@ -71,8 +71,8 @@ def test_redraw_leaves_only_geometry_undefined_elements_on_an_npu_add():
     inst = registry.get("TPARTADD")
     named = [(n, c) for n, c in _planned("TPARTADD", "a5", 30, seed=13) if c.dtype != "int64"
              and c.dtype != "uint64"]
-    raw = api.realize_many(inst, named, 13, MIX, defined=False)
-    done = api.realize_many(inst, named, 13, MIX)
+    raw = generation.realize_many(inst, named, 13, MIX, defined=False)
+    done = generation.realize_many(inst, named, 13, MIX)
     assert sum(int(np.count_nonzero(o.classes["dst"] == UNDEFINED)) for _, o in raw if o.kind == "ok") > 50
     assert sum(int(np.count_nonzero(o.classes["dst"] == UNDEFINED)) for _, o in done if o.kind == "ok") == 0
 
@@ -89,7 +89,7 @@ def _one_case_pipeline(inst, name, case, seed, mix):
     inputs = inst.draw_inputs(source, case, mix)
     outcome = inst.evaluate(case, inputs)
     rounds = 0
-    while outcome.kind == "ok" and rounds < api.REDRAW_ROUNDS:
+    while outcome.kind == "ok" and rounds < generation.REDRAW_ROUNDS:
         proposal = inst.redraw([(source, case, inputs, outcome)])[0]
         if proposal is None:
             break
@@ -106,13 +106,13 @@ def _one_case_pipeline(inst, name, case, seed, mix):
     ("TMRGSORT", "a5", "nan"), ("TMRGSORT", "a2a3", "default"),
 ])
 def test_generation_batches_match_the_one_case_pipeline(op, platform, special):
-    """The generation path (batches of api.REALIZE_BATCH, batched redraw rounds) gives every case the inputs
+    """The generation path (batches of generation.REALIZE_BATCH, batched redraw rounds) gives every case the inputs
     and outcome of the one-case pipeline, over more cases than one batch holds."""
     inst = registry.get(op)
     mix = values.ValueMix.parse(special, 0.2)
-    planned = api.plan(op, platform, seed=21, random=api.REALIZE_BATCH + 6)
+    planned = generation.plan(op, platform, seed=21, random=generation.REALIZE_BATCH + 6)
     rounds = []
-    for (name, case, _), (inputs, outcome) in api._realized(inst, planned, 21, mix, True):
+    for (name, case, _), (inputs, outcome) in generation._realized(inst, planned, 21, mix, True):
         want_inputs, want, n = _one_case_pipeline(inst, name, case, 21, mix)
         rounds.append(n)
         for role in want_inputs:
@@ -131,11 +131,12 @@ def test_remembered_structural_masks_change_no_redraw(op, platform):
     inst = registry.get(op)
     named = _planned(op, platform, 120, seed=4)
     sort_inst._STRUCTURAL.clear()
-    warm = api.realize_many(inst, named, 4, MIX) + api.realize_many(inst, named, 4, MIX)  # the second run hits
+    # the second run hits
+    warm = generation.realize_many(inst, named, 4, MIX) + generation.realize_many(inst, named, 4, MIX)
     assert sort_inst._STRUCTURAL, "the redraw of special values should have asked for structural masks"
     for k, (name, case) in enumerate(named):
         sort_inst._STRUCTURAL.clear()
-        cold_inputs, cold = api.realize(inst, name, case, 4, MIX)
+        cold_inputs, cold = generation.realize(inst, name, case, 4, MIX)
         for inputs, outcome in (warm[k], warm[k + len(named)]):
             assert inputs.keys() == cold_inputs.keys()
             for role in inputs:

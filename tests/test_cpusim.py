@@ -15,7 +15,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ptofuzz.backends.cpusim import build, session
+from ptofuzz.backends.cpusim import build
+from ptofuzz.backends.cpusim.backend import CpusimBackend
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.engine import campaign
 from ptofuzz.generators import values
@@ -30,10 +31,14 @@ TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
 ARG = ("TPARTARGMAX", "TPARTARGMIN")
 
 
-@pytest.fixture(autouse=True)
-def _fresh_session():
-    yield
-    session.configure(build.Settings())
+def _eval(real: CpusimBackend, inst, case: Case, inputs):
+    """``case`` on its platform: the simulator backend for a cpusim case, else the instruction's model."""
+    return real.evaluate(inst, case, inputs) if case.platform == "cpusim" else inst.evaluate(case, inputs)
+
+
+def _worker_cases(plan) -> int:
+    """Cases the campaign's simulator worker has run in this process."""
+    return plan.backends.get("cpusim").simulator().worker().cases
 
 
 def _fake_tree(tmp_path: Path) -> Path:
@@ -138,12 +143,12 @@ def test_the_build_is_cached_and_says_what_it_holds(sim):
 def test_hand_worked_tpartadd(sim):
     """dst 2x32, src0 1x32, src1 2x16: row 0 adds where both are valid and copies src0 beyond column 16; row 1
     copies src1 in its first 16 columns and writes 0 where neither source is valid."""
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
     a = np.arange(64, dtype=np.float32).reshape(2, 32)
     b = (100 * np.arange(64, dtype=np.float32)).reshape(2, 32)
     case = Case("TPARTADD", "cpusim", "float32", (("dst", Tile(2, 32, 2, 32)), ("src0", Tile(2, 32, 1, 32)),
                                                   ("src1", Tile(2, 32, 2, 16))))
-    out = registry.get("tpartadd").evaluate(case, {"src0": a.view(np.uint32), "src1": b.view(np.uint32)})
+    out = _eval(real, registry.get("tpartadd"), case, {"src0": a.view(np.uint32), "src1": b.view(np.uint32)})
     got = out.outputs["dst"].view(np.float32)
     want = np.zeros((2, 32), dtype=np.float32)
     want[0, :16] = 101 * np.arange(16)
@@ -158,7 +163,7 @@ def test_nan_bits_of_the_simulator(sim):
     """The evidence behind the documented cpusim~spec nan-encoding difference (g++ on x86-64): float32 returns
     the first NaN operand quieted with its sign; half (GCC's _Float16 arithmetic) returns src1's NaN when both
     are NaN."""
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
     t = Tile(1, 32, 1, 32)
     inst = registry.get("tpartadd")
     a = np.full((1, 32), 0x3F800000, dtype=np.uint32)
@@ -166,14 +171,14 @@ def test_nan_bits_of_the_simulator(sim):
     a[0, 0], b[0, 0] = 0x7F800001, 0xFFC00002  # sNaN + qNaN
     b[0, 1] = 0xFF800003  # 1.0 + -sNaN
     a[0, 2], b[0, 2] = 0xFFC00005, 0x7F800006  # -qNaN + sNaN
-    out = inst.evaluate(Case("TPARTADD", "cpusim", "float32", (("dst", t), ("src0", t), ("src1", t))),
+    out = _eval(real, inst, Case("TPARTADD", "cpusim", "float32", (("dst", t), ("src0", t), ("src1", t))),
                         {"src0": a, "src1": b})
     assert [hex(x) for x in out.outputs["dst"][0, :3]] == ["0x7fc00001", "0xffc00003", "0xffc00005"]
     h = np.full((1, 32), 0x3C00, dtype=np.uint16)
     g = h.copy()
     h[0, 0], g[0, 0] = 0x7C01, 0xFE02
     g[0, 1] = 0xFC03
-    out = inst.evaluate(Case("TPARTADD", "cpusim", "float16", (("dst", t), ("src0", t), ("src1", t))),
+    out = _eval(real, inst, Case("TPARTADD", "cpusim", "float16", (("dst", t), ("src0", t), ("src1", t))),
                         {"src0": h, "src1": g})
     assert [hex(x) for x in out.outputs["dst"][0, :3]] == ["0xfe02", "0xfe03", "0x4000"]
 
@@ -196,12 +201,12 @@ def test_int32_overflow_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_pa
 def test_hand_worked_tsort32(sim):
     """One 1x40 float32 row, values 0..39 and indices 100..139: the first 32-block sorted descending into
     (value, index) records, then the 8-element tail block."""
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
     inst = registry.get("tsort32")
     case = inst.explicit_case("cpu", {"dtype": "float32", "shape": (1, 40)}).on("cpusim")
     src = np.arange(40, dtype=np.float32).reshape(1, 40).view(np.uint32)
     idx = (100 + np.arange(40, dtype=np.uint32)).reshape(1, 40)
-    out = inst.evaluate(case, {"src": src, "idx": idx})
+    out = _eval(real, inst, case, {"src": src, "idx": idx})
     words = out.outputs["dst"][0]
     values = words[0::2].view(np.float32).tolist()
     assert values == [*range(31, -1, -1), *range(39, 31, -1)]
@@ -212,14 +217,14 @@ def test_hand_worked_tsort32(sim):
 def test_hand_worked_tmrgsort(sim):
     """Two float32 lists (5, 3) and (4, 1) with indices 0, 1 and 10, 11 merge into 5, 4, 3, 1; each list gave two
     records."""
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
     inst = registry.get("tmrgsort")
     case = inst.explicit_case("cpu", {"dtype": "float32", "lists": 2, "shape": (1, 2)}).on("cpusim")
 
     def words(*records: tuple[float, int]) -> np.ndarray:
         return np.array([[w for v, i in records for w in (int(np.float32(v).view(np.uint32)), i)]], np.uint32)
 
-    out = inst.evaluate(case, {"src0": words((5, 0), (3, 1)), "src1": words((4, 10), (1, 11))})
+    out = _eval(real, inst, case, {"src0": words((5, 0), (3, 1)), "src1": words((4, 10), (1, 11))})
     np.testing.assert_array_equal(out.outputs["dst"], words((5, 0), (4, 10), (3, 1), (1, 11)))
     assert out.extra["executed"] == [2, 2, 0, 0]
 
@@ -228,12 +233,12 @@ def test_hand_worked_tmrgsort(sim):
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int16"])
 def test_the_cpu_tsort32_model_agrees_with_the_simulator(sim, dtype):
     """Random geometries (including the 16-bit block overlap the model reproduces) and 20 % special values."""
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
-    plan = campaign.make_plan("tsort32", ["cpu", "cpusim"], seed=5, dtype=dtype, rate=0.2)
-    before = session.worker().cases
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
+    plan = campaign.make_plan("tsort32", ["cpu", "cpusim"], seed=5, dtype=dtype, rate=0.2, sim=real.settings)
+    before = _worker_cases(plan)
     store, stats = campaign.run_random(plan, runs=2000)
     assert stats.cases == 2000
-    assert session.worker().cases - before == 2000
+    assert _worker_cases(plan) - before == 2000
     assert {k: f.hits for k, f in store.findings.items()} == {}
 
 
@@ -241,12 +246,12 @@ def test_the_cpu_tsort32_model_agrees_with_the_simulator(sim, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_the_cpu_tmrgsort_model_agrees_with_the_simulator(sim, dtype):
     """Random merges (2-4 lists, exhausted or not, the single-list form): outputs and executed counts."""
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
     inst = registry.get("tmrgsort")
-    plan = campaign.make_plan("tmrgsort", ["cpu", "cpusim"], seed=6, dtype=dtype, rate=0.2)
-    before = session.worker().cases
+    plan = campaign.make_plan("tmrgsort", ["cpu", "cpusim"], seed=6, dtype=dtype, rate=0.2, sim=real.settings)
+    before = _worker_cases(plan)
     store, stats = campaign.run_random(plan, runs=2000)
-    ran = session.worker().cases - before
+    ran = _worker_cases(plan) - before
     assert stats.cases == 2000 and ran >= 1500  # the rest: pto-isa's topk kernel, not one instruction
     assert {k: f.hits for k, f in store.findings.items()} == {}
     src = seeded(6, "executed")
@@ -254,10 +259,10 @@ def test_the_cpu_tmrgsort_model_agrees_with_the_simulator(sim, dtype):
     for _ in range(300):
         case = inst.random_case(src, "cpu", {"dtype": dtype})
         inputs = inst.draw_inputs(src, case, values.ValueMix.parse(None, 0.0))
-        model, real = inst.evaluate(case, inputs), inst.evaluate(case.on("cpusim"), inputs)
-        if real.kind == "unsupported":
+        model, got = _eval(real, inst, case, inputs), _eval(real, inst, case.on("cpusim"), inputs)
+        if got.kind == "unsupported":
             continue
-        assert model.extra.get("executed") == real.extra.get("executed"), case
+        assert model.extra.get("executed") == got.extra.get("executed"), case
         compared += model.extra.get("executed") is not None
     assert compared >= 100
 
@@ -267,7 +272,7 @@ def test_hand_worked_tpartargmax_in_the_real_simulator(sim):
     """pto-isa's own code: a smaller src0, a tie, -0 against +0 and a NaN src0 all take src1 (TPartArgCommon.hpp:
     src0 only when src0 > src1); where only src1 is valid its value and index; where neither, value 0 and
     index 0."""
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
     nan = np.float32("nan")
     a = np.array([[1, 5, -0.0, nan, 2, 7], [3, 3, 3, 3, 3, 3]], np.float32)
     b = np.array([[2, 5, 0.0, 1, nan, 7], [9, 9, 9, 9, 9, 9]], np.float32)
@@ -276,12 +281,12 @@ def test_hand_worked_tpartargmax_in_the_real_simulator(sim):
                                                      ("dst_idx", full), ("src0_idx", Tile(2, 6, 1, 4)),
                                                      ("src1_idx", left)), (("idx", "uint32"),))
     idx0 = np.arange(12, dtype=np.uint32).reshape(2, 6)
-    out = registry.get("tpartargmax").evaluate(case, {"src0": a.view(np.uint32), "src1": b.view(np.uint32),
+    out = _eval(real, registry.get("tpartargmax"), case, {"src0": a.view(np.uint32), "src1": b.view(np.uint32),
                                                       "src0_idx": idx0, "src1_idx": idx0 + 100})
     assert out.kind == "ok", out.reason
     assert out.outputs["dst_idx"].tolist() == [[100, 101, 102, 103, 104, 105], [0] * 6]
     assert out.outputs["dst"][0].tolist() == b.view(np.uint32)[0].tolist() and (out.outputs["dst"][1] == 0).all()
-    model = registry.get("tpartargmax").evaluate(case.on("cpu"), {"src0": a.view(np.uint32),
+    model = _eval(real, registry.get("tpartargmax"), case.on("cpu"), {"src0": a.view(np.uint32),
                                                                  "src1": b.view(np.uint32), "src0_idx": idx0,
                                                                  "src1_idx": idx0 + 100})
     for role in ("dst", "dst_idx"):
@@ -290,11 +295,11 @@ def test_hand_worked_tpartargmax_in_the_real_simulator(sim):
 
 @needs_sim
 def test_outside_the_destination_valid_region_is_undefined(sim):
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
     t = Tile(4, 32, 3, 5)
     case = Case("TPARTMAX", "cpusim", "int8", (("dst", t), ("src0", t), ("src1", t)))
     a = np.full((4, 32), 7, dtype=np.uint8)
-    out = registry.get("tpartmax").evaluate(case, {"src0": a, "src1": a})
+    out = _eval(real, registry.get("tpartmax"), case, {"src0": a, "src1": a})
     assert (out.classes["dst"][:3, :5] == EXACT).all() and (out.outputs["dst"][:3, :5] == 7).all()
     assert (out.classes["dst"][3:] == UNDEFINED).all() and (out.classes["dst"][:, 5:] == UNDEFINED).all()
 
@@ -304,12 +309,12 @@ def test_outside_the_destination_valid_region_is_undefined(sim):
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int16", "int8", "uint8"])
 def test_the_cpu_model_agrees_with_the_simulator(sim, op, dtype):
     """A few thousand random cases (random geometries, 20 % special values) per instruction and dtype."""
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
-    plan = campaign.make_plan(op, ["cpu", "cpusim"], seed=11, batch=256, dtype=dtype, rate=0.2)
-    before = session.worker().cases
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
+    plan = campaign.make_plan(op, ["cpu", "cpusim"], seed=11, batch=256, dtype=dtype, rate=0.2, sim=real.settings)
+    before = _worker_cases(plan)
     store, stats = campaign.run_random(plan, runs=3000)
     assert stats.cases == 3000
-    assert session.worker().cases - before == 3000  # every case really went through the simulator
+    assert _worker_cases(plan) - before == 3000  # every case really went through the simulator
     assert {k: f.hits for k, f in store.findings.items()} == {}
 
 
@@ -319,23 +324,24 @@ def test_the_cpu_model_agrees_with_the_simulator(sim, op, dtype):
                                               ("int16", "int32"), ("int32", "uint32"), ("uint8", "int32")])
 def test_the_cpu_arg_model_agrees_with_the_simulator(sim, op, dtype, index):
     """Value and index, random geometries (any: the cpu checks none), 20 % special values and ties."""
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
-    plan = campaign.make_plan(op, ["cpu", "cpusim"], seed=12, batch=256, dtype=dtype, rate=0.2, index_dtype=index)
-    before = session.worker().cases
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
+    plan = campaign.make_plan(op, ["cpu", "cpusim"], seed=12, batch=256, dtype=dtype, rate=0.2, index_dtype=index,
+                              sim=real.settings)
+    before = _worker_cases(plan)
     store, stats = campaign.run_random(plan, runs=3000)
-    assert stats.cases == 3000 and session.worker().cases - before == 3000
+    assert stats.cases == 3000 and _worker_cases(plan) - before == 3000
     assert {k: f.hits for k, f in store.findings.items()} == {}
 
 
 @needs_sim
 def test_cpusim_leaves_16_bit_index_tiles_out(sim):
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
     t = Tile(1, 32, 1, 32)
     case = Case("TPARTARGMIN", "cpusim", "float16", tuple((r, t) for r in ("dst", "src0", "src1", "dst_idx",
                                                                             "src0_idx", "src1_idx")),
                 (("idx", "int16"),))
     z = np.zeros((1, 32), np.uint16)
-    out = registry.get("tpartargmin").evaluate(case, {"src0": z, "src1": z, "src0_idx": z, "src1_idx": z})
+    out = _eval(real, registry.get("tpartargmin"), case, {"src0": z, "src1": z, "src0_idx": z, "src1_idx": z})
     assert out.kind == "unsupported" and "32-bit index tiles" in out.reason
 
 
@@ -345,7 +351,7 @@ def test_bfloat16_is_a_placeholder_finding_not_a_flood_of_mismatches(sim, op):
     """cpusim-bf16-placeholder: without C++23 std::bfloat16_t, pto-isa's bfloat16_t is _Float16, so the
     simulator computes half arithmetic on bf16 bits. By default cpusim says bfloat16 is unsupported (with that
     reason); forced to run, its results are exactly IEEE half arithmetic on the same bits."""
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
     t = Tile(2, 32, 2, 32)
     case = Case(op, "cpusim", "bfloat16", (("dst", t), ("src0", t), ("src1", t)))
     rng = np.random.default_rng(1)
@@ -355,18 +361,18 @@ def test_bfloat16_is_a_placeholder_finding_not_a_flood_of_mismatches(sim, op):
         b = (rng.integers(1, 0x200, size=(2, 32)) | (0x7E00 if op == "TPARTMAX" else 0xFE00)).astype(np.uint16)
     inst = registry.get(op)
     if sim.manifest["bfloat16_native"]:
-        out = inst.evaluate(case, {"src0": a, "src1": b})
+        out = _eval(real, inst, case, {"src0": a, "src1": b})
         assert out.kind == "ok"
         return
-    out = inst.evaluate(case, {"src0": a, "src1": b})
+    out = _eval(real, inst, case, {"src0": a, "src1": b})
     assert out.kind == "unsupported" and "cpusim-bf16-placeholder" in out.reason
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA), placeholder_bf16=True))
-    out = inst.evaluate(case, {"src0": a, "src1": b})
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA), placeholder_bf16=True))
+    out = _eval(real, inst, case, {"src0": a, "src1": b})
     ha, hb = a.view(np.float16), b.view(np.float16)
     want = {"TPARTADD": ha + hb, "TPARTMUL": ha * hb, "TPARTMAX": np.where(ha < hb, hb, ha),  # std::max
             "TPARTMIN": np.where(hb < ha, hb, ha)}[op]  # std::min
     np.testing.assert_array_equal(out.outputs["dst"], want.view(np.uint16))
-    cpu = inst.evaluate(case.on("cpu"), {"src0": a, "src1": b})
+    cpu = _eval(real, inst, case.on("cpu"), {"src0": a, "src1": b})
     assert (cpu.outputs["dst"] != out.outputs["dst"]).mean() > 0.5  # the cpu model computes bf16: most differ
 
 
@@ -461,18 +467,18 @@ def test_cpusim_defines_exactly_what_the_simulator_writes(sim, op):
     """With plain values, the elements cpusim calls defined are those the cpu model defines: records past an
     exhausted merge, partial single-list groups and the 16-bit TSORT32 overlap are undefined on both sides (the
     harness zero-fills its output, so unwritten zeros must not count as results)."""
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
     inst = registry.get(op)
     src = seeded(3, "definedness", op)
     compared = 0
     for _ in range(300):
         case = inst.random_case(src, "cpu", {})
         inputs = inst.draw_inputs(src, case, values.ValueMix.parse(None, 0.0))
-        model, real = inst.evaluate(case, inputs), inst.evaluate(case.on("cpusim"), inputs)
-        if real.kind != "ok" or model.kind != "ok":
+        model, got = _eval(real, inst, case, inputs), _eval(real, inst, case.on("cpusim"), inputs)
+        if got.kind != "ok" or model.kind != "ok":
             continue
         compared += 1
-        np.testing.assert_array_equal(real.classes["dst"] != UNDEFINED, model.classes["dst"] != UNDEFINED,
+        np.testing.assert_array_equal(got.classes["dst"] != UNDEFINED, model.classes["dst"] != UNDEFINED,
                                       err_msg=str(case))
     assert compared >= 200
 
@@ -531,9 +537,9 @@ def test_a_finding_names_the_tree_it_ran_on_even_when_another_tree_shares_the_bu
     twin = tmp_path / "twin"
     shutil.copytree(Path(PTO_ISA) / "include", twin / "include")
     (twin / "COMMIT").write_text("0123456789abcdef0123456789abcdef01234567\n")
-    session.configure(build.Settings(pto_isa=twin))
-    target = session.target()
-    assert session.current_build().folder == sim.folder  # the same build, found in the cache
+    real = CpusimBackend(build.Settings(pto_isa=twin))
+    target = real.provenance()
+    assert real.simulator().build().folder == sim.folder  # the same build, found in the cache
     assert target["pto_isa"] == str(twin.resolve())
     assert target["pto_isa_commit"] == "0123456789abcdef0123456789abcdef01234567"
 
@@ -549,9 +555,25 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
 
 @needs_sim
 def test_list_shows_the_cached_build(cli, sim):
-    session.configure(build.Settings(pto_isa=Path(PTO_ISA)))
     rows = {row["op"]: row for row in json.loads(cli("list", "--json").out) if row["platform"] == "cpusim"}
     native = sim.manifest["bfloat16_native"]
     for op, dts in sim.manifest["kernels"].items():
         assert rows[op]["dtypes"] == [d for d in dts if native or d != "bfloat16"]
         assert sim.manifest["commit"] in rows[op]["notes"]
+
+
+@needs_sim
+@pytest.mark.parametrize("engine", [["--jobs", "2", "--runs", "3000"], ["--engine", "atheris", "--runs", "30"],
+                                    ["--engine", "atheris", "--jobs", "2", "--time", "8"]])
+def test_simulator_settings_reach_every_worker(cli, sim, tmp_path, engine):
+    """The simulator backend built from the command line runs in --jobs workers and in the atheris engine's
+    fuzzing processes with its settings: a timeout no request can meet makes every simulator call a hang there,
+    where the default settings (10 s) would answer every one."""
+    r = cli("fuzz", "tpartadd", "--oracles", "cpu,cpusim", *engine, "--dtype", "int16", "--sim-timeout", "1e-06",
+            "--seed", "1", "--out", tmp_path / "o", "--json")
+    assert r.code == 1, r
+    summary = json.loads(r.out)
+    assert summary["command"].endswith("--sim-timeout 1e-06") and summary["cases"] > 0, summary
+    assert [s["signature"] for s in summary["signatures"]] == ["TPARTADD/int/cpusim/hang/timeout/-"]
+    (rec,) = (tmp_path / "o").glob("*/record.json")
+    assert json.loads(rec.read_text())["finding"]["target"]["timeout"] == 1e-06

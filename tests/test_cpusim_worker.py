@@ -143,21 +143,37 @@ def test_a_campaign_counts_the_cases_a_real_target_skipped():
     first two cases of every batch)."""
     import dataclasses
 
+    from ptofuzz.backends.base import Backends
+    from ptofuzz.backends.model import ModelBackend
     from ptofuzz.core.failures import SKIPPED, Failure
     from ptofuzz.engine import campaign
-    from ptofuzz.instructions import registry
 
-    real = registry.get("tpartadd")
+    @dataclasses.dataclass(frozen=True)
+    class HalfAnswered:  # a backend standing in for the simulator: the cpu model, all but two cases skipped
+        name: str = "cpusim"
+        platform: str = "cpu"
 
-    def half_answered(case, inputs):
-        out = real.evaluate(case.on("cpu"), inputs)
-        n = inputs["src0"].shape[0] if inputs["src0"].ndim == 3 else 1
-        out.extra["failures"] = [Failure(i, SKIPPED, "after-failures", "not run") for i in range(2, n)]
-        return out
+        def cannot_answer(self, inst):
+            return None
 
-    inst = dataclasses.replace(real, cpusim=half_answered)
-    plan = campaign.make_plan("tpartadd", ["cpu", "cpusim"], seed=1, batch=16, dtype="int16", instruction=inst)
-    store, stats = campaign.run_random(plan, runs=160, instruction=inst)
+        def evaluate(self, inst, case, inputs):
+            out = inst.evaluate(case.on("cpu"), inputs)
+            n = inputs["src0"].shape[0] if inputs["src0"].ndim == 3 else 1
+            out.extra["failures"] = [Failure(i, SKIPPED, "after-failures", "not run") for i in range(2, n)]
+            return out
+
+        def flags(self):
+            return ""
+
+        def prepare(self):
+            return None
+
+        def provenance(self):
+            return {}
+
+    plan = campaign.make_plan("tpartadd", ["cpu", "cpusim"], seed=1, batch=16, dtype="int16")
+    plan = dataclasses.replace(plan, backends=Backends((ModelBackend("cpu"), HalfAnswered())))
+    store, stats = campaign.run_random(plan, runs=160)
     assert stats.cases == 160 and stats.batches >= 10
     assert stats.skipped == stats.cases - 2 * stats.batches
     assert campaign.summary_json(store, stats)["skipped"] == stats.skipped

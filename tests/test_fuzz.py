@@ -9,6 +9,7 @@ import json
 import numpy as np
 import pytest
 
+from ptofuzz.backends import choose
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import EXACT, NAN, UNDEFINED, Case, Outcome, Tile
 from ptofuzz.engine import campaign, differential
@@ -241,7 +242,7 @@ def test_signature_folders_never_collide():
 def test_record_round_trip(tmp_path):
     inst = registry.get("TPARTADD")
     inputs = {"src0": np.arange(4, dtype=np.uint32).reshape(1, 4), "src1": np.full((1, 4), 0x7F800001, np.uint32)}
-    outcomes, sigs = differential.signatures_of(inst, CASE, inputs, ("cpu", "spec"))
+    outcomes, sigs = differential.signatures_of(inst, CASE, inputs, choose.choose(inst, ("cpu", "spec")))
     rec = records.Record(CASE, inputs, ("cpu", "spec"), {o: records.describe(v) for o, v in outcomes.items()},
                          tuple(s.key for s in sigs))
     path = records.write(rec, inst, tmp_path / "r", outcomes=outcomes)

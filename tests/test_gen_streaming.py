@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from ptofuzz import api
 from ptofuzz.core.errors import UsageError
+from ptofuzz.engine import generate as generation
 from ptofuzz.io import casefolder
 
 
@@ -28,12 +28,12 @@ def test_folders_land_as_they_are_written(tmp_path):
         assert (tmp_path / info.name / "golden.bin").is_file()
         seen.append((info.name, done, total))
 
-    res = api.generate("tpartadd", "a5", tmp_path, random=150, seed=3, on_case=on_case, keep=False)
+    res = generation.generate("tpartadd", "a5", tmp_path, random=150, seed=3, on_case=on_case, keep=False)
     assert [d for _, d, _ in seen] == list(range(1, 151)) and {t for *_, t in seen} == {150}
     assert res.count == 150 and res.cases == ()
     assert sorted(n for n, _, _ in seen) == sorted(p.name for p in tmp_path.iterdir())
     # the same bytes as the same call keeping its cases
-    again = api.generate("tpartadd", "a5", tmp_path / "again", random=150, seed=3)
+    again = generation.generate("tpartadd", "a5", tmp_path / "again", random=150, seed=3)
     assert [c.name for c in again.cases] == [n for n, _, _ in seen]
     for name, _, _ in seen[::37]:
         assert _tree(tmp_path / name) == _tree(tmp_path / "again" / name)
@@ -41,7 +41,7 @@ def test_folders_land_as_they_are_written(tmp_path):
 
 @pytest.mark.parametrize("force", [False, True])
 def test_a_failure_after_folders_landed_leaves_the_out_folder_as_it_was(tmp_path, monkeypatch, force):
-    old = api.generate("tpartadd", "a5", tmp_path, random=120, seed=1)  # what a forced run replaces
+    old = generation.generate("tpartadd", "a5", tmp_path, random=120, seed=1)  # what a forced run replaces
     (tmp_path / "unrelated.txt").write_text("keep me")
     before = _tree(tmp_path)
     real = casefolder.stage
@@ -56,7 +56,7 @@ def test_a_failure_after_folders_landed_leaves_the_out_folder_as_it_was(tmp_path
     monkeypatch.setattr(casefolder, "stage", flaky)
     seed = 1 if force else 2  # a forced run over the same names; an unforced one beside them
     with pytest.raises(UsageError, match="No space left"):
-        api.generate("tpartadd", "a5", tmp_path, random=120, seed=seed, force=force)
+        generation.generate("tpartadd", "a5", tmp_path, random=120, seed=seed, force=force)
     assert calls["n"] == 100
     assert _tree(tmp_path) == before  # no new folder, nothing hidden left, replaced folders back
     assert len(old.cases) == 120
@@ -68,31 +68,31 @@ def test_an_interrupt_midway_undoes_the_run(tmp_path, monkeypatch):
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
-        api.generate("tsort32", "a5", tmp_path, random=90, on_case=interrupt)
+        generation.generate("tsort32", "a5", tmp_path, random=90, on_case=interrupt)
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_clash_with_an_existing_random_folder_is_refused_before_writing(tmp_path):
-    api.generate("tpartadd", "a5", tmp_path, random=5, seed=4)
+    generation.generate("tpartadd", "a5", tmp_path, random=5, seed=4)
     (tmp_path / sorted(p.name for p in tmp_path.iterdir())[0]).rename(tmp_path / "keep")
     before = _tree(tmp_path)
     with pytest.raises(UsageError, match="already exists; pass --force"):
-        api.generate("tpartadd", "a5", tmp_path, random=5, seed=4)
+        generation.generate("tpartadd", "a5", tmp_path, random=5, seed=4)
     assert _tree(tmp_path) == before
 
 
 def test_batches_are_cut_by_bytes_of_tiles(monkeypatch):
-    inst = api.registry.get("tpartadd")
-    (one,) = api.plan_cases("tpartadd", "cpu", explicit={"dtype": "float32", "shape": (256, 512)})
+    inst = generation.registry.get("tpartadd")
+    (one,) = generation.plan_cases("tpartadd", "cpu", explicit={"dtype": "float32", "shape": (256, 512)})
     assert [t.shape for _, t in one[1].tiles] == [(256, 512)] * 3
     big = [one] * 5
-    small = list(api.plan_cases("tpartadd", "a5", random=600, explicit={"dtype": "int8", "shape": (8, 16)}))
+    small = list(generation.plan_cases("tpartadd", "a5", random=600, explicit={"dtype": "int8", "shape": (8, 16)}))
     # three float32 256x512 tiles are 1.5 MiB: two cases fit the 4 MiB budget, a third does not
-    assert api.REALIZE_BYTES == 4 << 20 and api.REALIZE_BATCH == 256
-    assert [len(c) for c in api._chunks(inst, iter(big))] == [2, 2, 1]
-    assert [len(c) for c in api._chunks(inst, iter(small))] == [256, 256, 88]  # the case count decides
-    monkeypatch.setattr(api, "REALIZE_BYTES", 1)
-    assert [len(c) for c in api._chunks(inst, iter(big))] == [1] * 5  # one case a batch at least
+    assert generation.REALIZE_BYTES == 4 << 20 and generation.REALIZE_BATCH == 256
+    assert [len(c) for c in generation._chunks(inst, iter(big))] == [2, 2, 1]
+    assert [len(c) for c in generation._chunks(inst, iter(small))] == [256, 256, 88]  # the case count decides
+    monkeypatch.setattr(generation, "REALIZE_BYTES", 1)
+    assert [len(c) for c in generation._chunks(inst, iter(big))] == [1] * 5  # one case a batch at least
 
 
 def test_beyond_100_folders_gen_prints_its_summary_alone(cli, tmp_path):
@@ -142,7 +142,7 @@ def test_keep_freed_memory_sets_glibc_thresholds_and_is_a_no_op_elsewhere():
 
 
 def _content(tmp_path):
-    api.generate("tsort32", "a5", tmp_path / "ref", random=1, seed=4)
+    generation.generate("tsort32", "a5", tmp_path / "ref", random=1, seed=4)
     (folder,) = (tmp_path / "ref").iterdir()
     files = {p.name: p.read_bytes() for p in folder.iterdir() if p.name != casefolder.MANIFEST}
     manifest = json.loads((folder / casefolder.MANIFEST).read_text())

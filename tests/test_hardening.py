@@ -24,12 +24,15 @@ def _one_line(res, code: int = 2) -> str:
     return lines[0]
 
 
-def test_an_interrupt_exits_130(cli, monkeypatch):
+def test_an_interrupt_exits_130(cli, monkeypatch, tmp_path):
+    from ptofuzz.engine import generate
+
     def interrupted(*a, **k):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(api, "generate", interrupted)
-    assert "interrupted" in _one_line(cli("gen", "tpartadd", "--platform", "a5"), 130)
+    monkeypatch.setattr(generate, "generate", interrupted)
+    assert "interrupted" in _one_line(cli("gen", "tpartadd", "--platform", "a5", "--out", tmp_path), 130)
+    assert not any(tmp_path.iterdir())
 
 
 def test_a_missing_corpus_writes_nothing_into_out(cli, tmp_path):

@@ -9,6 +9,7 @@ import pytest
 
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.oracles import mrgsort as M
+from ptofuzz.oracles import mrgsort_records, sort_batch
 
 E, U = EXACT, UNDEFINED
 NAN = float("nan")
@@ -352,7 +353,7 @@ def test_vectorised_merge_is_the_head_by_head_merge(plat, exhausted, rate):
     for k, case in enumerate(c for c in _geometries("cpu" if plat == "cpu" else "a5") if c.param("lists", 1) > 1):
         dt = M._dtype(case.dtype)
         drawn = inst.draw_batch(seeded(3, f"v{k}"), case, mix, 5)
-        srcs = [M._words(drawn[f"src{i}"][:, 0, :case.tile(f"src{i}").valid_cols]).reshape(5, -1, 2)
+        srcs = [mrgsort_records._words(drawn[f"src{i}"][:, 0, :case.tile(f"src{i}").valid_cols]).reshape(5, -1, 2)
                 for i in range(case.param("lists"))]
         cap = case.tile("dst").valid_cols // 2
         many = M._merge_many(srcs, [np.ones(s.shape[:2], bool) for s in srcs], dt, plat, cap, exhausted)
@@ -422,13 +423,12 @@ def test_topk_single_list_pass_follows_each_platforms_nan_rule():
 def test_shared_work_keeps_the_cpu_and_npu_merges_apart():
     """Inside shared_work the NPUs share one vmrgsort4 outcome; the cpu must still get its own merge: with a NaN
     heading list 1 the cpu defines every record and a5 does not."""
-    from ptofuzz.oracles import sort as sort_oracle
 
     inst = registry.get("TMRGSORT")
     case = Case("TMRGSORT", "cpu", "float32", (("dst", Tile(1, 8, 1, 8)), ("src0", Tile(1, 4, 1, 4)),
                                                ("src1", Tile(1, 4, 1, 4))), (("lists", 2),))
     inputs = {"src0": recs([3.0, 1.0])[None, :], "src1": recs([NAN, 2.0], [2, 3])[None, :]}
-    with sort_oracle.shared_work():
+    with sort_batch.shared_work():
         a5 = inst.evaluate(case.on("a5"), inputs)
         cpu = inst.evaluate(case, inputs)
         a2a3 = inst.evaluate(case.on("a2a3"), inputs)

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from ptofuzz import api
-from ptofuzz.backends import target as targets
 from ptofuzz.core.errors import UsageError
+from ptofuzz.engine import run as targets
 
 FAKE = textwrap.dedent("""
     import pathlib, sys, zlib
@@ -131,16 +131,10 @@ CPU_FAKE = textwrap.dedent("""
 def test_fuzz_with_an_external_target(cli, tmp_path):
     """`fuzz --target CMD`: every campaign case is written as a cpu case folder, the command runs on it and its
     output.bin is one more oracle; a target wrong on one folder in ten is a new signature against the model."""
-    from ptofuzz.backends import target as targets
-
     script = tmp_path / "target.py"
     script.write_text(CPU_FAKE)
-    try:
-        r = cli("fuzz", "tpartadd", "--oracles", "spec,cpu", "--target", f"{sys.executable} {script} {{case}}",
-                "--runs", "60", "--batch", "10", "--dtype", "int32", "--seed", "2", "--out", tmp_path / "o",
-                "--json")
-    finally:
-        targets.configure(None)
+    r = cli("fuzz", "tpartadd", "--oracles", "spec,cpu", "--target", f"{sys.executable} {script} {{case}}",
+            "--runs", "60", "--batch", "10", "--dtype", "int32", "--seed", "2", "--out", tmp_path / "o", "--json")
     assert r.code == 1, r
     import json
 

@@ -6,12 +6,35 @@ destination above 64 KiB, the contract header's BF16 TSORT) is "unsupported"."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ptofuzz.backends.base import BUNDLE, Plain
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
+
+if TYPE_CHECKING:
+    from ptofuzz.instructions.registry import Instruction
+
+
+@dataclasses.dataclass(frozen=True)
+class BundleBackend(Plain):
+    """The bundle executor, on spec cases of the instructions that have a bundle spelling."""
+
+    name: str = BUNDLE
+    platform: str = "spec"
+
+    def cannot_answer(self, inst: Instruction) -> str | None:
+        if inst.bundle:
+            return None
+        return f"{inst.name} has no bundle model; --oracles spec,bundle works for TSORT, TMRGSORT and TPART*"
+
+    def evaluate(self, inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+        return evaluate(case, inputs)
+
 
 
 def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:

@@ -1,5 +1,5 @@
-"""External targets: run a command per case folder (an NPU system test, another implementation), collect its
-``output.bin`` and check it exactly as ``ptofuzz check`` does.
+"""An external target as a backend (oracle ``target``): a command (an NPU system test, another implementation)
+run on case folders written in its platform's layout; its ``output.bin`` is the outcome.
 
 The command is a template: ``{case}`` is the case folder, ``{suite}`` and ``{name}`` the two halves of its
 pto-isa name (``TPARTADDTest.case_float_64x64_8x64_64x64``), ``{dir}`` the folder holding case folders; with
@@ -8,7 +8,6 @@ pto-isa name (``TPARTADDTest.case_float_64x64_8x64_64x64``), ``{dir}`` the folde
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import dataclasses
 import os
@@ -17,46 +16,27 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ptofuzz import api
+from ptofuzz.backends.base import TARGET, Plain, no_model
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.core.errors import CaseFolderError, UsageError
-from ptofuzz.engine import verdicts
-from ptofuzz.engine.compare import Verdict
 from ptofuzz.generators import values
 from ptofuzz.io import casefolder
+
+if TYPE_CHECKING:
+    from ptofuzz.instructions.registry import Instruction
 
 FIELDS = ("case", "suite", "name", "dir")
 MAX_TIMEOUT = 1e6  # seconds (about 11 days): larger values overflow the clocks they are added to
 OUTPUT = "output.bin"
 
 
-@dataclasses.dataclass(frozen=True)
-class TargetVerdict:
-    """One case after the target ran: the check verdict, or why the target gave nothing to check."""
-
-    path: Path
-    command: str  # the target command as run (for this case, or for its folder)
-    verdict: Verdict
-    check: verdicts.CaseVerdict | None
-    problem: str = ""  # the target exited non-zero, timed out or wrote no output.bin
-    seconds: float = 0.0
-    unreadable: bool = False  # the case folder itself cannot be read (the target was not run on it)
-
-    @property
-    def reproduce(self) -> str:
-        chk = self.check.reproduce if self.check is not None else f"ptofuzz check {shlex.quote(str(self.path))}"
-        if not self.command:  # the folder was not run: checking it shows why
-            return chk
-        return f"( {self.command} ) && {chk}"
-
-
-def _fill(template: str, **values: str) -> str:
+def fill(template: str, **values: str) -> str:
     try:
         return template.format(**{k: shlex.quote(v) for k, v in values.items()})
     except (KeyError, IndexError, ValueError, AttributeError) as e:
@@ -64,7 +44,7 @@ def _fill(template: str, **values: str) -> str:
                          "{dir}") from None
 
 
-def _run(command: str, cwd: Path, timeout: float) -> tuple[str, float]:
+def run_command(command: str, cwd: Path, timeout: float) -> tuple[str, float]:
     """'' when the command exited 0, else what went wrong (exit status and its last line of output). A command
     that times out is killed with everything it started (its own process group)."""
     start = time.perf_counter()
@@ -85,105 +65,45 @@ def _run(command: str, cwd: Path, timeout: float) -> tuple[str, float]:
     return "", time.perf_counter() - start
 
 
-def run(template: str, paths: Sequence[str | Path], *, jobs: int = 1, timeout: float = 600.0,
-        platform: str | None = None, cwd: Path | None = None) -> list[TargetVerdict]:
-    """Run ``template`` over the case folders under ``paths`` and check what it wrote."""
-    if not template.strip():
-        raise UsageError("--target is empty; give a command such as 'python3 run.py {case}'")
-    if not 1 <= jobs <= 256:
-        raise UsageError(f"--jobs {jobs} must be between 1 and 256")
-    if not 0 < timeout <= MAX_TIMEOUT:
-        raise UsageError(f"--timeout {timeout} must be a positive number of seconds, at most {MAX_TIMEOUT:g}")
-    _fill(template, case="x", suite="x", name="x", dir="x")  # placeholders checked before anything runs
-    folders = casefolder.discover([Path(p) for p in paths])
-    where = cwd or Path.cwd()
-    per_dir = "{dir}" in template
-    units: dict[str, list[Path]] = {}
-    results: dict[Path, TargetVerdict] = {}
-    for folder in folders:
-        try:  # a folder that cannot be read is not handed to the target (nothing is written into it)
-            casefolder.read_inputs(casefolder.load(folder, platform))
-        except CaseFolderError as e:
-            results[folder] = TargetVerdict(folder, "", Verdict.ERROR, None, str(e), unreadable=True)
-            continue
-        suite, _, name = folder.name.partition(".")
-        cmd = _fill(template, case=str(folder.resolve()), suite=suite, name=name or suite,
-                    dir=str(folder.resolve().parent))
-        units.setdefault(cmd, []).append(folder)
-    before = {f: _mtime(f / OUTPUT) for fs in units.values() for f in fs}
-
-    def one(cmd: str) -> list[TargetVerdict]:
-        problem, seconds = _run(cmd, where, timeout)
-        return [_verdict(f, cmd, problem, before[f], platform, seconds) for f in units[cmd]]
-
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1 if per_dir and len(units) == 1 else jobs) as pool:
-        for verdicts in pool.map(one, list(units)):
-            results.update((v.path, v) for v in verdicts)
-    return [results[f] for f in folders]
-
-
-def _mtime(path: Path) -> int | None:
-    try:
-        return path.stat().st_mtime_ns
-    except OSError:
-        return None
-
-
-def _verdict(folder: Path, cmd: str, problem: str, before: int | None, platform: str | None,
-             seconds: float) -> TargetVerdict:
-    if problem:
-        return TargetVerdict(folder, cmd, Verdict.ERROR, None, problem, seconds)
-    after = _mtime(folder / OUTPUT)
-    if after is None or after == before:
-        return TargetVerdict(folder, cmd, Verdict.ERROR, None, f"target wrote no {OUTPUT} in the case folder", seconds)
-    try:
-        verdict = api.check_case(folder, platform)
-    except CaseFolderError as e:
-        return TargetVerdict(folder, cmd, Verdict.ERROR, None, str(e), seconds, unreadable=True)
-    return TargetVerdict(folder, cmd, verdict.verdict, verdict, "", seconds)
-
-
-
 # ---- an external target as a campaign oracle (``fuzz --oracles spec,target --target CMD``) ---------------------
 
-TARGET = "target"
-
-
 @dataclasses.dataclass(frozen=True)
-class CampaignTarget:
+class TargetBackend(Plain):
     """The external target of a campaign: its command, and the platform whose case folders it reads."""
 
     template: str
     platform: str = "cpu"
     timeout: float = 600.0
+    name: str = TARGET
+
+    def __post_init__(self) -> None:
+        check_template(self.template)
+        if not 0 < self.timeout <= MAX_TIMEOUT:
+            raise UsageError(f"--target-timeout {self.timeout} must be a positive number of seconds, at most "
+                             f"{MAX_TIMEOUT:g}")
+
+    def cannot_answer(self, inst: Instruction) -> str | None:
+        return no_model(inst, self.platform)
+
+    def evaluate(self, inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+        return _evaluate(self, inst, case, inputs)
+
+    def flags(self) -> str:
+        """The ``fuzz`` flags that configure this target again (for reproduce commands)."""
+        return (f"--target {shlex.quote(self.template)}"
+                + (f" --target-platform {self.platform}" if self.platform != "cpu" else "")
+                + (f" --target-timeout {self.timeout:g}" if self.timeout != 600.0 else ""))
 
 
-_campaign_target: CampaignTarget | None = None
+
+def check_template(template: str) -> None:
+    """A one-line UsageError for an empty template or an unknown placeholder, before anything runs."""
+    if not template.strip():
+        raise UsageError("--target is empty; give a command such as 'python3 run.py {case}'")
+    fill(template, case="x", suite="x", name="x", dir="x")
 
 
-def configure(target: CampaignTarget | None) -> None:
-    """Use ``target`` as the ``target`` oracle of campaigns in this process (None: none)."""
-    global _campaign_target
-    if target is not None:
-        _fill(target.template, case="x", suite="x", name="x", dir="x")
-    _campaign_target = target
-
-
-def configured() -> CampaignTarget | None:
-    return _campaign_target
-
-
-def flags() -> str:
-    """The ``fuzz`` flags that configure the campaign target again (for reproduce commands)."""
-    cfg = _campaign_target
-    if cfg is None:
-        return ""
-    return (f" --target {shlex.quote(cfg.template)}" + (f" --target-platform {cfg.platform}" if cfg.platform != "cpu"
-                                                        else "")
-            + (f" --target-timeout {cfg.timeout:g}" if cfg.timeout != 600.0 else ""))
-
-
-def evaluate(inst: Any, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+def _evaluate(cfg: TargetBackend, inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """The external target's outcome of ``case`` (inputs with or without a leading batch axis): each case is
     written as a case folder in the target platform's layout (inputs and the platform model's golden), the command
     runs once per case (or once per batch with ``{dir}``), and its ``output.bin`` is read back. Cases the target
@@ -191,9 +111,6 @@ def evaluate(inst: Any, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome
     from ptofuzz.core.failures import CRASH, HANG, Failure, stacked
     from ptofuzz.core.failures import outcome as batch_outcome
 
-    cfg = _campaign_target
-    if cfg is None:
-        raise UsageError("--oracles target needs --target CMD (the command that runs one case folder)")
     plat = case.on(cfg.platform)
     prof = inst.support(cfg.platform).profile
     role = inst.outputs[0]
@@ -221,10 +138,10 @@ def evaluate(inst: Any, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome
                 (folder / fname).write_bytes(data)
             folders.append(folder)
         per_dir = "{dir}" in cfg.template
-        commands = ([_fill(cfg.template, case=tmp, suite=prof.suite, name=prof.suite, dir=tmp)] if per_dir else
-                    [_fill(cfg.template, case=str(f), suite=f.name.partition(".")[0], name=f.name.partition(".")[2],
+        commands = ([fill(cfg.template, case=tmp, suite=prof.suite, name=prof.suite, dir=tmp)] if per_dir else
+                    [fill(cfg.template, case=str(f), suite=f.name.partition(".")[0], name=f.name.partition(".")[2],
                            dir=tmp) for f in folders])
-        problems = [_run(cmd, Path(tmp), cfg.timeout)[0] for cmd in commands]
+        problems = [run_command(cmd, Path(tmp), cfg.timeout)[0] for cmd in commands]
         for k, folder in enumerate(folders):
             problem = problems[0] if per_dir else problems[k]
             path = folder / OUTPUT

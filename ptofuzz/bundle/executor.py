@@ -427,9 +427,7 @@ def _commit_tpart(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> 
     if dt is None or a.dtype != dt or b.dtype != dt:  # the partial schema, before allocation
         raise _legality(f"{block.op} operands must all be the BSTART type {enc.DATATYPES.get(block.datatype)} "
                         f"(sources {a.dtype}, {b.dtype})")
-    from ptofuzz.instructions import registry
-
-    if dt not in registry.get(block.op).platforms["spec"].dtypes:
+    if dt not in tpart_oracle.SPEC_DTYPES:
         raise _legality(f"{block.op} does not take {enc.DATATYPES.get(block.datatype)}")
     schema = Case(block.op, "spec", dt, (("dst", Tile(valid_rows, cols, valid_rows, valid_cols)), ("src0", a.tile),
                                          ("src1", b.tile)))

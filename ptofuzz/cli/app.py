@@ -12,13 +12,16 @@ import contextlib
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Annotated, NoReturn, overload
+from typing import TYPE_CHECKING, Annotated, NoReturn, overload
 
 import typer
 
 from ptofuzz import __version__
 from ptofuzz.core import platforms
 from ptofuzz.core.errors import ExitCode, UsageError, one_line
+
+if TYPE_CHECKING:
+    from ptofuzz.backends.cpusim.build import Settings
 
 app = typer.Typer(
     name="ptofuzz",
@@ -100,15 +103,16 @@ PlaceholderOpt = Annotated[bool, typer.Option(
     help="cpusim: run bfloat16 even when the build's bfloat16_t is pto-isa's _Float16 placeholder.")]
 
 
-def _configure_sim(pto_isa: Path | None, cache_dir: Path | None, sanitize: str | None,
-                   timeout: float = 10.0, plant: str | None = None, placeholder_bf16: bool = False) -> None:
-    from ptofuzz.backends.cpusim import build, session
+def _sim_settings(pto_isa: Path | None, cache_dir: Path | None, sanitize: str | None,
+                  timeout: float = 10.0, plant: str | None = None, placeholder_bf16: bool = False) -> "Settings":
+    """The cpusim oracle's settings from its options (one-line errors for bad ones)."""
+    from ptofuzz.backends.cpusim import build
 
     san = tuple(s.strip() for s in sanitize.split(",") if s.strip()) if sanitize else ()
     build.sanitize_flags(san)  # an unknown sanitizer is named before anything runs
     if not 0 < timeout <= 1e6:
         raise UsageError(f"--sim-timeout {timeout} must be a positive number of seconds, at most 1e6")
-    session.configure(build.Settings(pto_isa, cache_dir, None, san, plant, timeout, placeholder_bf16))
+    return build.Settings(pto_isa, cache_dir, None, san, plant, timeout, placeholder_bf16)
 
 
 def _platforms_of(op: str) -> list[str]:
@@ -188,7 +192,7 @@ def gen(
     (spec: the union of the platforms' geometries, in ptofuzz's full-tile layout).
     """
     with _errors():
-        from ptofuzz import api
+        from ptofuzz.engine import generate as api
         from ptofuzz.report import console as report
 
         explicit = {"dtype": dtype, "index_dtype": index_dtype, "shape": _rxc(shape, "--shape"),
@@ -224,14 +228,23 @@ def check(
 ) -> None:
     """Recompute goldens from the inputs and compare golden.bin (and output.bin) bit for bit."""
     with _errors():
-        from ptofuzz import api
+        from ptofuzz.engine.check import check as run_check
+        from ptofuzz.report import ci
         from ptofuzz.report import console as report
 
         _check_exports(html, svg, junit)
-        if oracle == "cpusim":
-            _configure_sim(pto_isa, cache_dir, None)
-        verdicts = api.check(paths, platform, oracle)
-        report.checked(verdicts, as_json=json_out, html=html, svg=svg, junit=junit)
+        backend = None
+        if oracle is not None:
+            if oracle != "cpusim":
+                raise UsageError(f"--oracle {oracle!r}: check recomputes with the folder's platform model, or with "
+                                 "--oracle cpusim (the real simulator, for cpu folders)")
+            from ptofuzz.backends.cpusim.backend import CpusimBackend
+
+            backend = CpusimBackend(_sim_settings(pto_isa, cache_dir, None))
+        verdicts = run_check(paths, platform, backend)
+        if junit is not None:
+            ci.checked_junit(junit, verdicts)
+        report.checked(verdicts, as_json=json_out, html=html, svg=svg)
         _exit_for([v.verdict for v in verdicts], "fail")
 
 
@@ -286,6 +299,7 @@ def fuzz(
     """
     with _errors():
         from ptofuzz.engine import campaign
+        from ptofuzz.report import ci
         from ptofuzz.report import console as report
 
         if engine not in ("random", "atheris"):
@@ -294,11 +308,13 @@ def fuzz(
         names = [o.strip() for o in oracles.split(",") if o.strip()] if oracles is not None else None
         if names is not None and not names:
             raise UsageError(f"--oracles {oracles!r} names no oracle; e.g. --oracles spec,cpu")
+        sim = _sim_settings(pto_isa, cache_dir, sanitize, sim_timeout, sim_plant, sim_placeholder_bf16) \
+            if names is not None and "cpusim" in names else None
         if rerun is not None:
             from ptofuzz.engine import atheris_engine
 
             plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
-                                      index_dtype=index_dtype, special=special, rate=special_rate)
+                                      index_dtype=index_dtype, special=special, rate=special_rate, sim=sim)
             if not rerun.is_file():
                 raise UsageError(f"--rerun {str(rerun)!r} is no file")
             atheris_engine.rerun(plan, rerun)
@@ -306,17 +322,15 @@ def fuzz(
             return
         if time_s is None and runs is None:
             raise UsageError("give --time SECONDS or --runs N (e.g. --time 60)")
+        external = None
         if target is not None:
-            from ptofuzz.backends import target as targets
+            from ptofuzz.backends.target import TargetBackend
 
-            if not 0 < target_timeout <= targets.MAX_TIMEOUT:
-                raise UsageError(f"--target-timeout {target_timeout} must be a positive number of seconds, at "
-                                 f"most {targets.MAX_TIMEOUT:g}")
+            external = TargetBackend(target, target_platform, target_timeout)
             if names is None:  # the target joins the default oracles
                 names = _platforms_of(op)
             if "target" not in names:
                 names.append("target")
-            targets.configure(targets.CampaignTarget(target, target_platform, target_timeout))
         if time_s is not None and not (time_s > 0 and time_s < 1e9):
             raise UsageError(f"--time {time_s} must be a positive number of seconds")
         if shard is not None and engine != "random":
@@ -324,18 +338,14 @@ def fuzz(
                              "corpus instead: drop --shard")
         plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
                                   index_dtype=index_dtype, special=special, rate=special_rate,
-                                  shard=_shard(shard))
+                                  shard=_shard(shard), sim=sim, target=external)
         sim_flags = [f for f, v in (("--pto-isa", pto_isa), ("--cache-dir", cache_dir), ("--sanitize", sanitize),
                                     ("--sim-plant", sim_plant), ("--sim-placeholder-bf16", sim_placeholder_bf16),
                                     ("--sim-timeout", sim_timeout != 10.0)) if v]
         if sim_flags and "cpusim" not in plan.oracles:
             raise UsageError(f"{sim_flags[0]} configures the cpusim oracle; add cpusim to --oracles (e.g. "
                              "--oracles spec,cpu,cpusim) or drop it")
-        if "cpusim" in plan.oracles:
-            from ptofuzz.backends.cpusim import session
-
-            _configure_sim(pto_isa, cache_dir, sanitize, sim_timeout, sim_plant, sim_placeholder_bf16)
-            session.current_build()  # build (or find) the harness before the clock starts
+        plan.backends.prepare()  # build (or find) the simulator's harness before the clock starts
         if engine == "random":
             with report.progress(enabled=not json_out) as show:
                 store, stats = campaign.run_random(plan, runs=runs, seconds=time_s, jobs=jobs, out=out,
@@ -347,7 +357,9 @@ def fuzz(
             with report.progress(enabled=not json_out) as show:
                 summary, _ = atheris_engine.run(plan, runs=runs, seconds=time_s, out=out, corpus=corpus,
                                                 progress=show, jobs=jobs)
-        report.campaign(summary, as_json=json_out, junit=junit, sarif=sarif)
+        ci.export(ci.campaign_entries(summary), f"ptofuzz fuzz {summary['op'].lower()}", summary["command"],
+                  junit=junit, sarif=sarif)
+        report.campaign(summary, as_json=json_out)
         if summary["new"]:
             raise typer.Exit(int(ExitCode.MISMATCH))
 
@@ -376,11 +388,11 @@ def sim_build(
 ) -> None:
     """Build (or find in the cache) the cpusim harness; print what it holds and which dtypes compile."""
     with _errors():
-        from ptofuzz.backends.cpusim import session
+        from ptofuzz.backends.cpusim.simulator import Simulator
         from ptofuzz.report import console as report
 
-        _configure_sim(pto_isa, cache_dir, sanitize, plant=sim_plant)
-        report.sim_built(session.current_build(), as_json=json_out)
+        sim = Simulator(_sim_settings(pto_isa, cache_dir, sanitize, plant=sim_plant))
+        report.sim_built(sim.build(), as_json=json_out)
 
 
 @app.command()
@@ -399,11 +411,11 @@ def run(
     (exited non-zero, timed out, wrote no output.bin), 2 when a case folder cannot be read; each such case prints
     a command that reproduces it."""
     with _errors():
-        from ptofuzz.backends import target as targets
         from ptofuzz.engine.compare import Verdict
+        from ptofuzz.engine.run import run as run_target
         from ptofuzz.report import console as report
 
-        verdicts = targets.run(target, folders, jobs=jobs, timeout=timeout, platform=platform)
+        verdicts = run_target(target, folders, jobs=jobs, timeout=timeout, platform=platform)
         report.target_ran(verdicts, as_json=json_out)
         if any(v.unreadable for v in verdicts):  # bad input, as for check
             raise typer.Exit(int(ExitCode.USAGE))
@@ -421,11 +433,13 @@ def replay(
     """Run recorded cases through their oracles again; exit 1 when any outcome or signature changed."""
     with _errors():
         from ptofuzz.engine.replay import replay as run
+        from ptofuzz.report import ci
         from ptofuzz.report import console as report
 
         _check_exports(None, None, junit, sarif)
         results = run(paths)
-        report.replayed(results, as_json=json_out, junit=junit, sarif=sarif, command=_command_line())
+        ci.export(ci.replay_entries(results), "ptofuzz replay", _command_line(), junit=junit, sarif=sarif)
+        report.replayed(results, as_json=json_out)
         _exit_for([r.verdict for r in results], "changed")
 
 
@@ -474,8 +488,9 @@ def diff(
     """Compare two raw tile files (or two oracles' outputs of a saved fuzz case): summary, first differences
     and a heat map of the tile. Exit 1 when they differ."""
     with _errors():
-        from ptofuzz import api
+        from ptofuzz.engine import diff as api
         from ptofuzz.engine.compare import Mode
+        from ptofuzz.report import ci
         from ptofuzz.report import console as report
 
         if mode not in ("bits", "ulp", "tol"):
@@ -506,7 +521,9 @@ def diff(
                 raise UsageError("raw files need --dtype and --shape (e.g. --dtype float32 --shape 64x64)")
             results = [api.diff_files(golden, output, dtype, _rxc(shape, "--shape"), valid=_rxc(valid, "--valid"),
                                       mode=m, eps=eps, half_as_bits=half_as_bits)]
-        report.diffs(results, as_json=json_out, html=html, svg=svg, junit=junit)
+        if junit is not None:
+            ci.diffs_junit(junit, results)
+        report.diffs(results, as_json=json_out, html=html, svg=svg)
         if any(not r.comparison.ok for r in results):
             raise typer.Exit(int(ExitCode.MISMATCH))
 
@@ -530,6 +547,7 @@ def triage(
     (undocumented) disagreement."""
     with _errors():
         from ptofuzz.engine import triage as tri
+        from ptofuzz.report import ci
         from ptofuzz.report import console as report
 
         fields = tri.key_fields([f.strip() for f in by.split(",") if f.strip()] if by else None, split or (),
@@ -540,8 +558,8 @@ def triage(
             raise UsageError(f"{', '.join(repr(str(p)) for p in paths)} holds no fuzz findings and no campaign "
                              "summary; give the --out folder of `ptofuzz fuzz`")
         result = tri.buckets(items, fields, sort)
-        report.triaged(result, fields, as_json=json_out, html=html, svg=svg, junit=junit, skipped=skipped,
-                       sarif=sarif, command=_command_line())
+        ci.export(ci.triage_entries(result), "ptofuzz triage", _command_line(), junit=junit, sarif=sarif)
+        report.triaged(result, fields, as_json=json_out, html=html, svg=svg, skipped=skipped)
         if any(not b.known for b in result):
             raise typer.Exit(int(ExitCode.MISMATCH))
         if skipped and not items:  # every record unreadable (said in the report): nothing was triaged
@@ -645,10 +663,10 @@ def _bounded(path: Path, limit: int, what: str) -> bytes:
 def list_(json_out: JsonOpt = False) -> None:
     """Print the instruction x platform x dtype capability matrix."""
     with _errors():
-        from ptofuzz import api
+        from ptofuzz.engine.capabilities import capabilities
         from ptofuzz.report import console as report
 
-        report.capabilities(api.capabilities(), as_json=json_out)
+        report.capabilities(capabilities(), as_json=json_out)
 
 
 def main() -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import re
 import shutil
 import subprocess
@@ -125,11 +126,11 @@ def run_input(inst: Any, plan: Any, src: Any) -> Decoded | None:
         return None
     if inst.draw_batch is None or most <= 1:
         inputs = inst.draw_inputs(src, case, plan.mix)
-        outcomes = differential.run_oracles(inst, case, inputs, plan.oracles)
+        outcomes = differential.run_oracles(inst, case, inputs, plan.backends)
         return Decoded(case, inputs, None, differential.compare_batch(inst, case, outcomes, None))
     n = min(most, 1 << int(src.integers(0, MAX_BATCH_LOG2)))
     inputs = inst.draw_batch(src, case, plan.mix, n)
-    outcomes = differential.run_oracles(inst, case, inputs, plan.oracles)
+    outcomes = differential.run_oracles(inst, case, inputs, plan.backends)
     return Decoded(case, inputs, n, differential.compare_batch(inst, case, outcomes, n))
 
 
@@ -157,40 +158,6 @@ def target(plan: Any, store: Any, on_exec: Callable[[int, int], None] | None = N
     return test_one_input
 
 
-def _real_targets(plan: Any) -> dict[str, Any]:
-    """This process's cpusim settings and campaign target, for the fuzzing child (JSON-ready)."""
-    real: dict[str, Any] = {}
-    if "cpusim" in plan.oracles:
-        from ptofuzz.backends.cpusim import session
-
-        st = session.settings()
-        real["cpusim"] = {"pto_isa": str(st.pto_isa) if st.pto_isa else None,
-                          "cache_dir": str(st.cache_dir) if st.cache_dir else None, "cxx": st.cxx,
-                          "sanitize": list(st.sanitize), "plant": st.plant, "timeout": st.timeout,
-                          "placeholder_bf16": st.placeholder_bf16}
-    if "target" in plan.oracles:
-        from ptofuzz.backends import target as targets
-
-        cfg = targets.configured()
-        if cfg is not None:
-            real["target"] = {"template": cfg.template, "platform": cfg.platform, "timeout": cfg.timeout}
-    return real
-
-
-def _configure_real_targets(real: dict[str, Any]) -> None:
-    if "cpusim" in real:
-        from ptofuzz.backends.cpusim import build, session
-
-        c = real["cpusim"]
-        session.configure(build.Settings(Path(c["pto_isa"]) if c["pto_isa"] else None,
-                                         Path(c["cache_dir"]) if c["cache_dir"] else None, c["cxx"],
-                                         tuple(c["sanitize"]), c["plant"], c["timeout"], c["placeholder_bf16"]))
-    if "target" in real:
-        from ptofuzz.backends import target as targets
-
-        targets.configure(targets.CampaignTarget(**real["target"]))
-
-
 def _child(args: dict[str, Any], argv: list[str]) -> None:
     """The fuzzing process: instrument, build the target, hand over to libFuzzer (which never returns).
     ``argv``: the libFuzzer command line (with ``-fork=N`` libFuzzer starts further processes of this script,
@@ -200,11 +167,7 @@ def _child(args: dict[str, Any], argv: list[str]) -> None:
     import_instrumented()
     from ptofuzz.engine import campaign
 
-    _configure_real_targets(args.get("real", {}))
-
-    plan = campaign.Plan(**{**args["plan"], "oracles": tuple(args["plan"]["oracles"]),
-                            "constraints": tuple((k, tuple(v) if k == "shape" else v)
-                                                 for k, v in args["plan"]["constraints"])})
+    plan = pickle.loads(Path(args["plan"]).read_bytes())  # its backends too: the parent built them
     out = Path(args["out"]) if args["out"] else None
     store = campaign.FindingStore(campaign.registry.get(plan.op), plan, out, engine="atheris")
     fork = bool(args.get("fork"))
@@ -286,9 +249,9 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
         libfuzzer.append(f"-max_total_time={int(seconds) + 60}")
     summary, summaries = work / "summary.json", work / "summaries"
     summaries.mkdir()
-    args = {"plan": {**plan.__dict__, "constraints": [list(c) for c in plan.constraints]},
-            "out": str(out) if out else None, "summary": str(summary), "summaries": str(summaries),
-            "fork": jobs > 1, "runs": runs, "seconds": seconds, "real": _real_targets(plan)}
+    write_file(work / "plan.pickle", pickle.dumps(plan))
+    args = {"plan": str(work / "plan.pickle"), "out": str(out) if out else None, "summary": str(summary),
+            "summaries": str(summaries), "fork": jobs > 1, "runs": runs, "seconds": seconds}
     write_file(work / "args.json", json.dumps(args))
     script = work / "ptofuzz-atheris"  # an executable script: libFuzzer's -fork runs it again for each job
     script.write_text(f"#!{sys.executable}\nimport json, sys\nfrom ptofuzz.engine.atheris_engine import _child\n"

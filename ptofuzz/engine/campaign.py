@@ -24,18 +24,24 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ptofuzz.backends import choose
+from ptofuzz.backends.base import BUNDLE, CPUSIM, TARGET, Backends
 from ptofuzz.core import platforms, reading
 from ptofuzz.core.atomic import write_file
 from ptofuzz.core.case import Case
 from ptofuzz.core.errors import UsageError
+from ptofuzz.core.signature import Signature
 from ptofuzz.engine import differential
-from ptofuzz.engine.differential import Signature
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source, seeded
+
+if TYPE_CHECKING:
+    from ptofuzz.backends.cpusim.build import Settings
+    from ptofuzz.backends.target import TargetBackend
 from ptofuzz.instructions import registry
 from ptofuzz.io import records
 
@@ -51,7 +57,7 @@ class Plan:
     """What a campaign draws and compares (everything that decides its cases)."""
 
     op: str
-    oracles: tuple[str, ...]
+    backends: Backends  # the oracles compared, built once (they pickle into worker processes)
     seed: int = 0
     batch: int = DEFAULT_BATCH
     constraints: tuple[tuple[str, Any], ...] = ()  # dtype / shape for random_case
@@ -59,6 +65,10 @@ class Plan:
     rate: float = values.DEFAULT_SPECIAL_RATE
     max_elements: int = 4096  # tiles larger than this are redrawn smaller (fuzzing wants many small cases)
     shard: tuple[int, int] | None = None  # (i, N): only batches k with k % N == i (N machines, one big run)
+
+    @property
+    def oracles(self) -> tuple[str, ...]:
+        return self.backends.names
 
     @property
     def mix(self) -> values.ValueMix:
@@ -81,36 +91,30 @@ class Plan:
             parts.append(f"--special {self.special}")
         if self.rate != values.DEFAULT_SPECIAL_RATE:
             parts.append(f"--special-rate {self.rate}")
-        if registry.CPUSIM in self.oracles:
-            from ptofuzz.backends.cpusim import session
-
-            parts.append(session.flags())
-        if registry.TARGET in self.oracles:
-            from ptofuzz.backends import target as targets
-
-            parts.append(targets.flags().strip())
+        parts += [b.flags() for name in (CPUSIM, TARGET) if (b := self.backends.get(name)) is not None]
         return " ".join(p for p in parts if p)
 
 
 def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, batch: int = DEFAULT_BATCH,
               dtype: str | None = None, shape: tuple[int, int] | None = None, special: str | None = None,
               rate: float = values.DEFAULT_SPECIAL_RATE, instruction: registry.Instruction | None = None,
-              index_dtype: str | None = None, shard: tuple[int, int] | None = None) -> Plan:
-    """Check the request against the registry and return the plan (one-line UsageErrors otherwise)."""
+              index_dtype: str | None = None, shard: tuple[int, int] | None = None,
+              sim: Settings | None = None, target: TargetBackend | None = None) -> Plan:
+    """Check the request against the registry, build its backends (``sim``: the cpusim oracle's settings;
+    ``target``: the external target) and return the plan (one-line UsageErrors otherwise)."""
     from ptofuzz.core import dtypes
 
     inst = instruction or registry.get(op)
-    chosen = tuple(registry.platform_name(o) for o in oracles) if oracles else \
+    chosen = tuple(choose.oracle_name(o) for o in oracles) if oracles else \
         platforms.distinct(p for p in registry.PLATFORMS if p in inst.platforms)
-    if not oracles and len(chosen) < 2 and inst.bundle is not None:
-        chosen = (*chosen, registry.BUNDLE)  # a spec-only instruction (TSORT): its model against its bundle form
-    for o in chosen:
-        inst.check_oracle(o)  # unknown oracle, or no model of this instruction: one-line error
+    if not oracles and len(chosen) < 2 and inst.bundle:
+        chosen = (*chosen, BUNDLE)  # a spec-only instruction (TSORT): its model against its bundle form
+    backends = choose.choose(inst, chosen, sim=sim, target=target)  # unknown oracle, or no model: one line
     if len(set(chosen)) != len(chosen):
         raise UsageError(f"--oracles {','.join(chosen)} names an oracle twice")
     if len(chosen) < 2:
         raise UsageError(f"--oracles {','.join(chosen)}: a differential campaign needs two oracles or more; "
-                         f"{inst.name} has: {', '.join(inst.oracles())}")
+                         f"{inst.name} has: {', '.join(choose.available(inst))}")
     if not 1 <= batch <= 1 << 16:
         raise UsageError(f"--batch {batch} must be between 1 and 65536")
     values.ValueMix.parse(special, rate)
@@ -131,7 +135,7 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
         constraints.append(("shape", tuple(shape)))
     if shard is not None and not (shard[1] >= 1 and 0 <= shard[0] < shard[1]):
         raise UsageError(f"--shard {shard[0]}/{shard[1]}: give I/N with 0 <= I < N (e.g. --shard 0/4)")
-    return Plan(inst.name, chosen, seed, batch, tuple(constraints), special, rate,
+    return Plan(inst.name, backends, seed, batch, tuple(constraints), special, rate,
                 max(4096, shape[0] * shape[1]) if shape else 4096, shard)
 
 
@@ -143,23 +147,12 @@ def batch_geometry(inst: registry.Instruction, plan: Plan, k: int) -> tuple[Case
     return draw_case(inst, plan, src)
 
 
-def _case_space(oracle: str) -> str:
-    """The platform whose cases an oracle runs: spec for a bundle, cpu for cpusim, the target's platform."""
-    if oracle == registry.TARGET:
-        from ptofuzz.backends import target as targets
-
-        cfg = targets.configured()
-        return cfg.platform if cfg is not None else "cpu"
-    return {registry.BUNDLE: "spec", registry.CPUSIM: "cpu"}.get(oracle, oracle)
-
-
 def draw_case(inst: registry.Instruction, plan: Plan, src: Source) -> tuple[Case, int]:
     """A case from one chosen oracle's input space (tiles above ``plan.max_elements`` are redrawn) and the
     batch size its geometry allows."""
     constraints = dict(plan.constraints)
     for _ in range(8):
-        platform = src.choice(plan.oracles)
-        platform = _case_space(platform)
+        platform = plan.backends.case_space(src.choice(plan.oracles))
         if platform == "spec" and inst.illegal_case is not None and float(src.random(1)[0]) < ILLEGAL_SHARE:
             case = inst.illegal_case(src, constraints)
         else:
@@ -190,14 +183,14 @@ def run_batch(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: 
         inputs = inst.draw_batch(src, case, plan.mix, size)
         if take < size:
             inputs = {r: v[:take] for r, v in inputs.items()}
-        outcomes = differential.run_oracles(inst, case, inputs, plan.oracles)
+        outcomes = differential.run_oracles(inst, case, inputs, plan.backends)
         hits = differential.compare_batch(inst, case, outcomes, take)
 
         def item(i: int) -> dict[str, np.ndarray]:
             return {r: np.array(v[i]) for r, v in inputs.items()}
     else:
         one = inst.draw_inputs(src, case, plan.mix)
-        outcomes = differential.run_oracles(inst, case, one, plan.oracles)
+        outcomes = differential.run_oracles(inst, case, one, plan.backends)
         hits = differential.compare_batch(inst, case, outcomes, None)
 
         def item(i: int) -> dict[str, np.ndarray]:
@@ -302,7 +295,8 @@ class FindingStore:
         f = self.findings.get(key)
         if f is None:
             sig = Signature.from_key(key)
-            known = self.inst.known_difference(differential.as_platforms(sig)) if self.inst.known_difference else None
+            known = self.inst.known_difference(differential.as_platforms(sig, self.plan.backends)) \
+                if self.inst.known_difference else None
             f = Finding(sig, 0, first, known, new=known is None and key not in self.saved,
                         case_number=case_number)
             self.findings[key] = f
@@ -312,7 +306,7 @@ class FindingStore:
         return f
 
     def _save(self, f: Finding, case: Case, inputs: Mapping[str, np.ndarray]) -> Path:
-        outcomes, sigs = differential.signatures_of(self.inst, case, inputs, self.plan.oracles)
+        outcomes, sigs = differential.signatures_of(self.inst, case, inputs, self.plan.backends)
         folder = self.out / f.signature.slug  # type: ignore[operator]
         extra: dict[str, Any] = {
             "finding": {"signature": f.signature.key, "hits": 0, "first_seen": f.first, "known": f.known,
@@ -322,10 +316,9 @@ class FindingStore:
         }
         if self.engine == "random" and f.case_number is not None:
             extra["finding"]["campaign"] = self.plan.command(runs=f.case_number)
-        if registry.CPUSIM in self.plan.oracles:  # what real code was tested: pto-isa commit, compiler, flags
-            from ptofuzz.backends.cpusim import session
-
-            extra["finding"]["target"] = session.target()
+        sim = self.plan.backends.get(CPUSIM)
+        if sim is not None:  # what real code was tested: pto-isa commit, compiler, flags
+            extra["finding"]["target"] = sim.provenance()
         rec = records.Record(case, {r: np.asarray(v) for r, v in inputs.items()}, self.plan.oracles,
                              {o: records.describe(out) for o, out in outcomes.items()},
                              tuple(s.key for s in sigs), extra)
@@ -401,11 +394,10 @@ def provenance(plan: Plan) -> dict[str, Any]:
     from ptofuzz import MODELS, __version__
 
     trees = {}
-    if registry.CPUSIM in plan.oracles:
-        from ptofuzz.backends.cpusim import session
-
+    sim = plan.backends.get(CPUSIM)
+    if sim is not None:
         try:
-            trees["pto-isa"] = session.target().get("pto_isa_commit")
+            trees["pto-isa"] = sim.provenance().get("pto_isa_commit")
         except UsageError:  # a stand-in for the simulator (tests): no tree to name
             trees["pto-isa"] = None
     return {"ptofuzz_version": __version__, "models": dict(MODELS), "trees": trees}
@@ -517,7 +509,7 @@ def _run_corpus(store: FindingStore, corpus: Sequence[records.Record]) -> int:
     for rec in corpus:
         if rec.case.op != store.inst.name:
             continue
-        _, sigs = differential.signatures_of(store.inst, rec.case, rec.inputs, store.plan.oracles)
+        _, sigs = differential.signatures_of(store.inst, rec.case, rec.inputs, store.plan.backends)
         for sig in sigs:
             store.add(sig.key, 1, f"corpus {rec.path}", rec.case, rec.inputs)
         n += 1

@@ -13,99 +13,47 @@ region) it shows.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
-import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.core import dtypes
+from ptofuzz.backends.base import CPUSIM, TARGET, Backends
 from ptofuzz.core.case import NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind
+from ptofuzz.core.signature import (
+    FAILURE_KINDS,
+    FAULT_KIND,
+    FAULT_POINT,
+    FAULT_VS_VALUE,
+    INDEX,
+    OP_REGION,
+    ORDERING,
+    SIGNATURE_KIND,
+    Signature,
+    dtype_class,
+    pair_name,
+)
 from ptofuzz.engine.compare import ERROR_CLASSES, element_errors
 from ptofuzz.instructions import registry
 from ptofuzz.oracles import ieee
 
-# Mismatch classes of one element (value against value): the comparison engine's element error classes
-# (ptofuzz.engine.compare.element_errors), two of them under their signature names.
-SIGNATURE_KIND = {"nan-payload": "nan-encoding", "inf": "inf-vs-finite"}
-FAULT_VS_VALUE = "fault-vs-value"
-FAULT_KIND = "fault-kind"  # two faults with different trap numbers
-FAULT_POINT = "fault-point"  # two pto-spec models' faults of one trap, but another fault or raised elsewhere
-FAILURE_KINDS = ("crash", "hang")  # a real target died or did not answer (kinds of one oracle, not of a pair)
-ORDERING = "ordering"
-INDEX = "index"  # a mismatch in an index output (TPARTARG*): its own class, whatever the element error
-OP_REGION = "op"  # the region name of an instruction's elementwise operation (geometry-independent)
 
-
-@dataclasses.dataclass(frozen=True, order=True)
-class Signature:
-    """What kind of disagreement a case shows; one saved example and a hit count per signature."""
-
-    op: str
-    dtype_class: str  # float / int / int64
-    pair: str  # "a5~spec": the two oracles, sorted
-    kind: str  # mismatch class
-    region: str  # where in the tile ("-" for whole-outcome disagreements)
-    geometry: str  # the instruction's geometry class of the case
-
-    @property
-    def key(self) -> str:
-        return "/".join((self.op, self.dtype_class, self.pair, self.kind, self.region, self.geometry))
-
-    @property
-    def slug(self) -> str:
-        """A file-system-safe folder name: the fields made readable, plus 8 hex digits of the key's hash so
-        that two signatures never share a folder."""
-        text = "_".join((self.op, self.dtype_class, self.pair, self.kind, self.region, self.geometry))
-        for old, new in (("~", "-vs-"), ("<=", "le"), (">=", "ge"), ("<", "lt"), (">", "gt"), ("=", "-"),
-                         (",", "+")):
-            text = text.replace(old, new)
-        text = re.sub(r"[^A-Za-z0-9_.+-]+", "_", text)
-        return f"{text}_{hashlib.sha256(self.key.encode()).hexdigest()[:8]}"
-
-    @classmethod
-    def from_key(cls, key: str) -> Signature:
-        parts = key.split("/")
-        if len(parts) != 6:
-            raise ValueError(f"signature {key!r} is not op/dtype-class/pair/kind/region/geometry")
-        return cls(*parts)
-
-    def oracles(self) -> tuple[str, str]:
-        a, _, b = self.pair.partition("~")
-        return a, b
-
-
-def as_platforms(sig: Signature) -> Signature:
+def as_platforms(sig: Signature, backends: Backends) -> Signature:
     """``sig`` with each real target named by the platform whose code it runs (cpusim: cpu; an external target:
     its ``--target-platform``), so that the documented differences of that platform apply to it; unchanged when
     that would name one platform twice (cpu against cpusim is the model against the code it models)."""
     a, b = sig.oracles()
-    if not b or not {registry.CPUSIM, registry.TARGET} & {a, b}:
+    if not b or not {CPUSIM, TARGET} & {a, b}:  # the bundle executor is compared as itself
         return sig
-    from ptofuzz.backends import target as targets
-
-    cfg = targets.configured()
-    named = {registry.CPUSIM: "cpu", registry.TARGET: cfg.platform if cfg is not None else registry.TARGET}
+    named = {CPUSIM: "cpu", TARGET: backends.case_space(TARGET) if backends.get(TARGET) else TARGET}
     ma, mb = named.get(a, a), named.get(b, b)
     return sig if ma == mb else dataclasses.replace(sig, pair=pair_name(ma, mb))
 
 
-def dtype_class(dtype: str) -> str:
-    """float, int, or int64 (64-bit integers, which only some platforms implement)."""
-    dt = dtypes.get(dtype)
-    return "float" if dt.is_float else "int64" if dt.bits == 64 else "int"
-
-
-def pair_name(a: str, b: str) -> str:
-    return "~".join(sorted((a, b)))
-
-
 def run_oracles(inst: registry.Instruction, case: Case, inputs: Mapping[str, np.ndarray],
-                oracles: Sequence[str]) -> dict[str, Outcome]:
-    """Each oracle's outcome of the same tiles and inputs (``case`` re-targeted to each platform)."""
-    with inst.sharing():
-        return {o: inst.evaluate(case.on(o), inputs) for o in oracles}
+                backends: Backends) -> dict[str, Outcome]:
+    """Each backend's outcome of the same tiles and inputs (``case`` re-targeted to each)."""
+    return backends.evaluate(inst, case, inputs)
 
 
 @dataclasses.dataclass
@@ -235,7 +183,7 @@ def _regions(inst: registry.Instruction, case: Case, role: str, index: tuple[np.
 
 
 def signatures_of(inst: registry.Instruction, case: Case, inputs: Mapping[str, np.ndarray],
-                  oracles: Sequence[str]) -> tuple[dict[str, Outcome], list[Signature]]:
-    """One case (no batch axis): every oracle's outcome and the signatures they show, sorted."""
-    outcomes = run_oracles(inst, case, inputs, oracles)
+                  backends: Backends) -> tuple[dict[str, Outcome], list[Signature]]:
+    """One case (no batch axis): every backend's outcome and the signatures they show, sorted."""
+    outcomes = run_oracles(inst, case, inputs, backends)
     return outcomes, sorted(compare_batch(inst, case, outcomes, None).counts)

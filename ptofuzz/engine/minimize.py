@@ -16,14 +16,20 @@ import dataclasses
 import functools
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ptofuzz.backends import choose
+from ptofuzz.backends.base import Backends
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
 from ptofuzz.engine import differential
 from ptofuzz.instructions import registry
 from ptofuzz.io import records
+
+if TYPE_CHECKING:
+    from ptofuzz.backends.cpusim.build import Settings
 
 BUDGET = 4000  # oracle evaluations (each runs every oracle of the record once)
 
@@ -125,16 +131,19 @@ def _fit(bits: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
     return out
 
 
-def minimize(inst: registry.Instruction, rec: records.Record, key: str, budget: int = BUDGET
-             ) -> tuple[Case, dict[str, np.ndarray], int]:
-    """The smallest case found that still shows signature ``key``, its inputs, and the evaluations spent."""
+def minimize(inst: registry.Instruction, rec: records.Record, key: str, budget: int = BUDGET, *,
+             backends: Backends | None = None) -> tuple[Case, dict[str, np.ndarray], int]:
+    """The smallest case found that still shows signature ``key``, its inputs, and the evaluations spent
+    (``backends``: the record's oracles, by default as :func:`ptofuzz.backends.choose.for_record` makes them)."""
+    if backends is None:
+        backends = choose.for_record(inst, rec.oracles, rec.extra.get("finding", {}).get("target"))
     spent = 0
 
     def shows(case: Case, inputs: dict[str, np.ndarray]) -> bool:
         nonlocal spent
         spent += 1
         try:
-            _, sigs = differential.signatures_of(inst, case, inputs, rec.oracles)
+            _, sigs = differential.signatures_of(inst, case, inputs, backends)
         except Exception:  # noqa: BLE001 - a candidate the models cannot even evaluate is no smaller case
             return False
         return any(s.key == key for s in sigs)
@@ -199,7 +208,8 @@ def _simplify(inputs: dict[str, np.ndarray], role: str, value: int,
 
 
 def minimize_path(path: Path, *, signature: str | None = None, force: bool = False,
-                  instruction: registry.Instruction | None = None, budget: int = BUDGET) -> MinimizeResult:
+                  instruction: registry.Instruction | None = None, budget: int = BUDGET,
+                  sim: Settings | None = None) -> MinimizeResult:
     """Minimize the record at ``path`` and write it next to it as ``<folder>.min`` (a record folder)."""
     found = records.discover([path])
     if len(found) != 1:
@@ -210,8 +220,9 @@ def minimize_path(path: Path, *, signature: str | None = None, force: bool = Fal
                                                                               else None)
     if not key:
         raise UsageError(f"{str(path)!r} shows no disagreement to keep; pass --signature")
-    case, inputs, spent = minimize(inst, rec, key, budget)
-    outcomes, sigs = differential.signatures_of(inst, case, inputs, rec.oracles)
+    backends = choose.for_record(inst, rec.oracles, rec.extra.get("finding", {}).get("target"), sim=sim)
+    case, inputs, spent = minimize(inst, rec, key, budget, backends=backends)
+    outcomes, sigs = differential.signatures_of(inst, case, inputs, backends)
     source = found[0].parent if found[0].name == records.RECORD else found[0]
     target = source.with_name(source.name + ".min") if found[0].name == records.RECORD else \
         source.with_name(source.stem + ".min")

@@ -6,12 +6,18 @@ import dataclasses
 import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
+from ptofuzz.backends import choose
+from ptofuzz.backends.base import Backend
 from ptofuzz.core.case import TextEnum
 from ptofuzz.core.errors import CaseFolderError
 from ptofuzz.engine import differential
 from ptofuzz.instructions import registry
 from ptofuzz.io import records
+
+if TYPE_CHECKING:
+    from ptofuzz.backends.cpusim.build import Settings
 
 
 class ReplayVerdict(TextEnum):
@@ -29,19 +35,20 @@ class ReplayResult:
     verdict: ReplayVerdict
     changes: tuple[str, ...] = ()
     signatures: tuple[str, ...] = ()  # what the case shows now
+    known: str | None = None  # when every signature it shows is a documented difference: the first reason
 
     @property
     def reproduce(self) -> str:
         return f"ptofuzz replay {shlex.quote(str(self.path))}"
 
 
-def replay_record(rec: records.Record, inst: registry.Instruction) -> ReplayResult:
-    oracles = [o for o in rec.oracles if o in inst.oracles()]
-    if registry.CPUSIM in oracles:  # the same simulator build the finding was made with (sanitizers, plants)
-        from ptofuzz.backends.cpusim import session
-
-        session.configure_like(rec.extra.get("finding", {}).get("target") or {})
-    outcomes, sigs = differential.signatures_of(inst, rec.case, rec.inputs, oracles)
+def replay_record(rec: records.Record, inst: registry.Instruction, *, sim: Settings | None = None,
+                  built: dict[Any, Backend] | None = None) -> ReplayResult:
+    """Run one record through its oracles again (the simulator as the finding was made: ``sim`` for its tree
+    and cache; ``built``: backends made for earlier records, shared)."""
+    backends = choose.for_record(inst, rec.oracles, rec.extra.get("finding", {}).get("target"), sim=sim,
+                                 built=built)
+    outcomes, sigs = differential.signatures_of(inst, rec.case, rec.inputs, backends)
     now = tuple(s.key for s in sigs)
     changes = []
     for oracle in rec.oracles:
@@ -62,18 +69,23 @@ def replay_record(rec: records.Record, inst: registry.Instruction) -> ReplayResu
     changes += [f"no longer shows {k}" for k in gone] + [f"now also shows {k}" for k in new]
     assert rec.path is not None
     verdict = ReplayVerdict.CHANGED if changes else ReplayVerdict.SAME
-    return ReplayResult(rec.path, inst.name, verdict, tuple(changes), now)
+    reasons = [inst.known_difference(differential.as_platforms(s, backends)) if inst.known_difference else None
+               for s in sigs]
+    known = reasons[0] if reasons and all(reasons) else None
+    return ReplayResult(rec.path, inst.name, verdict, tuple(changes), now, known)
 
 
-def replay(paths: Sequence[str | Path], instructions: Mapping[str, registry.Instruction] | None = None
-           ) -> list[ReplayResult]:
-    """Replay every record under ``paths``; ``instructions`` may replace registry entries (tests plant bugs)."""
+def replay(paths: Sequence[str | Path], instructions: Mapping[str, registry.Instruction] | None = None, *,
+           sim: Settings | None = None) -> list[ReplayResult]:
+    """Replay every record under ``paths``; ``instructions`` may replace registry entries (tests plant bugs);
+    ``sim``: the simulator's tree and cache for records made against cpusim."""
+    built: dict[Any, Backend] = {}
     out = []
     for path in records.discover([Path(p) for p in paths]):
         try:
             rec = records.read(path)
             inst = (instructions or {}).get(rec.case.op) or registry.get(rec.case.op)
-            out.append(replay_record(rec, inst))
+            out.append(replay_record(rec, inst, sim=sim, built=built))
         except CaseFolderError as e:
             out.append(ReplayResult(path, "?", ReplayVerdict.ERROR, (str(e),)))
     return out

@@ -67,3 +67,16 @@ class DiffResult:
     reproduce: str
     # TPARTARG*'s index outputs: at each listed differing element, every input and both oracles' outputs
     beside: tuple[dict[str, str], ...] = ()
+
+
+def failure_summary(v: CaseVerdict) -> str:
+    """What failed in a case folder, in one line: each failing file's problem or mismatch count."""
+    parts = []
+    for f in v.files:
+        if f.ok:
+            continue
+        if f.problem:
+            parts.append(f"{f.file}: {f.problem}")
+        elif f.comparison is not None:
+            parts.append(f"{f.file}: {f.comparison.mismatches} of {f.comparison.checked} elements differ")
+    return "; ".join(parts) or v.verdict

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import numpy as np
 
     from ptofuzz.core.layouts import Profile
-    from ptofuzz.engine.differential import Signature
+    from ptofuzz.core.signature import Signature
     from ptofuzz.generators.source import Source
     from ptofuzz.generators.values import ValueMix
 
@@ -32,9 +32,6 @@ if TYPE_CHECKING:
     Redrawn = tuple[Inputs, Outcome | None] | None
 
 PLATFORMS = platforms.names()  # the platform table (ptofuzz/platforms.py) decides
-BUNDLE = "bundle"  # a fuzzing oracle: the spec case run as a PTO bundle through the bundle executor
-CPUSIM = "cpusim"  # the real pto-isa CPU simulator (ptofuzz.backends.cpusim), on cpu cases
-TARGET = "target"  # an external command run on case folders (ptofuzz.backends.target, fuzz --target CMD)
 #: instruction module -> the mnemonics its ``instructions()`` builds, in its order (a test holds the two equal)
 MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.tpart": ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TPARTARGMAX", "TPARTARGMIN"),
@@ -110,10 +107,8 @@ class Instruction:
         permutes: outputs are reorderings of the inputs (sorts): same elements in another order is "ordering".
         known_difference: ``signature -> reason | None``: the documented, intended differences between two
             platforms; a campaign still saves them, once each, but they do not count as new findings.
-        bundle: ``(case, inputs) -> Outcome``: the spec case encoded as a PTO bundle and run by the bundle
-            executor (oracle name ``bundle`` in ``fuzz --oracles``; it must agree with ``spec``).
-        cpusim: ``(case, inputs) -> Outcome``: the case run through the real pto-isa CPU simulator (oracle name
-            ``cpusim``; cases are drawn as cpu cases, and accepted dtypes are cpu's).
+        bundle: whether its spec cases have a PTO bundle spelling (the ``bundle`` backend runs them through the
+            bundle executor; it must agree with ``spec``).
         shared: ``(batch=()) -> context manager`` under which the oracles may share intermediate results while
             one case is evaluated on several platforms, or many cases (``batch``: the (case, inputs) pairs about
             to be evaluated) are evaluated in a row; inputs unchanged inside it.
@@ -152,8 +147,7 @@ class Instruction:
     shrink: Callable[[Case, Inputs], Iterable[tuple[Case, Inputs]]] | None = None
     illegal_case: Callable[[Source, Mapping[str, Any]], Case] | None = None
     shared: Callable[[Sequence[tuple[Case, Mapping[str, np.ndarray]]]], AbstractContextManager[None]] | None = None
-    bundle: Callable[[Case, Mapping[str, np.ndarray]], Outcome] | None = None
-    cpusim: Callable[[Case, Mapping[str, np.ndarray]], Outcome] | None = None
+    bundle: bool = False
 
     def check_choice(self, option: str, value: str) -> str:
         """``value`` of ``option`` as this instruction names it (dtype spellings resolved), or a one-line
@@ -174,28 +168,6 @@ class Instruction:
             return dtypes.get(sup.role_dtypes.get(role, case.dtype))
         return dtypes.get(self.role_dtypes.get(role, case.dtype))
 
-    def oracles(self) -> tuple[str, ...]:
-        """Every oracle name that runs this instruction: its platforms, then bundle and cpusim when it has them."""
-        return (*self.platforms, *((BUNDLE,) if self.bundle else ()), *((CPUSIM,) if self.cpusim else ()))
-
-    def check_oracle(self, name: str) -> None:
-        """A one-line UsageError when ``name`` is no oracle of this instruction."""
-        if name == BUNDLE and self.bundle is None:
-            raise UsageError(f"{self.name} has no bundle model; --oracles spec,bundle works for TSORT, TMRGSORT and "
-                             "TPART*")
-        if name == CPUSIM and self.cpusim is None:
-            raise UsageError(f"{self.name} is not in the cpusim harness yet; cpusim runs: "
-                             f"{', '.join(n.lower() for n, i in all_instructions().items() if i.cpusim)}")
-        if name == TARGET:
-            from ptofuzz.backends import target as targets
-
-            cfg = targets.configured()
-            if cfg is None:
-                raise UsageError("--oracles target needs --target CMD (the command that runs one case folder)")
-            self.support(cfg.platform)
-        elif name not in (BUNDLE, CPUSIM):
-            self.support(name)
-
     def support(self, platform: str) -> PlatformSupport:
         platform = platforms.canonical(platform)  # an unknown name: one-line error listing the platforms
         try:
@@ -205,18 +177,7 @@ class Instruction:
                 f"{self.name} has no {platform} model; it has: {', '.join(self.platforms)}") from None
 
     def evaluate(self, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-        """Run the case's platform oracle, after the platform's dtype check."""
-        if case.platform == BUNDLE and self.bundle is not None:
-            return self.bundle(case, inputs)
-        if case.platform == TARGET:
-            from ptofuzz.backends import target as targets
-
-            return targets.evaluate(self, case, inputs)
-        if case.platform == CPUSIM and self.cpusim is not None:
-            cpu = self.platforms["cpu"]
-            if case.dtype not in cpu.dtypes:
-                return Outcome.unsupported(f"{self.name} on cpu does not accept {case.dtype}")
-            return self.cpusim(case, inputs)
+        """Run the case's platform model, after the platform's dtype check."""
         sup = self.support(case.platform)
         dt = dtypes.get(case.dtype)
         if dt.name not in sup.dtypes:
@@ -235,16 +196,6 @@ class Instruction:
     def sharing(self, batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> AbstractContextManager[None]:
         """The instruction's :attr:`shared` context for ``batch`` (a no-op context when it has none)."""
         return self.shared(batch) if self.shared is not None else contextlib.nullcontext()
-
-
-def platform_name(oracle: str) -> str:
-    """An oracle name with a platform alias replaced by the platform's table name (kirinX90 -> kirin9030)."""
-    if oracle in (BUNDLE, CPUSIM, TARGET) or oracle in PLATFORMS:
-        return oracle
-    try:
-        return platforms.canonical(oracle)
-    except UsageError:
-        return oracle  # check_oracle names it in its error
 
 
 _REGISTRY: dict[str, Instruction] = {}  # mnemonic -> instruction, filled as instructions are looked up

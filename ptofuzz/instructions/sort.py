@@ -13,7 +13,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ptofuzz.backends import bundle as bundle_oracle
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.core.errors import UsageError
@@ -23,9 +22,10 @@ from ptofuzz.generators.source import Source
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import mrgsort as mrgsort_oracle
 from ptofuzz.oracles import sort as oracles
+from ptofuzz.oracles import sort_batch
 
 if TYPE_CHECKING:
-    from ptofuzz.engine.differential import Signature
+    from ptofuzz.core.signature import Signature
     from ptofuzz.instructions.registry import Redrawn
 
 SPEC_DTYPES = ("float32", "float16", "bfloat16")  # BF16: contract header yes, executable model no (param)
@@ -141,17 +141,6 @@ NPU_CASES = (("case1", "float32", 2, 32), ("case2", "float16", 4, 64), ("case3",
 A5_EXTRA = (("case5", "float32", 1, 4164), ("case6", "float32", 2, 2084), ("case7", "float32", 2, 100))
 # kirin9030's gen_data is a2a3's with every case float16 (its main.cpp runs case1-3; case4 is written too)
 KIRIN_CASES = tuple((name, "float16", r, c) for name, _, r, c in NPU_CASES)
-
-
-def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    # lazily: only a campaign with --oracles ...,cpusim needs the simulator
-    if case.op == "TMRGSORT":
-        if _is_spec_mrg(case):
-            return Outcome.unsupported("a pto-spec TMRGSORT case (value tiles): the simulator merges records")
-        from ptofuzz.backends.cpusim import mrgsort as sim
-    else:
-        from ptofuzz.backends.cpusim import sort as sim  # type: ignore[no-redef]
-    return sim.evaluate(case, inputs)
 
 
 def _tsort32_profiles() -> dict[str, Profile]:
@@ -572,7 +561,7 @@ def _tsort_instruction() -> Instruction:
         draw_many=draw_many,
         role_dtypes={"idx": "uint32"}, options=("dtype", "shape", "sort_width", "descending", "contract"),
         random_options=("dtype", "shape", "sort_width", "descending"), replay_flags=_tsort_flags,
-        bundle=bundle_oracle.evaluate, permutes=True, draw_batch=draw_batch, illegal_case=_tsort_illegal)
+        bundle=True, permutes=True, draw_batch=draw_batch, illegal_case=_tsort_illegal)
     return tsort
 
 
@@ -601,7 +590,7 @@ def _tsort32_instruction() -> Instruction:
         draw_many=draw_many,
         role_dtypes={"idx": "uint32", "dst": "uint32"}, options=("dtype", "shape"), redraw=redraw_many,
         replay_flags=_tsort32_flags, geometry_class=_tsort32_geometry, permutes=True,
-        known_difference=_tsort32_known, cpusim=_cpusim, draw_batch=draw_batch, shared=oracles.shared_work)
+        known_difference=_tsort32_known, draw_batch=draw_batch, shared=sort_batch.shared_work)
     return tsort32
 
 
@@ -811,11 +800,11 @@ def mrg_instruction() -> Instruction:
         platforms={"spec": spec_support, **isa},
         random_case=_mrg_random, explicit_case=_checked(_mrg_explicit), draw_inputs=_mrg_inputs,
         draw_many=_mrg_draw_many,
-        draw_batch=_mrg_batch, shared=functools.partial(oracles.shared_work, merges=records),
+        draw_batch=_mrg_batch, shared=functools.partial(sort_batch.shared_work, merges=records),
         redraw=_mrg_redraw_many,
         role_dtypes={r: "uint32" for r in MRG_ROLES},
         options=("dtype", "shape", "lists", "blocks", "exhausted", "descending"),
-        replay_flags=_mrg_flags, permutes=True, cpusim=_cpusim, bundle=bundle_oracle.evaluate,
+        replay_flags=_mrg_flags, permutes=True, bundle=True,
         known_difference=_mrg_known, illegal_case=_spec_mrg_illegal, fault_class=_mrg_fault_class)
 
 

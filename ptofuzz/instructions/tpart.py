@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ptofuzz.backends import bundle as bundle_oracle
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.core.errors import UsageError
@@ -26,14 +25,14 @@ from ptofuzz.oracles import tpart as oracles
 from ptofuzz.oracles import tpartarg as argo
 
 if TYPE_CHECKING:
-    from ptofuzz.engine.differential import Signature
+    from ptofuzz.core.signature import Signature
     from ptofuzz.instructions.registry import Redrawn
 
 OPS = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
 ROLES = ("dst", "src0", "src1")
 
 # ---- dtype capabilities ----------------------------------------------------------------------------------
-SPEC_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint32", "uint16", "uint8")
+SPEC_DTYPES = oracles.SPEC_DTYPES
 # TPARTMUL: the contract header lists 7 types (no S8/U8) but the executable model, its test
 # tile-bound-tpartmul-dtype-001 and ADR 0083 accept all 9; ptofuzz follows the executable model.
 CPU_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint8")
@@ -286,7 +285,7 @@ def fault_class(case: Case) -> str:
     return "spec-legal"
 
 
-# "op" first: the elementwise operation, whose result does not depend on the geometry (see differential.py)
+# "op" first: the elementwise operation, whose result does not depend on the geometry (see engine/differential.py)
 REGIONS = ("op", "src0-only", "src1-only", "neither", "outside")
 
 
@@ -362,14 +361,6 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]) -> 
     return out
 
 
-def _cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    from ptofuzz.backends.cpusim import (
-        tpart as sim,  # lazily: only a campaign with --oracles ...,cpusim needs it
-    )
-
-    return sim.evaluate(case, inputs)
-
-
 NAMES = (*OPS, "TPARTARGMAX", "TPARTARGMIN")  # ptofuzz.instructions.registry.MODULES lists the same, in this order
 
 
@@ -419,7 +410,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             options=("dtype", "shape", "dst", "src0", "src1", "inplace"), redraw=redraw,
             replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
             known_difference=known_difference, shared=oracles.shared_work, fault_class=fault_class,
-            bundle=bundle_oracle.evaluate, cpusim=_cpusim, illegal_case=illegal))
+            bundle=True, illegal_case=illegal))
     return out + arg_instructions(names)
 
 
@@ -677,12 +668,6 @@ def arg_redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> 
     return out
 
 
-def _arg_cpusim(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    from ptofuzz.backends.cpusim import tpart as sim  # lazily, as for the other TPART* ops
-
-    return sim.evaluate_arg(case, inputs)
-
-
 def arg_instructions(names: Collection[str] = ARG_OPS) -> list[Instruction]:
     out = []
     for op in (o for o in ARG_OPS if o in names):
@@ -722,6 +707,6 @@ def arg_instructions(names: Collection[str] = ARG_OPS) -> list[Instruction]:
             random_options=("dtype", "index_dtype", "shape"), option_choices={"index_dtype": argo.INDEX_DTYPES},
             redraw=arg_redraw,
             replay_flags=arg_replay_flags, draw_batch=arg_draw_batch, geometry_class=relations,
-            regions=regions, known_difference=arg_known_difference, cpusim=_arg_cpusim,
+            regions=regions, known_difference=arg_known_difference,
             unmodelled={"spec": "pto-spec deleted TPARTARG*"}))
     return out

@@ -1,5 +1,5 @@
 """Reports for CI systems: JUnit XML (test views) and SARIF 2.1.0 (code-scanning views) of campaigns, replays
-and triage.
+and triage (and JUnit of check and diff): every CI file ptofuzz writes is written here.
 
 Every report is a list of :class:`Entry` (one per signature, record or bucket); known platform differences are
 JUnit *skipped* tests with their reason and SARIF ``note`` results, undocumented disagreements failures and
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ptofuzz.core.atomic import write_file
+from ptofuzz.engine.verdicts import failure_summary
 
 SARIF_SCHEMA = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 FINGERPRINT = "ptofuzzSignature/v1"
@@ -64,9 +65,7 @@ def campaign_entries(summary: dict[str, Any]) -> list[Entry]:
 def replay_entries(results: Sequence[Any]) -> list[Entry]:
     """``replay``: one entry per record; changed fails, unreadable is an error, a record whose signatures are all
     known differences is skipped with the reason, the rest pass."""
-    from ptofuzz.engine import differential
     from ptofuzz.engine.replay import ReplayVerdict
-    from ptofuzz.instructions import registry
 
     out = []
     for r in results:
@@ -81,17 +80,8 @@ def replay_entries(results: Sequence[Any]) -> list[Entry]:
             out.append(Entry(str(path), ERROR, f"{path}: " + "; ".join(r.changes), "unreadable-record", key,
                              record, reproduce))
         else:
-            reasons = []
-            try:
-                inst = registry.get(r.op)
-                for k in r.signatures:
-                    sig = differential.Signature.from_key(k)
-                    reasons.append(inst.known_difference(differential.as_platforms(sig))
-                                   if inst.known_difference else None)
-            except ValueError:  # an op (UsageError) or signature key this ptofuzz does not know: no reason
-                reasons = [None]
-            if r.signatures and all(reasons):
-                out.append(Entry(str(path), SKIP, f"{key}: known difference: {reasons[0]}", _kind(key), key,
+            if r.known:
+                out.append(Entry(str(path), SKIP, f"{key}: known difference: {r.known}", _kind(key), key,
                                  record, reproduce))
             else:
                 shows = f"shows {len(r.signatures)} signature(s)" if r.signatures else "all oracles agree"
@@ -118,10 +108,41 @@ def triage_entries(buckets: Sequence[Any]) -> list[Entry]:
 
 # ---- writers -------------------------------------------------------------------------------------------------------
 
-def write_junit(path: str | Path, suite: str, entries: Sequence[Entry]) -> None:
-    from ptofuzz.report.console import write_junit as junit
+def junit_cases(path: Any, suite: str, cases: list[tuple[str, str | None, str]],
+                errors: frozenset[str] = frozenset(), skipped: dict[str, str] | None = None) -> None:
+    """A JUnit XML file: one test case per (name, failure message or None, reproduce command); names in
+    ``errors`` are reported as errors (could not be checked) rather than failures, names in ``skipped`` (that
+    have no failure) as skipped, with the reason."""
+    import re
+    import time
+    import xml.etree.ElementTree as ET
 
-    junit(path, suite, [(e.name, e.message if e.status in (FAIL, ERROR) else None, e.reproduce) for e in entries],
+    def clean(text: str) -> str:  # XML 1.0 has no control characters
+        return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", "?", text)
+
+    skip = {name: why for name, why in (skipped or {}).items()}
+    n_err = sum(1 for name, msg, _ in cases if msg and name in errors)
+    n_fail = sum(1 for name, msg, _ in cases if msg and name not in errors)
+    n_skip = sum(1 for name, msg, _ in cases if not msg and name in skip)
+    attrs = {"tests": str(len(cases)), "failures": str(n_fail), "errors": str(n_err), "time": "0"}
+    root = ET.Element("testsuites", {"name": "ptofuzz", **attrs, "skipped": str(n_skip)})
+    ts = ET.SubElement(root, "testsuite", {"name": suite, "skipped": str(n_skip),
+                                           "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S"), "hostname": "localhost",
+                                           **attrs})
+    for name, msg, reproduce in cases:
+        tc = ET.SubElement(ts, "testcase", classname=suite, name=clean(name), time="0")
+        if not msg and name in skip:
+            s = ET.SubElement(tc, "skipped", message=clean(skip[name]))
+            s.text = clean(f"{skip[name]}\nreproduce: {reproduce}")
+        if msg:
+            kind = "error" if name in errors else "failure"
+            f = ET.SubElement(tc, kind, message=clean(msg), type="error" if kind == "error" else "mismatch")
+            f.text = clean(f"{msg}\nreproduce: {reproduce}")
+    write_file(Path(path), ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n")
+
+
+def write_junit(path: str | Path, suite: str, entries: Sequence[Entry]) -> None:
+    junit_cases(path, suite, [(e.name, e.message if e.status in (FAIL, ERROR) else None, e.reproduce) for e in entries],
           errors=frozenset(e.name for e in entries if e.status == ERROR),
           skipped={e.name: e.message for e in entries if e.status == SKIP})
 
@@ -177,3 +198,17 @@ def export(entries: Sequence[Entry], suite: str, command: str, *, junit: str | P
         write_junit(junit, suite, entries)
     if sarif is not None:
         write_sarif(sarif, command, entries)
+
+
+def checked_junit(path: str | Path, verdicts: Sequence[Any]) -> None:
+    """``check --junit``: a test per case folder; one that could not be read is an error, not a failure."""
+    junit_cases(path, "ptofuzz check", [(v.name, None if v.verdict == PASS else v.message or failure_summary(v),
+                                         v.reproduce) for v in verdicts],
+                errors=frozenset(v.name for v in verdicts if v.verdict == ERROR))
+
+
+def diffs_junit(path: str | Path, results: Sequence[Any]) -> None:
+    """``diff --junit``: a test per compared pair of tiles."""
+    junit_cases(path, "ptofuzz diff", [(r.label, None if r.comparison.ok else
+                                        f"{r.comparison.mismatches} of {r.comparison.checked} elements differ",
+                                        r.reproduce) for r in results])

@@ -17,13 +17,13 @@ from rich.console import Console
 from rich.markup import escape as _markup_escape
 from rich.table import Table
 
-from ptofuzz.api import GeneratedCase, GenerateResult
 from ptofuzz.core import dtypes
 from ptofuzz.core.atomic import write_file
 from ptofuzz.core.case import CLASS_NAMES
 from ptofuzz.engine.compare import Verdict
+from ptofuzz.engine.generate import GeneratedCase, GenerateResult
 from ptofuzz.engine.replay import ReplayVerdict
-from ptofuzz.engine.verdicts import CaseVerdict
+from ptofuzz.engine.verdicts import CaseVerdict, failure_summary
 
 
 def escape(text: str) -> str:
@@ -148,12 +148,7 @@ def _verdict_json(v: CaseVerdict) -> dict[str, Any]:
             "reproduce": v.reproduce}
 
 
-def checked(verdicts: list[CaseVerdict], *, as_json: bool = False, html: Any = None, svg: Any = None,
-            junit: Any = None) -> None:
-    if junit is not None:
-        write_junit(junit, "ptofuzz check", [(v.name, None if v.verdict is Verdict.PASS else
-                                              v.message or _failure_summary(v), v.reproduce) for v in verdicts],
-                    errors=frozenset(v.name for v in verdicts if v.verdict is Verdict.ERROR))
+def checked(verdicts: list[CaseVerdict], *, as_json: bool = False, html: Any = None, svg: Any = None) -> None:
     if as_json:
         _print_json({"cases": [_verdict_json(v) for v in verdicts],
                      "passed": sum(v.verdict is Verdict.PASS for v in verdicts),
@@ -189,18 +184,6 @@ def checked(verdicts: list[CaseVerdict], *, as_json: bool = False, html: Any = N
     con.print(f"{passed} of {len(verdicts)} case(s) pass" + (f"; {failed} fail" if failed else "")
               + (f"; {errors} could not be read" if errors else ""))
     _export(con, html, svg)
-
-
-def _failure_summary(v: CaseVerdict) -> str:
-    parts = []
-    for f in v.files:
-        if f.ok:
-            continue
-        if f.problem:
-            parts.append(f"{f.file}: {f.problem}")
-        elif f.comparison is not None:
-            parts.append(f"{f.file}: {f.comparison.mismatches} of {f.comparison.checked} elements differ")
-    return "; ".join(parts) or v.verdict
 
 
 def capabilities(rows: list[dict[str, Any]], *, as_json: bool = False) -> None:
@@ -280,7 +263,7 @@ def target_ran(verdicts: list[Any], *, as_json: bool = False) -> None:
             continue
         label = "FAIL" if v.verdict is Verdict.FAIL else "ERROR"
         why = v.problem or (v.check.message if v.check is not None and v.check.message else
-                            _failure_summary(v.check) if v.check is not None else "")
+                            failure_summary(v.check) if v.check is not None else "")
         con.print(f"[bold red]{label}[/] {escape(v.path.name)}: {escape(why)}")
         con.print(f"      reproduce: {escape(v.reproduce)}")
     bad = sum(v.verdict is not Verdict.PASS for v in verdicts)
@@ -348,14 +331,8 @@ def progress(enabled: bool = True) -> Iterator[Callable[[Any], None]]:
         yield update
 
 
-def campaign(data: dict[str, Any], *, as_json: bool = False, junit: Any = None, sarif: Any = None) -> None:
-    """A campaign's summary (``campaign.summary_json``): one row per signature, then the totals; optionally
-    also as JUnit (a test per signature) and SARIF."""
-    if junit is not None or sarif is not None:
-        from ptofuzz.report import ci as ci_reports
-
-        ci_reports.export(ci_reports.campaign_entries(data), f"ptofuzz fuzz {data['op'].lower()}", data["command"],
-                          junit=junit, sarif=sarif)
+def campaign(data: dict[str, Any], *, as_json: bool = False) -> None:
+    """A campaign's summary (``campaign.summary_json``): one row per signature, then the totals."""
     if as_json:
         _print_json(data)
         return
@@ -380,12 +357,7 @@ def campaign(data: dict[str, Any], *, as_json: bool = False, junit: Any = None, 
         con.print(f"rerun with --out DIR to save the cases; campaign: {escape(data['command'])}")
 
 
-def replayed(results: list[Any], *, as_json: bool = False, junit: Any = None, sarif: Any = None,
-             command: str = "ptofuzz replay") -> None:
-    if junit is not None or sarif is not None:
-        from ptofuzz.report import ci as ci_reports
-
-        ci_reports.export(ci_reports.replay_entries(results), "ptofuzz replay", command, junit=junit, sarif=sarif)
+def replayed(results: list[Any], *, as_json: bool = False) -> None:
     if as_json:
         _print_json({"records": [{"path": str(r.path), "op": r.op, "verdict": r.verdict, "changes": list(r.changes),
                                   "signatures": list(r.signatures)} for r in results],
@@ -518,12 +490,8 @@ def _heat_rows(con: Console, hm: Any, names: tuple[str, ...], ind: str = "  ") -
             con.print(Text(pad + "└" + "─" * vc + "┘"))
 
 
-def diffs(results: list[Any], *, as_json: bool = False, html: Any = None, svg: Any = None, junit: Any = None) -> None:
-    """``ptofuzz diff``: one report per compared pair of tiles, optionally exported."""
-    if junit is not None:
-        write_junit(junit, "ptofuzz diff", [(r.label, None if r.comparison.ok else
-                                             f"{r.comparison.mismatches} of {r.comparison.checked} elements differ",
-                                             r.reproduce) for r in results])
+def diffs(results: list[Any], *, as_json: bool = False, html: Any = None, svg: Any = None) -> None:
+    """``ptofuzz diff``: one report per compared pair of tiles, optionally exported as HTML or SVG."""
     if as_json:
         _print_json([diff_json(r) for r in results])
     con = _exporting_console(html, svg, quiet=as_json)
@@ -645,48 +613,9 @@ def _looks_like_report(path: Any, flag: str) -> bool:
     return any(mark in head for mark in _REPORT_MARKS.get(flag, ()))
 
 
-def write_junit(path: Any, suite: str, cases: list[tuple[str, str | None, str]],
-                errors: frozenset[str] = frozenset(), skipped: dict[str, str] | None = None) -> None:
-    """A JUnit XML file: one test case per (name, failure message or None, reproduce command); names in
-    ``errors`` are reported as errors (could not be checked) rather than failures, names in ``skipped`` (that
-    have no failure) as skipped, with the reason."""
-    import re
-    import time
-    import xml.etree.ElementTree as ET
-    from pathlib import Path
-
-    def clean(text: str) -> str:  # XML 1.0 has no control characters
-        return re.sub(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", "?", text)
-
-    skip = {name: why for name, why in (skipped or {}).items()}
-    n_err = sum(1 for name, msg, _ in cases if msg and name in errors)
-    n_fail = sum(1 for name, msg, _ in cases if msg and name not in errors)
-    n_skip = sum(1 for name, msg, _ in cases if not msg and name in skip)
-    attrs = {"tests": str(len(cases)), "failures": str(n_fail), "errors": str(n_err), "time": "0"}
-    root = ET.Element("testsuites", {"name": "ptofuzz", **attrs, "skipped": str(n_skip)})
-    ts = ET.SubElement(root, "testsuite", {"name": suite, "skipped": str(n_skip),
-                                           "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S"), "hostname": "localhost",
-                                           **attrs})
-    for name, msg, reproduce in cases:
-        tc = ET.SubElement(ts, "testcase", classname=suite, name=clean(name), time="0")
-        if not msg and name in skip:
-            s = ET.SubElement(tc, "skipped", message=clean(skip[name]))
-            s.text = clean(f"{skip[name]}\nreproduce: {reproduce}")
-        if msg:
-            kind = "error" if name in errors else "failure"
-            f = ET.SubElement(tc, kind, message=clean(msg), type="error" if kind == "error" else "mismatch")
-            f.text = clean(f"{msg}\nreproduce: {reproduce}")
-    write_file(Path(path), ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n")
-
-
 def triaged(buckets: list[Any], fields: tuple[str, ...], *, as_json: bool = False, html: Any = None,
-            svg: Any = None, junit: Any = None, skipped: Sequence[Any] = (), sarif: Any = None,
-            command: str = "ptofuzz triage") -> None:
+            svg: Any = None, skipped: Sequence[Any] = ()) -> None:
     """``ptofuzz triage``: one block per bucket, largest first (or as sorted)."""
-    if junit is not None or sarif is not None:
-        from ptofuzz.report import ci as ci_reports
-
-        ci_reports.export(ci_reports.triage_entries(buckets), "ptofuzz triage", command, junit=junit, sarif=sarif)
     if as_json:
         _print_json({"key": list(fields), "skipped": [str(p) for p, _ in skipped], "buckets": [
             {"key": dict(b.key), "hits": b.hits, "known": b.known, "first_seen": b.first.first_seen,

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.backends.cpusim import build, session
+from ptofuzz.backends.cpusim import build
+from ptofuzz.backends.cpusim.simulator import Simulator
 from ptofuzz.backends.cpusim.tpart import stride_index, too_big
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
@@ -22,8 +23,8 @@ from ptofuzz.core.failures import outcome, stacked
 LISTS = ("src0", "src1", "src2", "src3")
 
 
-def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    gap = session.unavailable(case)
+def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    gap = sim.unavailable(case)
     if gap is not None:
         return gap
     if case.param("topk"):
@@ -50,7 +51,7 @@ def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     valid = np.tile(np.array([*padded, block], dtype=np.int32), (n, 1))
     mode = lists + (8 if case.param("exhausted") else 0)
     raw = np.zeros((n, cols * dt.itemsize + 8), dtype=np.uint8)
-    raw, failures = session.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], ci, 4, valid, a,
+    raw, failures = sim.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], ci, 4, valid, a,
                                          np.zeros((n, 0), np.uint8), mode, out=raw)
     words = raw[:, :cols * dt.itemsize].copy().view(np.uint32)
     out = np.zeros((n, 1, dst.cols), dtype=np.uint32)

@@ -12,23 +12,24 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.backends.cpusim import build, session
+from ptofuzz.backends.cpusim import build
+from ptofuzz.backends.cpusim.simulator import Simulator
 from ptofuzz.backends.cpusim.tpart import into, prepare
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.core.failures import outcome
 
 
-def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     src, idx, dst = case.tile("src"), case.tile("idx"), case.tile("dst")
-    req = prepare(case, [src, idx], inputs["src"], inputs["idx"])
+    req = prepare(sim, case, [src, idx], inputs["src"], inputs["idx"])
     if isinstance(req, Outcome):
         return req
     rows, cols, (s, x) = req.rows, req.cols, req.arrays
     dt = dtypes.get(case.dtype)
     per_word = 4 // dt.itemsize  # destination elements of T in one uint32 word
     words = np.zeros((req.n, rows, 2 * cols), dtype=np.uint32)
-    words, failures = session.worker().run(
+    words, failures = sim.worker().run(
         build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
         req.valid(dst.valid_rows, dst.valid_cols * per_word, *src.valid, *idx.valid), into(s, rows, cols),
         into(x.astype(np.uint32), rows, cols), out=words)

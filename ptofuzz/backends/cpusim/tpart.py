@@ -15,7 +15,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.backends.cpusim import build, session
+from ptofuzz.backends.cpusim import build
+from ptofuzz.backends.cpusim.simulator import Simulator
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, Tile
 from ptofuzz.core.failures import outcome, outcome_of, stacked
@@ -69,10 +70,10 @@ class Request:
         return np.tile(np.array(ints, dtype=np.int32), (self.n, 1))
 
 
-def prepare(case: Case, tiles: list[Tile], *inputs: np.ndarray) -> Request | Outcome:
+def prepare(sim: Simulator, case: Case, tiles: list[Tile], *inputs: np.ndarray) -> Request | Outcome:
     """The request for ``case`` (its ``tiles``' valid regions, ``inputs``), or the "unsupported" outcome when
     this build cannot run it or its tiles exceed the compiled strides."""
-    gap = session.unavailable(case)
+    gap = sim.unavailable(case)
     if gap is not None:
         return gap
     grid = request_grid(tiles)
@@ -82,15 +83,15 @@ def prepare(case: Case, tiles: list[Tile], *inputs: np.ndarray) -> Request | Out
     return Request(*grid, arrays, batched)
 
 
-def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """The simulator's outcome of ``case`` (inputs with or without a leading batch axis)."""
     tiles = [case.tile(r) for r in ROLES]
-    req = prepare(case, tiles, inputs["src0"], inputs["src1"])
+    req = prepare(sim, case, tiles, inputs["src0"], inputs["src1"])
     if isinstance(req, Outcome):
         return req
     rows, cols, (a, s1) = req.rows, req.cols, req.arrays
     dt = dtypes.get(case.dtype)
-    dst, failures = session.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
+    dst, failures = sim.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
                                          req.valid(*(v for t in tiles for v in t.valid)), into(a, rows, cols),
                                          into(s1, rows, cols), ALIAS[case.param("inplace")])
     d = case.tile("dst")
@@ -113,7 +114,7 @@ def _beside(values: np.ndarray, index: np.ndarray, rows: int, cols: int) -> np.n
     return np.concatenate([v, i], axis=1)
 
 
-def evaluate_arg(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+def evaluate_arg(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """TPARTARGMAX/MIN through the simulator: value and index tiles side by side in each case's slice. Index
     tiles are copied, never computed with, so int32 and uint32 are the same bits; 16-bit index tiles are not
     compiled in."""
@@ -125,14 +126,14 @@ def evaluate_arg(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
         if case.tile(role).shape != case.tile(f"{role}_idx").shape:
             return Outcome.unsupported(f"cpusim lays {role}_idx out as {role}'s tile; this case's shapes differ")
     tiles = [case.tile(r) for r in ROLES]
-    req = prepare(case, tiles, inputs["src0"], inputs["src1"], inputs["src0_idx"], inputs["src1_idx"])
+    req = prepare(sim, case, tiles, inputs["src0"], inputs["src1"], inputs["src0_idx"], inputs["src1_idx"])
     if isinstance(req, Outcome):
         return req
     rows, cols, (a, b, ai, bi) = req.rows, req.cols, req.arrays
     dt = dtypes.get(case.dtype)
     n, cells = req.n, rows * cols
     out = np.zeros((n, cells * (dt.itemsize + ARG_INDEX_BYTES)), np.uint8)
-    got, failures = session.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
+    got, failures = sim.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
                                          req.valid(*(v for t in tiles for v in t.valid)),
                                          _beside(a, ai, rows, cols), _beside(b, bi, rows, cols), 0, out)
     split = cells * dt.itemsize

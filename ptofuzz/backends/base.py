@@ -1,0 +1,126 @@
+"""What every oracle of a comparison is: a :class:`Backend`, and a campaign's set of them, :class:`Backends`.
+
+A backend answers cases of one instruction: a platform model (``spec``, ``cpu``, ``a5``, ...), the bundle
+executor (``bundle``), the real pto-isa CPU simulator (``cpusim``) or an external command (``target``). Backends
+are frozen values built once from the command line (:func:`ptofuzz.backends.choose.choose`) and passed down to
+whatever evaluates cases; they pickle, so worker processes get the same ones. Whatever a backend starts (a
+simulator process) belongs to the process that started it and is not pickled.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+from ptofuzz.core.case import Case, Outcome
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ptofuzz.instructions.registry import Instruction
+
+BUNDLE = "bundle"  # the spec case run as a PTO bundle through the bundle executor
+CPUSIM = "cpusim"  # the real pto-isa CPU simulator, on cpu cases
+TARGET = "target"  # an external command run on case folders (fuzz --target CMD)
+REAL = (BUNDLE, CPUSIM, TARGET)  # oracle names that are no platform
+
+
+@runtime_checkable
+class Backend(Protocol):
+    """One oracle of a comparison."""
+
+    @property
+    def name(self) -> str:
+        """Its name in ``--oracles`` and in signatures (``a5``, ``cpusim``, ...)."""
+        ...
+
+    @property
+    def platform(self) -> str:
+        """The platform whose cases it runs and whose documented differences apply to it (cpusim: cpu)."""
+        ...
+
+    def cannot_answer(self, inst: Instruction) -> str | None:
+        """Why it cannot run ``inst`` at all (a one-line message naming the fix), or None."""
+        ...
+
+    def evaluate(self, inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+        """The outcome of ``case`` (on this backend's name), inputs with or without a leading batch axis."""
+        ...
+
+    def flags(self) -> str:
+        """The ``fuzz`` flags that build this backend again ('' for a model)."""
+        ...
+
+    def prepare(self) -> None:
+        """Build or find what it needs (a compiled simulator) before any clock starts."""
+        ...
+
+    def provenance(self) -> dict[str, Any]:
+        """What real code it ran (tree, commit, compiler, flags), for records; {} for a model."""
+        ...
+
+
+class Plain:
+    """The defaults of a backend that needs no options, builds nothing and runs no real code of its own."""
+
+    def flags(self) -> str:
+        return ""
+
+    def prepare(self) -> None:
+        return None
+
+    def provenance(self) -> dict[str, Any]:
+        return {}
+
+
+def no_model(inst: Instruction, platform: str) -> str | None:
+    """Why ``inst`` has no model of ``platform`` (an unknown platform, or none of this instruction), or None."""
+    from ptofuzz.core.errors import UsageError
+
+    try:
+        inst.support(platform)
+    except UsageError as e:
+        return str(e)
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class Backends:
+    """The oracles of one comparison, in the order given."""
+
+    items: tuple[Backend, ...]
+
+    def __iter__(self) -> Iterator[Backend]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        return tuple(b.name for b in self.items)
+
+    def get(self, name: str) -> Backend | None:
+        return next((b for b in self.items if b.name == name), None)
+
+    def case_space(self, name: str) -> str:
+        """The platform whose cases oracle ``name`` runs (a model: itself)."""
+        b = self.get(name)
+        return b.platform if b is not None else name
+
+    def evaluate(self, inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]) -> dict[str, Outcome]:
+        """Each backend's outcome of the same tiles and inputs (``case`` re-targeted to each name)."""
+        with inst.sharing():
+            return {b.name: b.evaluate(inst, case.on(b.name), inputs) for b in self.items}
+
+    def flags(self) -> str:
+        return " ".join(f for f in (b.flags() for b in self.items) if f)
+
+    def prepare(self) -> None:
+        for b in self.items:
+            b.prepare()
+
+    def only(self, names: Sequence[str]) -> Backends:
+        """The backends named in ``names`` (in this order)."""
+        return Backends(tuple(b for b in self.items if b.name in names))

@@ -1,0 +1,88 @@
+"""Building a comparison's backends from what the user asked for (``--oracles``, ``--target``, the simulator
+options), once, with one-line errors for whatever cannot be built."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ptofuzz.backends.base import BUNDLE, CPUSIM, REAL, TARGET, Backend, Backends
+from ptofuzz.backends.model import ModelBackend
+from ptofuzz.core import platforms
+from ptofuzz.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from ptofuzz.backends.cpusim.build import Settings
+    from ptofuzz.backends.target import TargetBackend
+    from ptofuzz.instructions.registry import Instruction
+
+
+def oracle_name(oracle: str) -> str:
+    """An oracle name with a platform alias replaced by the platform's table name (kirinX90 -> kirin9030)."""
+    if oracle in REAL or oracle in platforms.names():
+        return oracle
+    try:
+        return platforms.canonical(oracle)
+    except UsageError:
+        return oracle  # choose names it in its error
+
+
+def available(inst: Instruction) -> tuple[str, ...]:
+    """Every oracle that can run ``inst`` without options: its platforms, then bundle and cpusim if it has them."""
+    from ptofuzz.backends.bundle import BundleBackend
+    from ptofuzz.backends.cpusim.backend import CpusimBackend
+
+    real = [b.name for b in (BundleBackend(), CpusimBackend()) if b.cannot_answer(inst) is None]
+    return (*inst.platforms, *real)
+
+
+def backend(inst: Instruction, name: str, *, sim: Settings | None = None, target: TargetBackend | None = None
+            ) -> Backend:
+    """The backend called ``name`` for ``inst`` (a one-line UsageError when it has none)."""
+    b: Backend
+    if name == BUNDLE:
+        from ptofuzz.backends.bundle import BundleBackend
+
+        b = BundleBackend()
+    elif name == CPUSIM:
+        from ptofuzz.backends.cpusim.backend import CpusimBackend
+        from ptofuzz.backends.cpusim.build import Settings
+
+        b = CpusimBackend(sim or Settings())
+    elif name == TARGET:
+        if target is None:
+            raise UsageError("--oracles target needs --target CMD (the command that runs one case folder)")
+        b = target
+    else:
+        inst.support(name)  # an unknown platform, or no model of it: one-line error naming the choices
+        b = ModelBackend(platforms.canonical(name))
+    why = b.cannot_answer(inst)
+    if why is not None:
+        raise UsageError(why)
+    return b
+
+
+def choose(inst: Instruction, names: Sequence[str], *, sim: Settings | None = None,
+           target: TargetBackend | None = None) -> Backends:
+    """The backends of ``names`` (aliases resolved), each checked against ``inst``."""
+    return Backends(tuple(backend(inst, oracle_name(n), sim=sim, target=target) for n in names))
+
+
+def for_record(inst: Instruction, oracles: Sequence[str], finding_target: Mapping[str, Any] | None = None, *,
+               sim: Settings | None = None, built: dict[Any, Backend] | None = None) -> Backends:
+    """The backends that run a saved record again: its oracles that need no command line (an external target
+    is left out), the simulator as the finding was made (its sanitizers, planted bug and, when ``sim`` names no
+    tree, its tree). ``built``: backends already made for earlier records (one simulator per settings)."""
+    from ptofuzz.backends.cpusim.build import Settings
+    from ptofuzz.backends.cpusim.simulator import like
+
+    names = [o for o in oracles if o in available(inst)]
+    settings = like(sim or Settings(), dict(finding_target or {})) if CPUSIM in names else None
+    cache = built if built is not None else {}
+    out = []
+    for name in names:
+        key = (name, settings) if name == CPUSIM else name
+        if key not in cache:
+            cache[key] = backend(inst, name, sim=settings)
+        out.append(cache[key])
+    return Backends(tuple(out))

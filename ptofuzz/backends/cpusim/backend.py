@@ -1,0 +1,119 @@
+"""The real pto-isa CPU simulator as a backend (oracle ``cpusim``): cpu cases through ptofuzz's harness.
+
+:data:`ADAPTERS` names, per instruction, the function that turns its cases into harness requests; an
+instruction without one is not in the harness (``cannot_answer`` says so).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+from ptofuzz.backends.base import CPUSIM
+from ptofuzz.backends.cpusim import build
+from ptofuzz.backends.cpusim.simulator import Simulator, flags
+from ptofuzz.core.case import Case, Outcome
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ptofuzz.instructions.registry import Instruction
+
+Adapter = Callable[[Simulator, Case, "Mapping[str, np.ndarray]"], Outcome]
+
+
+def _tpart(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import tpart
+
+    return tpart.evaluate(sim, case, inputs)
+
+
+def _tpartarg(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import tpart
+
+    return tpart.evaluate_arg(sim, case, inputs)
+
+
+def _tsort32(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import sort
+
+    return sort.evaluate(sim, case, inputs)
+
+
+def _tmrgsort(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    if case.param("descending") is not None:
+        return Outcome.unsupported("a pto-spec TMRGSORT case (value tiles): the simulator merges records")
+    from ptofuzz.backends.cpusim import mrgsort
+
+    return mrgsort.evaluate(sim, case, inputs)
+
+
+#: instruction -> its harness adapter (the harness compiles build.OPS)
+ADAPTERS: dict[str, Adapter] = {
+    "TPARTADD": _tpart, "TPARTMUL": _tpart, "TPARTMAX": _tpart, "TPARTMIN": _tpart,
+    "TPARTARGMAX": _tpartarg, "TPARTARGMIN": _tpartarg, "TSORT32": _tsort32, "TMRGSORT": _tmrgsort,
+}
+
+
+class _Live:
+    """The simulator this process made (never pickled: each process starts its own harness)."""
+
+    def __init__(self) -> None:
+        self.pid = 0
+        self.sim: Simulator | None = None
+
+
+@dataclasses.dataclass(frozen=True)
+class CpusimBackend:
+    """The simulator built from ``settings`` (its tree, cache, compiler, sanitizers, timeout)."""
+
+    settings: build.Settings = dataclasses.field(default_factory=build.Settings)
+    _live: _Live = dataclasses.field(default_factory=_Live, compare=False, repr=False)
+
+    name = CPUSIM
+    platform = "cpu"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"settings": self.settings}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        object.__setattr__(self, "settings", state["settings"])
+        object.__setattr__(self, "_live", _Live())
+
+    def simulator(self) -> Simulator:
+        """This process's simulator for these settings (a forked process makes its own)."""
+        live = self._live
+        if live.sim is None or live.pid != os.getpid():
+            live.sim, live.pid = Simulator(self.settings), os.getpid()
+        return live.sim
+
+    def cannot_answer(self, inst: Instruction) -> str | None:
+        if inst.name in ADAPTERS:
+            return None
+        return f"{inst.name} is not in the cpusim harness yet; cpusim runs: {', '.join(covered())}"
+
+    def evaluate(self, inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+        adapter = ADAPTERS.get(inst.name)
+        if adapter is None:
+            return Outcome.unsupported(f"{inst.name} is not in the cpusim harness")
+        if case.dtype not in inst.platforms["cpu"].dtypes:
+            return Outcome.unsupported(f"{inst.name} on cpu does not accept {case.dtype}")
+        return adapter(self.simulator(), case, inputs)
+
+    def flags(self) -> str:
+        return flags(self.settings)
+
+    def prepare(self) -> None:
+        self.simulator().build()
+
+    def provenance(self) -> dict[str, Any]:
+        return self.simulator().target()
+
+
+def covered() -> list[str]:
+    """The instructions the harness runs, lower-case, in the registry's order."""
+    from ptofuzz.instructions import registry
+
+    return [n.lower() for n in registry.all_instructions() if n in ADAPTERS]

@@ -1,0 +1,94 @@
+"""One configured simulator: its settings, its harness build and the worker process that runs it.
+
+A :class:`Simulator` is made by the cpusim backend in the process that uses it (a forked worker makes its own:
+a harness process is never shared across processes); it builds or finds the harness on first use.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shlex
+from pathlib import Path
+from typing import Any
+
+from ptofuzz.backends.cpusim import build as build_mod
+from ptofuzz.backends.cpusim.worker import Worker
+from ptofuzz.core.case import Case, Outcome
+
+
+def flags(settings: build_mod.Settings) -> str:
+    """The ``fuzz`` flags that configure a simulator with ``settings`` again (for reproduce commands)."""
+    st = settings
+    parts = []
+    if st.pto_isa is not None:
+        parts.append(f"--pto-isa {shlex.quote(str(st.pto_isa))}")
+    if st.cache_dir is not None:
+        parts.append(f"--cache-dir {shlex.quote(str(st.cache_dir))}")
+    if st.sanitize:
+        parts.append(f"--sanitize {','.join(st.sanitize)}")
+    if st.plant:
+        parts.append(f"--sim-plant {st.plant}")
+    if st.timeout != build_mod.Settings.timeout:
+        parts.append(f"--sim-timeout {st.timeout:g}")
+    if st.placeholder_bf16:
+        parts.append("--sim-placeholder-bf16")
+    return " ".join(parts)
+
+
+def like(settings: build_mod.Settings, target: dict[str, Any]) -> build_mod.Settings:
+    """``settings`` for replaying a finding made against ``target`` (its record's ``finding.target``): its
+    sanitizers and planted bug, and its pto-isa tree when neither ``--pto-isa`` nor ``PTO_ISA_DIR`` names one."""
+    plant = target.get("plant") if target.get("plant") in build_mod.PLANTS else None
+    tree = settings.pto_isa
+    if tree is None and not os.environ.get("PTO_ISA_DIR") and target.get("pto_isa"):
+        tree = Path(str(target["pto_isa"]))
+    return dataclasses.replace(settings, pto_isa=tree, sanitize=tuple(target.get("sanitize", ())), plant=plant,
+                               timeout=float(target.get("timeout", settings.timeout)),
+                               placeholder_bf16=bool(target.get("placeholder_bf16", False)))
+
+
+class Simulator:
+    """The harness build for ``settings`` and this process's worker running it (both made on first use)."""
+
+    def __init__(self, settings: build_mod.Settings) -> None:
+        self.settings = settings
+        self._build: build_mod.Build | None = None
+        self._worker: Worker | None = None
+        self._tested: dict[str, str] | None = None  # the tree's path and commit, once asked
+
+    def build(self) -> build_mod.Build:
+        """The harness build (built now when the cache has none)."""
+        if self._build is None:
+            self._build = build_mod.get(self.settings)
+        return self._build
+
+    def worker(self) -> Worker:
+        if self._worker is None:
+            self._worker = Worker(self.build().executable, self.settings.timeout, plant=self.settings.plant)
+        return self._worker
+
+    def close(self) -> None:
+        if self._worker is not None:
+            self._worker.close()
+            self._worker = None
+
+    def unavailable(self, case: Case) -> Outcome | None:
+        """The "unsupported" outcome when this build cannot run ``case``'s instruction and dtype, else None."""
+        b = self.build()
+        why = b.unsupported_reason(case.op, case.dtype)
+        if why is not None:
+            return Outcome.unsupported(f"cpusim {case.op} {case.dtype}: {why}")
+        if case.dtype == "bfloat16" and not b.manifest["bfloat16_native"] and not self.settings.placeholder_bf16:
+            return Outcome.unsupported(f"cpusim {case.op} bfloat16: {build_mod.BF16_PLACEHOLDER}")
+        return None
+
+    def target(self) -> dict[str, Any]:
+        """What a finding against cpusim was tested on (pto-isa commit, compiler, flags) and how it was run."""
+        b = self.build()
+        if self._tested is None:  # this tree's own path and commit (two trees with the same include/ share a build)
+            tree = self.settings.tree()
+            self._tested = {"pto_isa": str(tree), "pto_isa_commit": build_mod.commit_of(tree, b.manifest["tree_hash"])}
+        st = self.settings
+        return {**b.target(), **self._tested, "timeout": st.timeout, "placeholder_bf16": st.placeholder_bf16,
+                "plant": st.plant}

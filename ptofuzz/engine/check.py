@@ -1,0 +1,125 @@
+"""``ptofuzz check``: recompute each case folder's golden from its inputs and compare its files bit for bit."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ptofuzz.backends.base import Backend
+from ptofuzz.core import dtypes, platforms
+from ptofuzz.core.case import EXACT, Outcome, OutcomeKind
+from ptofuzz.core.errors import CaseFolderError
+from ptofuzz.engine.compare import Verdict, compare, pto_isa_eps
+from ptofuzz.engine.verdicts import CaseVerdict, FileVerdict
+from ptofuzz.instructions import registry
+from ptofuzz.io import casefolder
+
+
+def check(paths: Sequence[str | Path], platform: str | None = None, oracle: Backend | None = None
+          ) -> list[CaseVerdict]:
+    """Recompute each case folder's golden from its inputs and compare golden.bin (and output.bin if there).
+
+    ``oracle``: a real backend (the cpusim simulator) that recomputes cpu case folders instead of the model.
+    Errors that concern one folder (wrong file size, unparseable name) give that folder the verdict
+    ``error``; errors in the request itself (missing path) raise UsageError.
+    """
+    if platform is not None:
+        platform = platforms.canonical(platform)
+    verdicts = []
+    for path in casefolder.discover([Path(p) for p in paths]):
+        try:
+            verdicts.append(_check_one(path, platform, oracle))
+        except CaseFolderError as e:
+            verdicts.append(CaseVerdict(path, path.name, "?", platform or "?", "?", "?", Verdict.ERROR, message=str(e),
+                                        oracle=oracle.name if oracle is not None else ""))
+    return verdicts
+
+
+def check_case(path: Path, platform: str | None = None) -> CaseVerdict:
+    """One case folder's verdict (CaseFolderError when it cannot be read)."""
+    return _check_one(path, platform, None)
+
+
+def _loosened(real: Outcome, model: Outcome) -> Outcome:
+    """The real simulator's bits, free wherever the model (which wrote the golden) leaves an element free ("some
+    NaN", "some zero", undefined): a golden only promises its defined elements."""
+    if real.kind is not OutcomeKind.OK or model.kind is not OutcomeKind.OK:
+        return real
+    classes = {role: np.where(model.classes[role] != EXACT, model.classes[role], real.classes[role])
+               for role in real.classes}
+    return dataclasses.replace(real, classes=classes)
+
+
+def _check_one(path: Path, platform: str | None, oracle: Backend | None) -> CaseVerdict:
+    lc = casefolder.load(path, platform)
+    case, prof = lc.case, lc.profile
+    dt = dtypes.get(case.dtype)
+    if oracle is not None:
+        if platforms.get(case.platform).kind != platforms.CPU or oracle.cannot_answer(lc.inst) is not None:
+            covered = [n for n, i in registry.all_instructions().items() if oracle.cannot_answer(i) is None]
+            raise CaseFolderError(f"--oracle {oracle.name} recomputes cpu case folders of {', '.join(covered)}; "
+                                  f"this folder is {case.op} on {case.platform}")
+        inputs = casefolder.read_inputs(lc)
+        outcome = oracle.evaluate(lc.inst, case.on(oracle.name), inputs)
+        if outcome.kind is OutcomeKind.UNSUPPORTED:
+            raise CaseFolderError(f"{oracle.name} cannot run this case: {outcome.reason}")
+        outcome = _loosened(outcome, lc.inst.evaluate(case, inputs))
+    else:
+        outcome = lc.inst.evaluate(case, casefolder.read_inputs(lc))
+    base: dict[str, Any] = dict(path=path, name=path.name, op=case.op, platform=case.platform, dtype=dt.name,
+                                outcome=outcome.kind, oracle=oracle.name if oracle is not None else "")
+    messages = []
+    for entry in (lc.manifest or {}).get("files", []):
+        fpath = path / entry.get("name", "")
+        if casefolder.present(fpath) and hashlib.sha256(fpath.read_bytes()).hexdigest() != entry.get("sha256"):
+            messages.append(f"{entry['name']} is not the file ptofuzz wrote (sha256 differs from ptofuzz.json)")
+    expected = (lc.manifest or {}).get("expected", {})
+    if expected and expected.get("outcome") != outcome.kind:
+        messages.append(f"manifest expects outcome {expected.get('outcome')!r}, recomputed {outcome.kind!r}"
+                        + (f" ({outcome.reason})" if outcome.reason else ""))
+    if expected.get("executed") is not None and outcome.extra.get("executed") != expected["executed"]:
+        messages.append(f"manifest executed counts {expected['executed']} differ from recomputed "
+                        f"{outcome.extra.get('executed')}")
+    if outcome.kind is OutcomeKind.OK and expected.get("flags") is not None and outcome.flags is not None \
+            and list(outcome.flags) != list(expected["flags"]):
+        messages.append(f"manifest flags {expected['flags']} differ from recomputed {list(outcome.flags)}")
+    files = []
+    for fname, role in (*prof.golden, *prof.outputs):
+        fpath = path / fname
+        is_golden = (fname, role) in prof.golden
+        if outcome.kind is not OutcomeKind.OK:
+            if casefolder.present(fpath):
+                files.append(FileVerdict(fname, None, f"present, but the case's outcome is {outcome.kind}: "
+                                                      f"{outcome.reason}"))
+            continue
+        tile = case.tile(role)
+        shape = prof.file_shape(tile)
+        if not casefolder.present(fpath):
+            if is_golden and shape[0] * shape[1] > 0:
+                files.append(FileVerdict(fname, None, "missing"))
+            continue
+        fdt = lc.inst.dtype_of(case, role)
+        actual = casefolder.read_tile_file(fpath, fdt, shape)
+        r, c = shape
+        regions = None
+        if lc.inst.regions is not None and role in lc.inst.outputs:
+            names, codes = lc.inst.regions(case, role)
+            regions = (names, codes[:r, :c])
+        eps = pto_isa_eps(case.op, case.platform)
+        cmp = compare(outcome.outputs[role][:r, :c], outcome.classes[role][:r, :c], actual, fdt,
+                      valid=(min(tile.valid_rows, r), min(tile.valid_cols, c)), regions=regions, eps=eps,
+                      half_as_bits=platforms.get(case.platform).half_as_bits)
+        files.append(FileVerdict(fname, cmp, dtype=fdt.name, shape=(r, c),
+                                 valid=(min(tile.valid_rows, r), min(tile.valid_cols, c))))
+        listed = expected.get("classes")
+        if is_golden and isinstance(listed, dict) and \
+                listed.get(fname, {}) != casefolder.class_masks(outcome.classes[role][:r, :c]):
+            messages.append(f"ptofuzz.json lists other non-exact elements of {fname} than recomputed; regenerate "
+                            "the folder (ptofuzz gen ... --force)")
+    verdict = Verdict.PASS if not messages and all(f.ok for f in files) else Verdict.FAIL
+    return CaseVerdict(**base, verdict=verdict, files=tuple(files), message="; ".join(messages))
