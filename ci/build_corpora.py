@@ -5,8 +5,9 @@ Per instruction family (``corpora/<op>/``):
 
 * ``pto-isa/``: every canonical case of every platform's pto-isa system test (and the spec's own list), with
   values drawn from a fixed seed (``{"draw": {...}}``: small JSON, no .bin files);
-* ``edge/``: hand-picked cases with exact inline values: the worked examples of pto-spec-notes §3.5, signalling
-  NaNs, NaN payloads, signed zeros, infinities, subnormals, integer wrap-around, ties.
+* ``edge/``: hand-picked cases with exact inline values: the worked examples of pto-spec's TPART* tests
+  (``tests/asl/tile/irregular-and-complex/union/TPART*/``), signalling NaNs, NaN payloads, signed zeros,
+  infinities, subnormals, integer wrap-around, ties.
 
 Each record lists every oracle of its instruction, what each said (outcome and digest) and the disagreement
 signatures the case shows, so ``ptofuzz replay corpora/`` reports any change in any model. A test rebuilds
@@ -65,7 +66,7 @@ def edge_cases() -> list[tuple[str, Case, dict[str, np.ndarray], str]]:
         case = _tpart_case(op, dtype, dst, src0, src1)
         out.append((name, case, {"src0": _fill(case, "src0", a), "src1": _fill(case, "src1", b)}, note))
 
-    # pto-spec-notes §3.5 worked examples
+    # worked examples: pto-spec's tests tests/asl/tile/irregular-and-complex/union/TPART*/tile-exec-*.asl
     tpart("spec-overlap-001", "TPARTADD", "int16", (1, 3), (1, 3), (1, 2), [[1, 2, 7]], [[3, 4]],
           "pto-spec tile-exec-tpartadd-overlap-001: [1,2,7] + [3,4] -> [4,6,7]")
     tpart("spec-wrap-001", "TPARTMUL", "uint8", (1, 2), (1, 2), (1, 1), [[16, 9]], [[16]],

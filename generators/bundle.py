@@ -1,5 +1,7 @@
 """Bundles to execute: legal ones for TSORT and TPART* built from spec cases, and targeted illegal variants,
-each with the outcome pto-spec expects (pto-spec-notes.md §1.8, §2.1, §3.1)."""
+each with the outcome pto-spec expects (pto-spec 0.58.3: the commit order of
+``asl/block/model/dispatch/tile-execution.asl``, the schemas ``sorting-schema.asl`` and ``partial-schema.asl``
+there, the trap numbers of ``asl/arch/memory-model/fault-precision.asl``; docs/reference/bundles.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""pto-spec tile descriptor rules (pto-spec-notes §4): which physical tile shapes can exist at all."""
+"""pto-spec tile descriptor rules (``DerivedTileRows`` in ``asl/tile/model/shape/rows-columns.asl``,
+``TileDescriptorShapeLegal`` in ``asl/tile/model/shape/valid-region.asl``): which physical tile shapes can exist at
+all."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""pto-isa TMRGSORT platform oracles: merge pre-sorted lists of 8-byte sort records (pto-isa-conventions.md §6).
+"""pto-isa TMRGSORT platform oracles: merge pre-sorted lists of 8-byte sort records (pto-isa
+``docs/isa/TMRGSORT.md``; the headers are named below).
 
 Record streams
 --------------

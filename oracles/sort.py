@@ -1,4 +1,5 @@
-"""Sorting semantics: pto-spec TSORT (the seed contract, pto-spec-notes §2).
+"""Sorting semantics: pto-spec TSORT (the seed contract; ``asl/tile/model/execution/sorting.asl``, order in
+``asl/tile/model/ordering/sorting.asl``).
 
 Each valid row is cut from column 0 into groups of ``sort_width`` columns (the last may be short and never reads
 padding); each group is sorted stably, ascending or descending, numbers before every NaN in both directions, +0
@@ -146,7 +147,8 @@ def tsort32_model_name(platform: str) -> str:
 
 
 def tsort32_model(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
-    """pto-isa TSORT32(dst, src, idx[, tmp]) on cpu, a2a3 or a5 (pto-isa-conventions §5).
+    """pto-isa TSORT32(dst, src, idx[, tmp]) on cpu, a2a3 or a5 (``docs/isa/TSORT32.md``,
+    ``include/pto/cpu/TSort32.hpp``, ``include/pto/npu/{a2a3,a5}/TSort32.hpp``).
 
     Each valid row is cut into blocks of 32 columns and sorted descending; ``idx`` is permuted with the
     values (on the NPUs a 1-row idx tile is broadcast to every row); ``dst`` receives 8-byte records.

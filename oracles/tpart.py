@@ -5,7 +5,10 @@ and the source bits at their physical tile shapes (a leading batch axis is allow
 :class:`~ptofuzz.core.case.Outcome` whose ``dst`` output has the dst tile's physical shape. Dtype support is checked
 by the registry before an oracle runs (see ``ptofuzz/instructions/tpart.py``).
 
-Sources: pto-spec-notes.md §3 (spec) and pto-isa-conventions.md §3.1 (cpu, a2a3, a5).
+Sources: pto-spec 0.58.3 ``asl/tile/model/execution/complex.asl`` with the legality of
+``asl/tile/model/legality/indexed-layout.asl`` and ``allocation-capacity.asl`` (spec); pto-isa
+``include/pto/cpu/TPartOp.hpp``, ``include/pto/npu/a2a3/TPartOp.hpp``, ``include/pto/npu/a5/TPartBinOps.hpp`` and
+``Int64Reduce.hpp`` with their ``TPart{Add,Mul,Max,Min}.hpp`` (cpu, a2a3, a5).
 
 In-place (``inplace`` = ``src0``/``src1``: the destination is that source tile) changes no result on any
 platform: every implementation reads an element (or a whole vector) before writing it at the same offset, and
@@ -280,7 +283,8 @@ def _fits(inner: tuple[int, int], outer: tuple[int, int]) -> bool:
 
 
 def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    """pto-spec 0.58.3 ``ExecuteTilePartial`` (pto-spec-notes §3.1-3.2).
+    """pto-spec 0.58.3 ``ExecuteTilePartial`` (``asl/tile/model/execution/complex.asl``; coverage
+    ``TilePartialCoverageLegal`` in ``asl/tile/model/legality/allocation-capacity.asl``).
 
     Legal only with a non-empty destination valid region, non-empty sources that each fit inside it, at least
     one source covering it whole, and sources that are legal descriptors (power-of-two columns, 128 B * 2**k);

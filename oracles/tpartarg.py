@@ -5,8 +5,8 @@ A case has value roles ``dst``, ``src0``, ``src1`` (the case's dtype) and index 
 per element and its value and index are copied together; where one is valid, its value and index are copied;
 the rest is the platform's. Inputs are bits at the physical tile shapes; a leading batch axis is allowed.
 
-pto-spec has no model of these ops (they are among its deleted names, pto-spec-notes §2), so these models are
-the reference. Sources, pto-isa 3186c381:
+pto-spec has no model of these ops (they are among the deleted names of its ``spec/catalog/tile-operations.json``),
+so these models are the reference. Sources, pto-isa 3186c381:
 
 * cpu ``include/pto/cpu/TPartArgMax.hpp`` line 21 (``src0Val > src1Val``), ``TPartArgMin.hpp`` line 21
   (``src0Val < src1Val``), ``TPartArgCommon.hpp`` lines 38-44 (the true branch takes src0, else src1) and

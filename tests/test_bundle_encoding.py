@@ -1,5 +1,5 @@
-"""Bundle command words: the worked encodings of pto-spec-notes §1.7, exact round trips, decode-time faults,
-assembler errors that point at the token."""
+"""Bundle command words: worked encodings (decoded against pto-spec's ``spec/catalog/command-forms.json``, as in
+docs/reference/bundles.md), exact round trips, decode-time faults, assembler errors that point at the token."""
 
 from __future__ import annotations
 
@@ -52,7 +52,8 @@ def test_field_domains_and_the_tepl_space():
                 accepted += 1
             except enc.DecodeError:
                 pass
-    assert accepted == 87 * 25 == 2175  # pto-spec-notes §1.5: 87 selectors x 25 DataTypes
+    # pto-spec spec/evidence/pto-isa-0583-encoding-totality.json: 87 selectors x 25 DataTypes accepted
+    assert accepted == 87 * 25 == 2175
     assert enc.decode(0xC6C19181).fields == {"datatype": 24, "selector": 0x6C}  # TSORT/U64 decodes
     with pytest.raises(enc.DecodeError, match=r"matches no bundle|no BSTART"):
         enc.decode(0xC2001181)  # the pre-0.58.0 TADD encoding

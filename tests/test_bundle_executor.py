@@ -1,5 +1,6 @@
-"""The bundle executor: the worked bundle tests of pto-spec-notes §2.4/§3.5, every illegal class with its
-documented fault and trap, no-ops, don't-care bits, and agreement with the direct spec oracles."""
+"""The bundle executor: pto-spec's worked bundle tests (``tests/asl/tile/irregular-and-complex/sorting/TSORT/``,
+``tests/asl/tile/irregular-and-complex/union/TPARTADD/``), every illegal class with its documented fault and trap,
+no-ops, don't-care bits, and agreement with the direct spec oracles."""
 
 from __future__ import annotations
 
@@ -57,7 +58,8 @@ def test_tsort_groups_001():
          31, 2, 7]),
 ])
 def test_the_hardware_conformance_sort_vector(desc, expected):
-    # pto-spec-notes §2.4: 32 FP32 values, default width 32; +0 (index 1) stays before -0 (index 3), NaNs last
+    # pto-spec spec/evidence/pto-isa-0583-hardware-numeric-vectors.json (vector_groups.sort): 32 FP32 values,
+    # default width 32; +0 (index 1) stays before -0 (index 3), NaNs last
     vals = [3.0, 0.0, "nan0", "-0", 2.0, 2.0, -1.0, "nan1"]
     for k in range(4, 16):
         vals += [float(k), float(-k)]

@@ -107,7 +107,7 @@ def test_row_classes_ignore_uncompared_lanes():
                                                                ["ordering", "ordering", "-"]]
 
 
-# ---- pto-isa ResultCmp (pto-isa-conventions.md §1.5) -------------------------------------------------------
+# ---- pto-isa ResultCmp (tests/common/test_common.h) --------------------------------------------------------
 
 
 def test_result_cmp_of_64_bit_integers_is_result_cmp_exact():

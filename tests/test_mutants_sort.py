@@ -206,7 +206,7 @@ def test_npu_rows_of_a_multiple_of_255_blocks_lose_their_last_chunk(blocks, defi
     assert out.outputs["dst"][0, :cut:2].tolist() == vals.view(np.uint32)[:cut // 2].tolist()
 
 
-# ---- TSORT legality and allocation (pto-spec-notes §2.1) --------------------------------------------------
+# ---- TSORT legality and allocation (asl/tile/model/legality/sorting.asl, sorting-schema.asl) --------------
 
 
 def tsort_case(dtype, src, dst=None, idx=None, **params):

@@ -1,7 +1,9 @@
 """TMRGSORT oracles (``oracles/mrgsort.py``: split/join_records, merge, single, topk).
 
 References (expected values are worked by hand from these):
-- pto-isa-conventions.md §5 (record layout) and §6 (TMRGSORT); pto-spec-notes.md §2 (TMRGSORT line).
+- pto-isa ``docs/isa/TSORT32.md`` (record layout), ``docs/isa/TMRGSORT.md`` and
+  ``include/pto/{cpu,npu/a2a3,npu/a5}/TMrgSort.hpp`` (TMRGSORT); pto-spec 0.58.3 TMRGSORT in
+  ``asl/tile/model/execution/sorting.asl``.
 - cpu: strict ``>`` on the value, heads scanned from list 0 (ties to the lower list, NaN never replaces or is
   replaced by a candidate), whole records copied, exhausted stop right after the write that empties a list.
 - npu: stable merge, ties to the lower list; NaN, -0/+0 and subnormal ordering undocumented -> UNDEFINED.

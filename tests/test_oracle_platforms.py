@@ -1,11 +1,13 @@
 """The pto-isa platform oracles for TPART* (``oracles/tpart.py: cpu, a2a3, a5, a5_int64``).
 
-References (expected values are worked by hand from these):
-- pto-isa-conventions.md §3.1: what the cpu simulator, a2a3 and a5 compute, their geometry checks, A5 Int64Part.
-- pto-isa-conventions.md §3.2: the dtypes each platform accepts.
+References (expected values are worked by hand from these), pto-isa 3186c381:
+- what the cpu simulator, a2a3 and a5 compute and their geometry checks: ``include/pto/cpu/TPartOp.hpp`` with
+  ``TPart{Add,Mul,Max,Min}.hpp``, ``include/pto/npu/a2a3/TPartOp.hpp``, ``include/pto/npu/a5/TPartBinOps.hpp``;
+  A5 ``Int64Part``: ``include/pto/npu/a5/Int64Reduce.hpp`` (summed up in docs/reference/oracles.md).
+- the dtypes each platform accepts: the ``static_assert``s of those ``TPart*.hpp`` (cpu: ``TPartCheck``).
 - npu element classes (UNDEFINED where pto-isa documents nothing: integer overflow, NaN in max/min, fp16
   denormals; ZERO for mixed-sign zeros; NAN for a NaN add result): oracles/tpart.py ``npu_element``, which
-  follows §3.1 "Arithmetic" and "NaN and ties".
+  follows the headers' native vector arithmetic and ``docs/isa/TPART*.md``, silent on overflow and NaN.
 """
 
 from __future__ import annotations
@@ -57,7 +59,7 @@ NPU = ("a2a3", "a5")
 
 
 # ---------------------------------------------------------------------------------------------------------
-# cpu simulator (§3.1 column "CPU")
+# cpu simulator (include/pto/cpu/TPartOp.hpp, TPart{Add,Mul,Max,Min}.hpp)
 
 
 def test_cpu_writes_zero_where_neither_source_is_valid():
@@ -102,7 +104,7 @@ def test_cpu_empty_destination_writes_nothing():
 
 
 @pytest.mark.parametrize("x,y,expected", [
-    # std::max(src0, src1) = src0 < src1 ? src1 : src0 (§3.1 "NaN and ties")
+    # std::max(src0, src1) = src0 < src1 ? src1 : src0 (include/pto/cpu/TPartMax.hpp)
     (F32_SNAN, F32_ONE, F32_SNAN),  # NaN as src0: NaN < 1 is false -> src0, bit for bit (sNaN kept)
     (F32_QNAN, F32_ONE, F32_QNAN),
     (F32_ONE, F32_SNAN, F32_ONE),  # NaN as src1: 1 < NaN is false -> src0
@@ -150,7 +152,8 @@ def test_cpu_add_nan_results_are_class_nan_others_exact():
 
 
 def test_cpu_float_add_mul_are_correctly_rounded():
-    # float16 1 + 3*2**-11 -> 1 + 2**-9 (RNE tie to even), bf16 (1+2**-7)*1.5 -> 1.5 + 2**-6 (§3.1 "Arithmetic")
+    # float16 1 + 3*2**-11 -> 1 + 2**-9 (RNE tie to even), bf16 (1+2**-7)*1.5 -> 1.5 + 2**-6 (cpu TPartAdd.hpp
+    # and TPartMul.hpp compute in _Float16 / bfloat16_t, rounded once)
     assert one("TPARTADD", "cpu", "float16", 0x3C00, 0x1600) == (0x3C02, EXACT)
     assert one("TPARTMUL", "cpu", "bfloat16", 0x3F81, 0x3FC0) == (0x3FC2, EXACT)
     assert one("TPARTADD", "cpu", "float32", 0x3F800000, 0x33800000) == (0x3F800000, EXACT)
@@ -164,7 +167,7 @@ def test_cpu_integers_wrap_and_keep_signed_order():
 
 
 # ---------------------------------------------------------------------------------------------------------
-# a2a3 (§3.1 column "a2a3")
+# a2a3 (include/pto/npu/a2a3/TPartOp.hpp)
 
 
 @pytest.mark.parametrize("src0,src1", [
@@ -213,7 +216,7 @@ def test_a2a3_empty_destination_returns_early_nothing_exact():
 
 
 # ---------------------------------------------------------------------------------------------------------
-# a5 (§3.1 column "A5")
+# a5 (include/pto/npu/a5/TPartBinOps.hpp)
 
 
 def test_a5_accepts_src1_smaller_in_both_dimensions():
@@ -261,7 +264,7 @@ def test_a5_empty_destination_returns_early():
     assert (cls == UNDEFINED).all()
 
 
-# ---- a5 int64 / uint64: Int64Part (§3.1 "A5 int64/uint64") ----------------------------------------------
+# ---- a5 int64 / uint64: Int64Part (include/pto/npu/a5/Int64Reduce.hpp) ----------------------------------
 
 
 def test_a5_int64_rows_beyond_the_shorter_source_come_from_the_taller():
@@ -428,7 +431,7 @@ def test_npu_copy_of_a_nan_stays_exact():
 
 
 # ---------------------------------------------------------------------------------------------------------
-# dtype sets (§3.2)
+# dtype sets (the static_asserts of each platform's TPart*.hpp; cpu: TPartCheck in TPartOp.hpp)
 
 
 @pytest.mark.parametrize("op,platform,dtype,kind", [

@@ -1,10 +1,13 @@
 """Property tests (Hypothesis) for the TPART* oracles of every platform.
 
 References:
-- pto-spec-notes.md §3.2: op where both sources cover, bit copy where one covers, Null padding outside the dst
-  valid region; IEEE 754 RNE add/mul with canonical NaN and status flags; §1.3 canonical NaNs.
-- pto-isa-conventions.md §3.1: cpu copies and writes 0 where neither source is valid; a2a3/a5 copy the big
-  source; a5 Int64Part.
+- pto-spec 0.58.3 ``ExecuteTilePartial`` (``asl/tile/model/execution/complex.asl``) and the contracts
+  ``asl/tile/irregular-and-complex/union/TPART*.asl``: op where both sources cover, bit copy where one covers,
+  Null padding outside the dst valid region; IEEE 754 RNE add/mul with canonical NaN and status flags; canonical
+  NaNs of ``spec/hardware-conformance-profile.json``.
+- pto-isa ``include/pto/cpu/TPartOp.hpp`` (cpu copies and writes 0 where neither source is valid),
+  ``include/pto/npu/a2a3/TPartOp.hpp`` and ``include/pto/npu/a5/TPartBinOps.hpp`` (a2a3/a5 copy the big source),
+  ``include/pto/npu/a5/Int64Reduce.hpp`` (a5 Int64Part).
 
 The float reference here is independent of ``oracles/ieee.py``: exact rational arithmetic with
 ``fractions.Fraction`` and a hand-written round-to-nearest-even into each target format.
@@ -89,7 +92,8 @@ pads = st.tuples(st.integers(0, 2), st.integers(0, 3))
 
 @st.composite
 def legal_geometry(draw, platform):
-    """(dst, src0, src1) tiles legal on ``platform`` (pto-spec-notes §3.1, pto-isa-conventions §3.1)."""
+    """(dst, src0, src1) tiles legal on ``platform`` (pto-spec ``TilePartialCoverageLegal``; pto-isa's
+    ``TPart*.hpp`` geometry checks; docs/reference/oracles.md)."""
     if platform == "cpu":  # anything at all: empty regions, sources overhanging the dst
         dv = (draw(st.integers(0, 5)), draw(st.integers(0, 9)))
         s0 = (draw(st.integers(0, 7)), draw(st.integers(0, 11)))
@@ -112,8 +116,9 @@ def legal_geometry(draw, platform):
 @given(dv=st.tuples(st.integers(1, 4), st.integers(1, 12)), pad0=pads, pad1=pads,
        seed=st.integers(0, 2**32 - 1), special_rate=st.sampled_from([0.0, 0.1, 0.5, 1.0]), pool=st.booleans())
 def test_spec_ops_are_commutative_when_both_sources_cover_the_dst(dtype, dv, pad0, pad1, seed, special_rate, pool):
-    # NaN results are canonical (§1.3, §3.2), max/min of one NaN returns the other operand and of two NaNs the
-    # canonical NaN, mixed zeros are fixed (+0 / -0): every result is independent of the operand order.
+    # NaN results are canonical (ExecuteTilePartial, hardware-conformance-profile), max/min of one NaN returns
+    # the other operand and of two NaNs the canonical NaN, mixed zeros are fixed (+0 / -0): every result is
+    # independent of the operand order.
     t0, t1 = tile(dv, pad0), tile(dv, pad1)
     if pool:  # operands from a small pool of edge values, so (+0, -0), (x, NaN), (NaN, NaN) pairs are common
         a, b = pool_bits(seed, dtype, t0.shape), pool_bits(seed + 1, dtype, t1.shape)
@@ -155,7 +160,8 @@ def test_copy_regions_are_bit_copies_and_outside_the_dst_is_undefined(platform, 
     in1 = region(t1.valid, R, C) & dst_valid
     a_on, b_on = placed(a, R, C), placed(b, R, C)
 
-    # §3.2 / §3.1: covered by exactly one source -> that source's bits, exact (sNaN payloads included)
+    # ExecuteTilePartial and every TPart*.hpp: covered by exactly one source -> that source's bits, exact (sNaN
+    # payloads included)
     only0, only1 = in0 & ~in1, in1 & ~in0
     assert np.array_equal(bits[only0], a_on[only0])
     assert np.array_equal(bits[only1], b_on[only1])
@@ -175,7 +181,7 @@ def test_copy_regions_are_bit_copies_and_outside_the_dst_is_undefined(platform, 
        dtype=st.sampled_from(("int64", "uint64")))
 def test_a5_int64_copies_match_the_generic_rule_when_one_source_is_the_dst(data, seed, op, dtype):
     # With one source equal to the dst and the other inside it, Int64Part (taller rows, wider tail) reduces to
-    # "op where both, copy where one" (pto-isa-conventions §3.1), for every dst width below 64 columns.
+    # "op where both, copy where one" (include/pto/npu/a5/TPartBinOps.hpp), for every dst width below 64 columns.
     d, t0, t1 = data.draw(legal_geometry("a5"), label="tiles")
     a = draw_bits(seed, "src0", dtype, t0.shape, 0.2)
     b = draw_bits(seed, "src1", dtype, t1.shape, 0.2)
@@ -216,7 +222,7 @@ def decode(bits, dtype):
     exp = (bits >> m) & ((1 << e) - 1)
     frac = bits & ((1 << m) - 1)
     if exp == (1 << e) - 1:
-        # sNaN: exponent all ones, fraction nonzero with its MSB clear (pto-spec-notes §1.3)
+        # sNaN: exponent all ones, fraction nonzero with its MSB clear (IEEE 754-2019 6.2.1)
         return sign, ("inf" if frac == 0 else "qnan" if frac >> (m - 1) else "snan"), None
     if exp == 0:
         return sign, "fin", frac * pow2(1 - bias - m)
@@ -260,7 +266,7 @@ def reference(op, x, y, dtype):
 
     Flags: NV (invalid or an sNaN operand), OF, UF (tiny before rounding and inexact), NX (inexact or OF)."""
     e, m = FORMATS[dtype]
-    nan = ((1 << e) - 1) << m | (1 << (m - 1))  # canonical qNaN (§1.3)
+    nan = ((1 << e) - 1) << m | (1 << (m - 1))  # canonical qNaN (spec/hardware-conformance-profile.json)
     inf = ((1 << e) - 1) << m
     sx, kx, mx = decode(x, dtype)
     sy, ky, my = decode(y, dtype)
@@ -327,7 +333,7 @@ PAIR_LISTS = {dt: st.lists(float_pair(dt), min_size=1, max_size=8) for dt in FOR
 
 
 def test_reference_rounding_self_check():
-    # The test's own RNE against hand-worked values (pto-spec-notes §3.2 RNE rule).
+    # The test's own RNE against hand-worked values (the RNE rule of pto-spec's TPARTADD/TPARTMUL contracts).
     assert reference("add", 0x3F800000, 0x33800000, "float32") == (0x3F800000, {"NX"})  # 1 + 2**-24
     assert reference("add", 0x3F800000, 0x34400000, "float32") == (0x3F800002, {"NX"})  # 1 + 3*2**-24
     assert reference("add", 0x7BFF, 0x4C00, "float16") == (0x7C00, {"OF", "NX"})  # 65504 + 16
@@ -349,7 +355,7 @@ def check_against_reference(op, dtype, xs, ys):
     inst = registry.get(name)
     geometry = (tile((1, n)), tile((1, n)), tile((1, n)))
 
-    # spec oracle: every bit, and the status flags ORed over the tile (§3.2)
+    # spec oracle: every bit, and the status flags ORed over the tile (ExecuteTilePartial)
     out = evaluate(inst, make_case(name, "spec", dtype, *geometry), {"src0": a, "src1": b})
     assert out.kind == "ok"
     got_bits = [int(v) for v in out.outputs["dst"][0]]
@@ -410,7 +416,7 @@ def less(x, y, dtype):
 @settings(max_examples=60, **SETTINGS)
 @given(n=st.integers(1, 24), seed=st.integers(0, 2**32 - 1), pool=st.booleans())
 def test_cpu_max_min_are_std_max_min_bit_for_bit(dtype, n, seed, pool):
-    # pto-isa-conventions §3.1: std::max(a, b) = a < b ? b : a ; std::min(a, b) = b < a ? b : a.
+    # include/pto/cpu/TPartMax.hpp, TPartMin.hpp: std::max(a, b) = a < b ? b : a ; std::min(a, b) = b < a ? b : a.
     if pool:
         a, b = pool_bits(seed, dtype, (1, n)), pool_bits(seed + 1, dtype, (1, n))
     else:
@@ -428,7 +434,8 @@ def test_cpu_max_min_are_std_max_min_bit_for_bit(dtype, n, seed, pool):
 @given(data=st.data(), dtype=st.sampled_from(("int32", "int16", "int8", "uint32", "uint16", "uint8")),
        op=st.sampled_from(OPS))
 def test_integer_ops_match_python_integers(data, dtype, op):
-    # §3.2: integer add/mul wrap modulo the element width; max/min use the signed or unsigned order.
+    # TPART*.asl contracts: integer add/mul wrap modulo the element width; max/min use the signed or unsigned
+    # order.
     dt = dtypes.get(dtype)
     lo, hi = dt.int_min, dt.int_max
     xs = data.draw(st.lists(st.tuples(st.integers(lo, hi), st.integers(lo, hi)), min_size=1, max_size=16))

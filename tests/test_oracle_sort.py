@@ -46,7 +46,7 @@ def tsort32(platform, bits, idx, dtype="float32", idx_rows=None, form=None):
     return registry.get("TSORT32").evaluate(case, {"src": bits, "idx": idx, "tmp": np.zeros((1, c))})
 
 
-# ---- pto-spec-notes §2.4 worked vectors ------------------------------------------------------------------
+# ---- worked vectors: pto-spec's TSORT tests, spec/evidence/pto-isa-0583-hardware-numeric-vectors.json ----
 
 QNAN0, QNAN1 = 0x7FC00000, 0x7FC00001
 HW_INPUT = (f32(3, 0.0) + [QNAN0] + f32(-0.0, 2, 2, -1) + [QNAN1]
@@ -119,8 +119,9 @@ def test_mismatched_destination_shape_faults():
 
 
 def test_tile_descriptor_rules():
-    # pto-spec-notes §2.1: a source that is no legal descriptor is illegal; destinations too big for a Local
-    # tile (the U32 index copy of a 64 KiB FP16 source is 128 KiB) cannot be allocated.
+    # TileOperandsLegal_TSORT (asl/tile/model/legality/sorting.asl): a source that is no legal descriptor is
+    # illegal; destinations too big for a Local tile (the U32 index copy of a 64 KiB FP16 source is 128 KiB)
+    # cannot be allocated.
     bad = Tile(3, 3, 3, 3)
     c = Case("TSORT", "spec", "float32", (("src", bad), ("dst", bad), ("idx", bad)))
     out = registry.get("TSORT").evaluate(c, {"src": np.zeros((3, 3), np.uint32)})

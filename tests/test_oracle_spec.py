@@ -1,8 +1,16 @@
 """The pto-spec TPART* oracle (``oracles/tpart.py: spec``), checked against hand-worked values.
 
-References (the source of truth for every expected value here):
-- pto-spec-notes.md §3.1 (coverage / legality), §3.2 (semantics, float max/min rules, Null padding),
-  §3.5 (the spec's own tests), §1.3 (canonical qNaN values, sNaN definition), §1.8 (trap numbers).
+References (the source of truth for every expected value here), pto-spec 0.58.3:
+- coverage / legality: ``TilePartialCoverageLegal`` (``asl/tile/model/legality/allocation-capacity.asl``),
+  ``TileOperandsLegal_ExecuteTilePartial`` and ``TilePartialDataTypeSupported``
+  (``asl/tile/model/legality/indexed-layout.asl``); descriptors: ``DerivedTileRows``
+  (``asl/tile/model/shape/rows-columns.asl``), ``TileDescriptorShapeLegal`` (``asl/tile/model/shape/valid-region.asl``).
+- semantics and Null padding: ``ExecuteTilePartial`` (``asl/tile/model/execution/complex.asl``) and the contracts
+  ``asl/tile/irregular-and-complex/union/TPART*.asl``; float max/min: ``HardwareNumericMinMaxSpecial``
+  (``asl/arch/features/mx-formats.asl``); float add/mul and the canonical qNaN values:
+  ``spec/hardware-conformance-profile.json``; sNaN: quiet bit (fraction MSB) clear, as IEEE 754-2019 6.2.1.
+- the spec's own tests: ``tests/asl/tile/irregular-and-complex/union/TPART*/``.
+- trap numbers: ``asl/arch/memory-model/fault-precision.asl``.
 All data are raw element bits; float constants are written in hex with the value in a comment.
 """
 
@@ -51,7 +59,8 @@ def assert_ok(out):
 
 
 def assert_legality_fault(out):
-    # pto-spec-notes §1.8 / §3.1: every illegal TPART pattern is Fault_TileLegality, trap 5, no effect.
+    # fault-precision.asl / TileOperandsLegal_ExecuteTilePartial: every illegal TPART pattern is
+    # Fault_TileLegality, trap 5, no effect.
     assert out.kind == "fault"
     assert out.fault.name == "Fault_TileLegality"
     assert out.fault.trap == 5
@@ -59,7 +68,7 @@ def assert_legality_fault(out):
 
 
 FLOATS = ("float32", "float16", "bfloat16")
-CANONICAL_NAN = {"float32": 0x7FC00000, "float16": 0x7E00, "bfloat16": 0x7FC0}  # §1.3
+CANONICAL_NAN = {"float32": 0x7FC00000, "float16": 0x7E00, "bfloat16": 0x7FC0}  # hardware-conformance-profile
 ONE = {"float32": 0x3F800000, "float16": 0x3C00, "bfloat16": 0x3F80}
 TWO = {"float32": 0x40000000, "float16": 0x4000, "bfloat16": 0x4000}
 THREE = {"float32": 0x40400000, "float16": 0x4200, "bfloat16": 0x4040}
@@ -68,7 +77,7 @@ POS_ZERO = {"float32": 0x00000000, "float16": 0x0000, "bfloat16": 0x0000}
 NEG_ZERO = {"float32": 0x80000000, "float16": 0x8000, "bfloat16": 0x8000}
 POS_INF = {"float32": 0x7F800000, "float16": 0x7C00, "bfloat16": 0x7F80}
 NEG_INF = {"float32": 0xFF800000, "float16": 0xFC00, "bfloat16": 0xFF80}
-# sNaN: exponent all ones, fraction MSB (quiet bit) clear, fraction nonzero (§1.3); odd payloads and a sign.
+# sNaN: exponent all ones, fraction MSB (quiet bit) clear, fraction nonzero (IEEE 754); odd payloads and a sign.
 SNAN = {"float32": 0x7F800001, "float16": 0x7C01, "bfloat16": 0x7F81}
 SNAN_NEG_PAYLOAD = {"float32": 0xFFA12345, "float16": 0xFD55, "bfloat16": 0xFF9A}
 QNAN_PAYLOAD = {"float32": 0x7FC0BEEF, "float16": 0x7E3F, "bfloat16": 0x7FE1}
@@ -76,7 +85,7 @@ QNAN_NEG = {"float32": 0xFFC00001, "float16": 0xFE01, "bfloat16": 0xFFC1}
 
 
 # ---------------------------------------------------------------------------------------------------------
-# §3.5: the spec's own hand-worked tests
+# the spec's own hand-worked tests (tests/asl/tile/irregular-and-complex/union/TPART*/)
 
 
 def test_tpartadd_s16_overlap_001():
@@ -100,7 +109,8 @@ def test_tpartadd_s16_bundle_001_geometry_lb0_3_lb2_4():
 
 
 def test_a_destination_that_is_no_legal_descriptor_is_an_allocation_fault():
-    # pto-spec-notes §3.1/§4: physical Col must be a power of two, capacity 128 B * 2**k (<= 64 KiB Local).
+    # DerivedTileRows / TileDescriptorShapeLegal: physical Col must be a power of two, capacity 128 B * 2**k
+    # (<= 64 KiB Local).
     for shape in ((1, 4), (16, 3), (1024, 64)):
         out = spec("TPARTADD", "int16", [[1, 2, 3]], [[3, 4]], dst=(1, 3), dst_shape=shape)
         assert out.kind == "fault" and out.fault.name == "Fault_TileAllocation" and out.fault.trap == 5
@@ -124,7 +134,7 @@ def test_tpartmin_s8_signed_001():
 
 
 # ---------------------------------------------------------------------------------------------------------
-# §3.1: legality (all Fault_TileLegality, trap 5)
+# legality: TileOperandsLegal_ExecuteTilePartial (all Fault_TileLegality, trap 5)
 
 
 @pytest.mark.parametrize("op", ["TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN"])
@@ -160,7 +170,7 @@ def test_source_exceeding_destination_is_a_legality_fault(big):
 @pytest.mark.parametrize("s0,s1", [((2, 1), (1, 2)), ((1, 2), (1, 2)), ((2, 1), (2, 1)), ((1, 1), (1, 1))])
 def test_no_source_covering_the_destination_is_a_legality_fault(s0, s1):
     # Every coordinate of a 2x2 dst covered by a source is not enough if no source covers it whole
-    # (here (1,1) is uncovered in every variant), §3.1 "at least one source must cover".
+    # (here (1,1) is uncovered in every variant): TilePartialCoverageLegal.
     c = case("TPARTMUL", "spec", "float16", (2, 2), s0, s1)
     out = registry.get("TPARTMUL").evaluate(c, {"src0": np.ones(s0, np.uint16), "src1": np.ones(s1, np.uint16)})
     assert_legality_fault(out)
@@ -169,7 +179,8 @@ def test_no_source_covering_the_destination_is_a_legality_fault(s0, s1):
 @pytest.mark.parametrize("dtype", ["int64", "uint64"])
 @pytest.mark.parametrize("op", ["TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN"])
 def test_64_bit_types_are_a_legality_fault_through_the_registry(op, dtype):
-    # §3.3: the 9 legal types have no S64/U64; an illegal type is Fault_TileLegality (trap 5).
+    # TilePartialDataTypeSupported: the 9 legal types have no S64/U64; an illegal type is Fault_TileLegality
+    # (trap 5).
     c = case(op, "spec", dtype, (1, 2), (1, 2), (1, 2))
     z = np.ones((1, 2), np.uint64)
     assert_legality_fault(registry.get(op).evaluate(c, {"src0": z, "src1": z}))
@@ -178,7 +189,8 @@ def test_64_bit_types_are_a_legality_fault_through_the_registry(op, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "int32", "int16", "int8",
                                    "uint32", "uint16", "uint8"])
 def test_all_nine_spec_types_are_legal_for_tpartmul(dtype):
-    # §3.3: the executable model (followed by ptofuzz) accepts S8 and U8 for TPARTMUL as well.
+    # TilePartialDataTypeSupported and pto-spec's test tile-bound-tpartmul-dtype-001: the executable model
+    # (followed by ptofuzz) accepts S8 and U8 for TPARTMUL as well.
     one_bits = ONE.get(dtype, 1)
     out = spec("TPARTMUL", dtype, [[one_bits]], [[one_bits]])
     dst, cls = assert_ok(out)
@@ -186,11 +198,12 @@ def test_all_nine_spec_types_are_legal_for_tpartmul(dtype):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# §3.2: coverage semantics, copies and Null padding
+# ExecuteTilePartial: coverage semantics, copies and Null padding
 
 
 def test_copy_region_is_a_bit_copy_and_raises_no_flag():
-    # Only src0 covers (0,1) and (0,2): copied bit for bit, sNaN payloads and signs kept, no NV (§3.2 table).
+    # Only src0 covers (0,1) and (0,2): copied bit for bit, sNaN payloads and signs kept, no NV
+    # (ExecuteTilePartial).
     out = spec("TPARTADD", "float32", [[ONE["float32"], 0x7F800123, 0xFFA00001]], [[TWO["float32"]]])
     dst, cls = assert_ok(out)
     assert dst.tolist() == [[THREE["float32"], 0x7F800123, 0xFFA00001]]
@@ -214,7 +227,7 @@ def test_copy_region_from_src1_when_src1_covers(op):
 
 
 def test_elements_outside_the_destination_valid_region_are_undefined():
-    # §3.2 / §4: physical elements outside the valid region are Null padding (undefined).
+    # ExecuteTilePartial: physical elements outside the valid region are Null padding (undefined).
     a = [[1, 2, 3], [4, 5, 6]]
     b = [[10, 20, 30], [40, 50, 60]]
     out = spec("TPARTADD", "int32", a, b, dst_shape=(4, 8))
@@ -239,7 +252,7 @@ def test_sources_with_larger_physical_tiles_only_read_their_valid_region():
 
 @pytest.mark.parametrize("inplace", ["src0", "src1"])
 def test_inplace_destination_gives_the_same_result(inplace):
-    # §3.2: sources are read before writes; a destination aliasing a source changes nothing.
+    # TPART*.asl contracts: sources are read before writes; a destination aliasing a source changes nothing.
     a = arr("int8", [[1, 2], [3, 4]])
     b = arr("int8", [[10, 0xFF], [0x80, 0x7F]])
     base = case("TPARTADD", "spec", "int8", (2, 2), (2, 2), (2, 2))
@@ -250,7 +263,7 @@ def test_inplace_destination_gives_the_same_result(inplace):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Integer operations: wrap, signed/unsigned order (§3.2 typed operations table)
+# Integer operations: wrap, signed/unsigned order (the TPART*.asl contracts)
 
 
 @pytest.mark.parametrize("dtype,x,y,expected", [
@@ -292,7 +305,7 @@ def test_integer_max_min_order(op, dtype, x, y, expected):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Float max/min (§3.2 "Floating MAX/MIN rules", HardwareNumericMinMaxSpecial)
+# Float max/min (HardwareNumericMinMaxSpecial, asl/arch/features/mx-formats.asl)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
@@ -353,13 +366,13 @@ def test_max_min_numeric_order_including_negatives_and_infinities(dtype):
 
 
 # ---------------------------------------------------------------------------------------------------------
-# Float add/mul: IEEE 754 RNE, canonical NaN, flags (§3.2 prose, hardware-conformance profile)
+# Float add/mul: IEEE 754 RNE, canonical NaN, flags (TPART*.asl prose, spec/hardware-conformance-profile.json)
 
 
 @pytest.mark.parametrize("dtype", FLOATS)
 @pytest.mark.parametrize("op", ["TPARTADD", "TPARTMUL"])
 def test_nan_input_gives_canonical_nan(op, dtype):
-    # qNaN input: canonical NaN, no NV; sNaN input: canonical NaN, NV (§1.3 canonical values).
+    # qNaN input: canonical NaN, no NV; sNaN input: canonical NaN, NV (hardware-conformance-profile values).
     assert one(op, dtype, QNAN_NEG[dtype], ONE[dtype]) == (CANONICAL_NAN[dtype], EXACT, ())
     assert one(op, dtype, ONE[dtype], QNAN_PAYLOAD[dtype]) == (CANONICAL_NAN[dtype], EXACT, ())
     assert one(op, dtype, SNAN_NEG_PAYLOAD[dtype], ONE[dtype]) == (CANONICAL_NAN[dtype], EXACT, ("NV",))
@@ -453,7 +466,7 @@ def test_subnormal_results(dtype, op, x, y, expected, flags):
 
 
 def test_flags_are_ored_over_the_op_region_only():
-    # §3.2: flags of every element covered by both sources are ORed; copies add none.
+    # ExecuteTilePartial: flags of every element covered by both sources are ORed; copies add none.
     a = [[0x7BFF, 0x3C00, 0x7C01], [0x3C00, 0x3C00, 0x3C00]]  # (0,2) is an sNaN, only in src0
     b = [[0x7BFF, 0x1000]]  # 65504+65504 -> OF|NX ; 1 + 2**-11 -> NX
     out = spec("TPARTADD", "float16", a, b)

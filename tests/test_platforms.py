@@ -24,7 +24,7 @@ def test_the_registry_platforms_are_the_table():
     ("TMRGSORT", "kirinDev0000", 1e-3),
 ])
 def test_eps_of_each_system_test(op, platform, eps):
-    """pto-isa-conventions.md: the eps each platform's gen_data/main.cpp pair compares with."""
+    """The eps each platform's pto-isa system test (``testcase/<op>/main.cpp``) passes to ResultCmp."""
     assert pto_isa_eps(op, platform) == eps
 
 

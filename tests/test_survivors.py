@@ -51,7 +51,7 @@ def test_the_npu_single_list_merge_takes_at_most_255_repeats():
 
 
 def test_the_spec_generator_never_draws_an_empty_source():
-    """pto-spec faults on an empty source (pto-spec-notes §3): the spec generator redraws it as dst, so its
+    """pto-spec faults on an empty source (docs/reference/oracles.md): the spec generator redraws it as dst, so its
     random cases are spec-legal while the NPU generators do draw empty regions."""
     for platform, empty_seen in (("spec", False), ("a5", True)):
         src = seeded(5, "survivor", platform)

@@ -1,5 +1,7 @@
-"""The 32-bit command words of PTO bundles (pto-spec 0.58.3, pto-spec-notes.md §1.2-§1.5): fields, tables,
-:func:`encode` and :func:`decode`.
+"""The 32-bit command words of PTO bundles (pto-spec 0.58.3: the forms of ``spec/catalog/command-forms.json``, the
+TEPL selectors of ``spec/catalog/tile-operations.json``, the DataType codes of
+``asl/arch/data-types/tile-data-types.asl``, PEMode in ``asl/block/model/schema/profile-encoding.asl``): fields,
+tables, :func:`encode` and :func:`decode`.
 
 A decoded word is a :class:`Command`: its form name and a dict of field values. :func:`encode` and
 :func:`decode` are exact inverses on every legal word; :func:`decode` raises :class:`DecodeError` (trap 4,
@@ -45,7 +47,7 @@ LAYOUT_CODES = {v: k for k, v in LAYOUTS.items()}
 
 # The 87 accepted BSTART.TEPL selectors (Mode*32 + Function) and whether the operation runs on the SFU: 31 VEC and
 # 56 SFU operations, as pto-spec's catalog (spec/catalog/tile-operations.json) and its tests have them; pto-spec's
-# README still says 35 VEC / 52 SFU, which is stale (pto-spec-notes §1.5)
+# README still says 35 VEC / 52 SFU, which is stale (docs/reference/bundles.md)
 _VEC = ("TADD TSUB TMUL TAND TOR TXOR TSHL TSHR TMAX TMIN TCMP TABS TNOT TNEG TRELU TSEL TCVT TFMA "
         "TADDS TSUBS TMULS TANDS TORS TXORS TSHLS TSHRS TMAXS TMINS TCMPS TSELS TEXPANDS").split()
 SELECTORS: dict[int, str] = {

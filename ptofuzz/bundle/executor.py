@@ -1,5 +1,7 @@
-"""A spec-level executor of PTO bundles for TSORT, TMRGSORT and TPARTADD/MUL/MAX/MIN (pto-spec-notes.md §1.1,
-§1.8, §2.1, §3.1).
+"""A spec-level executor of PTO bundles for TSORT, TMRGSORT and TPARTADD/MUL/MAX/MIN, after pto-spec 0.58.3: the
+block lifecycle (``asl/block/model/commit/validation.asl``), the trap numbers
+(``asl/arch/memory-model/fault-precision.asl``) and the operations' bundle schemas
+(``asl/block/model/dispatch/sorting-schema.asl``, ``partial-schema.asl``).
 
 It follows the block lifecycle: ``BSTART`` commits any open block and opens a new one; header commands
 (B.DIM, B.IOR, B.IOT, B.IOS, B.DATR) only record; ``BSTOP`` or the next ``BSTART`` commits. Checks run where

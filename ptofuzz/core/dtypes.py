@@ -25,7 +25,7 @@ class DType:
         kind: ``"float"``, ``"int"`` (signed) or ``"uint"``.
         bits: element width in bits.
         spec_name: pto-spec DataType mnemonic (``FP32``, ``S16``, ...).
-        spec_code: pto-spec 5-bit DataType code (pto-spec-notes §1.3).
+        spec_code: pto-spec 5-bit DataType code (``asl/arch/data-types/tile-data-types.asl``).
         exp_bits, man_bits: exponent and fraction widths (floats only, else 0).
         spellings: every name accepted on input, lower case.
     """

@@ -39,7 +39,8 @@ def smallest_columns(valid_cols: int) -> int:
 
 def spec_physical(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[int, int]:
     """The smallest legal pto-spec tile descriptor holding a valid region: physical columns a power of two,
-    capacity 128 B * 2**k, rows = capacity / (cols * element size) (pto-spec-notes §4)."""
+    capacity 128 B * 2**k, rows = capacity / (cols * element size) (pto-spec ``DerivedTileRows`` in
+    ``asl/tile/model/shape/rows-columns.asl``, ``TileDescriptorShapeLegal`` in ``valid-region.asl``)."""
     cols = smallest_columns(valid_cols)
     row_bytes = cols * dt.itemsize
     capacity = 128

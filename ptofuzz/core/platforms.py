@@ -1,7 +1,9 @@
 """The platforms, as data: every module asks this table instead of comparing platform names.
 
 A platform is what a golden is computed for: the formal spec, pto-isa's CPU simulator, or an NPU whose pto-isa
-kernels are in ``include/pto/npu/<implementation>``. Facts from pto-isa-conventions.md (pto-isa 3186c381).
+kernels are in ``include/pto/npu/<implementation>``. Facts from pto-isa 3186c381: its system tests
+(``testcase/<op>/main.cpp``: the eps each passes to ``ResultCmp`` of ``tests/common/test_common.h``) and
+``include/pto/common/pto_instr_impl.hpp`` (which headers each NPU includes).
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ TABLE: tuple[Platform, ...] = (
     Platform("a5", NPU, "a5", "tests/npu/a5/src/st", {"TPART": 1e-3, "TSORT32": 1e-2, "TMRGSORT": 1e-3},
              half_as_bits=True),
     # kirin kernels include a5's headers (include/pto/common/pto_instr_impl.hpp); kirinX90's test folders are
-    # links to kirin9030's (pto-isa-conventions §1)
+    # links to kirin9030's (git symlinks tests/npu/kirinX90/src/st/testcase/<op>)
     Platform("kirin9030", NPU, "a5", "tests/npu/kirin9030/src/st",
              {"TPART": 1e-3, "TSORT32": 1e-2, "TMRGSORT": 1e-3}, half_as_bits=True, aliases=("kirinX90",)),
     Platform("kirinDev0000", NPU, "a5", "tests/npu/kirinDev0000/src/st",

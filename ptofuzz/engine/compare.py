@@ -12,7 +12,8 @@ oracles' outputs of a saved fuzz case) and the reports. Per element:
   reordering (the row holds the same values in another order).
 
 Besides the strict verdict, :func:`result_cmp` gives the verdict of pto-isa's own test comparator ``ResultCmp``
-(pto-isa-conventions.md §1.5), so a report can say whether pto-isa's test would have noticed.
+(pto-isa ``tests/common/test_common.h``; docs/fuzzing.md), so a report can say whether pto-isa's test would have
+noticed.
 """
 
 from __future__ import annotations
@@ -266,7 +267,7 @@ def _row_classes(expected: np.ndarray, actual: np.ndarray, bad: np.ndarray, comp
 
 # ---- pto-isa ResultCmp -------------------------------------------------------------------------------------
 
-# pto-isa's per-test tolerances (pto-isa-conventions.md §1.5)
+# pto-isa's per-test tolerances: the eps each system test's ``testcase/<op>/main.cpp`` passes to ResultCmp
 
 
 

@@ -107,8 +107,9 @@ def compare_batch(inst: registry.Instruction, case: Case, outcomes: Mapping[str,
             elif oa.fault and ob.fault and oa.fault.point and ob.fault.point and \
                     (oa.fault.name, oa.fault.point) != (ob.fault.name, ob.fault.point):
                 # architecturally only the trap number shows (TileLegality, TileAllocation and BundleControl
-                # are all trap 5, pto-spec-notes "headline caveats" 4), but two pto-spec models (the direct spec
-                # oracle, the bundle executor) both say which fault, and where: they must agree on both
+                # are all trap 5, pto-spec asl/arch/memory-model/fault-precision.asl), but two pto-spec models
+                # (the direct spec oracle, the bundle executor) both say which fault, and where: they must agree
+                # on both
                 hits.add(sig(pair_name(a, b), FAULT_POINT, "-"), every)
             continue
         for role in inst.outputs:

@@ -1,7 +1,9 @@
 """The TPART* family (TPARTADD, TPARTMUL, TPARTMAX, TPARTMIN, TPARTARGMAX, TPARTARGMIN): capabilities, layouts
 and canonical cases per platform.
 
-Facts from pto-isa-conventions.md §3 (pto-isa 3186c381) and pto-spec-notes.md §3 (pto-spec 0.58.3).
+Facts from pto-isa 3186c381 (``docs/isa/TPART*.md``, the headers ``include/pto/{cpu,npu/a2a3,npu/a5}/TPart*.hpp``
+and the system tests ``tests/{cpu/st,npu/<plat>/src/st}/testcase/tpart*/``) and pto-spec 0.58.3
+(``asl/tile/irregular-and-complex/union/TPART*.asl``, ``asl/tile/model/legality/indexed-layout.asl``).
 Semantics live in ``oracles/tpart.py`` and ``oracles/tpartarg.py``; random geometries in ``generators/tpart.py``.
 """
 
@@ -302,8 +304,9 @@ def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
 
 
 def known_difference(sig: Signature) -> str | None:
-    """The intended differences between TPART* models (pto-spec-notes §3, pto-isa-conventions §3). A real
-    target comes here named by its platform (differential.as_platforms): cpusim as cpu."""
+    """The intended differences between TPART* models (docs/reference/oracles.md: pto-spec's
+    ``ExecuteTilePartial`` against pto-isa's ``TPart*.hpp``). A real target comes here named by its platform
+    (differential.as_platforms): cpusim as cpu."""
     a, b = sig.oracles()
     if (a, b) == ("cpu", "spec") and sig.op in ("TPARTADD", "TPARTMUL") and sig.region == "op" \
             and sig.kind == "nan-encoding":  # only the real simulator shows it: the model expects "a NaN"
