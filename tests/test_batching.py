@@ -126,7 +126,7 @@ def test_generation_batches_match_the_one_case_pipeline(op, platform, special):
 def test_remembered_structural_masks_change_no_redraw(op, platform):
     """The sorts' redraw remembers, per geometry, which records plain data leaves undefined: the remembered mask
     must be the one a fresh evaluation gives, so a long run redraws exactly as a cold one."""
-    from ptofuzz.instructions import sort as sort_inst
+    from ptofuzz.instructions import sort_inputs as sort_inst
 
     inst = registry.get(op)
     named = _planned(op, platform, 120, seed=4)

@@ -194,7 +194,7 @@ def test_a_case_s_descending_flag_reaches_the_bundle_as_its_value():
     from ptofuzz.generators import values
     from ptofuzz.generators.source import seeded
     from ptofuzz.instructions import registry
-    from ptofuzz.instructions.sort import _tsort_case
+    from ptofuzz.instructions.tsort import _tsort_case
 
     case = _tsort_case("float32", 2, 8, descending=3)
     inputs = registry.get("TSORT").draw_inputs(seeded(1), case, values.ValueMix(0.0))

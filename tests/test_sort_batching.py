@@ -208,7 +208,7 @@ def _tsort32_batch(seed: int, platform: str, n: int, mix: values.ValueMix):
 def _edge_cases(platform: str):
     """Geometries the random draw rarely meets: empty regions, an idx region no platform takes, a 3-argument
     form with no full block, 255 blocks of a row, a 1-row idx broadcast."""
-    from ptofuzz.instructions.sort import _tsort32_case
+    from ptofuzz.instructions.tsort32 import _tsort32_case
 
     shapes = [("float32", 0, 5, {}), ("float32", 3, 0, {}), ("float32", 2, 20, {"form": 3}),
               ("float32", 1, 255 * 32, {}), ("float16", 3, 70, {"idx_rows": 1}), ("float16", 2, 96, {}),
@@ -360,7 +360,7 @@ def _mrg_edge_cases(platform: str):
     """Geometries the random draw rarely meets: single-list blocks the NPUs reject or that hold no whole group,
     groups of one block length over different record counts (one merge pool), an empty list, a dst of no
     records, exhausted mode with an empty list, four lists."""
-    from ptofuzz.instructions.sort import _mrg_case, _row
+    from ptofuzz.instructions.tmrgsort import _mrg_case, _row
 
     out = [_mrg_case(platform, dt, {"dst": _row(recs, recs), "src0": _row(recs, recs)}, lists=1, block=block)
            for dt, recs, block in (("float32", 20, 8), ("float32", 40, 16), ("float32", 96, 32), ("float32", 130, 32),
@@ -377,7 +377,7 @@ def _mrg_edge_cases(platform: str):
 def test_tmrgsort_many_gives_each_case_its_own_outcome(platform, profile):
     """tmrgsort_many over random geometries (multi-list and single-list, both dtypes) and the canonical cases is
     tmrgsort_model case by case: outputs, classes and executed counts."""
-    from ptofuzz.instructions.sort import _mrg_canonical
+    from ptofuzz.instructions.tmrgsort import _mrg_canonical
 
     mix = values.ValueMix.parse(profile, 0.25)
     inst = registry.get("TMRGSORT")
@@ -399,7 +399,7 @@ def test_tmrgsort_many_gives_each_case_its_own_outcome(platform, profile):
 def test_draw_many_draws_what_draw_inputs_draws(platform):
     """The batched drawing of TMRGSORT inputs (all the lists' runs sorted in one call) gives each case the bytes
     draw_inputs gives it alone, from its own source; and each list is sorted descending within its runs."""
-    from ptofuzz.instructions.sort import TOPK_RUN_RECORDS
+    from ptofuzz.instructions.tmrgsort_records import TOPK_RUN_RECORDS
     from ptofuzz.oracles.sort import sort_keys
 
     inst = registry.get("TMRGSORT")
@@ -429,7 +429,7 @@ def test_draw_many_draws_what_draw_inputs_draws(platform):
 
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int16"])
 def test_plain_stream_is_every_length_of_the_structural_plain_draw(dtype):
-    from ptofuzz.instructions import sort as isort
+    from ptofuzz.instructions import sort_inputs as isort
 
     dt = dtypes.get(dtype)
     isort._PLAIN_STREAMS.pop(dt.name, None)

@@ -13,7 +13,7 @@ from ptofuzz.core.case import COMMIT, EXACT, Case, OutcomeKind, Tile
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
 from ptofuzz.instructions import registry
-from ptofuzz.instructions.sort import _spec_mrg_case
+from ptofuzz.instructions.tmrgsort import _spec_mrg_case
 from ptofuzz.oracles import ieee
 
 INST = registry.get("TMRGSORT")
@@ -149,7 +149,7 @@ def test_stacked_spec_cases_are_each_their_own():
 
 @pytest.mark.parametrize("platform", ["cpu", "a2a3", "a5"])
 def test_a_platform_runs_a_spec_case_as_the_same_records(platform):
-    from ptofuzz.instructions.sort import _mrg_case, _row
+    from ptofuzz.instructions.tmrgsort import _mrg_case, _row
     from ptofuzz.oracles import mrgsort
 
     case = _spec_mrg_case("float32", 5, 9, 1)

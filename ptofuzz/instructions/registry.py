@@ -35,7 +35,9 @@ PLATFORMS = platforms.names()  # the platform table (ptofuzz/platforms.py) decid
 #: instruction module -> the mnemonics its ``instructions()`` builds, in its order (a test holds the two equal)
 MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.tpart": ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TPARTARGMAX", "TPARTARGMIN"),
-    "ptofuzz.instructions.sort": ("TSORT", "TSORT32", "TMRGSORT"),
+    "ptofuzz.instructions.tsort": ("TSORT",),
+    "ptofuzz.instructions.tsort32": ("TSORT32",),
+    "ptofuzz.instructions.tmrgsort": ("TMRGSORT",),
 }
 
 

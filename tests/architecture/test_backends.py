@@ -39,7 +39,7 @@ from test_layering import package_sources
 #: module -> {name: what the cache remembers}; nothing else at module level may change after import
 CACHES = {
     "ptofuzz.instructions.registry": {"_REGISTRY": "instructions built so far, by mnemonic"},
-    "ptofuzz.instructions.sort": {"_STRUCTURAL": "TMRGSORT structural masks by geometry",
+    "ptofuzz.instructions.sort_inputs": {"_STRUCTURAL": "TMRGSORT structural masks by geometry",
                                   "_PLAIN_STREAMS": "the plain value stream drawn once per dtype"},
     "ptofuzz.engine.crashes": {"_TYPES": "exception classes made per signature",
                                "_RAISERS": "raising functions made per signature"},
