@@ -22,7 +22,7 @@ from rich.console import Console
 from ptofuzz import api
 from ptofuzz.core import dtypes
 from ptofuzz.engine.compare import Mode
-from ptofuzz.report import console as report
+from ptofuzz.report import comparisons as report
 
 TARGET = 2.0
 

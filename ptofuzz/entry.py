@@ -2,9 +2,10 @@
 
 ``ptofuzz gen OP --platform P [--out DIR] [--seed N] [--force]`` with its output going to a file or a pipe (how a
 build runs it in place of pto-isa's ``gen_data.py``) runs here without importing the CLI framework or the
-terminal renderer: it parses those few options itself, calls :func:`ptofuzz.api.generate` and prints the plain
-lines :mod:`ptofuzz.report.console` prints off a terminal. Every other command line, and this one on a terminal (where
-the report has colours), goes to :mod:`ptofuzz.cli.app`, which also owns ``--help`` and every error about options.
+terminal renderer: it parses those few options itself, calls :func:`ptofuzz.engine.generate.generate` and prints
+the plain lines :mod:`ptofuzz.report.case_folders` prints off a terminal. Every other command line, and this one on a
+terminal (where the report has colours), goes to :mod:`ptofuzz.cli.app`, which also owns ``--help`` and every error
+about options.
 """
 
 from __future__ import annotations

@@ -21,7 +21,7 @@ from ptofuzz.engine.compare import Mode, compare, result_cmp
 from ptofuzz.instructions import registry
 from ptofuzz.oracles import ieee
 from ptofuzz.oracles import tpart as tpart_oracles
-from ptofuzz.report import console as report
+from ptofuzz.report import comparisons as report
 
 RECORDED = Path(__file__).parent / "data" / "reports"
 F16, F32 = dtypes.get("float16"), dtypes.get("float32")

@@ -112,8 +112,8 @@ def _tsort32_geometry(case: Case) -> str:
 
 
 def _tsort32_known(sig: Signature) -> str | None:
-    """Intended TSORT32 differences (pto-isa-conventions §5): values and indices that differ where the cpu
-    simulator's 16-bit block overlap moves records (not faults, not other kinds)."""
+    """TSORT32 differences of the cpu simulator (include/pto/cpu/TSort32.hpp): values and indices that differ
+    where its 16-bit block overlap moves records (not faults, not other kinds)."""
     sims = {"cpu", "cpusim"}  # the model and the real simulator share the overlap; an NPU or spec does not
     if sims & set(sig.oracles()) and not set(sig.oracles()) <= sims and sig.geometry == "16-bit,cols>32" \
             and sig.kind in ("int-value", "ordering"):

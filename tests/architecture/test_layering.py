@@ -160,12 +160,12 @@ def test_no_modules_import_each_other_in_a_circle(sources):
 
 
 UP_AT_MODULE_LEVEL = "from ptofuzz.engine import campaign\n"
-UP_IN_A_FUNCTION = "def f():\n    from ptofuzz.report.console import checked\n    return checked\n"
+UP_IN_A_FUNCTION = "def f():\n    from ptofuzz.report.case_folders import checked\n    return checked\n"
 
 
 @pytest.mark.parametrize(("module", "planted", "target"), [
     ("ptofuzz.core.case", UP_AT_MODULE_LEVEL, "ptofuzz.engine.campaign"),
-    ("ptofuzz.instructions.registry", UP_IN_A_FUNCTION, "ptofuzz.report.console"),
+    ("ptofuzz.instructions.registry", UP_IN_A_FUNCTION, "ptofuzz.report.case_folders"),
     ("ptofuzz.oracles.ieee", "import ptofuzz.generators.values\n", "ptofuzz.generators.values"),
     ("ptofuzz.backends.target", "if True:\n    from ptofuzz import api\n", "ptofuzz.api"),
 ])
@@ -186,7 +186,7 @@ def test_a_planted_circle_fails(sources):
 
 
 def test_a_downward_import_in_a_function_is_allowed(sources):
-    changed = {**sources, "ptofuzz.report.console": sources["ptofuzz.report.console"] +
+    changed = {**sources, "ptofuzz.report.case_folders": sources["ptofuzz.report.case_folders"] +
                "\ndef g():\n    from ptofuzz.core import dtypes\n    return dtypes\n"}
     assert upward(changed) == upward(sources)
 

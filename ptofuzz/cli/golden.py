@@ -1,0 +1,128 @@
+"""``ptofuzz gen`` and ``ptofuzz check``: golden data for pto-isa's system tests, and checking it.
+"""
+
+# No "from __future__ import annotations" here: typer reads every command's annotations when it builds the CLI,
+# twice per command; as strings they would be parsed and evaluated each time (about a fifth of `ptofuzz --help`),
+# as plain annotations they are built once, at import.
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ptofuzz.core.errors import UsageError
+
+if TYPE_CHECKING:
+    pass
+from ptofuzz.cli.common import (
+    CacheDirOpt,
+    HtmlOpt,
+    JsonOpt,
+    JunitCasesOpt,
+    PlatformOpt,
+    PtoIsaOpt,
+    SvgOpt,
+    _check_exports,
+    _errors,
+    _exit_for,
+    _rxc,
+    _sim_settings,
+    app,
+)
+
+
+@app.command()
+def gen(
+    op: Annotated[str, typer.Argument(help="Instruction, e.g. tpartadd (see `ptofuzz list`).")],
+    platform: PlatformOpt,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write case folders into.")] = Path("."),
+    seed: Annotated[int, typer.Option(help="Seed; the same seed writes the same bytes.")] = 0,
+    force: Annotated[bool, typer.Option("--force", help="Overwrite existing case folders.")] = False,
+    random: Annotated[int | None, typer.Option("--random", help="Write N random legal cases.")] = None,
+    dtype: Annotated[str | None, typer.Option(help="Element type (float32, half, bf16, int8, u16, ...).")] = None,
+    index_dtype: Annotated[str | None, typer.Option(
+        help="TPARTARGMAX/MIN: element type of the index tiles (default uint32).")] = None,
+    shape: Annotated[str | None, typer.Option(help="Tile shape RxC.")] = None,
+    dst: Annotated[str | None, typer.Option(help="Destination valid region RxC.")] = None,
+    src0: Annotated[str | None, typer.Option(help="src0 valid region RxC.")] = None,
+    src1: Annotated[str | None, typer.Option(help="src1 valid region RxC.")] = None,
+    inplace: Annotated[str | None, typer.Option(help="Destination is this source tile: src0 or src1.")] = None,
+    sort_width: Annotated[int | None, typer.Option(help="TSORT group width (1..64; 0 = 32).")] = None,
+    descending: Annotated[bool | None, typer.Option("--descending/--ascending",
+                                                       help="TSORT direction.")] = None,
+    lists: Annotated[int | None, typer.Option(help="TMRGSORT: merge this many lists (2..4).")] = None,
+    blocks: Annotated[int | None, typer.Option(help="TMRGSORT single-list form: records per block.")] = None,
+    exhausted: Annotated[bool, typer.Option("--exhausted", help="TMRGSORT: stop when a list runs out.")] = False,
+    bf16_contract: Annotated[bool, typer.Option("--bf16-contract", help="TSORT: accept BF16 as pto-spec's "
+                                                "contract header does (its executable model rejects it).")] = False,
+    special: Annotated[str | None, typer.Option(
+        help="Special-value kinds (snan,qnan,zero,inf,subnormal,extreme,tie,sorted,reversed,equal) or a profile "
+             "(default, none, nan, sort).")] = None,
+    special_rate: Annotated[float, typer.Option(help="Share of special values (NaN, inf, 0, subnormal, ...).")] = 0.05,
+    allow_undefined: Annotated[bool, typer.Option(
+        "--allow-undefined", help="Keep inputs that leave golden elements undefined on the platform (by default "
+                                  "they are redrawn, so goldens hold no placeholders).")] = False,
+    bundle: Annotated[bool, typer.Option("--bundle", help="spec TSORT/TPART*: also write the case as a PTO bundle "
+                                                          "(bundle.bin, bundle.s, expected outcome).")] = False,
+    json_out: JsonOpt = False,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="A line per case folder, however many (by "
+                                                                   "default beyond 100 only the summary).")] = False,
+) -> None:
+    """Write case folders (input*.bin, golden.bin, ptofuzz.json) for OP on a platform.
+
+    Without --random or explicit flags: the canonical case list of the platform's pto-isa system test
+    (spec: the union of the platforms' geometries, in ptofuzz's full-tile layout).
+    """
+    with _errors():
+        from ptofuzz.engine import generate as api
+        from ptofuzz.report import case_folders
+
+        explicit = {"dtype": dtype, "index_dtype": index_dtype, "shape": _rxc(shape, "--shape"),
+                    "dst": _rxc(dst, "--dst"), "src0": _rxc(src0, "--src0"), "src1": _rxc(src1, "--src1"),
+                    "inplace": inplace,
+                    "sort_width": sort_width, "descending": descending, "contract": 1 if bf16_contract else None,
+                    "lists": lists, "blocks": blocks, "exhausted": True if exhausted else None}
+        listed = not json_out and (verbose or (random or 0) <= case_folders.LISTED_FOLDERS)
+        if random is not None:  # batches of numpy temporaries: see ptofuzz.engine.allocator
+            from ptofuzz.engine import allocator
+
+            allocator.keep_freed_memory()
+        with case_folders.generating(listed=listed) as on_case:
+            result = api.generate(op, platform, out, seed=seed, force=force, random=random, explicit=explicit,
+                                  special_rate=special_rate, special=special, allow_undefined=allow_undefined,
+                                  bundle=bundle, on_case=on_case, keep=json_out)
+        case_folders.generated(result, as_json=json_out, listed=True)
+
+
+@app.command()
+def check(
+    paths: Annotated[list[Path], typer.Argument(help="Case folders, or folders that contain case folders.")],
+    platform: Annotated[str | None, typer.Option("--platform", "-p",
+                                                    help="Layout for folders without ptofuzz.json.")] = None,
+    html: HtmlOpt = None,
+    svg: SvgOpt = None,
+    junit: JunitCasesOpt = None,
+    oracle: Annotated[str | None, typer.Option(
+        help="cpusim: recompute cpu case folders with the real pto-isa CPU simulator instead of the model.")] = None,
+    pto_isa: PtoIsaOpt = None,
+    cache_dir: CacheDirOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Recompute goldens from the inputs and compare golden.bin (and output.bin) bit for bit."""
+    with _errors():
+        from ptofuzz.engine.check import check as run_check
+        from ptofuzz.report import case_folders, ci
+
+        _check_exports(html, svg, junit)
+        backend = None
+        if oracle is not None:
+            if oracle != "cpusim":
+                raise UsageError(f"--oracle {oracle!r}: check recomputes with the folder's platform model, or with "
+                                 "--oracle cpusim (the real simulator, for cpu folders)")
+            from ptofuzz.backends.cpusim.backend import CpusimBackend
+
+            backend = CpusimBackend(_sim_settings(pto_isa, cache_dir, None))
+        verdicts = run_check(paths, platform, backend)
+        if junit is not None:
+            ci.checked_junit(junit, verdicts)
+        case_folders.checked(verdicts, as_json=json_out, html=html, svg=svg)
+        _exit_for([v.verdict for v in verdicts], "fail")
