@@ -141,6 +141,7 @@ def test_choose_builds_each_named_backend_and_refuses_what_cannot_answer():
                              if CpusimBackend().cannot_answer(i) is None}
 
 
+@pytest.mark.slow
 def test_a_campaign_evaluates_through_the_backends_it_was_given():
     """A stand-in backend named like a real one is what the campaign asks, in the plan's own process and
     through pickling (what --jobs does): the plan carries its backends, no module does."""
@@ -208,6 +209,7 @@ def test_a_plan_crosses_a_process_boundary_with_its_backends():
     assert np.array_equal(outcomes["cpu"].outputs["dst"][:r, :c], outcomes["target"].outputs["dst"][:r, :c])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_the_atheris_engine_runs_an_external_target(cli, tmp_path, jobs):
     pytest.importorskip("atheris")

@@ -22,7 +22,7 @@ def python_files() -> list[Path]:
 
 def test_the_scan_sees_the_repository():
     names = {p.relative_to(ROOT).as_posix() for p in python_files()}
-    assert {"ptofuzz/engine/compare.py", "oracles/tpart.py", "tests/test_oracle_spec.py"} <= names
+    assert {"ptofuzz/engine/compare.py", "oracles/tpart.py", "tests/oracles/test_oracle_spec.py"} <= names
 
 
 def test_no_python_file_cites_notes_outside_the_repository():

@@ -7,15 +7,18 @@ import shutil
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from ptofuzz import api
 from ptofuzz.io import records
 
 pytest_plugins = ["pytester"]
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CORPORA = ROOT / "corpora"
 
 
+@pytest.mark.slow
 def test_every_corpus_record_is_an_item_and_replays_unchanged(pytester):
     n = len(records.discover([CORPORA]))
     assert n > 200

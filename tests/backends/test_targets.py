@@ -65,6 +65,7 @@ def test_wrong_output_fails_exactly_those_cases(cases):
             assert mismatched and mismatched[0].comparison.mismatches == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("mode", "problem"), [("exit", "target exited with status 3: device error 507015"),
                                                ("silent", "target wrote no output.bin in the case folder")])
 def test_target_failures_are_reported_per_case(cases, mode, problem):
@@ -77,6 +78,7 @@ def test_target_failures_are_reported_per_case(cases, mode, problem):
     assert all(v.verdict == "error" for v in bad.values())
 
 
+@pytest.mark.slow
 def test_stale_output_from_an_earlier_run_is_not_taken_as_the_answer(cases):
     root, script, folders = cases
     _clean(folders)
@@ -86,6 +88,7 @@ def test_stale_output_from_an_earlier_run_is_not_taken_as_the_answer(cases):
         {f.name for f in folders if _bad(f.name)}
 
 
+@pytest.mark.slow
 def test_dir_placeholder_runs_once_per_folder(cases, tmp_path):
     root, script, folders = cases
     _clean(folders)
@@ -96,6 +99,7 @@ def test_dir_placeholder_runs_once_per_folder(cases, tmp_path):
     assert {v.path.name for v in verdicts if v.verdict != "pass"} == {f.name for f in folders if _bad(f.name)}
 
 
+@pytest.mark.slow
 def test_cli_run_exit_codes_and_reproduce_lines(cli, cases):
     root, script, folders = cases
     _clean(folders)
@@ -128,6 +132,7 @@ CPU_FAKE = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_fuzz_with_an_external_target(cli, tmp_path):
     """`fuzz --target CMD`: every campaign case is written as a cpu case folder, the command runs on it and its
     output.bin is one more oracle; a target wrong on one folder in ten is a new signature against the model."""
@@ -153,6 +158,7 @@ def test_fuzz_target_needs_the_command(cli):
     assert r.code == 2 and "--oracles target needs --target CMD" in r.err
 
 
+@pytest.mark.slow
 def test_a_timed_out_target_is_killed_with_its_children(cases, tmp_path):
     root, _, folders = cases
     marker = tmp_path / "survivor"

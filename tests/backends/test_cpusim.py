@@ -25,8 +25,13 @@ from ptofuzz.instructions import registry
 from ptofuzz.io import records
 
 PTO_ISA = os.environ.get("PTO_ISA_DIR")
-needs_sim = pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa tree (CI uses "
-                                                   "the pinned snapshot) to run the real simulator")
+_NO_SIM = pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa tree (CI uses the "
+                                                 "pinned snapshot) to run the real simulator")
+
+
+def needs_sim(test):
+    """A test of the real simulator: marked ``cpusim``, skipped with the reason where PTO_ISA_DIR is unset."""
+    return pytest.mark.cpusim(_NO_SIM(test))
 TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
 ARG = ("TPARTARGMAX", "TPARTARGMIN")
 
@@ -183,6 +188,7 @@ def test_nan_bits_of_the_simulator(sim):
     assert [hex(x) for x in out.outputs["dst"][0, :3]] == ["0xfe02", "0xfe03", "0x4000"]
 
 
+@pytest.mark.slow
 @needs_sim
 def test_int32_overflow_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_path):
     """cpusim-int32-overflow-ub: TPARTADD's `dst = src0 + src1` on int32_t overflows a signed int (UB in C++);
@@ -229,6 +235,7 @@ def test_hand_worked_tmrgsort(sim):
     assert out.extra["executed"] == [2, 2, 0, 0]
 
 
+@pytest.mark.slow
 @needs_sim
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int16"])
 def test_the_cpu_tsort32_model_agrees_with_the_simulator(sim, dtype):
@@ -242,6 +249,7 @@ def test_the_cpu_tsort32_model_agrees_with_the_simulator(sim, dtype):
     assert {k: f.hits for k, f in store.findings.items()} == {}
 
 
+@pytest.mark.slow
 @needs_sim
 @pytest.mark.parametrize("dtype", ["float32", "float16"])
 def test_the_cpu_tmrgsort_model_agrees_with_the_simulator(sim, dtype):
@@ -304,6 +312,7 @@ def test_outside_the_destination_valid_region_is_undefined(sim):
     assert (out.classes["dst"][3:] == UNDEFINED).all() and (out.classes["dst"][:, 5:] == UNDEFINED).all()
 
 
+@pytest.mark.slow
 @needs_sim
 @pytest.mark.parametrize("op", TPART)
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int16", "int8", "uint8"])
@@ -318,6 +327,7 @@ def test_the_cpu_model_agrees_with_the_simulator(sim, op, dtype):
     assert {k: f.hits for k, f in store.findings.items()} == {}
 
 
+@pytest.mark.slow
 @needs_sim
 @pytest.mark.parametrize("op", ARG)
 @pytest.mark.parametrize(("dtype", "index"), [("float32", "uint32"), ("float16", "int32"), ("int8", "uint32"),
@@ -376,6 +386,7 @@ def test_bfloat16_is_a_placeholder_finding_not_a_flood_of_mismatches(sim, op):
     assert (cpu.outputs["dst"] != out.outputs["dst"]).mean() > 0.5  # the cpu model computes bf16: most differ
 
 
+@pytest.mark.slow
 @needs_sim
 def test_fuzz_spec_cpu_cpusim_finds_nothing_new(cli, sim, tmp_path):
     r = cli("fuzz", "tpartadd", "--oracles", "spec,cpu,cpusim", "--runs", "20000", "--seed", "4",
@@ -389,6 +400,7 @@ def test_fuzz_spec_cpu_cpusim_finds_nothing_new(cli, sim, tmp_path):
     assert rec["finding"]["target"]["compiler"] == sim.manifest["compiler"]
 
 
+@pytest.mark.slow
 @needs_sim
 def test_a_planted_out_of_bounds_write_under_asan_is_a_crash_finding(cli, sim, tmp_path):
     out = tmp_path / "out"
@@ -410,6 +422,7 @@ def test_a_planted_out_of_bounds_write_under_asan_is_a_crash_finding(cli, sim, t
     assert again.code == 0, again
 
 
+@pytest.mark.slow
 @needs_sim
 def test_a_planted_hang_is_a_hang_finding(cli, sim, tmp_path):
     r = cli("fuzz", "tpartadd", "--oracles", "cpu,cpusim", "--runs", "300", "--batch", "64", "--dtype",
@@ -434,6 +447,7 @@ def test_sim_build_prints_what_it_built(cli, sim):
 
 
 
+@pytest.mark.slow
 @needs_sim
 def test_check_with_the_real_simulator(cli, sim, tmp_path):
     """`check --oracle cpusim`: cpu case folders written by `gen` agree with the real simulator wherever their
@@ -461,6 +475,7 @@ def test_check_with_the_real_simulator(cli, sim, tmp_path):
     assert all("recomputes cpu case folders" in c["message"] for c in json.loads(other.out)["cases"])
 
 
+@pytest.mark.slow
 @needs_sim
 @pytest.mark.parametrize("op", ["tsort32", "tmrgsort"])
 def test_cpusim_defines_exactly_what_the_simulator_writes(sim, op):
@@ -562,9 +577,9 @@ def test_list_shows_the_cached_build(cli, sim):
         assert sim.manifest["commit"] in rows[op]["notes"]
 
 
+@pytest.mark.slow
 @needs_sim
-@pytest.mark.parametrize("engine", [["--jobs", "2", "--runs", "3000"], ["--engine", "atheris", "--runs", "30"],
-                                    ["--engine", "atheris", "--jobs", "2", "--time", "8"]])
+@pytest.mark.parametrize("engine", [["--jobs", "2", "--runs", "3000"], ["--engine", "atheris", "--runs", "30"]])
 def test_simulator_settings_reach_every_worker(cli, sim, tmp_path, engine):
     """The simulator backend built from the command line runs in --jobs workers and in the atheris engine's
     fuzzing processes with its settings: a timeout no request can meet makes every simulator call a hang there,

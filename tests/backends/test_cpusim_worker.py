@@ -86,6 +86,7 @@ def test_crashing_cases_are_isolated_and_the_rest_still_computed(tmp_path):
     assert wk.restarts == 2
 
 
+@pytest.mark.slow
 def test_a_hang_is_killed_after_the_timeout(tmp_path):
     valid, a, b = _batch(4, [1])
     wk = w.Worker(_fake(tmp_path, "hang"), timeout=1.5)

@@ -125,6 +125,7 @@ def test_decode_encode_is_identity_on_legal_fields(form_fields):
     assert asm.assemble(asm.text(cmd)) == [word]  # and through the text form
 
 
+@pytest.mark.slow
 @settings(max_examples=3000, deadline=None)
 @given(st.integers(0, 0xFFFFFFFF))
 def test_encode_decode_is_identity_on_every_word_that_decodes(word):

@@ -15,14 +15,15 @@ from ptofuzz.engine.replay import replay
 from ptofuzz.generators.fuzzed import BytesProvider, FuzzedSource
 from ptofuzz.io import records
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CORPORA = ROOT / "corpora"
 
 
 # every corpus record replays unchanged: a test item each, through ptofuzz's pytest plugin (pyproject
-# `ptofuzz_replay = ["corpora"]`; tests/test_pytest_plugin.py checks the plugin itself)
+# `ptofuzz_replay = ["corpora"]`; tests/cli/test_pytest_plugin.py checks the plugin itself)
 
 
+@pytest.mark.slow
 def test_corpora_rebuild_identically(tmp_path):
     res = subprocess.run([sys.executable, str(ROOT / "ci" / "build_corpora.py"), "--out", str(tmp_path)],
                          capture_output=True, text=True, cwd=ROOT)
@@ -110,6 +111,7 @@ def test_short_inputs_still_give_varied_values():
     assert np.array_equal(bits, again)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(sys.version_info < (3, 11), reason="atheris is a dependency on Python >= 3.11 only")
 def test_atheris_engine_runs_saves_and_keeps_its_corpus(cli, tmp_path):
     corpus, out = tmp_path / "corpus", tmp_path / "out"
@@ -133,6 +135,7 @@ def test_atheris_jobs_need_a_time(cli):
     assert res.code == 2 and "--jobs 2" in res.err and "--time" in res.err
 
 
+@pytest.mark.slow
 def test_atheris_jobs_fork_libfuzzer_and_merge_the_jobs(cli, tmp_path):
     """--jobs 2: libFuzzer's -fork=2 runs the engine's executable script twice over; their summaries merge."""
     out = tmp_path / "out"

@@ -12,7 +12,7 @@ from ptofuzz import api
 from ptofuzz.instructions import registry
 from ptofuzz.io import validate
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 ST_KEYS = sorted(json.loads((ROOT / "tests" / "data" / "pto-isa-st-cases.json").read_text())["tests"])
 
 
@@ -61,6 +61,7 @@ def written(tmp_path_factory) -> dict[str, list[Path]]:
             "campaign": sorted(base.rglob("campaign.json"))}
 
 
+@pytest.mark.slow
 def test_every_written_file_and_every_corpus_record_validates(written):
     assert len(written["case"]) > 500 and len(written["record"]) > 420 and len(written["campaign"]) == 7
     for kind, paths in written.items():

@@ -23,7 +23,7 @@ from ptofuzz.oracles import ieee
 from ptofuzz.oracles import tpart as tpart_oracles
 from ptofuzz.report import comparisons as report
 
-RECORDED = Path(__file__).parent / "data" / "reports"
+RECORDED = Path(__file__).resolve().parents[1] / "data" / "reports"
 F16, F32 = dtypes.get("float16"), dtypes.get("float32")
 
 

@@ -78,6 +78,7 @@ def _summary(store, stats):
     return data["cases"], [(s["signature"], s["hits"], s["first_seen"]) for s in data["signatures"]]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op,oracles,fixed", [
     ("tpartmax", None, {}), ("tsort32", None, {}), ("tsort32", None, {"dtype": "float16", "shape": (2, 70)}),
     ("tmrgsort", None, {}), ("tsort", ["spec", "bundle"], {})])
@@ -292,6 +293,7 @@ def test_an_oracle_exception_is_reported_with_a_reproduce_command_and_output_is_
     assert summary["cases"] > 0 and all(s["hits"] > 0 for s in summary["signatures"])
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(__import__("sys").version_info < (3, 11), reason="atheris is a dependency on Python >= 3.11")
 def test_the_atheris_engine_reports_a_crash(cli, tmp_path, monkeypatch):
     inject = tmp_path / "inject"

@@ -13,7 +13,8 @@ from ptofuzz.generators.source import seeded
 from ptofuzz.instructions import registry
 
 TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
-ST_KEYS = sorted(json.loads((Path(__file__).parent / "data" / "pto-isa-st-cases.json").read_text())["tests"])
+DATA = Path(__file__).resolve().parents[1] / "data"
+ST_KEYS = sorted(json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"])
 PAIRS = [(op, p) for op, inst in registry.all_instructions().items() for p in inst.platforms]
 
 

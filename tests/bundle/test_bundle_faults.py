@@ -167,6 +167,7 @@ def test_differential_tells_faults_apart_by_name_and_point_only_where_both_model
     assert kinds(legality, Fault("Fault_TileAllocation", 5, "")) == set()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("op", ["tsort", "tpartadd"])
 @pytest.mark.parametrize("plant", ["name", "point"])
 def test_spec_bundle_fuzzing_reports_a_planted_fault_change_of_one_trap(cli, tmp_path, monkeypatch, op, plant):

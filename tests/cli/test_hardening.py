@@ -12,7 +12,7 @@ import pytest
 
 from ptofuzz import api
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 EDGE = ROOT / "corpora" / "tpartmax" / "edge" / "f32-specials-tpartmax.json"
 
 

@@ -262,7 +262,7 @@ def test_the_checked_in_bundle_fuzz_corpus_runs_clean():
     import importlib.util
     from pathlib import Path
 
-    root = Path(__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     spec = importlib.util.spec_from_file_location("fuzz_bundle", root / "fuzz" / "fuzz_bundle.py")
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)

@@ -14,7 +14,7 @@ from ptofuzz.core.case import EXACT
 from ptofuzz.engine import crashes
 from ptofuzz.instructions import registry
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _harness():
@@ -57,6 +57,7 @@ def _crashes(target, n: int = 300) -> dict[tuple[str, str], str]:
     return seen
 
 
+@pytest.mark.slow
 def test_two_planted_disagreements_are_two_crash_identities(monkeypatch):
     monkeypatch.delenv("PTOFUZZ_ALLOW", raising=False)
     monkeypatch.delenv("PTOFUZZ_FINDINGS", raising=False)

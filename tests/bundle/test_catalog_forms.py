@@ -15,7 +15,7 @@ from ptofuzz.bundle import asm, catalog
 from ptofuzz.bundle import encoding as enc
 from ptofuzz.bundle import executor as ex
 
-DATA = json.loads((Path(__file__).parent / "data" / "pto-spec-command-forms-32.json").read_text())
+DATA = json.loads((Path(__file__).resolve().parents[1] / "data" / "pto-spec-command-forms-32.json").read_text())
 FORMS = DATA["forms"]
 WORDS_PER_FORM = 64
 
