@@ -202,7 +202,7 @@ def _counts(list_ids: np.ndarray) -> tuple[int, int, int, int]:
     return tuple(int(x) & 0xFFFF for x in c)  # type: ignore[return-value]
 
 
-def _result(recs: np.ndarray, defined: np.ndarray, executed) -> MergeResult:
+def _result(recs: np.ndarray, defined: np.ndarray, executed: tuple[int, int, int, int] | None) -> MergeResult:
     words = np.where(defined[:, None], recs, 0).astype(np.uint32).reshape(-1)
     classes = np.repeat(np.where(defined, EXACT, UNDEFINED).astype(np.uint8), 2)
     return MergeResult(words, classes, executed)

@@ -36,7 +36,11 @@ def _merge_impl(srcs: list[_Recs], d: DType, plat: str, cap: int, exhausted: boo
     return out
 
 
-def _plan_sorted(lists: list[_List], lens: list[int], plat: str, cap: int, exhausted: bool):
+Executed = tuple[int, int, int, int] | None
+
+
+def _plan_sorted(lists: list[_List], lens: list[int], plat: str, cap: int, exhausted: bool
+                 ) -> tuple[np.ndarray, np.ndarray, Executed]:
     """Vectorised merge of sorted NaN-free lists: (global record index per output position, defined, executed)."""
     total = sum(lens)
     key = np.concatenate([lst.key for lst in lists])
@@ -75,7 +79,8 @@ def _plan_sorted(lists: list[_List], lens: list[int], plat: str, cap: int, exhau
     return gidx, defined, executed
 
 
-def _plan_loop(lists: list[_List], lens: list[int], plat: str, cap: int, exhausted: bool):
+def _plan_loop(lists: list[_List], lens: list[int], plat: str, cap: int, exhausted: bool
+               ) -> tuple[np.ndarray, np.ndarray, Executed, bool]:
     """Head-by-head simulation (unsorted lists, NaN or unknown records).
 
     Returns (global record index per output position, defined, executed, undetermined stop).
@@ -136,5 +141,6 @@ def _plan_loop(lists: list[_List], lens: list[int], plat: str, cap: int, exhaust
         consumed = lens  # every list is consumed whatever the order
     executed = None
     if consumed is not None and (plat == "cpu" or exhausted):
-        executed = tuple(c & 0xFFFF for c in list(consumed) + [0] * (MAX_LISTS - nl))
+        c = [n & 0xFFFF for n in list(consumed) + [0] * (MAX_LISTS - nl)]
+        executed = (c[0], c[1], c[2], c[3])
     return gidx, defined, executed, undetermined

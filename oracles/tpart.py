@@ -34,7 +34,8 @@ OPS = {"TPARTADD": "add", "TPARTMUL": "mul", "TPARTMAX": "max", "TPARTMIN": "min
 SPEC_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint32", "uint16", "uint8")
 
 # (result bits, class codes, flag arrays) computed on every element of the aligned operands.
-ElementOp = Callable[[str, np.ndarray, np.ndarray, DType], tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]]
+ElementResult = tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]  # result bits, element classes, flags
+ElementOp = Callable[[str, np.ndarray, np.ndarray, DType], ElementResult]
 
 
 def _region(valid: tuple[int, int], rows: int, cols: int) -> np.ndarray:
@@ -176,7 +177,7 @@ def _exact(shape: tuple[int, ...]) -> np.ndarray:
 # Element operations per platform
 
 
-def spec_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
+def spec_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> ElementResult:
     """pto-spec typed operations: wrap for integers; IEEE RNE + canonical NaN for float add/mul; hardware
     min/max rules for floats. All results exact; status flags per element."""
     if not dt.is_float:
@@ -189,7 +190,7 @@ def spec_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
     return res, _exact(res.shape), {ieee.NV: nv}
 
 
-def cpu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
+def cpu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> ElementResult:
     """pto-isa cpu simulator: native C++ arithmetic.
 
     Integers wrap (promoted to int, truncated on store). Float add/mul are IEEE RNE (half and bf16 are
@@ -233,7 +234,7 @@ def _npu_add_mul_undefined(op: str, a: np.ndarray, b: np.ndarray, res: np.ndarra
     return undefined & ~nan
 
 
-def npu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType):
+def npu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> ElementResult:
     """a2a3 / a5 vector units (vadd/vmul/vmax/vmin), as far as pto-isa documents them.
 
     Known: float add/mul round to nearest even; a NaN result is some NaN; max/min of mixed-sign zeros is some

@@ -9,11 +9,11 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ptofuzz.cli.common import _errors, app
 from ptofuzz.core.errors import UsageError
 
 if TYPE_CHECKING:
     pass
-from ptofuzz.cli.common import _errors, app
 
 
 @app.command("asm")

@@ -10,10 +10,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ptofuzz.core.errors import ExitCode, UsageError
-
-if TYPE_CHECKING:
-    pass
 from ptofuzz.cli.common import (
     CacheDirOpt,
     JsonOpt,
@@ -34,6 +30,10 @@ from ptofuzz.cli.common import (
     _sim_settings,
     app,
 )
+from ptofuzz.core.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    pass
 
 
 @app.command()

@@ -9,10 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ptofuzz.core.errors import UsageError
-
-if TYPE_CHECKING:
-    pass
 from ptofuzz.cli.common import (
     CacheDirOpt,
     HtmlOpt,
@@ -28,6 +24,10 @@ from ptofuzz.cli.common import (
     _sim_settings,
     app,
 )
+from ptofuzz.core.errors import UsageError
+
+if TYPE_CHECKING:
+    pass
 
 
 @app.command()

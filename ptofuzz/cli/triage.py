@@ -9,10 +9,6 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ptofuzz.core.errors import ExitCode, UsageError
-
-if TYPE_CHECKING:
-    pass
 from ptofuzz.cli.common import (
     HtmlOpt,
     JsonOpt,
@@ -26,6 +22,10 @@ from ptofuzz.cli.common import (
     _rxc,
     app,
 )
+from ptofuzz.core.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    pass
 
 
 @app.command()

@@ -166,10 +166,11 @@ def _child(args: dict[str, Any], argv: list[str]) -> None:
 
     import_instrumented()
     from ptofuzz.engine import campaign
+    from ptofuzz.instructions import registry
 
     plan = pickle.loads(Path(args["plan"]).read_bytes())  # its backends too: the parent built them
     out = Path(args["out"]) if args["out"] else None
-    store = campaign.FindingStore(campaign.registry.get(plan.op), plan, out, engine="atheris")
+    store = campaign.FindingStore(registry.get(plan.op), plan, out, engine="atheris")
     fork = bool(args.get("fork"))
     summary = Path(args["summaries"]) / f"{os.getpid()}.json" if fork else Path(args["summary"])
     start = time.perf_counter()
@@ -209,6 +210,7 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
     (as ``campaign.json``) and the last statistics."""
     from ptofuzz.core.errors import UsageError
     from ptofuzz.engine import campaign
+    from ptofuzz.instructions import registry
     from ptofuzz.io import records
 
     try:
@@ -231,7 +233,7 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
                              "inputs: give it a folder of its own (records seed the random engine)")
         corpus.mkdir(parents=True, exist_ok=True)
     if out is not None:  # a damaged --out is refused here, in one line (the fuzzing child would die of it)
-        campaign.FindingStore(campaign.registry.get(plan.op), plan, out, engine="atheris")
+        campaign.FindingStore(registry.get(plan.op), plan, out, engine="atheris")
     work = Path(tempfile.mkdtemp(prefix="ptofuzz-atheris-"))
     # the child runs in the scratch folder: a source checkout in the current folder must not shadow the
     # installed package (python -m puts the current folder first on sys.path), so every path is absolute

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ptofuzz.core.errors import CaseFolderError, UsageError
-from ptofuzz.engine.differential import Signature
+from ptofuzz.core.signature import Signature
 from ptofuzz.io import records
 
 FIELDS = ("op", "culprit", "kind", "dtype_class", "pair", "region", "geometry", "status")

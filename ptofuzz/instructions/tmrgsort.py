@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,14 +19,14 @@ from ptofuzz.core.layouts import Profile, spec_physical
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
+from ptofuzz.instructions.sort_inputs import NPU_DTYPES, PLAIN, _checked
+from ptofuzz.instructions.tmrgsort_records import _fill_records, _is_spec_mrg, _mrg_redraw_many, _sorted_runs
 from ptofuzz.oracles import mrgsort as mrgsort_oracle
 from ptofuzz.oracles import sort as oracles
 from ptofuzz.oracles import sort_batch
 
 if TYPE_CHECKING:
     from ptofuzz.core.signature import Signature
-from ptofuzz.instructions.sort_inputs import NPU_DTYPES, PLAIN, _checked
-from ptofuzz.instructions.tmrgsort_records import _fill_records, _is_spec_mrg, _mrg_redraw_many, _sorted_runs
 
 MRG_ROLES = ("dst", "src0", "src1", "src2", "src3")
 
@@ -212,7 +212,7 @@ def _mrg_profile(platform: str) -> Profile:
 
 
 def mrg_instruction() -> Instruction:
-    def oracle(platform: str):
+    def oracle(platform: str) -> Callable[[Case, Mapping[str, np.ndarray]], Outcome]:
         def run(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
             if _is_spec_mrg(case):
                 return _records_model_on_values(case, inputs, platform)

@@ -13,11 +13,12 @@ from ptofuzz.core import dtypes
 from ptofuzz.core.case import UNDEFINED, Case, Outcome
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
+from ptofuzz.instructions.sort_inputs import _structural_many, plain_stream
 from ptofuzz.oracles import sort as oracles
+from ptofuzz.oracles.sort_memo import filled
 
 if TYPE_CHECKING:
     from ptofuzz.instructions.registry import Redrawn
-from ptofuzz.instructions.sort_inputs import _structural_many, plain_stream
 
 
 def _mrg_redraw_many(items: list[tuple[Source, Case, dict[str, np.ndarray], Outcome]]) -> list[Redrawn]:
@@ -125,7 +126,7 @@ def _record_rows(lists: Sequence[tuple[Case, np.ndarray, np.ndarray]]) -> list[n
                                      np.concatenate([lists[j][2] for j in members]), dt)
         for j, lo, k in zip(members, starts, sizes):
             out[j] = words[None, 2 * lo:2 * (lo + k)]
-    return oracles.filled(out)
+    return filled(out)
 
 
 def _run_records(case: Case, n: int) -> int:

@@ -12,11 +12,11 @@ from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.layouts import Profile, spec_physical
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
+from ptofuzz.instructions.sort_inputs import MAX_ROWS, SPEC_DTYPES, _checked, _cols, draw_batch, draw_inputs, draw_many
 from ptofuzz.oracles import sort as oracles
 
 if TYPE_CHECKING:
     pass
-from ptofuzz.instructions.sort_inputs import MAX_ROWS, SPEC_DTYPES, _checked, _cols, draw_batch, draw_inputs, draw_many
 
 
 def _tsort_tiles(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:

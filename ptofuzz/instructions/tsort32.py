@@ -4,19 +4,14 @@ documented differences; the semantics live in :mod:`ptofuzz.oracles.sort`.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ptofuzz.core import dtypes, platforms
-from ptofuzz.core.case import Case, Tile
+from ptofuzz.core.case import Case, Outcome, Tile
 from ptofuzz.core.layouts import Profile
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
-from ptofuzz.oracles import sort as oracles
-from ptofuzz.oracles import sort_batch
-
-if TYPE_CHECKING:
-    from ptofuzz.core.signature import Signature
 from ptofuzz.instructions.sort_inputs import (
     CPU_DTYPES,
     MAX_ROWS,
@@ -29,6 +24,13 @@ from ptofuzz.instructions.sort_inputs import (
     draw_many,
     redraw_many,
 )
+from ptofuzz.oracles import sort as oracles
+from ptofuzz.oracles import sort_batch
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ptofuzz.core.signature import Signature
 
 
 def _tsort32_tiles(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
@@ -131,7 +133,7 @@ def _tsort32_explicit(platform: str, opts: Mapping[str, Any]) -> Case:
 def _tsort32_instruction() -> Instruction:
     profiles = _tsort32_profiles()
 
-    def oracle(platform: str):
+    def oracle(platform: str) -> Callable[[Case, Mapping[str, np.ndarray]], Outcome]:
         return lambda case, inputs: oracles.tsort32(case, inputs, platform)
 
     tsort32 = Instruction(

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from rich.console import Console
@@ -61,8 +62,9 @@ def _export(con: Console, html: Any, svg: Any) -> None:
     """Write the recorded report as an offline HTML page and/or SVG (atomically)."""
     from pathlib import Path
 
-    for path, render in ((html, lambda: con.export_html(inline_styles=True, clear=False)),
-                         (svg, lambda: _svg(con))):
+    renders: tuple[tuple[Any, Callable[[], str]], ...] = (
+        (html, lambda: con.export_html(inline_styles=True, clear=False)), (svg, lambda: _svg(con)))
+    for path, render in renders:
         if path is not None:
             write_file(Path(path), render())
 
