@@ -5,15 +5,12 @@
 # twice per command; as strings they would be parsed and evaluated each time (about a fifth of `ptofuzz --help`),
 # as plain annotations they are built once, at import.
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from ptofuzz.cli.common import _errors, app
 from ptofuzz.core.errors import UsageError
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command("asm")

@@ -6,7 +6,7 @@ simulator, external targets and saved findings.
 # twice per command; as strings they would be parsed and evaluated each time (about a fifth of `ptofuzz --help`),
 # as plain annotations they are built once, at import.
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -31,9 +31,6 @@ from ptofuzz.cli.common import (
     app,
 )
 from ptofuzz.core.errors import ExitCode, UsageError
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command()

@@ -5,7 +5,7 @@
 # twice per command; as strings they would be parsed and evaluated each time (about a fifth of `ptofuzz --help`),
 # as plain annotations they are built once, at import.
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -23,9 +23,6 @@ from ptofuzz.cli.common import (
     app,
 )
 from ptofuzz.core.errors import ExitCode, UsageError
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command()

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import Case, Tile
@@ -14,9 +14,6 @@ from ptofuzz.generators.source import Source
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.instructions.sort_inputs import MAX_ROWS, SPEC_DTYPES, _checked, _cols, draw_batch, draw_inputs, draw_many
 from ptofuzz.oracles import sort as oracles
-
-if TYPE_CHECKING:
-    pass
 
 
 def _tsort_tiles(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from ptofuzz.backends import choose
-from ptofuzz.backends.base import Backend, Backends
+from ptofuzz.backends.base import Backend, Backends, Plain
 from ptofuzz.backends.bundle import BundleBackend
 from ptofuzz.backends.cpusim.backend import ADAPTERS, CpusimBackend
 from ptofuzz.backends.cpusim.build import Settings
@@ -157,7 +157,7 @@ def test_a_campaign_evaluates_through_the_backends_it_was_given():
 
 
 @dataclasses.dataclass(frozen=True)
-class SameAsCpu:
+class SameAsCpu(Plain):
     """The cpu model under the simulator's name (module level: it pickles into --jobs workers)."""
 
     name: str = "cpusim"
@@ -168,15 +168,6 @@ class SameAsCpu:
 
     def evaluate(self, inst, case, inputs):
         return inst.evaluate(case.on("cpu"), inputs)
-
-    def flags(self):
-        return ""
-
-    def prepare(self):
-        return None
-
-    def provenance(self):
-        return {}
 
 
 def test_check_recomputes_with_the_backend_it_is_given(tmp_path):

@@ -144,13 +144,13 @@ def test_a_campaign_counts_the_cases_a_real_target_skipped():
     first two cases of every batch)."""
     import dataclasses
 
-    from ptofuzz.backends.base import Backends
+    from ptofuzz.backends.base import Backends, Plain
     from ptofuzz.backends.model import ModelBackend
     from ptofuzz.core.failures import SKIPPED, Failure
     from ptofuzz.engine import campaign
 
     @dataclasses.dataclass(frozen=True)
-    class HalfAnswered:  # a backend standing in for the simulator: the cpu model, all but two cases skipped
+    class HalfAnswered(Plain):  # a backend standing in for the simulator: the cpu model, all but two cases skipped
         name: str = "cpusim"
         platform: str = "cpu"
 
@@ -162,15 +162,6 @@ def test_a_campaign_counts_the_cases_a_real_target_skipped():
             n = inputs["src0"].shape[0] if inputs["src0"].ndim == 3 else 1
             out.extra["failures"] = [Failure(i, SKIPPED, "after-failures", "not run") for i in range(2, n)]
             return out
-
-        def flags(self):
-            return ""
-
-        def prepare(self):
-            return None
-
-        def provenance(self):
-            return {}
 
     plan = campaign.make_plan("tpartadd", ["cpu", "cpusim"], seed=1, batch=16, dtype="int16")
     plan = dataclasses.replace(plan, backends=Backends((ModelBackend("cpu"), HalfAnswered())))
