@@ -123,7 +123,7 @@ def triage(
         result = tri.buckets(items, fields, sort)
         ci.export(ci.triage_entries(result), "ptofuzz triage", _command_line(), junit=junit, sarif=sarif)
         campaigns.triaged(result, fields, as_json=json_out, html=html, svg=svg, skipped=skipped)
+        if skipped:  # a record it could not read (named in the report) is bad input, whatever else it found
+            raise typer.Exit(int(ExitCode.USAGE))
         if any(not b.known for b in result):
             raise typer.Exit(int(ExitCode.MISMATCH))
-        if skipped and not items:  # every record unreadable (said in the report): nothing was triaged
-            raise typer.Exit(int(ExitCode.USAGE))

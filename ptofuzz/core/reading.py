@@ -65,16 +65,33 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is no JSON number (JSON has no NaN or infinities)")
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object's members, refusing a key given twice (which of the two a reader takes is not defined)."""
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _DuplicateKey(f"it gives the key {key!r} twice in one object")
+        out[key] = value
+    return out
+
+
 def parse_json(data: bytes) -> Any:
-    """Strict JSON from bytes: UTF-8 text, finite numbers only (ValueError otherwise)."""
+    """Strict JSON from bytes: UTF-8 text, finite numbers only, no key twice in an object (ValueError
+    otherwise)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         raise ValueError(f"it is not UTF-8 text ({e.reason} at byte {e.start})") from None
     try:
-        return json.loads(text, parse_constant=_no_constant)
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_unique_keys)
     except RecursionError:
         raise ValueError("it is not JSON: nested too deeply") from None
+    except _DuplicateKey as e:
+        raise ValueError(str(e)) from None
     except ValueError as e:
         raise ValueError(f"it is not JSON: {e}") from None
 

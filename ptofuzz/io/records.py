@@ -264,8 +264,10 @@ def discover(paths: Sequence[Path], *, require: bool = True) -> list[Path]:
         elif os.path.lexists(p / RECORD):  # a record folder (read() says what is wrong with a damaged record.json)
             found.append(p / RECORD)
         else:
+            # a record.json is a record whatever it holds (read() says what is wrong with a damaged one); other
+            # .json files are corpus records when they claim the record format
             kids = sorted(k for k in p.rglob("*.json") if not any(part.startswith(".") for part in k.parts[-2:])
-                          and _is_record(k))
+                          and (k.name == RECORD or _is_record(k)))
             if not kids and require:
                 raise UsageError(f"{str(p)!r} holds no case records (record.json or corpus .json files)")
             found.extend(kids)

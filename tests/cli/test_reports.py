@@ -388,7 +388,7 @@ def test_triage_of_a_clean_run_minimized_copies_and_overlaps(cli, tmp_path):
     bad["finding"]["hits"] = "many"
     (folder / "record.json").write_text(json.dumps(bad))
     res = cli("triage", run, "--json")
-    assert res.code == 0 and len(json.loads(res.out)["skipped"]) == 1
+    assert res.code == 2 and len(json.loads(res.out)["skipped"]) == 1  # reported, and bad input
 
 
 def test_big_diff_report_renders_quickly(tmp_path):

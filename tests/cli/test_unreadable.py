@@ -1,0 +1,96 @@
+"""A damaged record is counted and named, never passed over: replay, triage, ``fuzz --corpus`` and the pytest
+plugin each say which file they could not read and end with exit 2 (bad input). A JSON object that gives a key
+twice is damage too (which of the two values a reader takes is not defined), not a changed result."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ptofuzz.core import reading
+
+FINDINGS = ("fuzz", "tpartmax", "--runs", "3000", "--seed", "0", "--shape", "8x16")
+
+
+@pytest.fixture
+def run(cli, tmp_path) -> Path:
+    """A campaign folder with three saved findings."""
+    out = tmp_path / "run"
+    assert cli(*FINDINGS, "--out", out).code == 0
+    assert len(list(out.glob("*/record.json"))) == 3
+    return out
+
+
+def _damage(folder: Path) -> Path:
+    victim = min(folder.glob("*/record.json"))
+    victim.write_text("junk\n")
+    return victim
+
+
+def test_replay_names_a_record_it_cannot_read_and_exits_2(cli, run):
+    victim = _damage(run)
+    res = cli("replay", run)
+    assert res.code == 2, res
+    assert f"ERROR    {victim}: {str(victim)!r} is no readable case record (it is not JSON" in res.out
+    assert res.out.count("SAME ") == 2
+    assert res.out.strip().splitlines()[-1] == "2 of 3 record(s) unchanged; 1 could not be read"
+    other = next(p for p in run.iterdir() if p.is_dir() and p != victim.parent)
+    assert cli("replay", other).code == 0  # the damage is its folder's alone
+
+
+def test_triage_names_a_record_it_cannot_read_and_exits_2(cli, run):
+    victim = _damage(run)
+    res = cli("triage", run, "--json")
+    assert res.code == 2, res
+    data = json.loads(res.out)
+    assert data["skipped"] == [str(victim)] and len(data["buckets"]) == 2  # the rest is still triaged
+
+
+def test_a_damaged_corpus_record_stops_fuzz_before_anything_is_written(cli, run, tmp_path):
+    corpus = tmp_path / "corpus"
+    shutil.copytree(run, corpus)
+    victim = _damage(corpus)
+    out = tmp_path / "o"
+    res = cli("fuzz", "tpartmax", "--runs", "100", "--corpus", corpus, "--out", out)
+    assert res.code == 2 and res.err.count("\n") == 1 and str(victim) in res.err, res
+    assert not out.exists()
+
+
+def test_the_pytest_plugin_fails_a_record_it_cannot_read(run, tmp_path):
+    victim = _damage(run)
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ptofuzz-replay",
+                          str(run), "-o", "ptofuzz_replay="], cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 1, res.stdout + res.stderr
+    failed = [ln for ln in res.stdout.splitlines() if ln.startswith("FAILED ")]
+    assert len(failed) == 1 and failed[0].split(" - ")[0].endswith(f"ptofuzz-replay::run/{victim.parent.name}"), \
+        res.stdout
+    assert "1 failed, 2 passed" in res.stdout
+
+
+def test_a_key_given_twice_is_damage_not_a_change(cli, run):
+    rec = min(run.glob("*/record.json"))
+    text = rec.read_text()
+    assert text.count('"op": "TPARTMAX",') == 1
+    rec.write_text(text.replace('"op": "TPARTMAX",', '"op": "TPARTMAX", "op": "TPARTMIN",'))
+    res = cli("replay", rec.parent)
+    assert res.code == 2 and "gives the key 'op' twice in one object" in res.out, res
+    assert "CHANGED" not in res.out
+
+
+@pytest.mark.parametrize(("text", "why"), [
+    ('{"a": 1, "a": 1}', "gives the key 'a' twice"),  # even the same value twice
+    ('{"a": {"b": 1, "b": 2}}', "gives the key 'b' twice"),
+    ('[{"c": 1}, {"c": 2}]', None),  # one key in each of two objects is no duplicate
+    ('{"a": 1, "A": 2}', None),
+])
+def test_strict_json_refuses_exactly_the_keys_given_twice_in_one_object(text, why):
+    if why is None:
+        assert reading.parse_json(text.encode()) == json.loads(text)
+    else:
+        with pytest.raises(ValueError, match=why):
+            reading.parse_json(text.encode())
