@@ -77,7 +77,16 @@ def _gen(request: _Gen) -> int:
     return int(ExitCode.OK)
 
 
+def _terminated(signum: int, frame: object) -> None:
+    from ptofuzz.core.errors import Terminated
+
+    raise Terminated
+
+
 def main() -> None:
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminated)  # a TERM unwinds like Ctrl-C: cleanups run, then exit 143
     request = canonical_gen(sys.argv[1:])
     if request is not None and not sys.stdout.isatty():
         raise SystemExit(_gen(request))

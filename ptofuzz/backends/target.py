@@ -11,14 +11,16 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import selectors
 import shlex
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,25 +46,76 @@ def fill(template: str, **values: str) -> str:
                          "{dir}") from None
 
 
-def run_command(command: str, cwd: Path, timeout: float) -> tuple[str, float]:
-    """'' when the command exited 0, else what went wrong (exit status and its last line of output). A command
-    that times out is killed with everything it started (its own process group)."""
+OUTPUT_TAIL = 4096  # bytes of a target's output kept to say why it failed (the rest is read and dropped)
+
+
+def run_command(command: str, cwd: Path, timeout: float, stop: threading.Event | None = None) -> tuple[str, float]:
+    """'' when the command exited 0, else what went wrong (exit status and its last line of output).
+
+    The command runs in a process group of its own. Its output is read as it comes and only the last
+    :data:`OUTPUT_TAIL` bytes of each stream are kept (a target may print without end: neither memory nor disk
+    grows). The command is over when its process exits, not when its output closes: whatever it leaves running in
+    its group, holding the output open or not, is killed with it, as is everything on a timeout or an interrupt
+    (``stop``: set by another thread, which the interrupt reached, to end the command at once)."""
     start = time.perf_counter()
+    if stop is not None and stop.is_set():
+        return "not run: interrupted", 0.0
     proc = subprocess.Popen(command, shell=True, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+    tails = {proc.stdout: b"", proc.stderr: b""}
     try:
-        out, err = proc.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(OSError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        proc.communicate()
-        return f"target timed out after {timeout:g} s", time.perf_counter() - start
+        with selectors.DefaultSelector() as sel:
+            for pipe in tails:
+                assert pipe is not None
+                os.set_blocking(pipe.fileno(), False)
+                sel.register(pipe, selectors.EVENT_READ)
+            deadline = start + timeout
+            while proc.poll() is None:
+                if stop is not None and stop.is_set():
+                    return "interrupted", time.perf_counter() - start
+                left = deadline - time.perf_counter()
+                if left <= 0:
+                    _kill_group(proc.pid)
+                    proc.wait()
+                    return f"target timed out after {timeout:g} s", time.perf_counter() - start
+                for key, _ in sel.select(min(left, 0.5)):
+                    _drain(key.fileobj, tails, sel)
+            for pipe in list(tails):  # what it wrote just before exiting
+                _drain(pipe, tails, sel)
+    finally:
+        _kill_group(proc.pid)  # what it started and left behind (on success, failure, timeout or Ctrl-C)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=10)  # reaped here: no zombie of it outlives the command
+        for pipe in tails:
+            if pipe is not None:
+                pipe.close()
     if proc.returncode != 0:
-        text = (err.strip() or out.strip()).decode(errors="replace")
+        text = (tails[proc.stderr].strip() or tails[proc.stdout].strip()).decode(errors="replace")
         last = text.splitlines()
         tail = f": {last[-1][:200]}" if last else ""
         return f"target exited with status {proc.returncode}{tail}", time.perf_counter() - start
     return "", time.perf_counter() - start
+
+
+def _drain(pipe: Any, tails: dict[Any, bytes], sel: selectors.BaseSelector) -> None:
+    """Read what ``pipe`` holds now (never waiting), keeping its tail; unregister it at end of file."""
+    while True:
+        try:
+            data = os.read(pipe.fileno(), 1 << 16)
+        except BlockingIOError:
+            return
+        except OSError:
+            data = b""
+        if not data:
+            with contextlib.suppress(KeyError, ValueError):
+                sel.unregister(pipe)
+            return
+        tails[pipe] = (tails[pipe] + data)[-OUTPUT_TAIL:]
+
+
+def _kill_group(pgid: int) -> None:
+    with contextlib.suppress(OSError):
+        os.killpg(pgid, signal.SIGKILL)
 
 
 # ---- an external target as a campaign oracle (``fuzz --oracles spec,target --target CMD``) ---------------------

@@ -11,6 +11,13 @@ class ExitCode(enum.IntEnum):
     USAGE = 2
     INTERNAL = 3
     INTERRUPTED = 130  # Ctrl-C (SIGINT), as shells report it: 128 + 2
+    TERMINATED = 143  # SIGTERM: 128 + 15
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C's KeyboardInterrupt, so that whatever an interrupt undoes or
+    finishes (a half-written run rolled back, a campaign's summary written, a target's processes killed) is done
+    on a TERM too (the entry point installs the handler)."""
 
 
 class PtofuzzError(Exception):
@@ -35,6 +42,8 @@ def one_line(error: BaseException) -> tuple[str, ExitCode]:
         return str(error), ExitCode.USAGE
     if isinstance(error, OSError):
         return (f"{error.strerror or error}: {error.filename!r}" if error.filename else str(error)), ExitCode.USAGE
+    if isinstance(error, Terminated):
+        return "terminated", ExitCode.TERMINATED
     if isinstance(error, KeyboardInterrupt):
         return "interrupted", ExitCode.INTERRUPTED
     return (f"internal error: {type(error).__name__}: {error} (please report this with the command line)",

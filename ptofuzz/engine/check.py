@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -76,8 +75,10 @@ def _check_one(path: Path, platform: str | None, oracle: Backend | None) -> Case
     messages = []
     for entry in (lc.manifest or {}).get("files", []):
         fpath = path / entry.get("name", "")
-        if casefolder.present(fpath) and hashlib.sha256(fpath.read_bytes()).hexdigest() != entry.get("sha256"):
-            messages.append(f"{entry['name']} is not the file ptofuzz wrote (sha256 differs from ptofuzz.json)")
+        if casefolder.present(fpath):
+            why = casefolder.unlike_manifest(fpath, entry)
+            if why:
+                messages.append(f"{entry['name']} is not the file ptofuzz wrote ({why})")
     expected = (lc.manifest or {}).get("expected", {})
     if expected and expected.get("outcome") != outcome.kind:
         messages.append(f"manifest expects outcome {expected.get('outcome')!r}, recomputed {outcome.kind!r}"

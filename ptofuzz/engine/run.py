@@ -6,6 +6,7 @@ from __future__ import annotations
 import concurrent.futures
 import dataclasses
 import shlex
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -64,13 +65,20 @@ def run(template: str, paths: Sequence[str | Path], *, jobs: int = 1, timeout: f
         units.setdefault(cmd, []).append(folder)
     before = {f: _mtime(f / OUTPUT) for fs in units.values() for f in fs}
 
+    stop = threading.Event()  # set on Ctrl-C or TERM: running commands are killed, queued ones never start
+
     def one(cmd: str) -> list[TargetVerdict]:
-        problem, seconds = run_command(cmd, where, timeout)
+        problem, seconds = run_command(cmd, where, timeout, stop)
         return [_verdict(f, cmd, problem, before[f], platform, seconds) for f in units[cmd]]
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=1 if per_dir and len(units) == 1 else jobs) as pool:
-        for verdicts in pool.map(one, list(units)):
-            results.update((v.path, v) for v in verdicts)
+        try:
+            for verdicts in pool.map(one, list(units)):
+                results.update((v.path, v) for v in verdicts)
+        except BaseException:  # the interrupt reaches this thread only: stop the commands the workers run
+            stop.set()
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
     return [results[f] for f in folders]
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from ptofuzz import __version__
 from ptofuzz.core import dtypes, platforms, reading
-from ptofuzz.core.case import CLASS_NAMES, EXACT, Case, Outcome, OutcomeKind
+from ptofuzz.core.case import CLASS_NAMES, EXACT, MAX_TILE_ELEMENTS, Case, Outcome, OutcomeKind
 from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.core.layouts import Profile
 from ptofuzz.instructions import registry
@@ -438,6 +438,25 @@ def _regular(path: Path, advice: str) -> bool:
 def present(path: Path) -> bool:
     """Whether a case folder's optional file (an output.bin, a golden of an empty region) is there to read."""
     return _regular(path, "remove it or regenerate the folder")
+
+
+MAX_FILE_BYTES = MAX_TILE_ELEMENTS * 8  # the largest tile file a case folder can hold (8-byte elements)
+
+
+def unlike_manifest(path: Path, entry: dict[str, Any]) -> str:
+    """How ``path`` differs from the file its manifest entry describes ('' when it is that file): its size first
+    (no stray gigabyte is read), then its sha256, hashed in pieces."""
+    size = path.stat().st_size
+    written = entry.get("bytes")
+    if isinstance(written, int) and size != written:
+        return f"{size:,} bytes where ptofuzz.json says {written:,}"
+    if size > MAX_FILE_BYTES:
+        return f"{size:,} bytes, more than any tile file"
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for piece in iter(lambda: f.read(1 << 20), b""):
+            digest.update(piece)
+    return "" if digest.hexdigest() == entry.get("sha256") else "sha256 differs from ptofuzz.json"
 
 
 def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int]) -> np.ndarray:

@@ -176,3 +176,81 @@ def test_target_output_that_is_not_utf8_is_no_crash(cases):
     root, _, folders = cases
     verdicts = targets.run("printf '\\377\\376'; exit 4", [folders[0]])
     assert verdicts[0].problem.startswith("target exited with status 4: ")
+
+
+# ---- process hygiene: output bounded, the command over when it exits, nothing left running -------------------
+
+def _one_case(tmp_path: Path) -> Path:
+    folder = tmp_path / "cases"
+    api.generate("tpartmin", "a5", folder, explicit={"dtype": "float32", "dst": (2, 2)})
+    return folder
+
+
+def _ptofuzz(*args: str, cwd: Path, **kw):
+    import subprocess
+
+    return subprocess.Popen([sys.executable, "-m", "ptofuzz", *args], cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, **kw)
+
+
+def _alive(pid: int) -> bool:
+    import os
+
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").is_file() and Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+
+
+@pytest.mark.slow
+def test_a_target_that_prints_without_end_costs_no_memory(tmp_path):
+    """1.5 GB on stdout under a 1 GiB address-space limit: only the output's tail is kept."""
+    import resource
+
+    folder = _one_case(tmp_path)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    proc = _ptofuzz("run", str(folder), "--target", "head -c 1500M /dev/zero; cp {case}/golden.bin {case}/output.bin",
+                    cwd=tmp_path, preexec_fn=limit)
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out + err
+    assert "1 passed, 0 failed" in out
+
+
+def test_a_target_is_done_when_it_exits_and_what_it_left_running_is_killed(tmp_path):
+    """A background child still holding the target's output open made a finished target look hung until the
+    timeout; now the target is over when its process exits, and the child goes with it."""
+    folder = _one_case(tmp_path)
+    pidfile = tmp_path / "child.pid"
+    proc = _ptofuzz("run", str(folder), "--timeout", "30", "--target",
+                    f"sleep 300 & echo $! > {pidfile}; cp {{case}}/golden.bin {{case}}/output.bin", cwd=tmp_path)
+    out, err = proc.communicate(timeout=25)
+    assert proc.returncode == 0 and "PASS" in out, out + err
+    assert not _alive(int(pidfile.read_text()))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("sig", "code"), [("SIGINT", 130), ("SIGTERM", 143)])
+def test_an_interrupt_or_a_term_stops_the_target_at_once(tmp_path, sig, code):
+    import os
+    import signal
+    import time
+
+    folder = _one_case(tmp_path)
+    pidfile = tmp_path / "target.pid"
+    proc = _ptofuzz("run", str(folder), "--timeout", "600", "--target", f"echo $$ > {pidfile}; exec sleep 1000",
+                    cwd=tmp_path)
+    deadline = time.monotonic() + 30
+    while not (pidfile.is_file() and pidfile.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    target = int(pidfile.read_text())
+    proc.send_signal(getattr(signal, sig))
+    out, err = proc.communicate(timeout=20)  # at once, not at --timeout
+    assert proc.returncode == code, out + err
+    assert err.strip() == f"ptofuzz: error: {'interrupted' if code == 130 else 'terminated'}"
+    assert not _alive(target)
+    with pytest.raises(ProcessLookupError):
+        os.killpg(target, 0)  # its whole process group is gone

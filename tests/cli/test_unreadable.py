@@ -94,3 +94,49 @@ def test_strict_json_refuses_exactly_the_keys_given_twice_in_one_object(text, wh
     else:
         with pytest.raises(ValueError, match=why):
             reading.parse_json(text.encode())
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("how", ["check", "plugin"])
+def test_a_huge_stray_file_is_refused_by_its_size_before_it_is_read(tmp_path, how):
+    """A 3 GiB golden.bin (sparse: no disk) under a 1 GiB address-space limit: refused by its size, in one line,
+    exit 2; hashing it first took its whole size in memory (and died of it under the limit)."""
+    import resource
+
+    from ptofuzz.engine.generate import generate
+
+    folder = tmp_path / "small"
+    generate("tpartmin", "a5", folder, explicit={"dtype": "float32", "dst": (2, 2)})
+    golden = next(folder.glob("*/golden.bin"))
+    with golden.open("r+b") as f:
+        f.truncate(3 << 30)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    argv = [sys.executable, "-m", "ptofuzz", "check", str(folder)] if how == "check" else \
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--ptofuzz-check", str(folder), "-o",
+         "ptofuzz_replay="]
+    res = subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, preexec_fn=limit, timeout=120)
+    assert res.returncode == (2 if how == "check" else 1), res.stdout + res.stderr
+    assert f"is oversized: {3 << 30} bytes, expected 16" in res.stdout
+    assert "MemoryError" not in res.stdout + res.stderr
+
+
+def test_a_file_of_another_size_than_its_manifest_says_is_not_hashed(tmp_path, monkeypatch):
+    """The manifest's size decides first: of a folder whose golden.bin has grown, the two inputs are hashed and
+    the golden is not (its size alone says it is not the file ptofuzz wrote)."""
+    import hashlib
+
+    from ptofuzz.engine.check import check
+    from ptofuzz.engine.generate import generate
+
+    generate("tpartmin", "a5", tmp_path, explicit={"dtype": "float32", "dst": (2, 2)})
+    (case,) = tmp_path.iterdir()
+    (case / "golden.bin").write_bytes(b"\0" * 20)
+    hashed: list[int] = []
+    real = hashlib.sha256
+    monkeypatch.setattr(hashlib, "sha256", lambda *a: hashed.append(1) or real(*a))
+    (v,) = check([tmp_path])
+    assert v.verdict == "error" and "golden.bin' is oversized: 20 bytes, expected 16" in v.message
+    assert len(hashed) == 2

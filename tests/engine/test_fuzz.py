@@ -328,3 +328,30 @@ def test_atheris_instruments_the_oracles_and_nothing_else():
     assert {"ptofuzz.generators", "ptofuzz.generators.values", "ptofuzz.generators.tpart", "ptofuzz.engine.campaign",
             "ptofuzz.instructions.tpart", "ptofuzz.engine.differential", "ptofuzz.backends.bundle"} <= excluded
     assert not {n for n in excluded if n == "ptofuzz.oracles" or n.startswith("ptofuzz.oracles.")}
+
+
+@pytest.mark.slow
+def test_a_terminated_campaign_writes_its_summary(tmp_path):
+    """SIGTERM unwinds like Ctrl-C: the campaign's hit counts and campaign.json are written, then exit 143
+    (a TERM used to end the process where it stood, with no summary)."""
+    import json
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "o"
+    proc = subprocess.Popen([sys.executable, "-m", "ptofuzz", "fuzz", "tpartmax", "--runs", "1000000000", "--seed",
+                             "0", "--out", str(out)], cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
+    deadline = time.monotonic() + 60
+    while not any(out.glob("*/record.json")) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143 and err.strip() == "ptofuzz: error: terminated", err
+    summary = json.loads((out / "campaign.json").read_text())
+    assert summary["cases"] > 0 and summary["signatures"]
+    assert all(json.loads((out / s["path"] / "record.json").read_text())["finding"]["hits"] == s["hits"]
+               for s in summary["signatures"])
