@@ -33,6 +33,8 @@ def asm_(
             from ptofuzz.report.terminal import check_export_path
 
             check_export_path(out, "-o")
+            if out.exists() and source.exists() and out.samefile(source):
+                raise UsageError(f"-o {str(out)!r} is the assembly source itself; write the words to another file")
         try:
             text = _bounded(source, MAX_ASM_BYTES, "an assembly source").decode()
         except UnicodeDecodeError as e:

@@ -137,7 +137,11 @@ def update_json(path: Path, changes: Mapping[str, Any]) -> None:
 
 
 def _document(jpath: Path) -> dict[str, Any]:
-    """A record file's JSON object in the record format (ValueError naming the problem otherwise)."""
+    """A record file's JSON object in the record format (ValueError naming the problem otherwise). A record
+    folder's record.json is read only as a plain file of that folder: a link to a file elsewhere is refused
+    unread (what it points to is no business of the record, nor to be shown in a message)."""
+    if jpath.name == RECORD and jpath.is_symlink():
+        raise ValueError("it is a symbolic link; a record folder's record.json is a plain file of its own")
     data = reading.read_json(jpath)
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         found = data.get("format") if isinstance(data, dict) else None

@@ -63,10 +63,20 @@ def _export(con: Console, html: Any, svg: Any) -> None:
     from pathlib import Path
 
     renders: tuple[tuple[Any, Callable[[], str]], ...] = (
-        (html, lambda: con.export_html(inline_styles=True, clear=False)), (svg, lambda: _svg(con)))
+        (html, lambda: _html(con)), (svg, lambda: _svg(con)))
     for path, render in renders:
         if path is not None:
             write_file(Path(path), render())
+
+
+HTML_MARK = '<meta name="generator" content="ptofuzz">'  # in every HTML report: what --html may replace
+SVG_MARK = "<!-- ptofuzz report -->"  # likewise in every SVG report
+
+
+def _html(con: Console) -> str:
+    """The recorded report as an offline HTML page, marked as ptofuzz's."""
+    page = con.export_html(inline_styles=True, clear=False)
+    return page.replace("<head>", f"<head>\n{HTML_MARK}", 1)
 
 
 def _svg(con: Console) -> str:
@@ -81,7 +91,8 @@ def _svg(con: Console) -> str:
         svg = con.export_svg(title="ptofuzz", clear=False)
     finally:
         con.width = saved
-    return re.sub(r"@font-face\s*\{[^}]*\}", "", svg)  # offline: the local monospace font, no CDN
+    svg = re.sub(r"@font-face\s*\{[^}]*\}", "", svg)  # offline: the local monospace font, no CDN
+    return re.sub(r"(<svg[^>]*>)", lambda m: m.group(1) + SVG_MARK, svg, count=1)
 
 
 def check_export_path(path: Any, flag: str) -> None:
@@ -104,13 +115,15 @@ def check_export_path(path: Any, flag: str) -> None:
                          "its own reports: choose another path (or remove that file)")
 
 
-_REPORT_MARKS = {"--junit": (b"<testsuites",), "--sarif": (b'"runs"',), "--html": (b"<html", b"<!doctype html"),
-                 "--svg": (b"<svg",)}
+#: what every report of ptofuzz's holds near its start, by flag: only a file holding all of its marks is an earlier
+#: report ptofuzz may replace (a page, a log or a golden that merely has the format is refused)
+_REPORT_MARKS = {"--junit": (b'<testsuites name="ptofuzz"',), "--sarif": (b'"runs"', b'"name": "ptofuzz"'),
+                 "--html": (HTML_MARK.encode(),), "--svg": (SVG_MARK.encode(),)}
 
 
 def _looks_like_report(path: Any, flag: str) -> bool:
-    """Whether an existing file is a report of ``flag``'s kind (an earlier run's), which may be replaced: a
-    golden or an input given by mistake is refused instead of overwritten."""
+    """Whether an existing file is ptofuzz's own report of ``flag``'s kind (an earlier run's), which may be
+    replaced: anything else given by mistake is refused instead of overwritten."""
     with open(path, "rb") as f:
-        head = f.read(4096).lower()
-    return any(mark in head for mark in _REPORT_MARKS.get(flag, ()))
+        head = f.read(4096)
+    return all(mark in head for mark in _REPORT_MARKS.get(flag, ()))

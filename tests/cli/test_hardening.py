@@ -232,3 +232,39 @@ def test_a_moved_findings_tree_still_replays_and_names_no_old_path(cli, tmp_path
     assert texts and not any(str(run) in t for t in texts)  # nothing points at where the tree was written
     assert cli("replay", moved).code == 0
     assert cli("triage", moved).code == 0
+
+
+@pytest.mark.parametrize(("flag", "name", "text"), [
+    ("--html", "page.html", "<html>my page</html>\n"),
+    ("--svg", "logo.svg", '<svg xmlns="http://www.w3.org/2000/svg"><circle r="4"/></svg>\n'),
+    ("--junit", "pytest.xml", '<?xml version="1.0"?><testsuites name="pytest tests"></testsuites>\n'),
+])
+def test_a_file_that_only_looks_like_a_report_is_never_replaced(cli, tmp_path, flag, name, text):
+    """Only ptofuzz's own earlier report may be replaced (it carries ptofuzz's mark); a page, an image or another
+    tool's JUnit file of the same format is refused, untouched; ptofuzz's own report is replaced on the next run."""
+    api.generate("tpartmin", "a5", tmp_path / "g", explicit={"dst": (2, 2)})
+    theirs = tmp_path / name
+    theirs.write_text(text)
+    assert "overwrites only its own reports" in _one_line(cli("check", tmp_path / "g", flag, theirs))
+    assert theirs.read_text() == text
+    ours = tmp_path / f"ours{theirs.suffix}"
+    assert cli("check", tmp_path / "g", flag, ours).code == 0
+    assert cli("check", tmp_path / "g", flag, ours).code == 0  # an earlier report of ptofuzz's is replaced
+
+
+def test_another_tools_sarif_log_is_never_replaced(cli, tmp_path):
+    theirs = tmp_path / "codeql.sarif"
+    theirs.write_text('{"version": "2.1.0", "runs": [{"tool": {"driver": {"name": "CodeQL"}}}]}\n')
+    assert "overwrites only its own reports" in _one_line(cli("replay", EDGE, "--sarif", theirs))
+    assert "CodeQL" in theirs.read_text()
+
+
+def test_asm_never_writes_over_its_own_source(cli, tmp_path):
+    source = tmp_path / "a.s"
+    source.write_text("BSTOP\n")
+    link = tmp_path / "link.s"
+    link.symlink_to(source)
+    for out in (source, link):
+        assert "is the assembly source itself" in _one_line(cli("asm", source, "-o", out, "--force"))
+    assert source.read_text() == "BSTOP\n"
+    assert cli("asm", source, "-o", tmp_path / "a.bin").code == 0

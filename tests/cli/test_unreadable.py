@@ -140,3 +140,20 @@ def test_a_file_of_another_size_than_its_manifest_says_is_not_hashed(tmp_path, m
     (v,) = check([tmp_path])
     assert v.verdict == "error" and "golden.bin' is oversized: 20 bytes, expected 16" in v.message
     assert len(hashed) == 2
+
+
+@pytest.mark.parametrize("command", ["replay", "triage", "minimize", "diff", "fuzz"])
+def test_a_record_json_that_links_elsewhere_is_refused_unread(cli, run, tmp_path, command):
+    """A record folder's record.json that is a symbolic link to a file outside it is never read: no value of
+    that file appears in any output, and the command ends with exit 2."""
+    outside = tmp_path / "outside.json"
+    outside.write_text('{"format": "ptofuzz-record/1", "op": "TOPSECRET-VALUE"}')
+    victim = min(run.glob("*/record.json"))
+    victim.unlink()
+    victim.symlink_to(outside)
+    args = {"replay": [run], "triage": [run], "minimize": [victim.parent], "diff": [victim.parent],
+            "fuzz": ["tpartmax", "--runs", "10", "--out", run]}[command]
+    res = cli(command, *args)
+    assert res.code == 2, res
+    assert "TOPSECRET" not in res.out + res.err
+    assert "it is a symbolic link; a record folder's record.json is a plain file of its own" in res.out + res.err
