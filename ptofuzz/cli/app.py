@@ -8,6 +8,8 @@ numpy, the oracles and rich are imported inside the commands so that ``ptofuzz -
 # No "from __future__ import annotations" here: typer reads every command's annotations when it builds the CLI,
 # twice per command; as strings they would be parsed and evaluated each time (about a fifth of `ptofuzz --help`),
 # as plain annotations they are built once, at import.
+import sys
+
 # isort: off
 # each import registers its commands on the app: this order is the order `ptofuzz --help` lists them in
 from ptofuzz.cli.common import JsonOpt, _errors, app
@@ -31,7 +33,25 @@ def list_(json_out: JsonOpt = False) -> None:
 
 
 def main() -> None:
-    app(prog_name="ptofuzz")
+    """Run the command line; an option the parser refuses is one line (``ptofuzz: error: ...``, naming the bad
+    option and where the help is), exit 2, like every other bad input."""
+    from ptofuzz.core.text import printable
+
+    try:
+        code = app(prog_name="ptofuzz", standalone_mode=False)
+    except Exception as e:
+        # the parser's UsageError (click's, or the copy newer typers vendor): matched by what it has, not its module
+        if not (hasattr(e, "format_message") and getattr(e, "exit_code", None) == 2):
+            raise
+        if type(e).__name__ == "NoArgsIsHelpError":  # a bare `ptofuzz` or `ptofuzz sim`: the help, as before
+            e.show()  # type: ignore[attr-defined]
+            raise SystemExit(2) from None
+        ctx = getattr(e, "ctx", None)
+        where = ctx.command_path if ctx is not None else "ptofuzz"
+        message = " ".join(e.format_message().split()).rstrip(".")
+        sys.stderr.write(f"ptofuzz: error: {printable(message)}; see '{where} --help'\n")
+        raise SystemExit(2) from None
+    raise SystemExit(code if isinstance(code, int) else 0)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -108,3 +108,26 @@ def test_console_script_exit_codes_and_no_traceback(tmp_path):
     assert r.returncode == 2 and r.stderr.count("\n") == 1 and "unknown dtype 'q'" in r.stderr
     r = subprocess.run([sys.executable, "-m", "ptofuzz", "--version"], capture_output=True, text=True)
     assert r.returncode == 0 and r.stdout.startswith("ptofuzz ")
+
+
+@pytest.mark.parametrize(("argv", "line"), [
+    (["gen", "tpartadd", "--platfrm", "a5"],
+     "ptofuzz: error: No such option: --platfrm (Possible options: --platform); see 'ptofuzz gen --help'"),
+    (["gen"], "ptofuzz: error: Missing argument 'op'; see 'ptofuzz gen --help'"),
+    (["fuzz", "tpartadd", "--runs", "abc"],
+     "ptofuzz: error: Invalid value for '--runs': 'abc' is not a valid int; see 'ptofuzz fuzz --help'"),
+    (["nosuch"], "ptofuzz: error: No such command 'nosuch'; see 'ptofuzz --help'"),
+    (["sim", "build", "--sanitize"], "ptofuzz: error: Option '--sanitize' requires an argument; see "
+                                     "'ptofuzz --help'"),
+])
+def test_an_option_the_parser_refuses_is_one_line_naming_it(tmp_path, argv, line):
+    """Through the console script: the option parser's errors are one line like every other bad input (they were
+    typer's four-line usage block), exit 2, nothing on stdout."""
+    r = subprocess.run([sys.executable, "-m", "ptofuzz", *argv], capture_output=True, text=True, cwd=tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (2, "", line + "\n")
+    assert not any(tmp_path.iterdir())
+
+
+def test_a_bare_command_group_still_shows_its_help(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "ptofuzz"], capture_output=True, text=True, cwd=tmp_path)
+    assert r.returncode == 2 and "Commands:" in r.stdout + r.stderr and "Traceback" not in r.stderr
