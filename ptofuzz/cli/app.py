@@ -39,7 +39,10 @@ def main() -> None:
 
     try:
         code = app(prog_name="ptofuzz", standalone_mode=False)
-    except Exception as e:
+    except Exception as e:  # only the parser's errors (and an interrupt while it runs) become a line here
+        if type(e).__name__ == "Abort":  # an interrupt outside any command's own handling (while parsing)
+            sys.stderr.write("ptofuzz: error: interrupted\n")
+            raise SystemExit(130) from None
         # the parser's UsageError (click's, or the copy newer typers vendor): matched by what it has, not its module
         if not (hasattr(e, "format_message") and getattr(e, "exit_code", None) == 2):
             raise
