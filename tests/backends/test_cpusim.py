@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -592,3 +593,67 @@ def test_simulator_settings_reach_every_worker(cli, sim, tmp_path, engine):
     assert [s["signature"] for s in summary["signatures"]] == ["TPARTADD/int/cpusim/hang/timeout/-"]
     (rec,) = (tmp_path / "o").glob("*/record.json")
     assert json.loads(rec.read_text())["finding"]["target"]["timeout"] == 1e-06
+
+
+# ---- a damaged or broken harness: rebuilt, or reported as a broken build, never a finding ---------------------
+
+def _stand_in_compiler(tmp_path: Path, harness_text: str) -> Path:
+    """A compiler whose every "build" is ``harness_text`` (probes succeed, --version answers)."""
+    harness = tmp_path / "stand-in-harness"
+    harness.write_text(harness_text)
+    cxx = tmp_path / "stand-in-cxx"
+    cxx.write_text(f"""#!/bin/sh
+out=""
+prev=""
+for a in "$@"; do
+    [ "$a" = "--version" ] && {{ echo "stand-in c++ 1.0"; exit 0; }}
+    [ "$prev" = "-o" ] && out="$a"
+    prev="$a"
+done
+if [ -n "$out" ]; then cp "{harness}" "$out"; chmod +x "$out"; fi
+exit 0
+""")
+    cxx.chmod(cxx.stat().st_mode | stat.S_IEXEC)
+    return cxx
+
+
+def _adding_harness() -> str:
+    from test_cpusim_worker import FAKE  # the worker tests' stand-in harness: adds bytes, as TPARTADD uint8 does
+
+    return FAKE.format(python=sys.executable, mode="crash")
+
+
+ECHO = "#!/bin/sh\nexec cat\n"  # answers every request with the request itself
+
+
+@pytest.mark.parametrize("damage", ["not-executable", "echoes", "truncated", "crashes-at-start"])
+def test_a_damaged_cached_harness_fails_its_self_test_and_is_rebuilt(tmp_path, damage):
+    from ptofuzz.backends.cpusim.simulator import Simulator
+
+    settings = build.Settings(pto_isa=_fake_tree(tmp_path), cache_dir=tmp_path / "cache",
+                              cxx=str(_stand_in_compiler(tmp_path, _adding_harness())))
+    first = Simulator(settings).build()
+    assert not first.cached
+    harness = first.executable
+    if damage == "not-executable":
+        harness.chmod(0o644)
+    elif damage == "echoes":
+        harness.write_text(ECHO)
+    elif damage == "truncated":
+        harness.write_bytes(harness.read_bytes()[:40])
+    else:
+        harness.write_text("#!/bin/sh\nkill -SEGV $$\n")
+    assert build.get(settings).cached  # the cache alone cannot tell
+    again = Simulator(settings).build()
+    assert not again.cached and again.folder == first.folder  # built again, and now it answers
+    assert harness.read_text() == _adding_harness()
+
+
+def test_a_build_that_fails_its_self_test_is_a_broken_build_not_a_finding(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("CXX", str(_stand_in_compiler(tmp_path, ECHO)))
+    out = tmp_path / "o"
+    r = cli("fuzz", "tpartadd", "--oracles", "cpu,cpusim", "--runs", "100", "--dtype", "uint8", "--pto-isa",
+            _fake_tree(tmp_path), "--cache-dir", tmp_path / "cache", "--out", out)
+    assert r.code == 2 and r.err.count("\n") == 1, r
+    assert "fails its self-test (a known case came back wrong)" in r.err and "sim build" in r.err
+    assert not out.exists() or not any(out.glob("*/record.json"))  # no finding against the simulator

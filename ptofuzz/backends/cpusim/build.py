@@ -297,6 +297,11 @@ def _identity(settings: Settings) -> _Identity:
                      settings.cache_root() / "cpusim" / key)
 
 
+def discard(b: Build) -> None:
+    """Remove a cached build (one that failed its self-test), so that the next :func:`get` builds it again."""
+    shutil.rmtree(b.folder, ignore_errors=True)
+
+
 def _cached(final: Path, start: float) -> Build | None:
     """The complete build in ``final``, or None (absent, or damaged: no harness, an unreadable manifest)."""
     manifest_path = final / "manifest.json"

@@ -12,9 +12,14 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ptofuzz.backends.cpusim import build as build_mod
-from ptofuzz.backends.cpusim.worker import Worker
+from ptofuzz.backends.cpusim.worker import HarnessError, Worker
 from ptofuzz.core.case import Case, Outcome
+from ptofuzz.core.errors import UsageError
+
+SELF_TEST_TIMEOUT = 30.0  # seconds the self-test's one request may take (a sanitized build starts slowly)
 
 
 def flags(settings: build_mod.Settings) -> str:
@@ -58,9 +63,20 @@ class Simulator:
         self._tested: dict[str, str] | None = None  # the tree's path and commit, once asked
 
     def build(self) -> build_mod.Build:
-        """The harness build (built now when the cache has none)."""
+        """The harness build (built now when the cache has none), once it has passed its self-test: a cached
+        build that fails it (damaged by hand, truncated, not executable) is built again; a build that still fails
+        it is a broken build (a one-line error), never a finding against the simulator."""
         if self._build is None:
-            self._build = build_mod.get(self.settings)
+            b = build_mod.get(self.settings)
+            why = self_test(b, self.settings)
+            if why and b.cached:
+                build_mod.discard(b)
+                b = build_mod.get(self.settings)
+                why = self_test(b, self.settings)
+            if why:
+                raise UsageError(f"the cpusim harness {str(b.executable)!r} fails its self-test ({why}); remove "
+                                 f"{str(b.folder)!r} and run `ptofuzz sim build` again")
+            self._build = b
         return self._build
 
     def worker(self) -> Worker:
@@ -92,3 +108,26 @@ class Simulator:
         st = self.settings
         return {**b.target(), **self._tested, "timeout": st.timeout, "placeholder_bf16": st.placeholder_bf16,
                 "plant": st.plant}
+
+
+def self_test(b: build_mod.Build, settings: build_mod.Settings) -> str:
+    """'' when the harness answers one known request right (TPARTADD of 1x32 bytes), else what went wrong."""
+    dtype = next((d for d in ("uint8", "int8") if d in b.manifest["kernels"].get("TPARTADD", ())), None)
+    if dtype is None:  # nothing this test can ask (a harness of other instructions only)
+        return ""
+    a = np.arange(1, 33, dtype=np.uint8).reshape(1, 1, 32)
+    c = (a + 99).astype(np.uint8)
+    valid = np.array([[1, 32, 1, 32, 1, 32]], dtype=np.int32)
+    try:
+        worker = Worker(b.executable, max(settings.timeout, SELF_TEST_TIMEOUT), max_failures=1)
+        try:
+            got, failures = worker.run(build_mod.OPS["TPARTADD"], build_mod.DTYPES[dtype][0], 0, 1, valid, a, c)
+        finally:
+            worker.close()
+    except (OSError, HarnessError, ValueError) as e:
+        return f"it cannot be run: {e}"
+    if failures:
+        return f"{failures[0].kind} on a known case: {failures[0].first_line}"
+    if not np.array_equal(got, (a + c).astype(np.uint8)):
+        return "a known case came back wrong"
+    return ""
