@@ -362,6 +362,15 @@ def _stats_of(data: dict[str, Any], start: float, seconds: float | None) -> Any:
 
 
 def rerun(plan: Any, path: Path) -> None:
-    """Run one saved fuzzer input (a libFuzzer crash file) through the target in this process."""
-    target(plan, None)(path.read_bytes())
+    """Run one saved fuzzer input (a libFuzzer crash file) through the target in this process. An input is at
+    most :data:`MAX_LEN` bytes (libFuzzer's -max_len here): a larger file is refused by its size, unread."""
+    from ptofuzz.core import reading
+    from ptofuzz.core.errors import UsageError
+
+    try:
+        data = reading.read_bytes(path, MAX_LEN)
+    except ValueError as e:
+        raise UsageError(f"--rerun {str(path)!r}: {e}; a fuzzer input of this engine is at most {MAX_LEN:,} bytes "
+                         "(give a crash file the atheris engine wrote)") from None
+    target(plan, None)(data)
 

@@ -657,3 +657,31 @@ def test_a_build_that_fails_its_self_test_is_a_broken_build_not_a_finding(cli, t
     assert r.code == 2 and r.err.count("\n") == 1, r
     assert "fails its self-test (a known case came back wrong)" in r.err and "sim build" in r.err
     assert not out.exists() or not any(out.glob("*/record.json"))  # no finding against the simulator
+
+
+@pytest.mark.slow
+def test_a_huge_stray_file_in_the_tree_costs_no_memory(tmp_path):
+    """A 3 GiB file (sparse) under include/: the tree is hashed in pieces, under a 1 GiB address-space limit
+    (reading each file whole ran out of memory: exit 3), to the same digest as hashing each file whole."""
+    import hashlib
+    import resource
+    import subprocess
+
+    tree = _fake_tree(tmp_path)
+    (tree / "include" / "pto" / "a.hpp").write_text("// a header\n")
+    stray = tree / "include" / "stray.bin"
+    with stray.open("wb") as f:
+        f.truncate(3 << 30)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    code = f"from pathlib import Path; from ptofuzz.backends.cpusim import build; " \
+           f"print(build.tree_hash(Path({str(tree / 'include')!r})))"
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, preexec_fn=limit, timeout=300)
+    assert r.returncode == 0, r.stderr
+    stray.write_bytes(b"\0" * 4096)  # the same digest rule, by hand, on a file small enough to read whole
+    want = hashlib.sha256()
+    for path in sorted(p for p in (tree / "include").rglob("*") if p.is_file()):
+        want.update(str(path.relative_to(tree / "include")).encode() + b"\0" + path.read_bytes() + b"\0")
+    assert build.tree_hash(tree / "include") == want.hexdigest()

@@ -355,3 +355,13 @@ def test_a_terminated_campaign_writes_its_summary(tmp_path):
     assert summary["cases"] > 0 and summary["signatures"]
     assert all(json.loads((out / s["path"] / "record.json").read_text())["finding"]["hits"] == s["hits"]
                for s in summary["signatures"])
+
+
+def test_rerun_refuses_a_file_larger_than_any_fuzzer_input_unread(cli, tmp_path):
+    pytest.importorskip("atheris")
+    big = tmp_path / "big.bin"
+    with big.open("wb") as f:
+        f.truncate(3 << 30)  # sparse: reading it whole would take 3 GiB of memory
+    r = cli("fuzz", "tpartadd", "--engine", "atheris", "--rerun", big)
+    assert r.code == 2 and r.err.count("\n") == 1, r
+    assert "is larger than 8,192 bytes; a fuzzer input of this engine is at most 8,192 bytes" in r.err

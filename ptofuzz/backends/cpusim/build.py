@@ -142,11 +142,14 @@ class Build:
 
 
 def tree_hash(include: Path) -> str:
-    """sha256 over every file under ``include`` (relative paths and contents), in path order."""
+    """sha256 over every file under ``include`` (relative paths and contents), in path order; each file is read in
+    pieces (a stray file of gigabytes costs time, not memory)."""
     h = hashlib.sha256()
     for path in sorted(p for p in include.rglob("*") if p.is_file()):
         h.update(str(path.relative_to(include)).encode() + b"\0")
-        h.update(path.read_bytes())
+        with open(path, "rb") as f:
+            for piece in iter(lambda: f.read(1 << 20), b""):
+                h.update(piece)
         h.update(b"\0")
     return h.hexdigest()
 
