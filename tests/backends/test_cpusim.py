@@ -685,3 +685,65 @@ def test_a_huge_stray_file_in_the_tree_costs_no_memory(tmp_path):
     for path in sorted(p for p in (tree / "include").rglob("*") if p.is_file()):
         want.update(str(path.relative_to(tree / "include")).encode() + b"\0" + path.read_bytes() + b"\0")
     assert build.tree_hash(tree / "include") == want.hexdigest()
+
+
+def test_a_stale_build_folder_is_swept_and_a_running_one_kept(tmp_path):
+    """Liveness by a lock the kernel releases: a private build folder whose lock nobody holds is removed by the
+    next build; one whose lock is held (a build running, here or in another PID namespace) is kept."""
+    import fcntl
+    import os
+
+    root = tmp_path / "cpusim"
+    running, dead, lockless = root / ".build-a-1", root / ".build-b-2", root / ".build-c-3"
+    for folder in (running, dead, lockless):
+        folder.mkdir(parents=True)
+        (folder / "harness.o").write_text("half a build")
+    for folder in (running, dead):
+        (folder / build.LOCK).write_text("")
+    held = os.open(running / build.LOCK, os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        assert build.sweep_stale_builds(root) == [dead]  # a fresh lockless one may be a build just starting
+        os.utime(lockless, (0, 0))
+        assert build.sweep_stale_builds(root) == [lockless]
+        assert running.is_dir()
+    finally:
+        os.close(held)
+    assert build.sweep_stale_builds(root) == [running]
+    assert not list(root.glob(".build-*"))
+
+
+@pytest.mark.slow
+def test_a_killed_sim_build_leaves_nothing_after_the_next_build(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import time
+
+    tree, cache = _fake_tree(tmp_path), tmp_path / "cache"
+    slow = tmp_path / "slow-cxx"
+    slow.write_text('#!/bin/sh\nfor a in "$@"; do [ "$a" = "--version" ] && { echo "slow c++ 1.0"; exit 0; }; done\n'
+                    "sleep 120\n")
+    slow.chmod(0o755)
+    env = {**os.environ, "CXX": str(slow)}
+    proc = subprocess.Popen([sys.executable, "-m", "ptofuzz", "sim", "build", "--pto-isa", str(tree), "--cache-dir",
+                             str(cache)], env=env, start_new_session=True, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(cache.glob("cpusim/.build-*")) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        time.sleep(0.5)
+        os.kill(proc.pid, signal.SIGKILL)  # no clean-up of its own can run
+        proc.wait()
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)  # the compilers it had started
+        except ProcessLookupError:
+            pass
+    assert list(cache.glob("cpusim/.build-*"))  # left behind by the kill
+    env["CXX"] = str(_stand_in_compiler(tmp_path, _adding_harness()))
+    r = subprocess.run([sys.executable, "-m", "ptofuzz", "sim", "build", "--pto-isa", str(tree), "--cache-dir",
+                        str(cache)], env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert not list(cache.glob("cpusim/.build-*"))

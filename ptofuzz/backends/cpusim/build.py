@@ -12,7 +12,9 @@ that does not compile is left out of the harness and reported as unsupported wit
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import dataclasses
+import fcntl
 import hashlib
 import json
 import os
@@ -300,6 +302,37 @@ def _identity(settings: Settings) -> _Identity:
                      settings.cache_root() / "cpusim" / key)
 
 
+LOCK = ".lock"  # in a build's private folder: locked while the build runs
+UNLOCKED_GRACE_S = 600.0  # a private folder without its lock file is a stale one once it is this old
+
+
+def sweep_stale_builds(root: Path) -> list[Path]:
+    """Remove the private folders of builds that are no longer running (killed, or their machine gone): a
+    folder whose lock any process can take is stale, whichever process, PID namespace or machine made it (the
+    kernel drops a dead process's lock). Returns what was removed."""
+    removed = []
+    for work in sorted(root.glob(".build-*")):
+        try:
+            fd = os.open(work / LOCK, os.O_RDWR)
+        except FileNotFoundError:  # made before its lock file was: stale only when old
+            with contextlib.suppress(OSError):
+                if time.time() - work.stat().st_mtime > UNLOCKED_GRACE_S:
+                    shutil.rmtree(work, ignore_errors=True)
+                    removed.append(work)
+            continue
+        except OSError:
+            continue
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:  # a build is running in it
+            os.close(fd)
+            continue
+        shutil.rmtree(work, ignore_errors=True)
+        os.close(fd)
+        removed.append(work)
+    return removed
+
+
 def discard(b: Build) -> None:
     """Remove a cached build (one that failed its self-test), so that the next :func:`get` builds it again."""
     shutil.rmtree(b.folder, ignore_errors=True)
@@ -363,10 +396,13 @@ def get(settings: Settings, *, jobs: int | None = None) -> Build:
         return found
     try:
         root.mkdir(parents=True, exist_ok=True)
+        sweep_stale_builds(root)
         work = Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=root))
+        lock = os.open(work / LOCK, os.O_CREAT | os.O_RDWR, 0o600)
     except OSError as e:
         raise UsageError(f"cannot write the build cache {str(root)!r}: {e.strerror}; pass --cache-dir DIR "
                          "(or set XDG_CACHE_HOME) naming a writable folder") from None
+    fcntl.flock(lock, fcntl.LOCK_EX)  # held while this build runs; the kernel drops it if the process dies
     try:
         guard = _needs_guard(cxx, include)
         extra = [REDUCEIDX_GUARD] if guard else []
@@ -390,7 +426,7 @@ def get(settings: Settings, *, jobs: int | None = None) -> Build:
             "cols": list(COLS),
             "build_seconds": round(time.perf_counter() - start, 2),
         }
-        for scratch in ("bf16.cpp", "bf16"):
+        for scratch in ("bf16.cpp", "bf16", LOCK):
             (work / scratch).unlink(missing_ok=True)
         (work / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
         if final.exists() and _cached(final, start) is None:  # a damaged entry (a harness deleted by hand...)
@@ -407,3 +443,4 @@ def get(settings: Settings, *, jobs: int | None = None) -> Build:
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
+        os.close(lock)
