@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -230,8 +231,16 @@ def minimize_path(path: Path, *, signature: str | None = None, force: bool = Fal
              "replay": f"ptofuzz replay {target.name}"}  # relative to the folder holding both
     small = records.Record(case, inputs, rec.oracles, {o: records.describe(out) for o, out in outcomes.items()},
                            tuple(s.key for s in sigs), extra)
-    if target.exists() and not force:
-        raise UsageError(f"{str(target)!r} already exists; pass --force to overwrite")
+    if os.path.lexists(target):
+        if not force:
+            raise UsageError(f"{str(target)!r} already exists; pass --force to overwrite")
+        if target.is_symlink() or not target.is_dir():
+            raise UsageError(f"{str(target)!r} is no record folder: --force replaces only an earlier minimized "
+                             "record; move it away")
+        foreign = sorted(p.name for p in target.iterdir() if p.name != records.RECORD and p.suffix != ".bin")
+        if foreign:
+            raise UsageError(f"{str(target)!r} holds {foreign[0]!r}, which no record folder holds: --force replaces "
+                             "only what ptofuzz wrote; move it away")
     written = records.write(small, inst, target, outcomes=outcomes, force=True)
     small.path = written
     return MinimizeResult(source, target, key, _tiles(rec.case), _tiles(case), _nonzero(rec.inputs),

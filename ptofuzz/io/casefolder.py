@@ -252,6 +252,9 @@ def commit(out_dir: Path | str, name: str, staged: str, force: bool, *, keep_old
     if os.path.lexists(final):
         if not force:
             raise UsageError(f"case folder {final!r} already exists; pass --force to overwrite")
+        foreign = not_replaceable(final, os.listdir(staged))
+        if foreign:
+            raise UsageError(foreign)
         old = _replaced(out_dir, name)
         if keep_old:
             os.rename(final, old)  # a folder, a file or a symlink alike: moved aside, never followed
@@ -270,6 +273,34 @@ def commit(out_dir: Path | str, name: str, staged: str, force: bool, *, keep_old
             os.unlink(final)  # a file or a symlink: replaced, never followed
     os.rename(staged, final)
     return final
+
+
+KEPT_OUTPUTS = ("output.bin",)  # what a test or target writes into a case folder: replaced with it
+
+
+def not_replaceable(final: str, layout: Iterable[str]) -> str:
+    """Why ``--force`` may not replace ``final`` ('' when it may): only a case folder of files ptofuzz (or a
+    system test's gen_data.py) writes is replaced: the names its ptofuzz.json lists, the files of the new case's
+    layout (``layout``) and a test's ``output.bin``. A user's own file in it, a plain file or a link of that name,
+    is never deleted."""
+    if os.path.islink(final) or not os.path.isdir(final):
+        return (f"{final!r} is a {'link' if os.path.islink(final) else 'file'}, not a case folder: --force "
+                "replaces only case folders; move it away or choose another --out")
+    allowed = {MANIFEST, *layout, *KEPT_OUTPUTS}
+    try:
+        listed = reading.read_json(Path(final) / MANIFEST).get("files", [])
+        allowed |= {f["name"] for f in listed if isinstance(f, dict) and isinstance(f.get("name"), str)}
+    except (OSError, ValueError, AttributeError):
+        pass  # no manifest (a gen_data.py folder) or a damaged one: the new layout's names alone
+    try:
+        foreign = sorted(set(os.listdir(final)) - allowed)
+    except OSError as e:
+        return f"cannot read {final!r} ({e.strerror}); --force replaces only case folders it can read"
+    if foreign:
+        more = f" (and {len(foreign) - 1} more)" if len(foreign) > 1 else ""
+        return (f"{final!r} holds {foreign[0]!r}{more}, which no case folder holds: --force replaces only "
+                "what ptofuzz wrote; move it away or choose another --out")
+    return ""
 
 
 def _replaced(out_dir: Path | str, name: str) -> str:

@@ -48,7 +48,9 @@ def test_io_error_names_the_file(cli, tmp_path):
 
 
 @pytest.mark.parametrize("kind", ["file", "symlink"])
-def test_force_replaces_files_and_links_without_following_them(tmp_path, kind):
+def test_force_never_replaces_a_file_or_a_link_named_like_a_case(tmp_path, kind):
+    """A user's file or link that has a case folder's name is no case folder of ptofuzz's: --force refuses it,
+    leaves it (and what a link points to) as it was, and leaves nothing else written."""
     target = tmp_path / "elsewhere"
     target.mkdir()
     (target / "keep.txt").write_text("keep")
@@ -59,10 +61,31 @@ def test_force_replaces_files_and_links_without_following_them(tmp_path, kind):
         os.symlink(target, tmp_path / name)
     with pytest.raises(UsageError, match="already exists"):
         api.generate("tpartmax", "a2a3", tmp_path)
-    api.generate("tpartmax", "a2a3", tmp_path, force=True)
-    assert (tmp_path / name).is_dir() and not (tmp_path / name).is_symlink()
+    with pytest.raises(UsageError, match=f"is a {'file' if kind == 'file' else 'link'}, not a case folder"):
+        api.generate("tpartmax", "a2a3", tmp_path, force=True)
+    assert (tmp_path / name).is_symlink() if kind == "symlink" else (tmp_path / name).read_text() == "x"
     assert (target / "keep.txt").read_text() == "keep"
-    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([name, "elsewhere"])
+
+
+def test_force_replaces_only_what_ptofuzz_or_gen_data_wrote(tmp_path):
+    """A case folder holding a user's file is refused whole (nothing replaced, nothing of this run left); one of
+    ptofuzz's files, a test's output.bin, or a gen_data.py folder of the case's own files is replaced."""
+    api.generate("tpartmin", "a5", tmp_path, explicit={"dtype": "float32", "dst": (2, 2)})
+    (case,) = tmp_path.iterdir()
+    before = {p.name: p.read_bytes() for p in case.iterdir()}
+    (case / "notes.txt").write_text("mine")
+    with pytest.raises(UsageError, match=r"holds 'notes\.txt', which no case folder holds"):
+        api.generate("tpartmin", "a5", tmp_path, explicit={"dtype": "float32", "dst": (2, 2)}, seed=1, force=True)
+    assert {p.name: p.read_bytes() for p in case.iterdir()} == {**before, "notes.txt": b"mine"}
+    assert [p.name for p in tmp_path.iterdir()] == [case.name]  # nothing hidden left either
+    (case / "notes.txt").unlink()
+    (case / "output.bin").write_bytes(before["golden.bin"])  # what pto-isa's test wrote there
+    api.generate("tpartmin", "a5", tmp_path, explicit={"dtype": "float32", "dst": (2, 2)}, seed=1, force=True)
+    assert sorted(p.name for p in case.iterdir()) == sorted(before)
+    (case / "ptofuzz.json").unlink()  # as gen_data.py leaves a folder: the case's own files only
+    api.generate("tpartmin", "a5", tmp_path, explicit={"dtype": "float32", "dst": (2, 2)}, seed=2, force=True)
+    assert sorted(p.name for p in case.iterdir()) == sorted(before)
 
 
 def test_a_dangling_link_named_like_a_case_is_refused_before_anything_is_written(tmp_path):
@@ -126,3 +149,17 @@ def test_manifest_with_impossible_tiles_is_a_folder_error(tmp_path):
 def test_names_parse_strictly(name):
     with pytest.raises(CaseFolderError):
         registry.get("TPARTADD").support("a5").profile.parse(name)
+
+
+def test_minimize_force_replaces_only_an_earlier_minimized_record(cli, tmp_path):
+    out = tmp_path / "run"
+    assert cli("fuzz", "tpartmax", "--runs", "3000", "--seed", "0", "--shape", "8x16", "--out", out).code == 0
+    finding = out / "TPARTMAX_float_cpu-vs-spec_nan-vs-number_op_-_8c9ffbb3"
+    small = finding.with_name(finding.name + ".min")
+    assert cli("minimize", finding).code == 0
+    (small / "notes.txt").write_text("mine")
+    res = cli("minimize", finding, "--force")
+    assert res.code == 2 and "holds 'notes.txt', which no record folder holds" in res.err, res
+    assert (small / "notes.txt").read_text() == "mine" and (small / "record.json").is_file()
+    (small / "notes.txt").unlink()
+    assert cli("minimize", finding, "--force").code == 0  # its own earlier result is replaced
