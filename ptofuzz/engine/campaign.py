@@ -216,6 +216,23 @@ def _guarded(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: i
                           f"raised {type(e).__name__}: {e}; reproduce: {plan.command(runs=through)}") from e
 
 
+def die_with_parent(parent: int) -> None:
+    """A worker process's first act: ask the kernel to kill it when its parent dies (Linux's parent-death
+    signal), so that a campaign killed by SIGKILL leaves no worker behind, blocked on a queue and holding the
+    caller's output open. Elsewhere a worker still ends at its parent's clean exit."""
+    import ctypes
+    import ctypes.util
+    import signal
+
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() != parent:  # the parent died before the signal was asked for
+        os._exit(1)
+
+
 def _worker(plan: Plan, k: int, case: Case, size: int, take: int, through: int) -> BatchResult:
     return _guarded(registry.get(plan.op), plan, k, case, size, take, through)
 
@@ -486,7 +503,8 @@ def _batches(inst: registry.Instruction, plan: Plan, runs: int | None, seconds: 
             yield _guarded(inst, plan, k, case, size, take, through)
         return
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+    with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=die_with_parent,
+                                                initargs=(os.getpid(),)) as pool:
         window: deque[concurrent.futures.Future[BatchResult]] = deque()
         exhausted = False
         while True:

@@ -365,3 +365,40 @@ def test_rerun_refuses_a_file_larger_than_any_fuzzer_input_unread(cli, tmp_path)
     r = cli("fuzz", "tpartadd", "--engine", "atheris", "--rerun", big)
     assert r.code == 2 and r.err.count("\n") == 1, r
     assert "is larger than 8,192 bytes; a fuzzer input of this engine is at most 8,192 bytes" in r.err
+
+
+@pytest.mark.slow
+def test_workers_die_with_a_killed_campaign(tmp_path):
+    """fuzz --jobs 2 killed with SIGKILL (no clean-up of its own can run): its workers go with it, instead of
+    staying blocked forever on their queue, holding the caller's output open."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    out = tmp_path / "o"
+    proc = subprocess.Popen([sys.executable, "-m", "ptofuzz", "fuzz", "tpartmax", "--runs", "1000000000", "--jobs",
+                             "2", "--out", str(out)], cwd=tmp_path, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.2)
+            workers = [int(w) for t in Path(f"/proc/{proc.pid}/task").iterdir()
+                       for w in (t / "children").read_text().split()]
+        assert len(workers) >= 2
+        time.sleep(1.0)  # both busy with batches
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait()
+        deadline = time.monotonic() + 10
+        while any(Path(f"/proc/{w}").exists() for w in workers) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not [w for w in workers if Path(f"/proc/{w}").exists()]
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
