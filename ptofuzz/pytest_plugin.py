@@ -86,8 +86,12 @@ def _roots(config: pytest.Config, option: str, ini: str) -> list[Path]:
 
 
 def _name(path: Path, root: Path) -> str:
+    """The item's name: its path under the root, with control characters shown as ``\\xNN`` (a folder name's
+    escape codes must not drive the terminal that shows the test's name)."""
+    from ptofuzz.core.text import printable
+
     rel = path.relative_to(root) if path.is_relative_to(root) else path
-    return f"{root.name}/{rel.as_posix()}" if str(rel) != "." else root.name
+    return printable(f"{root.name}/{rel.as_posix()}" if str(rel) != "." else root.name)
 
 
 def _records(roots: Iterable[Path]) -> list[tuple[Path, Path]]:

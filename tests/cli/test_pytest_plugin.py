@@ -71,3 +71,17 @@ def test_nothing_is_collected_without_an_option(pytester):
 def test_a_bad_path_is_a_usage_error(pytester, tmp_path):
     result = pytester.runpytest("--ptofuzz-replay", str(tmp_path / "nope"), "-p", "no:randomly")
     assert result.ret != 0 and "ptofuzz:" in "\n".join(result.errlines + result.outlines)
+
+
+def test_a_folder_names_escape_codes_are_never_printed_raw(tmp_path):
+    """pytest -v prints each item's name: a case folder named with escape codes shows them as ``\\x1b``."""
+    import subprocess
+    import sys
+
+    api.generate("tpartmin", "a5", tmp_path / "ev", explicit={"dtype": "float32", "dst": (2, 2)})
+    (case,) = (tmp_path / "ev").iterdir()
+    case.rename(case.with_name(case.name + "\x1b[31mRED"))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-v", "-p", "no:cacheprovider", "--ptofuzz-check",
+                        str(tmp_path / "ev"), "-o", "ptofuzz_replay="], cwd=tmp_path, capture_output=True, text=True)
+    assert "\x1b" not in r.stdout + r.stderr
+    assert f"ptofuzz-check::ev/{case.name}\\x1b[31mRED PASSED" in r.stdout, r.stdout
