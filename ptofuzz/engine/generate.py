@@ -250,7 +250,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
         casefolder.check_writable(out, [first[0]], force)
         if not force and casefolder.holds_suite(out, first[0].partition(".")[0]):
             casefolder.check_writable(out, [n for n, _, _ in planned()], force)
-    casefolder.prepare_out(out)
+    created = casefolder.prepare_out(out)
     kept: list[GeneratedCase] = []
     done = 0
     try:
@@ -278,6 +278,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
                 on_case(info, done, total or done)
     except BaseException:
         casefolder.roll_back(out, (n for n, _, _ in itertools.islice(planned(), done)))
+        casefolder.unprepare_out(created)
         raise
     casefolder.drop_replaced(out)
     return GenerateResult(inst.name, platform, out, seed, tuple(kept), done)

@@ -165,15 +165,30 @@ def _existing(out_dir: Path, names: list[str]) -> list[str]:
             or (n.casefold() in folded and os.path.lexists(os.path.join(out_dir, n)))]
 
 
-def prepare_out(out_dir: Path) -> None:
-    """Create ``--out`` (and its parents) if needed; remove what killed earlier runs left there."""
+def prepare_out(out_dir: Path) -> list[Path]:
+    """Create ``--out`` (and its parents) if needed; remove what killed earlier runs left there. Returns the
+    folders it created, deepest first, for :func:`unprepare_out`."""
     if not os.path.isdir(out_dir):
+        created = []
+        p = out_dir
+        while not os.path.lexists(p) and p != p.parent:
+            created.append(p)
+            p = p.parent
         try:
             out_dir.mkdir(parents=True, exist_ok=True)
         except OSError as e:
             raise UsageError(f"cannot create --out {str(out_dir)!r}: {e.strerror}; choose another --out") from None
-        return
+        return created
     sweep_stale(out_dir)
+    return []
+
+
+def unprepare_out(created: list[Path]) -> None:
+    """Remove the folders :func:`prepare_out` created, where they are still empty (a run that failed leaves no
+    empty --out behind)."""
+    for p in created:
+        with contextlib.suppress(OSError):
+            os.rmdir(p)
 
 
 _STALE = re.compile(r"\..+\.(?:tmp|old)-(\d+)")

@@ -163,3 +163,20 @@ def test_minimize_force_replaces_only_an_earlier_minimized_record(cli, tmp_path)
     assert (small / "notes.txt").read_text() == "mine" and (small / "record.json").is_file()
     (small / "notes.txt").unlink()
     assert cli("minimize", finding, "--force").code == 0  # its own earlier result is replaced
+
+
+def test_a_failed_gen_leaves_no_out_folder_it_created(tmp_path):
+    """Interrupted after its first case, gen rolls back what it wrote and removes the --out folders it created
+    (here three levels of them), but never one that was there before."""
+    out = tmp_path / "a" / "b" / "c"
+
+    def interrupt(*_):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        api.generate("tpartadd", "a5", out, on_case=interrupt)
+    assert not (tmp_path / "a").exists()
+    (tmp_path / "keep").mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        api.generate("tpartadd", "a5", tmp_path / "keep", on_case=interrupt)
+    assert (tmp_path / "keep").is_dir() and not any((tmp_path / "keep").iterdir())
