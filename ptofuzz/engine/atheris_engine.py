@@ -267,34 +267,68 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
                                                           else None)
 
     with open(log_path, "wb") as logf:
-        proc = subprocess.Popen([str(script), *libfuzzer], stdout=logf, stderr=subprocess.STDOUT, cwd=work)
+        # its own process group (libFuzzer's -fork jobs are its children, and go with it) and its own TMPDIR
+        # inside the scratch folder (what libFuzzer keeps there goes with the folder, even after a kill)
+        (work / "tmp").mkdir()
+        proc = subprocess.Popen([str(script), *libfuzzer], stdout=logf, stderr=subprocess.STDOUT, cwd=work,
+                                start_new_session=True, env={**os.environ, "TMPDIR": str(work / "tmp")})
         try:
             while proc.poll() is None:
                 time.sleep(0.25)
                 data = current() if progress is not None else None
                 if progress is not None and data is not None:
                     progress(_stats_of(data, start, seconds))
-        except BaseException:
-            proc.kill()
+        except BaseException:  # Ctrl-C or TERM: stop every fuzzing process, keep what they found, tidy up
+            _kill_group(proc.pid)
+            proc.wait()
+            data = current()
+            if data is not None and out is not None:
+                _write_summary(data, out, jobs, start)
+            if log is None:
+                shutil.rmtree(work, ignore_errors=True)
             raise
+        finally:
+            _kill_group(proc.pid)  # a -fork job that outlived its supervisor
     if proc.returncode != 0:
         raise RuntimeError(_crash_message(proc.returncode, log_path, artifacts, plan))
     data = current()
     if data is None:
         raise UsageError(f"atheris ended before its first case; see {log_path}")
-    if jobs > 1:
-        data["elapsed_s"] = round(time.perf_counter() - start, 3)
-        data["cases_per_s"] = round(data["cases"] / data["elapsed_s"], 1) if data["elapsed_s"] else 0.0
-        data["execs_per_s"] = round(data["execs"] / data["elapsed_s"], 1) if data["elapsed_s"] else 0.0
-        data["jobs"] = jobs
-        _add_hits(data)
+    if out is not None:
+        _write_summary(data, out, jobs, start)
+    elif jobs > 1:
+        _merge_stats(data, jobs, start)
     if log is None:
         shutil.rmtree(work, ignore_errors=True)
-    stats = _stats_of(data, start, seconds)
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
-        write_file(out / campaign.SUMMARY, json.dumps(campaign.relocatable(data), indent=1) + "\n")
-    return data, stats
+    return data, _stats_of(data, start, seconds)
+
+
+def _merge_stats(data: dict[str, Any], jobs: int, start: float) -> None:
+    """The merged summary of -fork jobs: the run's own elapsed time and rates, and its job count."""
+    data["elapsed_s"] = round(time.perf_counter() - start, 3)
+    data["cases_per_s"] = round(data["cases"] / data["elapsed_s"], 1) if data["elapsed_s"] else 0.0
+    data["execs_per_s"] = round(data["execs"] / data["elapsed_s"], 1) if data["elapsed_s"] else 0.0
+    data["jobs"] = jobs
+
+
+def _write_summary(data: dict[str, Any], out: Path, jobs: int, start: float) -> None:
+    """campaign.json in --out (and, for -fork jobs, their hits added to the records once)."""
+    from ptofuzz.engine import campaign
+
+    if jobs > 1:
+        _merge_stats(data, jobs, start)
+        _add_hits(data)
+    out.mkdir(parents=True, exist_ok=True)
+    write_file(out / campaign.SUMMARY, json.dumps(campaign.relocatable(data), indent=1) + "\n")
+
+
+def _kill_group(pgid: int) -> None:
+    import signal
+
+    try:
+        os.killpg(pgid, signal.SIGKILL)
+    except OSError:
+        pass
 
 
 def _merged(folder: Path) -> dict[str, Any] | None:

@@ -149,3 +149,42 @@ def test_atheris_jobs_fork_libfuzzer_and_merge_the_jobs(cli, tmp_path):
         rec = json.loads((Path(s["path"]) / "record.json").read_text())
         assert rec["finding"]["hits"] == s["hits"] > 0
     assert json.loads((out / "campaign.json").read_text())["cases"] == data["cases"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_terminated_atheris_campaign_keeps_its_findings_and_leaves_nothing_running(tmp_path, jobs):
+    """SIGTERM during --engine atheris (one process, or libFuzzer's -fork jobs): campaign.json is written from
+    what the fuzzing processes found, every one of them is gone, and no temporary folder is left (libFuzzer's
+    own included)."""
+    pytest.importorskip("atheris")
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    tmp, out = tmp_path / "tmp", tmp_path / "o"
+    tmp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "ptofuzz", "fuzz", "tpartmax", "--engine", "atheris", "--time",
+                             "120", "--jobs", jobs, "--out", str(out)], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env={**os.environ, "TMPDIR": str(tmp)})
+    deadline = time.monotonic() + 60
+    while not any(out.glob("*/record.json")) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(2.0)  # past the first summary flush
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 143 and err.strip().endswith("ptofuzz: error: terminated"), err
+    summary = json.loads((out / "campaign.json").read_text())
+    assert summary["cases"] > 0 and summary["signatures"]
+    assert not list(tmp.iterdir())
+    mine = [p for p in Path("/proc").glob("[0-9]*") if str(tmp).encode() in _environ(p)]
+    assert mine == []
+
+
+def _environ(proc: Path) -> bytes:
+    try:
+        return (proc / "environ").read_bytes()
+    except OSError:
+        return b""
