@@ -251,6 +251,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
         if not force and casefolder.holds_suite(out, first[0].partition(".")[0]):
             casefolder.check_writable(out, [n for n, _, _ in planned()], force)
     created = casefolder.prepare_out(out)
+    run = casefolder.Run(out)
     kept: list[GeneratedCase] = []
     done = 0
     try:
@@ -265,9 +266,9 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
                             for m in masks.values())
             info = GeneratedCase(name, out, case, outcome.kind,
                                  {f: len(b) for f, b in content.files.items()}, not_exact)
-            staged = casefolder.stage(out, content)
+            staged = casefolder.stage(out, content, run)
             try:
-                casefolder.commit(out, name, staged, force, keep_old=True)
+                casefolder.commit(out, name, staged, force, keep_old=True, run=run)
             except BaseException:
                 casefolder.discard([staged])
                 raise
@@ -277,10 +278,10 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
             if on_case is not None:
                 on_case(info, done, total or done)
     except BaseException:
-        casefolder.roll_back(out, (n for n, _, _ in itertools.islice(planned(), done)))
+        casefolder.roll_back(out, (n for n, _, _ in itertools.islice(planned(), done)), run)
         casefolder.unprepare_out(created)
         raise
-    casefolder.drop_replaced(out)
+    casefolder.drop_replaced(out, run)
     return GenerateResult(inst.name, platform, out, seed, tuple(kept), done)
 
 

@@ -11,10 +11,12 @@ import base64
 import collections
 import contextlib
 import dataclasses
+import fcntl
 import hashlib
 import json
 import os
 import re
+import secrets
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -191,7 +193,34 @@ def unprepare_out(created: list[Path]) -> None:
             os.rmdir(p)
 
 
-_STALE = re.compile(r"\..+\.(?:tmp|old)-(\d+)")
+_STALE = re.compile(r"\.(.+)\.(tmp|old)-(\d+|r[0-9a-f]{12})")
+JOURNAL = re.compile(r"\.ptofuzz-run-(r[0-9a-f]{12})\.journal")
+
+
+class Run:
+    """One ``gen`` into an --out: a token its staging folders are named by (``.NAME.tmp-TOKEN``,
+    ``.NAME.old-TOKEN``) and a journal, ``.ptofuzz-run-TOKEN.journal``, locked for the run's life (the kernel
+    drops the lock when the process dies, in any PID namespace or on any machine sharing the folder). Before a
+    case folder is moved into place the journal says whether it creates NAME or replaces it; before the replaced
+    folders are dropped it says ``done``. A later run finds a journal whose lock it can take and recovers from
+    it: a run that was not done is rolled back (what it replaced put back, what it created removed), a done one
+    completed."""
+
+    def __init__(self, out_dir: Path) -> None:
+        self.out_dir, self.token = out_dir, "r" + secrets.token_hex(6)
+        self.path = os.path.join(out_dir, f".ptofuzz-run-{self.token}.journal")
+        self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+
+    def note(self, line: str) -> None:
+        os.write(self.fd, (line + "\n").encode())
+
+    def close(self) -> None:
+        """The run is over (rolled back, or done and its replaced folders dropped): its journal goes."""
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
 
 
 def _alive(pid: int) -> bool:
@@ -205,19 +234,85 @@ def _alive(pid: int) -> bool:
 
 
 def sweep_stale(out_dir: Path) -> int:
-    """Remove the hidden staging folders (``.NAME.tmp-PID``, ``.NAME.old-PID``) of ptofuzz processes that no
-    longer run (a ``gen`` killed by SIGKILL cannot clean up after itself); return how many."""
-    removed = 0
+    """Recover what runs that no longer run left (a ``gen`` killed by SIGKILL cannot clean up after itself);
+    return how many staging entries it handled. A run with a journal is recovered as its journal says (see
+    :class:`Run`); a staging entry without one (an older ptofuzz's, named by a pid that no longer runs): a
+    ``.NAME.tmp-*`` is removed, a ``.NAME.old-*`` is put back in place of NAME (it is what the user had)."""
     try:
-        entries = list(os.scandir(out_dir))
+        names = os.listdir(out_dir)
     except OSError:
         return 0
-    for entry in entries:
-        m = _STALE.fullmatch(entry.name)
-        if m and not _alive(int(m.group(1))):
-            _remove(entry.path)
-            removed += 1
-    return removed
+    handled = 0
+    live: set[str] = set()
+    for name in names:
+        m = JOURNAL.fullmatch(name)
+        if m:
+            lines = _dead_journal(os.path.join(out_dir, name))
+            if lines is None:
+                live.add(m.group(1))
+            else:
+                handled += _recover(out_dir, m.group(1), lines, names)
+                with contextlib.suppress(OSError):
+                    os.unlink(os.path.join(out_dir, name))
+    for name in names:
+        m = _STALE.fullmatch(name)
+        if not m or not os.path.lexists(os.path.join(out_dir, name)):
+            continue
+        owner = m.group(3)
+        if owner in live or (owner.isdigit() and _alive(int(owner))):
+            continue
+        _settle(out_dir, m.group(1), m.group(2), name)
+        handled += 1
+    return handled
+
+
+def _dead_journal(path: str) -> list[str] | None:
+    """The lines of a journal whose run has ended (its lock could be taken), or None while its run goes on."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            return None
+        with os.fdopen(os.dup(fd), "rb") as f:
+            return f.read(1 << 26).decode(errors="replace").splitlines()
+    finally:
+        os.close(fd)
+
+
+def _recover(out_dir: Path, token: str, lines: list[str], names: list[str]) -> int:
+    """Roll a dead run back (or complete it when its journal says ``done``); return the entries handled."""
+    done = "done" in lines
+    handled = 0
+    for name in names:
+        m = _STALE.fullmatch(name)
+        if m and m.group(3) == token and os.path.lexists(os.path.join(out_dir, name)):
+            if done and m.group(2) == "old":
+                _remove(os.path.join(out_dir, name))
+            else:
+                _settle(out_dir, m.group(1), m.group(2), name)
+            handled += 1
+    if not done:
+        for line in lines:
+            kind, _, case = line.partition(" ")
+            if kind == "create" and case and "/" not in case and not case.startswith("."):
+                _remove(os.path.join(out_dir, case))  # what the run made where nothing was
+    return handled
+
+
+def _settle(out_dir: Path, case: str, kind: str, name: str) -> None:
+    """A dead run's staging entry: a half-written ``tmp`` goes; an ``old`` (what the user had) is put back."""
+    path = os.path.join(out_dir, name)
+    if kind == "tmp":
+        _remove(path)
+        return
+    final = os.path.join(out_dir, case)
+    _remove(final)  # the dead run's version of it, if it got that far
+    with contextlib.suppress(OSError):
+        os.rename(path, final)
 
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
@@ -225,10 +320,14 @@ _DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
 _BY_DIR_FD = os.open in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
 
 
-def stage(out_dir: Path, content: FolderContent) -> str:
+def _token(run: Run | None) -> str:
+    return run.token if run is not None else str(os.getpid())
+
+
+def stage(out_dir: Path, content: FolderContent, run: Run | None = None) -> str:
     """Write one case folder into a hidden temporary folder next to its final place (``out_dir`` exists, see
     :func:`prepare_out`); return its path."""
-    tmp = f"{os.fspath(out_dir)}{os.sep}.{content.name}.tmp-{os.getpid()}"
+    tmp = f"{os.fspath(out_dir)}{os.sep}.{content.name}.tmp-{_token(run)}"
     target = tmp
     try:
         try:
@@ -259,7 +358,8 @@ def stage(out_dir: Path, content: FolderContent) -> str:
     return tmp
 
 
-def commit(out_dir: Path | str, name: str, staged: str, force: bool, *, keep_old: bool = False) -> str:
+def commit(out_dir: Path | str, name: str, staged: str, force: bool, *, keep_old: bool = False,
+           run: Run | None = None) -> str:
     """Move a staged folder into place, replacing an existing entry only with ``force``; return its path.
     ``keep_old``: what it replaces is kept aside as ``.NAME.old-PID`` (:func:`roll_back` puts it back,
     :func:`drop_replaced` removes it) instead of being removed at once."""
@@ -270,7 +370,9 @@ def commit(out_dir: Path | str, name: str, staged: str, force: bool, *, keep_old
         foreign = not_replaceable(final, os.listdir(staged))
         if foreign:
             raise UsageError(foreign)
-        old = _replaced(out_dir, name)
+        if run is not None:
+            run.note(f"replace {name}")
+        old = _replaced(out_dir, name, run)
         if keep_old:
             os.rename(final, old)  # a folder, a file or a symlink alike: moved aside, never followed
             try:
@@ -286,6 +388,8 @@ def commit(out_dir: Path | str, name: str, staged: str, force: bool, *, keep_old
             return final
         else:
             os.unlink(final)  # a file or a symlink: replaced, never followed
+    elif run is not None:
+        run.note(f"create {name}")
     os.rename(staged, final)
     return final
 
@@ -318,8 +422,8 @@ def not_replaceable(final: str, layout: Iterable[str]) -> str:
     return ""
 
 
-def _replaced(out_dir: Path | str, name: str) -> str:
-    return os.path.join(out_dir, f".{name}.old-{os.getpid()}")
+def _replaced(out_dir: Path | str, name: str, run: Run | None = None) -> str:
+    return os.path.join(out_dir, f".{name}.old-{_token(run)}")
 
 
 def holds_suite(out_dir: Path, suite: str) -> bool:
@@ -331,27 +435,35 @@ def holds_suite(out_dir: Path, suite: str) -> bool:
         return False
 
 
-def roll_back(out_dir: Path, names: Iterable[str]) -> None:
-    """Undo a run that committed ``names`` with ``keep_old``: remove them and put back what they replaced."""
+def roll_back(out_dir: Path, names: Iterable[str], run: Run | None = None) -> None:
+    """Undo a run that committed ``names`` with ``keep_old``: remove them and put back what they replaced (then
+    the run's journal goes)."""
     for name in names:
         final = os.path.join(out_dir, name)
         _remove(final)
-        old = _replaced(out_dir, name)
+        old = _replaced(out_dir, name, run)
         if os.path.lexists(old):
             with contextlib.suppress(OSError):
                 os.rename(old, final)
+    if run is not None:
+        run.close()
 
 
-def drop_replaced(out_dir: Path) -> None:
-    """Remove what this process's commits with ``keep_old`` moved aside (the run succeeded)."""
-    suffix = f".old-{os.getpid()}"
+def drop_replaced(out_dir: Path, run: Run | None = None) -> None:
+    """Remove what this run's commits with ``keep_old`` moved aside (the run succeeded; its journal says so
+    first, so a kill from here on completes rather than rolls back), then the run's journal."""
+    if run is not None:
+        run.note("done")
+    suffix = f".old-{_token(run)}"
     try:
         with os.scandir(out_dir) as it:
             old = [e.path for e in it if e.name.startswith(".") and e.name.endswith(suffix)]
     except OSError:
-        return
+        old = []
     for path in old:
         _remove(path)
+    if run is not None:
+        run.close()
 
 
 def _remove(path: str) -> None:

@@ -28,11 +28,11 @@ def test_a_failure_midway_leaves_no_output(tmp_path, monkeypatch):
     real = casefolder.stage
     calls = {"n": 0}
 
-    def flaky(out_dir, content):
+    def flaky(out_dir, content, run=None):
         calls["n"] += 1
         if calls["n"] == 4:
             raise UsageError(f"cannot write {content.name!r}: No space left on device; free some space")
-        return real(out_dir, content)
+        return real(out_dir, content, run)
 
     monkeypatch.setattr(casefolder, "stage", flaky)
     with pytest.raises(UsageError, match="No space left"):

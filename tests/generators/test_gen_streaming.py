@@ -47,11 +47,11 @@ def test_a_failure_after_folders_landed_leaves_the_out_folder_as_it_was(tmp_path
     real = casefolder.stage
     calls = {"n": 0}
 
-    def flaky(out_dir, content):
+    def flaky(out_dir, content, run=None):
         calls["n"] += 1
         if calls["n"] == 100:  # past the first batch of 64: some folders are in place already
             raise UsageError("cannot write: No space left on device; free some space")
-        return real(out_dir, content)
+        return real(out_dir, content, run)
 
     monkeypatch.setattr(casefolder, "stage", flaky)
     seed = 1 if force else 2  # a forced run over the same names; an unforced one beside them

@@ -1,0 +1,137 @@
+"""Kill tests, the way storage engines test crash safety: a ``gen --force`` over an earlier run is killed at
+moments spread over its run (SIGKILL: no clean-up of its own; SIGTERM and SIGINT: its own roll-back), then any
+later ``gen`` into the same --out recovers from the killed run's journal. Afterwards --out holds exactly the old
+content or exactly the complete new one, nothing of the user's is gone, and no hidden staging entry, journal or
+process is left. The short version runs in the default suite; ``slow`` adds trials."""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from ptofuzz.io import casefolder
+
+N = 1500  # cases of each run
+
+
+def _gen(out: Path, *args: str) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "ptofuzz", "gen", "tpartadd", "--platform", "a5", "--random",
+                             str(N), "--out", str(out), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def _content(out: Path) -> dict[str, str]:
+    """Every visible entry's name and a digest of what it holds (a user file, or a case folder's files)."""
+    found = {}
+    for entry in sorted(out.iterdir()):
+        if entry.name.startswith("."):
+            continue
+        h = hashlib.sha256()
+        for f in sorted(entry.rglob("*")) if entry.is_dir() else [entry]:
+            if f.is_file():
+                h.update(f.name.encode() + b"\0" + f.read_bytes())
+        found[entry.name] = h.hexdigest()
+    return found
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory) -> tuple[Path, dict[str, str], dict[str, str]]:
+    """The old content (an earlier run plus a user's note) and the content after the killed run, had it
+    completed (its folders beside or over the old ones)."""
+    base = tmp_path_factory.mktemp("kill")
+    old, new = base / "old", base / "new"
+    assert _gen(old).wait() == 0
+    (old / "notes.txt").write_text("mine")
+    want_old = _content(old)
+    assert _gen(new, "--seed", "1", "--special-rate", "0.3").wait() == 0
+    want_new = {**want_old, **_content(new)}  # the new run's folders added to (or over) the old ones
+    return old, want_old, want_new
+
+
+def _trial(tmp_path: Path, runs, sig: signal.Signals, delay: float) -> str:
+    import shutil
+
+    src, want_old, want_new = runs
+    out = tmp_path / f"o-{sig.name}-{delay}"
+    shutil.copytree(src, out)
+    proc = _gen(out, "--seed", "1", "--special-rate", "0.3", "--force")
+    time.sleep(delay)
+    os.killpg(proc.pid, sig)
+    proc.wait(timeout=120)
+    # any later gen into the folder finds the killed run and recovers from its journal
+    assert subprocess.run([sys.executable, "-m", "ptofuzz", "gen", "tpartmul", "--platform", "a5", "--random", "1",
+                           "--out", str(out)], capture_output=True).returncode == 0
+    got = _content(out)
+    got.pop(next(n for n in got if n.startswith("TPARTMULTest.")))
+    hidden = [p.name for p in out.iterdir() if p.name.startswith(".")]
+    assert hidden == [], hidden
+    assert got["notes.txt"] == "mine" or got["notes.txt"] == want_old["notes.txt"]
+    if got == want_old:
+        return "old"
+    assert got == want_new, f"{sig.name} after {delay} s: neither the old nor the complete new content"
+    return "new"
+
+
+def test_a_killed_gen_force_leaves_the_old_or_the_complete_new_content(tmp_path, runs):
+    """The short version: one SIGKILL while the run is under way."""
+    assert _trial(tmp_path, runs, signal.SIGKILL, 1.2) == "old"
+
+
+TRIALS = {signal.SIGKILL: 6, signal.SIGTERM: 4, signal.SIGINT: 4}  # per signal, at moments 0.6 s apart from 0.4 s
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sig", list(TRIALS))
+def test_many_kills_of_gen_force_at_spread_moments(tmp_path, runs, sig):
+    results = [_trial(tmp_path, runs, sig, 0.4 + 0.6 * k) for k in range(TRIALS[sig])]
+    assert "old" in results  # some kills landed while the run was under way (each trial asserted the rest)
+
+
+def test_a_live_runs_staging_is_left_alone_whatever_its_pid_and_a_dead_ones_restored(tmp_path):
+    """Liveness is the journal's lock, not a pid: a run from another PID namespace (its pid means nothing here)
+    keeps its parked folders while it holds the lock; once the lock is free they are put back."""
+    (tmp_path / "CASE").mkdir()
+    (tmp_path / "CASE" / "new.bin").write_text("the run's new version")
+    (tmp_path / ".CASE.old-r0123456789ab").mkdir()
+    (tmp_path / ".CASE.old-r0123456789ab" / "golden.bin").write_text("the user's")
+    (tmp_path / ".NEW.tmp-r0123456789ab").mkdir()
+    (tmp_path / "MADE").mkdir()  # a folder the run created where there was none
+    journal = tmp_path / ".ptofuzz-run-r0123456789ab.journal"
+    journal.write_text("replace CASE\ncreate MADE\n")
+    fd = os.open(journal, os.O_RDWR)
+    fcntl.flock(fd, fcntl.LOCK_EX)
+    try:
+        casefolder.sweep_stale(tmp_path)
+        assert (tmp_path / ".CASE.old-r0123456789ab").is_dir() and (tmp_path / "MADE").is_dir()
+    finally:
+        os.close(fd)
+    casefolder.sweep_stale(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["CASE"]
+    assert [p.name for p in (tmp_path / "CASE").iterdir()] == ["golden.bin"]
+
+
+def test_a_dead_run_that_was_done_is_completed_not_rolled_back(tmp_path):
+    (tmp_path / "CASE").mkdir()
+    (tmp_path / "CASE" / "golden.bin").write_text("new")
+    (tmp_path / ".CASE.old-r0123456789ab").mkdir()
+    (tmp_path / ".ptofuzz-run-r0123456789ab.journal").write_text("replace CASE\ndone\n")
+    casefolder.sweep_stale(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["CASE"]
+    assert (tmp_path / "CASE" / "golden.bin").read_text() == "new"
+
+
+def test_an_older_ptofuzzs_parked_folder_is_put_back_not_deleted(tmp_path):
+    """A ``.NAME.old-PID`` of a dead pid (no journal: an older ptofuzz's) holds what the user had: restored."""
+    dead = 2 ** 22 + 12345  # above any pid this system hands out
+    (tmp_path / f".CASE.old-{dead}").mkdir()
+    (tmp_path / f".CASE.old-{dead}" / "golden.bin").write_text("the user's")
+    casefolder.sweep_stale(tmp_path)
+    assert (tmp_path / "CASE" / "golden.bin").read_text() == "the user's"
