@@ -10,7 +10,7 @@ simulator process) belongs to the process that started it and is not pickled.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ptofuzz.core.case import Case, Outcome
@@ -94,9 +94,6 @@ class Backends:
     def __iter__(self) -> Iterator[Backend]:
         return iter(self.items)
 
-    def __len__(self) -> int:
-        return len(self.items)
-
     @property
     def names(self) -> tuple[str, ...]:
         return tuple(b.name for b in self.items)
@@ -114,13 +111,6 @@ class Backends:
         with inst.sharing():
             return {b.name: b.evaluate(inst, case.on(b.name), inputs) for b in self.items}
 
-    def flags(self) -> str:
-        return " ".join(f for f in (b.flags() for b in self.items) if f)
-
     def prepare(self) -> None:
         for b in self.items:
             b.prepare()
-
-    def only(self, names: Sequence[str]) -> Backends:
-        """The backends named in ``names`` (in this order)."""
-        return Backends(tuple(b for b in self.items if b.name in names))

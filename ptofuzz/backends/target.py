@@ -13,7 +13,6 @@ import dataclasses
 import os
 import selectors
 import shlex
-import signal
 import subprocess
 import tempfile
 import threading
@@ -25,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ptofuzz.backends.base import TARGET, Plain, no_model
+from ptofuzz.core import processes
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.generators import values
@@ -75,7 +75,7 @@ def run_command(command: str, cwd: Path, timeout: float, stop: threading.Event |
                     return "interrupted", time.perf_counter() - start
                 left = deadline - time.perf_counter()
                 if left <= 0:
-                    _kill_group(proc.pid)
+                    processes.kill_group(proc.pid)
                     proc.wait()
                     return f"target timed out after {timeout:g} s", time.perf_counter() - start
                 for key, _ in sel.select(min(left, 0.5)):
@@ -83,7 +83,7 @@ def run_command(command: str, cwd: Path, timeout: float, stop: threading.Event |
             for pipe in list(tails):  # what it wrote just before exiting
                 _drain(pipe, tails, sel)
     finally:
-        _kill_group(proc.pid)  # what it started and left behind (on success, failure, timeout or Ctrl-C)
+        processes.kill_group(proc.pid)  # what it started and left behind (on success, failure, timeout or Ctrl-C)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=10)  # reaped here: no zombie of it outlives the command
         for pipe in tails:
@@ -111,11 +111,6 @@ def _drain(pipe: Any, tails: dict[Any, bytes], sel: selectors.BaseSelector) -> N
                 sel.unregister(pipe)
             return
         tails[pipe] = (tails[pipe] + data)[-OUTPUT_TAIL:]
-
-
-def _kill_group(pgid: int) -> None:
-    with contextlib.suppress(OSError):
-        os.killpg(pgid, signal.SIGKILL)
 
 
 # ---- an external target as a campaign oracle (``fuzz --oracles spec,target --target CMD``) ---------------------

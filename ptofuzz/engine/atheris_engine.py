@@ -28,6 +28,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ptofuzz.core import processes
 from ptofuzz.core.atomic import write_file
 
 # Coverage comes from the semantics under test: the oracles. atheris hooks whole top-level packages, so every
@@ -279,7 +280,7 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
                 if progress is not None and data is not None:
                     progress(_stats_of(data, start, seconds))
         except BaseException:  # Ctrl-C or TERM: stop every fuzzing process, keep what they found, tidy up
-            _kill_group(proc.pid)
+            processes.kill_group(proc.pid)
             proc.wait()
             data = current()
             if data is not None and out is not None:
@@ -288,7 +289,7 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
                 shutil.rmtree(work, ignore_errors=True)
             raise
         finally:
-            _kill_group(proc.pid)  # a -fork job that outlived its supervisor
+            processes.kill_group(proc.pid)  # a -fork job that outlived its supervisor
     if proc.returncode != 0:
         raise RuntimeError(_crash_message(proc.returncode, log_path, artifacts, plan))
     data = current()
@@ -320,15 +321,6 @@ def _write_summary(data: dict[str, Any], out: Path, jobs: int, start: float) -> 
         _add_hits(data)
     out.mkdir(parents=True, exist_ok=True)
     write_file(out / campaign.SUMMARY, json.dumps(campaign.relocatable(data), indent=1) + "\n")
-
-
-def _kill_group(pgid: int) -> None:
-    import signal
-
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except OSError:
-        pass
 
 
 def _merged(folder: Path) -> dict[str, Any] | None:

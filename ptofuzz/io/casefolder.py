@@ -11,7 +11,6 @@ import base64
 import collections
 import contextlib
 import dataclasses
-import fcntl
 import hashlib
 import json
 import os
@@ -24,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from ptofuzz import __version__
-from ptofuzz.core import dtypes, platforms, reading
+from ptofuzz.core import dtypes, platforms, processes, reading
 from ptofuzz.core.case import CLASS_NAMES, EXACT, MAX_TILE_ELEMENTS, Case, Outcome, OutcomeKind
 from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.core.layouts import Profile
@@ -209,8 +208,7 @@ class Run:
     def __init__(self, out_dir: Path) -> None:
         self.out_dir, self.token = out_dir, "r" + secrets.token_hex(6)
         self.path = os.path.join(out_dir, f".ptofuzz-run-{self.token}.journal")
-        self.fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
-        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        self.fd = processes.hold(self.path)
 
     def note(self, line: str) -> None:
         os.write(self.fd, (line + "\n").encode())
@@ -269,18 +267,13 @@ def sweep_stale(out_dir: Path) -> int:
 def _dead_journal(path: str) -> list[str] | None:
     """The lines of a journal whose run has ended (its lock could be taken), or None while its run goes on."""
     try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
+        fd = processes.take_if_free(path, shared=True)
+    except FileNotFoundError:
         return None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        except OSError:
-            return None
-        with os.fdopen(os.dup(fd), "rb") as f:
-            return f.read(1 << 26).decode(errors="replace").splitlines()
-    finally:
-        os.close(fd)
+    if fd is None:
+        return None
+    with os.fdopen(fd, "rb") as f:
+        return f.read(1 << 26).decode(errors="replace").splitlines()
 
 
 def _recover(out_dir: Path, token: str, lines: list[str], names: list[str]) -> int:

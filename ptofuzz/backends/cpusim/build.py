@@ -14,7 +14,6 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import dataclasses
-import fcntl
 import hashlib
 import json
 import os
@@ -27,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ptofuzz.core import processes
 from ptofuzz.core.errors import UsageError
 
 HARNESS = Path(__file__).with_name("harness.cpp")
@@ -313,19 +313,14 @@ def sweep_stale_builds(root: Path) -> list[Path]:
     removed = []
     for work in sorted(root.glob(".build-*")):
         try:
-            fd = os.open(work / LOCK, os.O_RDWR)
+            fd = processes.take_if_free(work / LOCK)
         except FileNotFoundError:  # made before its lock file was: stale only when old
             with contextlib.suppress(OSError):
                 if time.time() - work.stat().st_mtime > UNLOCKED_GRACE_S:
                     shutil.rmtree(work, ignore_errors=True)
                     removed.append(work)
             continue
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:  # a build is running in it
-            os.close(fd)
+        if fd is None:  # a build is running in it
             continue
         shutil.rmtree(work, ignore_errors=True)
         os.close(fd)
@@ -398,11 +393,10 @@ def get(settings: Settings, *, jobs: int | None = None) -> Build:
         root.mkdir(parents=True, exist_ok=True)
         sweep_stale_builds(root)
         work = Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=root))
-        lock = os.open(work / LOCK, os.O_CREAT | os.O_RDWR, 0o600)
+        lock = processes.hold(work / LOCK)  # while this build runs; the kernel drops it if the process dies
     except OSError as e:
         raise UsageError(f"cannot write the build cache {str(root)!r}: {e.strerror}; pass --cache-dir DIR "
                          "(or set XDG_CACHE_HOME) naming a writable folder") from None
-    fcntl.flock(lock, fcntl.LOCK_EX)  # held while this build runs; the kernel drops it if the process dies
     try:
         guard = _needs_guard(cxx, include)
         extra = [REDUCEIDX_GUARD] if guard else []
