@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -268,7 +267,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
                                  {f: len(b) for f, b in content.files.items()}, not_exact)
             staged = casefolder.stage(out, content, run)
             try:
-                casefolder.commit(out, name, staged, force, keep_old=True, run=run)
+                casefolder.commit(out, name, staged, force, run)
             except BaseException:
                 casefolder.discard([staged])
                 raise
@@ -278,7 +277,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
             if on_case is not None:
                 on_case(info, done, total or done)
     except BaseException:
-        casefolder.roll_back(out, (n for n, _, _ in itertools.islice(planned(), done)), run)
+        casefolder.roll_back(out, run)
         casefolder.unprepare_out(created)
         raise
     casefolder.drop_replaced(out, run)

@@ -209,8 +209,12 @@ class Run:
         self.out_dir, self.token = out_dir, "r" + secrets.token_hex(6)
         self.path = os.path.join(out_dir, f".ptofuzz-run-{self.token}.journal")
         self.fd = processes.hold(self.path)
+        self.noted: list[tuple[str, str]] = []  # (create|replace, NAME) as the journal says them
 
     def note(self, line: str) -> None:
+        kind, _, name = line.partition(" ")
+        if name:
+            self.noted.append((kind, name))  # before the write: an interrupt between the two is undone too
         os.write(self.fd, (line + "\n").encode())
 
     def close(self) -> None:
@@ -351,10 +355,9 @@ def stage(out_dir: Path, content: FolderContent, run: Run | None = None) -> str:
     return tmp
 
 
-def commit(out_dir: Path | str, name: str, staged: str, force: bool, *, keep_old: bool = False,
-           run: Run | None = None) -> str:
+def commit(out_dir: Path | str, name: str, staged: str, force: bool, run: Run | None = None) -> str:
     """Move a staged folder into place, replacing an existing entry only with ``force``; return its path.
-    ``keep_old``: what it replaces is kept aside as ``.NAME.old-PID`` (:func:`roll_back` puts it back,
+    Within a ``run``, what it replaces is kept aside as ``.NAME.old-TOKEN`` (:func:`roll_back` puts it back,
     :func:`drop_replaced` removes it) instead of being removed at once."""
     final = os.path.join(out_dir, name)
     if os.path.lexists(final):
@@ -365,22 +368,16 @@ def commit(out_dir: Path | str, name: str, staged: str, force: bool, *, keep_old
             raise UsageError(foreign)
         if run is not None:
             run.note(f"replace {name}")
-        old = _replaced(out_dir, name, run)
-        if keep_old:
-            os.rename(final, old)  # a folder, a file or a symlink alike: moved aside, never followed
-            try:
-                os.rename(staged, final)
-            except BaseException:
-                os.rename(old, final)
-                raise
+            os.rename(final, _replaced(out_dir, name, run))  # folder, file or symlink alike: never followed
+            os.rename(staged, final)  # cut short between the two: the run's roll_back puts the old one back
             return final
         if os.path.isdir(final) and not os.path.islink(final):
+            old = _replaced(out_dir, name)
             os.rename(final, old)
             os.rename(staged, final)
             _rmtree(old)
             return final
-        else:
-            os.unlink(final)  # a file or a symlink: replaced, never followed
+        os.unlink(final)  # a file or a symlink: replaced, never followed
     elif run is not None:
         run.note(f"create {name}")
     os.rename(staged, final)
@@ -428,35 +425,53 @@ def holds_suite(out_dir: Path, suite: str) -> bool:
         return False
 
 
-def roll_back(out_dir: Path, names: Iterable[str], run: Run | None = None) -> None:
-    """Undo a run that committed ``names`` with ``keep_old``: remove them and put back what they replaced (then
-    the run's journal goes)."""
-    for name in names:
+def roll_back(out_dir: Path, run: Run) -> None:
+    """Undo a run's commits as its journal notes them, the one an interrupt cut short
+    included: what it created is removed, what it replaced put back; then the run's journal goes. A folder
+    noted as replaced whose original was not yet moved aside is left alone (it is still the user's)."""
+    for kind, name in reversed(run.noted):
         final = os.path.join(out_dir, name)
-        _remove(final)
         old = _replaced(out_dir, name, run)
-        if os.path.lexists(old):
+        if kind == "create":
+            _remove(final)
+        elif os.path.lexists(old):
+            _remove(final)
             with contextlib.suppress(OSError):
                 os.rename(old, final)
-    if run is not None:
-        run.close()
+    for path in _staging(out_dir, f".tmp-{run.token}"):  # a folder an interrupt caught half-written
+        _remove(path)
+    run.close()
 
 
-def drop_replaced(out_dir: Path, run: Run | None = None) -> None:
-    """Remove what this run's commits with ``keep_old`` moved aside (the run succeeded; its journal says so
-    first, so a kill from here on completes rather than rolls back), then the run's journal."""
-    if run is not None:
-        run.note("done")
-    suffix = f".old-{_token(run)}"
+def _staging(out_dir: Path, suffix: str) -> list[str]:
+    """The hidden staging entries of ``out_dir`` whose names end with ``suffix``."""
     try:
         with os.scandir(out_dir) as it:
-            old = [e.path for e in it if e.name.startswith(".") and e.name.endswith(suffix)]
+            return [e.path for e in it if e.name.startswith(".") and e.name.endswith(suffix)]
     except OSError:
-        old = []
-    for path in old:
-        _remove(path)
-    if run is not None:
-        run.close()
+        return []
+
+
+def drop_replaced(out_dir: Path, run: Run) -> None:
+    """Remove what this run's commits moved aside (the run succeeded; its journal says so
+    first, so a kill from here on completes rather than rolls back), then the run's journal. An interrupt before
+    ``done`` is written rolls the run back; one after it lets the completion finish, then goes on up."""
+    try:
+        run.note("done")
+    except BaseException:
+        roll_back(out_dir, run)
+        raise
+    interrupted: BaseException | None = None
+    for _ in range(3):  # the journal says done: completing is what is left, a few removals
+        try:
+            for path in _staging(out_dir, f".old-{run.token}"):
+                _remove(path)
+            run.close()
+            break
+        except KeyboardInterrupt as e:  # Ctrl-C or TERM (Terminated): finish first
+            interrupted = interrupted or e
+    if interrupted is not None:
+        raise interrupted
 
 
 def _remove(path: str) -> None:

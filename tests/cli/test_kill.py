@@ -6,6 +6,7 @@ process is left. The short version runs in the default suite; ``slow`` adds tria
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import hashlib
 import os
@@ -154,3 +155,72 @@ def test_an_older_ptofuzzs_parked_folder_is_put_back_not_deleted(tmp_path):
     (tmp_path / f".CASE.old-{dead}" / "golden.bin").write_text("the user's")
     casefolder.sweep_stale(tmp_path)
     assert (tmp_path / "CASE" / "golden.bin").read_text() == "the user's"
+
+
+class _Interrupt(KeyboardInterrupt):
+    pass
+
+
+def _force_run(out: Path) -> None:  # seed 3, 6 cases: the first 4 replace those of _old_run, the last 2 are new
+    from ptofuzz.engine import generate
+
+    generate.generate("tpartadd", "a5", out, seed=3, random=6, special_rate=0.5, force=True)
+
+
+def _old_run(out: Path) -> dict[str, str]:
+    from ptofuzz.engine import generate
+
+    generate.generate("tpartadd", "a5", out, seed=3, random=4)
+    (out / "notes.txt").write_text("mine")
+    return _content(out)
+
+
+def _interrupted_gen(out: Path, step: int, after: bool, monkeypatch) -> int:
+    """Run :func:`_force_run` over :func:`_old_run` with its ``step``-th file-system call raising an interrupt,
+    before or ``after`` doing its work; return how many calls the run made (fewer than ``step``: it completed)."""
+    _old_run(out)
+    calls = [0]
+    real = {name: getattr(os, name) for name in ("rename", "mkdir", "write", "unlink", "rmdir")}
+
+    def counted(name):
+        def call(*args, **kwargs):
+            calls[0] += 1
+            hit = calls[0] == step
+            if hit and not after:
+                raise _Interrupt
+            result = real[name](*args, **kwargs)
+            if hit:
+                raise _Interrupt
+            return result
+        return call
+
+    with monkeypatch.context() as m:
+        for name in real:
+            m.setattr(os, name, counted(name))
+        with contextlib.suppress(_Interrupt):
+            _force_run(out)
+    return calls[0]
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["before", "after"])
+def test_an_interrupt_at_any_file_system_step_of_gen_force_rolls_it_back_or_completes(tmp_path, monkeypatch,
+                                                                                      after):
+    """Every rename, mkdir, write, unlink and rmdir of a run, interrupted before it acts and just after (say the
+    moment a commit has moved a folder in but not yet counted it): the run itself puts everything back, or, once
+    its journal says done, completes; either way nothing hidden is left, and it never goes back once done."""
+    want_old = _old_run(tmp_path / "old")
+    _force_run(tmp_path / "old")
+    want_new = _content(tmp_path / "old")
+    assert want_new != want_old
+    states = []
+    step = 1
+    while _interrupted_gen(out := tmp_path / f"s{step}", step, after, monkeypatch) >= step:
+        hidden = sorted(p.name for p in out.iterdir() if p.name.startswith("."))
+        assert hidden == [], (step, after, hidden)
+        got = _content(out)
+        assert got in (want_old, want_new), f"step {step} ({'after' if after else 'before'} its work)"
+        states.append("old" if got == want_old else "new")
+        step += 1
+    assert step > 30  # every step of stage, commit and the journal for six folders was visited
+    done = states.index("new")
+    assert states[:done] == ["old"] * done and states[done:] == ["new"] * (len(states) - done), states
