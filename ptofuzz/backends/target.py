@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
+import secrets
 import selectors
 import shlex
 import subprocess
@@ -56,12 +57,17 @@ def run_command(command: str, cwd: Path, timeout: float, stop: threading.Event |
     :data:`OUTPUT_TAIL` bytes of each stream are kept (a target may print without end: neither memory nor disk
     grows). The command is over when its process exits, not when its output closes: whatever it leaves running in
     its group, holding the output open or not, is killed with it, as is everything on a timeout or an interrupt
-    (``stop``: set by another thread, which the interrupt reached, to end the command at once)."""
+    (``stop``: set by another thread, which the interrupt reached, to end the command at once). What it detached
+    into a session of its own (``setsid CMD &``) is killed too: orphaned, it is handed to this process (see
+    :func:`ptofuzz.core.processes.adopt_orphans`) and known by a mark in its environment."""
     start = time.perf_counter()
     if stop is not None and stop.is_set():
         return "not run: interrupted", 0.0
+    mark = secrets.token_hex(8)  # what it detaches from its group (setsid ... &) is found by this and killed
+    processes.adopt_orphans()
     proc = subprocess.Popen(command, shell=True, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            stdin=subprocess.DEVNULL, start_new_session=True)
+                            stdin=subprocess.DEVNULL, start_new_session=True,
+                            env={**os.environ, processes.MARK: mark})
     tails = {proc.stdout: b"", proc.stderr: b""}
     try:
         with selectors.DefaultSelector() as sel:
@@ -86,6 +92,7 @@ def run_command(command: str, cwd: Path, timeout: float, stop: threading.Event |
         processes.kill_group(proc.pid)  # what it started and left behind (on success, failure, timeout or Ctrl-C)
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=10)  # reaped here: no zombie of it outlives the command
+        processes.kill_marked(mark)  # and what it detached into sessions of their own
         for pipe in tails:
             if pipe is not None:
                 pipe.close()

@@ -39,3 +39,65 @@ def take_if_free(path: str | Path, *, shared: bool = False) -> int | None:
         os.close(fd)
         return None
     return fd
+
+
+# ---- what a command detached from its process group (``setsid CMD &``) --------------------------------------
+
+MARK = "PTOFUZZ_COMMAND_MARK"  # set in a command's environment: its descendants inherit it, detached or not
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def adopt_orphans() -> bool:
+    """Make this process the reaper of its orphaned descendants (Linux): what a command detached and left
+    running when it exited becomes a child of ours, so :func:`kill_marked` can find it. False where the kernel
+    offers no such thing (then a detached process outlives its command, as it always did)."""
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+def _children() -> list[int]:
+    """This process's children, from every thread's ``/proc/self/task/TID/children``."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for tid in os.listdir("/proc/self/task"):
+            with contextlib.suppress(OSError), open(f"/proc/self/task/{tid}/children", "rb") as f:
+                found.extend(int(p) for p in f.read().split())
+    return found
+
+
+def _marked(pid: int, mark: bytes) -> bool:
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return mark in f.read(1 << 20).split(b"\0")
+    except OSError:
+        return False
+
+
+def kill_marked(mark: str) -> int:
+    """SIGKILL every child of ours whose environment holds ``MARK=mark`` (a command's descendant that outlived it
+    and, orphaned, was handed to us by :func:`adopt_orphans`), with its process group, and reap it; each one
+    killed hands its own children to us, so this goes on until none is left. Returns how many were killed.
+    Children of ours that are not marked (a campaign's workers, a simulator, another thread's command) are
+    never touched."""
+    needle = f"{MARK}={mark}".encode()
+    killed = 0
+    for _ in range(1000):  # a bound, should something respawn without end
+        strays = [pid for pid in _children() if _marked(pid, needle)]
+        if not strays:
+            break
+        for pid in strays:
+            with contextlib.suppress(OSError):
+                group = os.getpgid(pid)
+                if group != os.getpgrp():
+                    os.killpg(group, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+            killed += 1
+    return killed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import textwrap
 from pathlib import Path
@@ -254,3 +255,53 @@ def test_an_interrupt_or_a_term_stops_the_target_at_once(tmp_path, sig, code):
     assert not _alive(target)
     with pytest.raises(ProcessLookupError):
         os.killpg(target, 0)  # its whole process group is gone
+
+
+def _pid_when_written(path: Path) -> int:
+    import time
+
+    deadline = time.monotonic() + 20
+    while not (path.is_file() and path.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return int(path.read_text())
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="orphans are handed to a reaper on Linux only")
+def test_what_a_target_detaches_into_sessions_of_its_own_is_killed_when_it_ends(tmp_path):
+    """``setsid CMD &`` leaves the target's process group, so killing the group missed it: it outlived ptofuzz.
+    Now the target's orphans come back to ptofuzz and are killed by the mark in their environment: one detached
+    child and a detached shell's own child (handed over once the shell is killed)."""
+    folder = _one_case(tmp_path)
+    one, two = tmp_path / "one.pid", tmp_path / "two.pid"
+    script = (f"setsid sleep 987 & echo $! > {one}; "
+              f"setsid sh -c 'sleep 986 & echo $! > {two}; wait' & "
+              f"while [ ! -s {two} ]; do sleep 0.01; done; cp {{case}}/golden.bin {{case}}/output.bin")
+    proc = _ptofuzz("run", str(folder), "--timeout", "30", "--target", script, cwd=tmp_path)
+    out, err = proc.communicate(timeout=25)
+    assert proc.returncode == 0 and "PASS" in out, out + err
+    assert not _alive(_pid_when_written(one)) and not _alive(_pid_when_written(two))
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="orphans are handed to a reaper on Linux only")
+def test_only_the_marked_command_s_orphans_are_killed(tmp_path):
+    """A child of ours that the command did not start (a worker, a simulator, another thread's command) is left
+    alone, and so is a detached process of another command (another mark)."""
+    import os
+    import subprocess
+
+    from ptofuzz.core import processes
+
+    assert processes.adopt_orphans()
+    mine = subprocess.Popen(["sleep", "60"])
+    other = subprocess.Popen(["sleep", "60"], env={**os.environ, processes.MARK: "other"})
+    marked = subprocess.Popen(["sleep", "60"], env={**os.environ, processes.MARK: "this"})
+    try:
+        assert processes.kill_marked("this") == 1
+        assert marked.poll() is not None or not _alive(marked.pid)
+        assert mine.poll() is None and other.poll() is None
+        assert processes.kill_marked("this") == 0
+    finally:
+        for p in (mine, other, marked):
+            p.kill()
+            with contextlib.suppress(ChildProcessError):
+                p.wait()
