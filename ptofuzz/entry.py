@@ -87,9 +87,26 @@ def main() -> None:
     import signal
 
     signal.signal(signal.SIGTERM, _terminated)  # a TERM unwinds like Ctrl-C: cleanups run, then exit 143
-    request = canonical_gen(sys.argv[1:])
-    if request is not None and not sys.stdout.isatty():
-        raise SystemExit(_gen(request))
-    from ptofuzz.cli.app import main as cli_main
+    try:
+        request = canonical_gen(sys.argv[1:])
+        if request is not None and not sys.stdout.isatty():
+            raise SystemExit(_gen(request))
+        from ptofuzz.cli.app import main as cli_main
 
-    cli_main()
+        cli_main()
+    finally:
+        _over()
+
+
+def _over() -> None:
+    """The command is over and has said so: what it wrote is flushed, and a Ctrl-C or TERM from here on is
+    ignored (the interpreter's shutdown would otherwise die of it, turning a finished run's exit code into a
+    killed one's)."""
+    import contextlib
+    import signal
+
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)

@@ -8,6 +8,9 @@ import contextlib
 import fcntl
 import os
 import signal
+import subprocess
+import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 
@@ -22,6 +25,38 @@ def hold(path: str | Path) -> int:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
+
+
+LOCK = ".lock"  # in a private working folder: locked (see :func:`hold`) for as long as its run goes on
+KEPT = "KEPT"  # in a private working folder: kept on purpose (a message points into it), never swept
+UNLOCKED_GRACE_S = 600.0  # a private folder without its lock file is stale once it is this old (made, not locked)
+
+
+def sweep_unlocked(folders: Iterable[Path]) -> list[Path]:
+    """Remove the private working folders (each with its :data:`LOCK` held by its run) of runs that have ended,
+    killed or not: a folder whose lock any process can take is stale, whichever process, PID namespace or machine
+    made it. A running one's folder is kept, and so is one holding :data:`KEPT`. Returns what was removed."""
+    import shutil
+    import time
+
+    removed = []
+    for work in folders:
+        if os.path.lexists(work / KEPT):
+            continue
+        try:
+            fd = take_if_free(work / LOCK)
+        except FileNotFoundError:  # made before its lock file was: stale only when old
+            with contextlib.suppress(OSError):
+                if time.time() - work.stat().st_mtime > UNLOCKED_GRACE_S:
+                    shutil.rmtree(work, ignore_errors=True)
+                    removed.append(work)
+            continue
+        if fd is None:  # its run goes on
+            continue
+        shutil.rmtree(work, ignore_errors=True)
+        os.close(fd)
+        removed.append(work)
+    return removed
 
 
 def take_if_free(path: str | Path, *, shared: bool = False) -> int | None:
@@ -101,3 +136,54 @@ def kill_marked(mark: str) -> int:
                 os.waitpid(pid, 0)
             killed += 1
     return killed
+
+
+# ---- commands that die with their caller: a build's compilers ---------------------------------------------
+
+class Interrupted(KeyboardInterrupt):
+    """A command asked for after :meth:`Commands.kill_all` (the job is being interrupted)."""
+
+
+class Commands:
+    """The commands one job runs (from several threads at once, say), each in a process group of its own under
+    a guard (:mod:`ptofuzz.core.guard`) that kills the group should this process die, even by SIGKILL.
+    :meth:`kill_all` ends every running one at once (an interrupt need not wait for a compile to finish) and
+    refuses new ones."""
+
+    def __init__(self) -> None:
+        import threading
+
+        self._lock = threading.Lock()
+        self._groups: set[int] = set()
+        self._closed = False
+
+    def run(self, cmd: list[str], *, cwd: Path | None = None, timeout: float = 900.0
+            ) -> subprocess.CompletedProcess[str]:
+        guard = str(Path(__file__).with_name("guard.py"))
+        with self._lock:
+            if self._closed:
+                raise Interrupted
+            proc = subprocess.Popen([sys.executable, "-I", guard, *cmd], cwd=cwd, stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
+                                    start_new_session=True)
+            self._groups.add(proc.pid)
+        try:
+            out, err = proc.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            kill_group(proc.pid)
+            out, err = proc.communicate()
+            err += f"\nerror: timed out after {timeout:g} s"
+        finally:
+            kill_group(proc.pid)
+            proc.wait()
+            with self._lock:
+                self._groups.discard(proc.pid)
+        if self._closed:
+            raise Interrupted
+        return subprocess.CompletedProcess(cmd, proc.returncode, out, err)
+
+    def kill_all(self) -> None:
+        with self._lock:
+            self._closed = True
+            for group in self._groups:
+                kill_group(group)

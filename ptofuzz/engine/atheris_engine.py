@@ -36,6 +36,7 @@ from ptofuzz.core.atomic import write_file
 INSTRUMENTED = "ptofuzz.oracles"
 FLUSH_SECONDS = 0.5
 MAX_LEN = 8192  # bytes per fuzzer input: enough for two 16x64 float32 tiles and their geometry
+SCRATCH = "ptofuzz-atheris-"  # the scratch folder of a run, in TMPDIR (held locked while the run goes on)
 
 
 # Subpackages that live in top-level folders (pyproject's package-dir): an editable install does not show them
@@ -205,7 +206,7 @@ def _child(args: dict[str, Any], argv: list[str]) -> None:
 
 def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out: Path | None = None,
         corpus: Path | None = None, progress: Callable[[Any], None] | None = None,
-        log: Path | None = None, jobs: int = 1) -> tuple[dict[str, Any], Any]:
+        jobs: int = 1) -> tuple[dict[str, Any], Any]:
     """Fuzz ``plan`` with atheris in a child process (``jobs`` > 1: libFuzzer's ``-fork=jobs``, which starts
     that many fuzzing processes of an executable script and shares their corpus); return the final summary
     (as ``campaign.json``) and the last statistics."""
@@ -235,73 +236,78 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
         corpus.mkdir(parents=True, exist_ok=True)
     if out is not None:  # a damaged --out is refused here, in one line (the fuzzing child would die of it)
         campaign.FindingStore(registry.get(plan.op), plan, out, engine="atheris")
-    work = Path(tempfile.mkdtemp(prefix="ptofuzz-atheris-"))
-    # the child runs in the scratch folder: a source checkout in the current folder must not shadow the
-    # installed package (python -m puts the current folder first on sys.path), so every path is absolute
-    out = out.resolve() if out is not None else None
-    corpus = corpus.resolve() if corpus is not None else None
-    artifacts = out if out is not None else work
-    artifacts.mkdir(parents=True, exist_ok=True)
-    libfuzzer = [str(corpus)] if corpus is not None else []
-    # libFuzzer's -seed 0 means "pick one": seed N runs as N+1 (31 bits); crash inputs go to --out, not the cwd
-    libfuzzer += [f"-seed={plan.seed % 0x7FFFFFFF + 1}", f"-max_len={MAX_LEN}", "-print_final_stats=1",
-                  f"-artifact_prefix={artifacts}{os.sep}"]
-    if jobs > 1:  # the fork supervisor stops on time; its jobs run until then
-        libfuzzer += [f"-fork={jobs}", f"-max_total_time={max(1, round(seconds or 0))}"]
-    elif seconds is not None:  # the child stops itself on time; this is only a backstop
-        libfuzzer.append(f"-max_total_time={int(seconds) + 60}")
-    summary, summaries = work / "summary.json", work / "summaries"
-    summaries.mkdir()
-    write_file(work / "plan.pickle", pickle.dumps(plan))
-    args = {"plan": str(work / "plan.pickle"), "out": str(out) if out else None, "summary": str(summary),
-            "summaries": str(summaries), "fork": jobs > 1, "runs": runs, "seconds": seconds}
-    write_file(work / "args.json", json.dumps(args))
-    script = work / "ptofuzz-atheris"  # an executable script: libFuzzer's -fork runs it again for each job
-    script.write_text(f"#!{sys.executable}\nimport json, sys\nfrom ptofuzz.engine.atheris_engine import _child\n"
-                      f"_child(json.loads(open({str(work / 'args.json')!r}).read()), sys.argv)\n")
-    script.chmod(0o755)
-    log_path = log or work / "libfuzzer.log"
-    start = time.perf_counter()
+    processes.sweep_unlocked(Path(tempfile.gettempdir()).glob(f"{SCRATCH}*"))  # of runs killed by SIGKILL
+    work = Path(tempfile.mkdtemp(prefix=SCRATCH))
+    lock = processes.hold(work / processes.LOCK)  # while this run goes on (the kernel drops it if we die)
+    try:
+        # the child runs in the scratch folder: a source checkout in the current folder must not shadow the
+        # installed package (python -m puts the current folder first on sys.path), so every path is absolute
+        out = out.resolve() if out is not None else None
+        corpus = corpus.resolve() if corpus is not None else None
+        artifacts = out if out is not None else work
+        artifacts.mkdir(parents=True, exist_ok=True)
+        libfuzzer = [str(corpus)] if corpus is not None else []
+        # libFuzzer's -seed 0 means "pick one": seed N runs as N+1 (31 bits); crash inputs go to --out, not the cwd
+        libfuzzer += [f"-seed={plan.seed % 0x7FFFFFFF + 1}", f"-max_len={MAX_LEN}", "-print_final_stats=1",
+                      f"-artifact_prefix={artifacts}{os.sep}"]
+        if jobs > 1:  # the fork supervisor stops on time; its jobs run until then
+            libfuzzer += [f"-fork={jobs}", f"-max_total_time={max(1, round(seconds or 0))}"]
+        elif seconds is not None:  # the child stops itself on time; this is only a backstop
+            libfuzzer.append(f"-max_total_time={int(seconds) + 60}")
+        summary, summaries = work / "summary.json", work / "summaries"
+        summaries.mkdir()
+        write_file(work / "plan.pickle", pickle.dumps(plan))
+        args = {"plan": str(work / "plan.pickle"), "out": str(out) if out else None, "summary": str(summary),
+                "summaries": str(summaries), "fork": jobs > 1, "runs": runs, "seconds": seconds}
+        write_file(work / "args.json", json.dumps(args))
+        script = work / "ptofuzz-atheris"  # an executable script: libFuzzer's -fork runs it again for each job
+        script.write_text(f"#!{sys.executable}\nimport json, sys\nfrom ptofuzz.engine.atheris_engine import _child\n"
+                          f"_child(json.loads(open({str(work / 'args.json')!r}).read()), sys.argv)\n")
+        script.chmod(0o755)
+        log_path = work / "libfuzzer.log"
+        start = time.perf_counter()
 
-    def current() -> dict[str, Any] | None:
-        return _merged(summaries) if jobs > 1 else (json.loads(summary.read_text()) if summary.is_file()
-                                                          else None)
+        def current() -> dict[str, Any] | None:
+            return _merged(summaries) if jobs > 1 else (json.loads(summary.read_text()) if summary.is_file()
+                                                              else None)
 
-    with open(log_path, "wb") as logf:
-        # its own process group (libFuzzer's -fork jobs are its children, and go with it) and its own TMPDIR
-        # inside the scratch folder (what libFuzzer keeps there goes with the folder, even after a kill)
-        (work / "tmp").mkdir()
-        proc = subprocess.Popen([str(script), *libfuzzer], stdout=logf, stderr=subprocess.STDOUT, cwd=work,
-                                start_new_session=True, env={**os.environ, "TMPDIR": str(work / "tmp")})
-        try:
-            while proc.poll() is None:
-                time.sleep(0.25)
-                data = current() if progress is not None else None
-                if progress is not None and data is not None:
-                    progress(_stats_of(data, start, seconds))
-        except BaseException:  # Ctrl-C or TERM: stop every fuzzing process, keep what they found, tidy up
-            processes.kill_group(proc.pid)
-            proc.wait()
-            data = current()
-            if data is not None and out is not None:
-                _write_summary(data, out, jobs, start)
-            if log is None:
+        with open(log_path, "wb") as logf:
+            # its own process group (libFuzzer's -fork jobs are its children, and go with it) and its own TMPDIR
+            # inside the scratch folder (what libFuzzer keeps there goes with the folder, even after a kill)
+            (work / "tmp").mkdir()
+            proc = subprocess.Popen([str(script), *libfuzzer], stdout=logf, stderr=subprocess.STDOUT, cwd=work,
+                                    start_new_session=True, env={**os.environ, "TMPDIR": str(work / "tmp")})
+            try:
+                while proc.poll() is None:
+                    time.sleep(0.25)
+                    data = current() if progress is not None else None
+                    if progress is not None and data is not None:
+                        progress(_stats_of(data, start, seconds))
+            except BaseException:  # Ctrl-C or TERM: stop every fuzzing process, keep what they found, tidy up
+                processes.kill_group(proc.pid)
+                proc.wait()
+                data = current()
+                if data is not None and out is not None:
+                    _write_summary(data, out, jobs, start)
                 shutil.rmtree(work, ignore_errors=True)
-            raise
-        finally:
-            processes.kill_group(proc.pid)  # a -fork job that outlived its supervisor
-    if proc.returncode != 0:
-        raise RuntimeError(_crash_message(proc.returncode, log_path, artifacts, plan))
-    data = current()
-    if data is None:
-        raise UsageError(f"atheris ended before its first case; see {log_path}")
-    if out is not None:
-        _write_summary(data, out, jobs, start)
-    elif jobs > 1:
-        _merge_stats(data, jobs, start)
-    if log is None:
+                raise
+            finally:
+                processes.kill_group(proc.pid)  # a -fork job that outlived its supervisor
+        if proc.returncode != 0:
+            (work / processes.KEPT).touch()  # the message points into it: no later run sweeps it away
+            raise RuntimeError(_crash_message(proc.returncode, log_path, artifacts, plan))
+        data = current()
+        if data is None:
+            (work / processes.KEPT).touch()
+            raise UsageError(f"atheris ended before its first case; see {log_path}")
+        if out is not None:
+            _write_summary(data, out, jobs, start)
+        elif jobs > 1:
+            _merge_stats(data, jobs, start)
         shutil.rmtree(work, ignore_errors=True)
-    return data, _stats_of(data, start, seconds)
+        return data, _stats_of(data, start, seconds)
+    finally:
+        os.close(lock)
 
 
 def _merge_stats(data: dict[str, Any], jobs: int, start: float) -> None:

@@ -531,6 +531,22 @@ def test_a_damaged_cache_entry_is_rebuilt(tmp_path, monkeypatch):
     assert build.lookup(settings) is not None
 
 
+def test_a_full_disk_during_the_build_says_so_not_just_that_ld_failed(tmp_path, cli, monkeypatch):
+    """The linker's last words on a full disk are "ld returned 1 exit status"; the message names the cause."""
+    tree = _fake_tree(tmp_path)
+    cxx = tmp_path / "fake-cxx"
+    full = FAKE_CXX.replace('if [ -n "$out" ]', 'if [ -n "$out" ] && [ "${out##*/}" = harness ]; then '
+                            'echo "/usr/bin/ld: final link failed: No space left on device" >&2; '
+                            'echo "collect2: error: ld returned 1 exit status" >&2; exit 1; fi\nif [ -n "$out" ]')
+    cxx.write_text(full)
+    cxx.chmod(cxx.stat().st_mode | stat.S_IEXEC)
+    monkeypatch.setenv("CXX", str(cxx))
+    r = cli("sim", "build", "--pto-isa", tree, "--cache-dir", tmp_path / "cache")
+    assert r.code == 2 and r.err.count("\n") == 1, r
+    assert "no space left on the device of" in r.err and "--cache-dir" in r.err
+    assert not list((tmp_path / "cache" / "cpusim").glob(".build-*"))  # its private folder went with it
+
+
 def test_the_cache_key_covers_flags_and_compiler(tmp_path):
     tree = _fake_tree(tmp_path)
     cxx = tmp_path / "fake-cxx"

@@ -12,7 +12,6 @@ that does not compile is left out of the harness and reported as unsupported wit
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import dataclasses
 import hashlib
 import json
@@ -208,6 +207,9 @@ def _kernel_define(pairs: Sequence[tuple[str, str]]) -> str:
     return f"-DPTOFUZZ_KERNELS={items}"
 
 
+NO_SPACE = "No space left on device"  # strerror(ENOSPC), as the compiler, the assembler and ld report it
+
+
 def _first_error(stderr: str) -> str:
     for line in stderr.splitlines():
         if "error" in line:
@@ -216,60 +218,71 @@ def _first_error(stderr: str) -> str:
     return (stderr.strip().splitlines() or ["compiler failed"])[-1][:200]
 
 
-def _compile(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, check=False, timeout=900)
-
-
-def _probe(cxx: str, include: Path, extra: list[str], pairs: list[tuple[str, str]]) -> tuple[bool, str]:
+def _probe(commands: processes.Commands, cxx: str, include: Path, extra: list[str],
+           pairs: list[tuple[str, str]]) -> tuple[bool, str]:
     cmd = [cxx, *BASE_FLAGS, *extra, "-fsyntax-only", f"-I{include}", _kernel_define(pairs), str(HARNESS)]
-    out = _compile(cmd)
+    out = commands.run(cmd)
     return out.returncode == 0, _first_error(out.stderr) if out.returncode else ""
 
 
-def _discover(cxx: str, include: Path, extra: list[str], jobs: int
+def _discover(commands: processes.Commands, cxx: str, include: Path, extra: list[str], jobs: int
               ) -> tuple[dict[str, list[str]], dict[str, dict[str, str]]]:
-    """Which (op, dtype) pairs compile: one probe per dtype (all ops), then per pair where that fails."""
+    """Which (op, dtype) pairs compile: one probe per dtype (all ops), then per pair where that fails. An
+    interrupt kills the probes under way and drops those not started (it does not wait for them)."""
     kernels: dict[str, list[str]] = {op: [] for op in OPS}
     rejected: dict[str, dict[str, str]] = {op: {} for op in OPS}
     with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        per_dtype = {dt: pool.submit(_probe, cxx, include, extra, [(op, dt) for op in OPS]) for dt in DTYPES}
-        retry = {}
-        for dt, fut in per_dtype.items():
-            ok, _ = fut.result()
-            if ok:
-                for op in OPS:
-                    kernels[op].append(dt)
-            else:
-                retry.update({(op, dt): pool.submit(_probe, cxx, include, extra, [(op, dt)]) for op in OPS})
-        for (op, dt), fut in retry.items():
-            ok, why = fut.result()
-            if ok:
-                kernels[op].append(dt)
-            else:
-                rejected[op][dt] = f"does not compile: {why}"
+        try:
+            _probe_all(pool, commands, cxx, include, extra, kernels, rejected)
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            commands.kill_all()
+            raise
     for op in OPS:
         kernels[op].sort(key=list(DTYPES).index)
     return kernels, rejected
 
 
-def _needs_guard(cxx: str, include: Path) -> bool:
-    ok, _ = _probe(cxx, include, [], [("TPARTADD", "float32")])
+def _probe_all(pool: concurrent.futures.Executor, commands: processes.Commands, cxx: str, include: Path,
+               extra: list[str], kernels: dict[str, list[str]], rejected: dict[str, dict[str, str]]) -> None:
+    def probe(pairs: list[tuple[str, str]]) -> concurrent.futures.Future[tuple[bool, str]]:
+        return pool.submit(_probe, commands, cxx, include, extra, pairs)
+
+    per_dtype = {dt: probe([(op, dt) for op in OPS]) for dt in DTYPES}
+    retry = {}
+    for dt, fut in per_dtype.items():
+        ok, _ = fut.result()
+        if ok:
+            for op in OPS:
+                kernels[op].append(dt)
+        else:
+            retry.update({(op, dt): probe([(op, dt)]) for op in OPS})
+    for (op, dt), fut in retry.items():
+        ok, why = fut.result()
+        if ok:
+            kernels[op].append(dt)
+        else:
+            rejected[op][dt] = f"does not compile: {why}"
+
+
+def _needs_guard(commands: processes.Commands, cxx: str, include: Path) -> bool:
+    ok, _ = _probe(commands, cxx, include, [], [("TPARTADD", "float32")])
     if ok:
         return False
-    ok2, why2 = _probe(cxx, include, [REDUCEIDX_GUARD], [("TPARTADD", "float32")])
+    ok2, why2 = _probe(commands, cxx, include, [REDUCEIDX_GUARD], [("TPARTADD", "float32")])
     if not ok2:
         raise UsageError(f"the pto-isa headers do not compile with {cxx}: {why2}; try a newer compiler (CXX=...)")
     return True
 
 
-def _bf16_native(cxx: str, include: Path, flags: list[str], work: Path) -> bool:
+def _bf16_native(commands: processes.Commands, cxx: str, include: Path, flags: list[str], work: Path) -> bool:
     src = work / "bf16.cpp"
     src.write_text(_BF16_PROBE)
     exe = work / "bf16"
-    out = _compile([cxx, *flags, f"-I{include}", str(src), "-o", str(exe)])
+    out = commands.run([cxx, *flags, f"-I{include}", str(src), "-o", str(exe)])
     if out.returncode != 0:
         return False
-    return subprocess.run([str(exe)], check=False, timeout=30).returncode == 0
+    return commands.run([str(exe)], timeout=30).returncode == 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -302,30 +315,13 @@ def _identity(settings: Settings) -> _Identity:
                      settings.cache_root() / "cpusim" / key)
 
 
-LOCK = ".lock"  # in a build's private folder: locked while the build runs
-UNLOCKED_GRACE_S = 600.0  # a private folder without its lock file is a stale one once it is this old
+LOCK = processes.LOCK  # in a build's private folder: locked while the build runs
 
 
 def sweep_stale_builds(root: Path) -> list[Path]:
-    """Remove the private folders of builds that are no longer running (killed, or their machine gone): a
-    folder whose lock any process can take is stale, whichever process, PID namespace or machine made it (the
-    kernel drops a dead process's lock). Returns what was removed."""
-    removed = []
-    for work in sorted(root.glob(".build-*")):
-        try:
-            fd = processes.take_if_free(work / LOCK)
-        except FileNotFoundError:  # made before its lock file was: stale only when old
-            with contextlib.suppress(OSError):
-                if time.time() - work.stat().st_mtime > UNLOCKED_GRACE_S:
-                    shutil.rmtree(work, ignore_errors=True)
-                    removed.append(work)
-            continue
-        if fd is None:  # a build is running in it
-            continue
-        shutil.rmtree(work, ignore_errors=True)
-        os.close(fd)
-        removed.append(work)
-    return removed
+    """Remove the private folders of builds that are no longer running (killed, or their machine gone), see
+    :func:`ptofuzz.core.processes.sweep_unlocked`. Returns what was removed."""
+    return processes.sweep_unlocked(sorted(root.glob(".build-*")))
 
 
 def discard(b: Build) -> None:
@@ -356,7 +352,7 @@ def wanted_pairs() -> list[tuple[str, str]]:
     return [(op, dt) for op in OPS if op in insts for dt in insts[op].platforms["cpu"].dtypes if dt in DTYPES]
 
 
-def _probes(ident: _Identity, include: Path, extra: list[str], jobs: int
+def _probes(commands: processes.Commands, ident: _Identity, include: Path, extra: list[str], jobs: int
             ) -> tuple[dict[str, list[str]], dict[str, dict[str, str]]]:
     """What compiles, from the probe cache of (tree, harness, compiler, base flags), else probed now: sanitizer
     and test variants of one tree share it."""
@@ -368,7 +364,7 @@ def _probes(ident: _Identity, include: Path, extra: list[str], jobs: int
         return data["kernels"], data["rejected"]
     except (OSError, ValueError, KeyError, TypeError):
         pass
-    kernels, rejected = _discover(ident.cxx, include, extra, jobs)
+    kernels, rejected = _discover(commands, ident.cxx, include, extra, jobs)
     tmp = path.with_name(f".{path.name}.{os.getpid()}")
     tmp.write_text(json.dumps({"kernels": kernels, "rejected": rejected}))
     os.replace(tmp, path)
@@ -397,10 +393,11 @@ def get(settings: Settings, *, jobs: int | None = None) -> Build:
     except OSError as e:
         raise UsageError(f"cannot write the build cache {str(root)!r}: {e.strerror}; pass --cache-dir DIR "
                          "(or set XDG_CACHE_HOME) naming a writable folder") from None
+    commands = processes.Commands()  # the compilers: killed at once on an interrupt, and should we die
     try:
-        guard = _needs_guard(cxx, include)
+        guard = _needs_guard(commands, cxx, include)
         extra = [REDUCEIDX_GUARD] if guard else []
-        compiles, rejected = _probes(ident, include, extra, jobs or max(1, os.cpu_count() or 1))
+        compiles, rejected = _probes(commands, ident, include, extra, jobs or max(1, os.cpu_count() or 1))
         wanted = set(wanted_pairs())
         pairs = [(op, dt) for op in OPS for dt in compiles[op] if (op, dt) in wanted]
         kernels = {op: [dt for o, dt in pairs if o == op] for op in OPS}
@@ -408,10 +405,13 @@ def get(settings: Settings, *, jobs: int | None = None) -> Build:
             raise UsageError(f"no instruction of the harness compiles against {tree} with {version}")
         flags = [*base_flags(ident.san), *extra, *ident.san, *ident.plant]
         cmd = [cxx, *flags, f"-I{include}", _kernel_define(pairs), str(HARNESS), "-o", str(work / "harness")]
-        out = _compile(cmd)
+        out = commands.run(cmd)
         if out.returncode != 0:
+            if NO_SPACE in out.stderr:
+                raise UsageError(f"building the cpusim harness failed: no space left on the device of {str(root)!r}; "
+                                 "free some space or pass --cache-dir DIR on another device")
             raise UsageError(f"building the cpusim harness failed: {_first_error(out.stderr)}")
-        native = _bf16_native(cxx, include, [*BASE_FLAGS, *extra], work)
+        native = _bf16_native(commands, cxx, include, [*BASE_FLAGS, *extra], work)
         manifest = {
             "key": key, "pto_isa": str(tree), "commit": commit_of(tree, ident.digest), "tree_hash": ident.digest,
             "harness_hash": ident.harness_digest, "compiler": f"{cxx} ({version})", "flags": flags,
@@ -434,6 +434,9 @@ def get(settings: Settings, *, jobs: int | None = None) -> Build:
                 raise
             return Build(final, other.manifest, False, time.perf_counter() - start)
         return Build(final, manifest, False, time.perf_counter() - start)
+    except BaseException:
+        commands.kill_all()
+        raise
     finally:
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,127 @@
+"""Process hygiene helpers: commands that die with their caller, and private folders swept by their lock."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from ptofuzz.core import processes
+
+linux = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signals are Linux's")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def _wait_for(path: Path) -> str:
+    deadline = time.monotonic() + 20
+    while not (path.is_file() and path.read_text().strip()) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return path.read_text()
+
+
+def test_a_command_runs_and_reports_its_exit_status_and_output(tmp_path):
+    r = processes.Commands().run(["sh", "-c", "echo out; echo err >&2; exit 3"], cwd=tmp_path)
+    assert (r.returncode, r.stdout, r.stderr) == (3, "out\n", "err\n")
+    r = processes.Commands().run(["no-such-command-anywhere"])
+    assert r.returncode == 127 and "no-such-command-anywhere" in r.stderr
+
+
+def test_kill_all_ends_running_commands_at_once_with_what_they_started_and_refuses_new_ones(tmp_path):
+    """What made a Ctrl-C of ``sim build`` wait about 28 s for the compiles under way."""
+    commands = processes.Commands()
+    pids = tmp_path / "pids"
+    result: list[BaseException] = []
+
+    def job() -> None:
+        try:
+            commands.run(["sh", "-c", f"sleep 600 & echo $! > {pids}; wait"])
+        except BaseException as e:  # noqa: BLE001 - the test looks at what it was
+            result.append(e)
+
+    thread = threading.Thread(target=job)
+    thread.start()
+    child = int(_wait_for(pids))
+    start = time.monotonic()
+    commands.kill_all()
+    thread.join(timeout=10)
+    assert not thread.is_alive() and time.monotonic() - start < 5
+    assert len(result) == 1 and isinstance(result[0], processes.Interrupted)
+    assert not _alive(child)
+    with pytest.raises(processes.Interrupted):
+        commands.run(["true"])
+
+
+def test_a_command_that_outlasts_its_timeout_is_killed_with_its_group(tmp_path):
+    pids = tmp_path / "pids"
+    r = processes.Commands().run(["sh", "-c", f"sleep 600 & echo $! > {pids}; wait"], timeout=1)
+    assert r.returncode != 0 and "timed out after 1 s" in r.stderr
+    assert not _alive(int(pids.read_text()))
+
+
+@linux
+def test_a_command_and_what_it_started_die_with_a_caller_killed_by_sigkill(tmp_path):
+    """No clean-up code runs on SIGKILL: the guard's parent-death signal takes the whole group down."""
+    pids = tmp_path / "pids"
+    caller = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        from ptofuzz.core import processes
+        processes.Commands().run(["sh", "-c", "sleep 600 & echo $$ $! > {pids}; wait"])
+        """)])
+    shell, child = map(int, _wait_for(pids).split())
+    caller.kill()
+    caller.wait()
+    deadline = time.monotonic() + 10
+    while (_alive(shell) or _alive(child)) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert not _alive(shell) and not _alive(child)
+
+
+def test_private_folders_are_swept_by_their_lock_unless_kept_or_young(tmp_path):
+    import fcntl
+
+    running, dead, kept, young, old = (tmp_path / n for n in ("running", "dead", "kept", "young", "old"))
+    for folder in (running, dead, kept, young, old):
+        folder.mkdir()
+        (folder / "work").write_text("x")
+    for folder in (running, dead, kept):
+        (folder / processes.LOCK).write_text("")
+    (kept / processes.KEPT).write_text("")  # a failed run's log and input, which its message names
+    os.utime(old, (0, 0))
+    held = os.open(running / processes.LOCK, os.O_RDWR)
+    fcntl.flock(held, fcntl.LOCK_EX)
+    try:
+        swept = processes.sweep_unlocked(sorted(tmp_path.iterdir()))
+    finally:
+        os.close(held)
+    assert swept == [dead, old]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept", "running", "young"]
+
+
+def test_a_held_lock_is_not_free_and_a_released_one_is(tmp_path):
+    path = tmp_path / "lock"
+    fd = processes.hold(path)
+    assert processes.take_if_free(path) is None
+    os.close(fd)
+    free = processes.take_if_free(path)
+    assert free is not None
+    os.close(free)
+    with pytest.raises(FileNotFoundError):
+        processes.take_if_free(tmp_path / "none")
+
+
+def test_kill_group_of_a_gone_group_is_quiet():
+    proc = subprocess.Popen(["true"], start_new_session=True)
+    proc.wait()
+    processes.kill_group(proc.pid)  # no such group any more: nothing raised
