@@ -11,12 +11,13 @@ import base64
 import collections
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import os
 import re
 import secrets
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -426,21 +427,42 @@ def holds_suite(out_dir: Path, suite: str) -> bool:
 
 
 def roll_back(out_dir: Path, run: Run) -> None:
-    """Undo a run's commits as its journal notes them, the one an interrupt cut short
-    included: what it created is removed, what it replaced put back; then the run's journal goes. A folder
-    noted as replaced whose original was not yet moved aside is left alone (it is still the user's)."""
-    for kind, name in reversed(run.noted):
-        final = os.path.join(out_dir, name)
-        old = _replaced(out_dir, name, run)
-        if kind == "create":
-            _remove(final)
-        elif os.path.lexists(old):
-            _remove(final)
-            with contextlib.suppress(OSError):
-                os.rename(old, final)
-    for path in _staging(out_dir, f".tmp-{run.token}"):  # a folder an interrupt caught half-written
-        _remove(path)
-    run.close()
+    """Undo a run's commits as its journal notes them, the one an interrupt cut short included: what it created
+    is removed, what it replaced put back (a folder noted as replaced whose original was not yet moved aside is
+    left alone: it is still the user's); then the run's journal goes. A second Ctrl-C or TERM meanwhile does
+    not stop it halfway (it finishes, then the interrupt goes on up); a KILL does, and the journal lets the next
+    run finish the roll-back."""
+    steps: list[Callable[[], object]] = [functools.partial(_undo, out_dir, run, kind, name)
+                                         for kind, name in reversed(run.noted)]
+    steps += [functools.partial(_remove, path) for path in _staging(out_dir, f".tmp-{run.token}")]
+    steps.append(run.close)
+    _finish(steps)
+
+
+def _undo(out_dir: Path, run: Run, kind: str, name: str) -> None:
+    final = os.path.join(out_dir, name)
+    old = _replaced(out_dir, name, run)
+    if kind == "create":
+        _remove(final)
+    elif os.path.lexists(old):
+        _remove(final)
+        with contextlib.suppress(OSError):
+            os.rename(old, final)
+
+
+def _finish(steps: Sequence[Callable[[], object]]) -> None:
+    """Run every step (each may be run again: it is idempotent) though Ctrl-C or TERM cut some short, then raise
+    the first such interrupt."""
+    interrupted: KeyboardInterrupt | None = None
+    for step in steps:
+        for _ in range(3):  # a step cut short is run again
+            try:
+                step()
+                break
+            except KeyboardInterrupt as e:  # Ctrl-C or TERM (Terminated): finish first
+                interrupted = interrupted or e
+    if interrupted is not None:
+        raise interrupted
 
 
 def _staging(out_dir: Path, suffix: str) -> list[str]:
@@ -461,17 +483,7 @@ def drop_replaced(out_dir: Path, run: Run) -> None:
     except BaseException:
         roll_back(out_dir, run)
         raise
-    interrupted: BaseException | None = None
-    for _ in range(3):  # the journal says done: completing is what is left, a few removals
-        try:
-            for path in _staging(out_dir, f".old-{run.token}"):
-                _remove(path)
-            run.close()
-            break
-        except KeyboardInterrupt as e:  # Ctrl-C or TERM (Terminated): finish first
-            interrupted = interrupted or e
-    if interrupted is not None:
-        raise interrupted
+    _finish([functools.partial(_remove, path) for path in _staging(out_dir, f".old-{run.token}")] + [run.close])
 
 
 def _remove(path: str) -> None:

@@ -175,9 +175,10 @@ def _old_run(out: Path) -> dict[str, str]:
     return _content(out)
 
 
-def _interrupted_gen(out: Path, step: int, after: bool, monkeypatch) -> int:
-    """Run :func:`_force_run` over :func:`_old_run` with its ``step``-th file-system call raising an interrupt,
-    before or ``after`` doing its work; return how many calls the run made (fewer than ``step``: it completed)."""
+def _interrupted_gen(out: Path, step: int, after: bool, monkeypatch, also: int | None = None) -> int:
+    """Run :func:`_force_run` over :func:`_old_run` with its ``step``-th file-system call (and its ``also``-th,
+    a second Ctrl-C) raising an interrupt, before or ``after`` doing its work; return how many calls the run
+    made (fewer than ``step``: it completed)."""
     _old_run(out)
     calls = [0]
     real = {name: getattr(os, name) for name in ("rename", "mkdir", "write", "unlink", "rmdir")}
@@ -185,7 +186,7 @@ def _interrupted_gen(out: Path, step: int, after: bool, monkeypatch) -> int:
     def counted(name):
         def call(*args, **kwargs):
             calls[0] += 1
-            hit = calls[0] == step
+            hit = calls[0] in (step, also)
             if hit and not after:
                 raise _Interrupt
             result = real[name](*args, **kwargs)
@@ -224,3 +225,20 @@ def test_an_interrupt_at_any_file_system_step_of_gen_force_rolls_it_back_or_comp
     assert step > 30  # every step of stage, commit and the journal for six folders was visited
     done = states.index("new")
     assert states[:done] == ["old"] * done and states[done:] == ["new"] * (len(states) - done), states
+
+
+@pytest.mark.parametrize("after", [False, True], ids=["before", "after"])
+def test_a_second_interrupt_during_the_roll_back_does_not_stop_it_halfway(tmp_path, monkeypatch, after):
+    """A second Ctrl-C (or TERM) at any step of the roll-back of a run interrupted while it moved its third folder
+    in: the roll-back finishes all the same (it used to stop, leaving the run's folders and parked ones)."""
+    want_old = _old_run(tmp_path / "old")
+    first = 25  # a file-system call while the third of six folders goes in
+    fired = 0
+    for extra in range(1, 40):
+        out = tmp_path / f"s{extra}"
+        calls = _interrupted_gen(out, first, after, monkeypatch, also=first + extra)
+        fired += calls >= first + extra
+        hidden = sorted(p.name for p in out.iterdir() if p.name.startswith("."))
+        assert hidden == [], (extra, hidden)
+        assert _content(out) == want_old, f"second interrupt {extra} calls into the roll-back"
+    assert fired >= 10  # the second interrupt landed on that many steps of the roll-back
