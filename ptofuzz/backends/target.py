@@ -36,7 +36,6 @@ if TYPE_CHECKING:
 
 FIELDS = ("case", "suite", "name", "dir")
 MAX_TIMEOUT = 1e6  # seconds (about 11 days): larger values overflow the clocks they are added to
-OUTPUT = "output.bin"
 
 
 def fill(template: str, **values: str) -> str:
@@ -161,21 +160,19 @@ def check_template(template: str) -> None:
 def _evaluate(cfg: TargetBackend, inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """The external target's outcome of ``case`` (inputs with or without a leading batch axis): each case is
     written as a case folder in the target platform's layout (inputs and the platform model's golden), the command
-    runs once per case (or once per batch with ``{dir}``), and its ``output.bin`` is read back. Cases the target
-    gave nothing for are crash / hang outcomes (for a batch: failures, as for cpusim)."""
-    from ptofuzz.core.failures import CRASH, HANG, Failure, stacked
-    from ptofuzz.core.failures import outcome as batch_outcome
+    runs once per case (or once per batch with ``{dir}``), and the output files of that layout (``output.bin``;
+    ``output_val.bin`` and ``output_idx.bin`` for two outputs) are read back. Cases the target gave nothing for
+    are crash / hang outcomes (for a batch: failures, as for cpusim)."""
+    from ptofuzz.core.failures import CRASH, HANG, Failure, outcome_of, stacked
 
     plat = case.on(cfg.platform)
     prof = inst.support(cfg.platform).profile
-    role = inst.outputs[0]
     roles = list(inputs)
     arrays, batched = stacked(*(inputs[r] for r in roles))
     n = arrays[0].shape[0]
-    tile = plat.tile(role)
-    fshape = prof.file_shape(tile)
-    dt = inst.dtype_of(plat, role)
-    out = np.zeros((n, *tile.shape), dtype=dt.bits_dtype)
+    outs = {role: (fname, plat.tile(role), prof.file_shape(plat.tile(role)), inst.dtype_of(plat, role))
+            for fname, role in prof.outputs}
+    got = {role: np.zeros((n, *tile.shape), dtype=dt.bits_dtype) for role, (_, tile, _, dt) in outs.items()}
     failures = []
     with tempfile.TemporaryDirectory(prefix="ptofuzz-target-") as tmp:
         folders = []
@@ -199,20 +196,25 @@ def _evaluate(cfg: TargetBackend, inst: Instruction, case: Case, inputs: Mapping
         problems = [run_command(cmd, Path(tmp), cfg.timeout)[0] for cmd in commands]
         for k, folder in enumerate(folders):
             problem = problems[0] if per_dir else problems[k]
-            path = folder / OUTPUT
-            if problem or not path.is_file():
-                why = problem or f"target wrote no {OUTPUT}"
+            missing = next((fname for fname, *_ in outs.values() if not (folder / fname).is_file()), None)
+            if problem or missing:
+                why = problem or f"target wrote no {missing}"
                 failures.append(Failure(k, HANG if "timed out" in why else CRASH,
                                         "timeout" if "timed out" in why else "no-output" if not problem else "exit",
                                         why))
                 continue
             try:
-                bits = casefolder.read_tile_file(path, dt, fshape)
+                bits = {role: casefolder.read_tile_file(folder / fname, dt, fshape)
+                        for role, (fname, _, fshape, dt) in outs.items()}
             except CaseFolderError as e:
                 failures.append(Failure(k, CRASH, "bad-output", str(e)))
                 continue
-            out[k, :fshape[0], :fshape[1]] = bits
-    one_cls = np.full(tile.shape, UNDEFINED, dtype=np.uint8)
-    r, c = (min(a, b) for a, b in zip(fshape, tile.valid))
-    one_cls[:r, :c] = EXACT
-    return batch_outcome(role, out, one_cls, failures, batched)
+            for role, (_, _, fshape, _) in outs.items():
+                got[role][k, :fshape[0], :fshape[1]] = bits[role]
+    parts = {}
+    for role, (_, tile, fshape, _) in outs.items():
+        one_cls = np.full(tile.shape, UNDEFINED, dtype=np.uint8)
+        r, c = (min(a, b) for a, b in zip(fshape, tile.valid))
+        one_cls[:r, :c] = EXACT
+        parts[role] = (got[role], one_cls)
+    return outcome_of(parts, failures, batched)

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Sequence
 from pathlib import Path
 
-from ptofuzz.backends.target import FIELDS, MAX_TIMEOUT, OUTPUT, check_template, fill, run_command
+from ptofuzz.backends.target import FIELDS, MAX_TIMEOUT, check_template, fill, run_command
 from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.engine import verdicts
 from ptofuzz.engine.check import check_case
@@ -53,9 +53,12 @@ def run(template: str, paths: Sequence[str | Path], *, jobs: int = 1, timeout: f
     per_dir = "{dir}" in template
     units: dict[str, list[Path]] = {}
     results: dict[Path, TargetVerdict] = {}
+    outputs: dict[Path, list[str]] = {}  # the files the target is to write in each folder (output.bin, ...)
     for folder in folders:
         try:  # a folder that cannot be read is not handed to the target (nothing is written into it)
-            casefolder.read_inputs(casefolder.load(folder, platform))
+            loaded = casefolder.load(folder, platform)
+            casefolder.read_inputs(loaded)
+            outputs[folder] = [fname for fname, _ in loaded.profile.outputs]
         except CaseFolderError as e:
             results[folder] = TargetVerdict(folder, "", Verdict.ERROR, None, str(e), unreadable=True)
             continue
@@ -63,13 +66,13 @@ def run(template: str, paths: Sequence[str | Path], *, jobs: int = 1, timeout: f
         cmd = fill(template, case=str(folder.resolve()), suite=suite, name=name or suite,
                     dir=str(folder.resolve().parent))
         units.setdefault(cmd, []).append(folder)
-    before = {f: _mtime(f / OUTPUT) for fs in units.values() for f in fs}
+    before = {f: [_mtime(f / name) for name in outputs[f]] for fs in units.values() for f in fs}
 
     stop = threading.Event()  # set on Ctrl-C or TERM: running commands are killed, queued ones never start
 
     def one(cmd: str) -> list[TargetVerdict]:
         problem, seconds = run_command(cmd, where, timeout, stop)
-        return [_verdict(f, cmd, problem, before[f], platform, seconds) for f in units[cmd]]
+        return [_verdict(f, cmd, problem, outputs[f], before[f], platform, seconds) for f in units[cmd]]
 
     with concurrent.futures.ThreadPoolExecutor(max_workers=1 if per_dir and len(units) == 1 else jobs) as pool:
         try:
@@ -89,13 +92,15 @@ def _mtime(path: Path) -> int | None:
         return None
 
 
-def _verdict(folder: Path, cmd: str, problem: str, before: int | None, platform: str | None,
-             seconds: float) -> TargetVerdict:
+def _verdict(folder: Path, cmd: str, problem: str, names: list[str], before: list[int | None],
+             platform: str | None, seconds: float) -> TargetVerdict:
     if problem:
         return TargetVerdict(folder, cmd, Verdict.ERROR, None, problem, seconds)
-    after = _mtime(folder / OUTPUT)
-    if after is None or after == before:
-        return TargetVerdict(folder, cmd, Verdict.ERROR, None, f"target wrote no {OUTPUT} in the case folder", seconds)
+    for name, was in zip(names, before):
+        now = _mtime(folder / name)
+        if now is None or now == was:
+            return TargetVerdict(folder, cmd, Verdict.ERROR, None, f"target wrote no {name} in the case folder",
+                                 seconds)
     try:
         verdict = check_case(folder, platform)
     except CaseFolderError as e:

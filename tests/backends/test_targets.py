@@ -154,6 +154,27 @@ def test_fuzz_with_an_external_target(cli, tmp_path):
     assert 1 <= hits < 60  # only the folders the fake target gets wrong
 
 
+ARGMAX_TARGET = "cp {case}/golden_val.bin {case}/output_val.bin; cp {case}/golden_idx.bin {case}/output_idx.bin"
+
+
+def test_a_target_of_a_two_output_instruction_writes_both_files(cli, tmp_path):
+    """TPARTARGMAX's test writes output_val.bin and output_idx.bin: both are read, in a campaign (it raised
+    KeyError 'dst_idx', exit 3) and in ``run``; one missing is the target's failure, named."""
+    r = cli("fuzz", "tpartargmax", "--oracles", "cpu,target", "--target", ARGMAX_TARGET, "--runs", "40")
+    assert r.code == 0 and "0 signature(s)" in r.out, r
+    wrong_index = ARGMAX_TARGET + "; printf '\\177' | dd of={case}/output_idx.bin bs=1 count=1 conv=notrunc status=none"
+    r = cli("fuzz", "tpartargmax", "--oracles", "cpu,target", "--target", wrong_index, "--runs", "40")
+    assert r.code == 1 and "/cpu~target/" in r.out and "crash" not in r.out, r  # the first index differs
+    r = cli("fuzz", "tpartargmax", "--oracles", "cpu,target", "--target", ARGMAX_TARGET.partition(";")[0],
+            "--runs", "10")
+    assert r.code == 1 and "target/crash/no-output" in r.out, r
+    api.generate("tpartargmax", "a5", tmp_path / "am", seed=1, random=3)
+    verdicts = targets.run(ARGMAX_TARGET, [tmp_path / "am"])
+    assert [v.verdict for v in verdicts] == ["pass"] * 3, verdicts
+    verdicts = targets.run(ARGMAX_TARGET.partition(";")[0], [tmp_path / "am"])
+    assert {v.problem for v in verdicts} == {"target wrote no output_idx.bin in the case folder"}
+
+
 def test_fuzz_target_needs_the_command(cli):
     r = cli("fuzz", "tpartadd", "--oracles", "spec,target", "--runs", "5")
     assert r.code == 2 and "--oracles target needs --target CMD" in r.err

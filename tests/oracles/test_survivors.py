@@ -4,6 +4,7 @@ test here fails when its behaviour is mutated back."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.core.dtypes import get
@@ -118,3 +119,18 @@ def test_a_compact_layouts_file_holds_the_valid_region_only():
     assert prof.compact and prof.file_shape(Tile(8, 64, 3, 17)) == (3, 17)
     full = registry.get("TPARTADD").support("cpu").profile
     assert not full.compact and full.file_shape(Tile(8, 64, 3, 17)) == (8, 64)
+
+
+@pytest.mark.parametrize("op", ["TPARTARGMAX", "TPARTARGMIN"])
+def test_the_known_tie_rule_of_cpu_argmax_is_for_cpu_against_an_npu_only(op):
+    """On a tie cpu takes src1's index and the NPUs src0's: documented for cpu against a2a3/a5/kirin. cpu
+    against an external target running cpu cases, or against cpusim, is no such difference (it excused a target
+    that wrote wrong indices)."""
+    inst = registry.get(op)
+    for npu in ("a2a3", "a5", "kirin9030", "kirinDev0000"):
+        pair = "~".join(sorted(("cpu", npu)))
+        assert inst.known_difference(differential.Signature(op, "float", pair, "index", "op", "-")), npu
+    for pair in ("cpu~target", "cpu~cpusim", "a5~target", "a2a3~a5"):
+        assert inst.known_difference(differential.Signature(op, "float", pair, "index", "op", "-")) is None, pair
+    for kind, region in (("int-value", "op"), ("index", "src0-only")):
+        assert inst.known_difference(differential.Signature(op, "float", "a5~cpu", kind, region, "-")) is None
