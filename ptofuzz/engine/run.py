@@ -104,8 +104,20 @@ def _verdict(folder: Path, cmd: str, problem: str, names: list[str], before: lis
     try:
         verdict = check_case(folder, platform)
     except CaseFolderError as e:
+        bad = _bad_output(folder, platform)
+        if bad:  # what the target wrote is the target's failure (exit 1), the folder's own damage is not
+            return TargetVerdict(folder, cmd, Verdict.ERROR, None, f"target wrote a bad output: {bad}", seconds)
         return TargetVerdict(folder, cmd, Verdict.ERROR, None, str(e), seconds, unreadable=True)
     return TargetVerdict(folder, cmd, verdict.verdict, verdict, "", seconds)
 
 
-
+def _bad_output(folder: Path, platform: str | None) -> str:
+    """Why an output file the target wrote in ``folder`` cannot be read ('' when they all can)."""
+    try:
+        lc = casefolder.load(folder, platform)
+        for fname, role in lc.profile.outputs:
+            tile = lc.case.tile(role)
+            casefolder.read_tile_file(folder / fname, lc.inst.dtype_of(lc.case, role), lc.profile.file_shape(tile))
+    except CaseFolderError as e:
+        return str(e)
+    return ""

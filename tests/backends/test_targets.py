@@ -25,6 +25,8 @@ FAKE = textwrap.dedent("""
     out = bytearray(golden)
     if bad and mode == "wrong":
         out[0] ^= 0x40
+    if bad and mode == "short":
+        out = out[:3]
     (case / "output.bin").write_bytes(bytes(out))
 """)
 
@@ -68,15 +70,16 @@ def test_wrong_output_fails_exactly_those_cases(cases):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("mode", "problem"), [("exit", "target exited with status 3: device error 507015"),
-                                               ("silent", "target wrote no output.bin in the case folder")])
+                                               ("silent", "target wrote no output.bin in the case folder"),
+                                               ("short", "target wrote a bad output: ")])
 def test_target_failures_are_reported_per_case(cases, mode, problem):
     root, script, folders = cases
     _clean(folders)
     verdicts = targets.run(f"{sys.executable} {script} {{case}} {mode}", [root / "cases"])
     bad = {v.path.name: v for v in verdicts if v.verdict != "pass"}
     assert set(bad) == {f.name for f in folders if _bad(f.name)}
-    assert {v.problem for v in bad.values()} == {problem}
-    assert all(v.verdict == "error" for v in bad.values())
+    assert {v.problem[:len(problem)] for v in bad.values()} == {problem}
+    assert all(v.verdict == "error" and not v.unreadable for v in bad.values())  # the target's failure: exit 1
 
 
 @pytest.mark.slow
