@@ -166,20 +166,9 @@ PROBES = [
 
 
 def _marked(mark: str) -> list[str]:
-    needle = f"PTOFUZZ_PROBE={mark}".encode()
-    found = []
-    for pid in filter(str.isdigit, os.listdir("/proc")):
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
-                    continue
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                if needle in f.read().split(b"\0"):
-                    with open(f"/proc/{pid}/cmdline", "rb") as g:
-                        found.append(g.read().replace(b"\0", b" ")[:60].decode(errors="replace"))
-        except (OSError, IndexError):
-            continue
-    return found
+    from ptofuzz.core import processes
+
+    return processes.carrying("PTOFUZZ_PROBE", mark)
 
 
 def _limit(memory: int):  # type: ignore[no-untyped-def]

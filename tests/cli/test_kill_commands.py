@@ -59,23 +59,9 @@ def _hidden_staging(path: Path) -> list[str]:
 
 def _marked_processes(mark: str) -> list[str]:
     """Live processes (zombies aside) whose environment holds ``MARK=mark``."""
-    needle = f"{MARK}={mark}".encode()
-    left = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
-                    continue
-            with open(f"/proc/{pid}/environ", "rb") as f:
-                if needle in f.read().split(b"\0"):
-                    with open(f"/proc/{pid}/cmdline", "rb") as f2:
-                        line = f2.read().replace(b"\0", b" ")[:120].decode(errors="replace")
-                    left.append(f"{pid}: {line}")
-        except (OSError, IndexError):
-            continue
-    return left
+    from ptofuzz.core import processes
+
+    return processes.carrying(MARK, mark)
 
 
 # ---- the commands -----------------------------------------------------------------------------------------
@@ -229,7 +215,7 @@ def _trial(tmp_path: Path, ref: dict[str, object], cmd: Command, sig: signal.Sig
             raise AssertionError(f"{where}: still running {PROMPT_S:g} s later") from None
     took = time.monotonic() - killed_at
     stderr = (folder / "stderr").read_text(errors="replace")
-    if finished or code in (0, 1) and took < 1.0 and not stderr.strip():
+    if finished or (code in (0, 1) and took < 1.0 and not stderr.strip()):
         # it was done before the signal came, or as it came (its final moments: what is written is whole, and
         # a signal then is ignored); an interrupt it swallowed would have let it run on to its natural end
         assert code in (0, 1), f"{where}: it failed on its own: {code} {stderr}"
