@@ -62,6 +62,31 @@ def _explicit_flags(inst: registry.Instruction, case: Case) -> str:
     return f" --dtype {case.dtype} --shape {src.valid_rows}x{src.valid_cols}"
 
 
+def _filter_flags(explicit: Mapping[str, Any]) -> str:
+    """The flags of the options that constrain ``--random`` cases (``--dtype half --shape 16x32``), in the
+    instruction's option order as given."""
+    out = ""
+    for k, v in explicit.items():
+        if isinstance(v, bool):
+            out += f" {'--descending' if v else '--ascending'}" if k == "descending" else f" {_flag(k)}" * v
+        elif isinstance(v, tuple):
+            out += f" {_flag(k)} {'x'.join(str(x) for x in v)}"
+        else:
+            out += f" {_flag(k)} {v}"
+    return out
+
+
+def value_flags(special: str | None, special_rate: float, allow_undefined: bool, bundle: bool) -> str:
+    """The flags of a ``gen`` call that change its bytes but not its cases (values, undefined elements,
+    bundles), as they go into each folder's regenerate command."""
+    import shlex
+
+    out = f" --special {shlex.quote(special)}" if special is not None else ""
+    if special_rate != values.DEFAULT_SPECIAL_RATE:
+        out += f" --special-rate {special_rate!r}"
+    return out + (" --allow-undefined" if allow_undefined else "") + (" --bundle" if bundle else "")
+
+
 def _flag(option: str) -> str:
     """The CLI flag of an explicit-case option."""
     return "--" + {"contract": "bf16-contract"}.get(option, option.replace("_", "-"))
@@ -102,7 +127,7 @@ def plan_cases(op: str, platform: str, *, seed: int = 0, random: int | None = No
         if "index_dtype" in explicit:
             inst.check_choice("index_dtype", explicit["index_dtype"])
         src = seeded(seed, inst.name, platform, "random-geometry")
-        replay = _replay_command(inst.name, platform, seed, f" --random {random}")
+        replay = _replay_command(inst.name, platform, seed, f" --random {random}" + _filter_flags(explicit))
         for k in range(random):
             case = _check_size(inst.random_case(src, platform, explicit))
             yield prof.name(case, k), case, replay
@@ -249,6 +274,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
         casefolder.check_writable(out, [first[0]], force)
         if not force and casefolder.holds_suite(out, first[0].partition(".")[0]):
             casefolder.check_writable(out, [n for n, _, _ in planned()], force)
+    regenerate = value_flags(special, special_rate, allow_undefined, bundle)
     created = casefolder.prepare_out(out)
     run = casefolder.Run(out)
     kept: list[GeneratedCase] = []
@@ -258,7 +284,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
             if outcome.kind is OutcomeKind.UNSUPPORTED:
                 raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
             content = casefolder.build(inst, case, inputs, outcome, name=name, seed=seed, mix=mix,
-                                       replay=replay)
+                                       replay=replay + regenerate)
             if bundle:
                 _add_bundle(content, case, inputs)
             not_exact = sum(m["count"] for masks in content.manifest["expected"].get("classes", {}).values()

@@ -203,3 +203,27 @@ def test_npu_goldens_are_fully_defined_by_default(op, tmp_path):
     loose = api.generate(op, "a5", tmp_path / "loose", special_rate=0.3, allow_undefined=True)
     assert any("undefined" in json.loads((c.path / "ptofuzz.json").read_text())["expected"]["classes"].get(
         "golden.bin", {}) for c in loose.cases)
+
+
+@pytest.mark.parametrize("args", [
+    ("tpartadd", "--platform", "a5", "--random", "5", "--dtype", "half", "--shape", "16x32"),
+    ("tpartadd", "--platform", "a5", "--random", "4", "--special", "snan,qnan", "--special-rate", "0.3"),
+    ("tpartargmax", "--platform", "cpu", "--random", "3", "--index-dtype", "int32", "--dtype", "float32"),
+    ("tsort", "--platform", "spec", "--random", "3", "--sort-width", "8", "--descending", "--bundle"),
+    ("tpartmin", "--platform", "a2a3", "--random", "3", "--allow-undefined", "--special-rate", "0.5"),
+    ("tpartmul", "--platform", "cpu", "--dtype", "int16", "--dst", "3x5", "--special", "zero"),
+], ids=["filters", "values", "index-dtype", "tsort-bundle", "undefined", "explicit"])
+def test_the_regenerate_command_in_each_folder_writes_the_same_bytes(args, tmp_path, cli):
+    """A folder's ``replay`` command is the whole request: the filters of --random (--dtype, --shape, ...) and
+    the options that change values (--special, --special-rate, --allow-undefined, --bundle). It dropped them,
+    and wrote other cases."""
+    import shlex
+
+    assert cli("gen", *args, "--seed", "7", "-o", tmp_path / "a").code == 0
+    first = sorted(p for p in (tmp_path / "a").iterdir())[0]
+    command = json.loads((first / "ptofuzz.json").read_text())["replay"]
+    argv = shlex.split(command)
+    assert argv[:2] == ["ptofuzz", "gen"]
+    r = cli(*argv[1:], "-o", tmp_path / "b")
+    assert r.code == 0, (command, r)
+    assert _digest(tmp_path / "a") == _digest(tmp_path / "b"), command
