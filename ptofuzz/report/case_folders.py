@@ -150,6 +150,8 @@ def checked(verdicts: list[CaseVerdict], *, as_json: bool = False, html: Any = N
     passed = sum(v.verdict is Verdict.PASS for v in verdicts)
     failed = sum(v.verdict is Verdict.FAIL for v in verdicts)
     errors = len(verdicts) - passed - failed
+    _recap(con, [(v.verdict.value.upper(), v.name, v.reproduce) for v in verdicts if v.verdict is not Verdict.PASS],
+           len(verdicts))
     con.print(f"{passed} of {len(verdicts)} case(s) pass" + (f"; {failed} fail" if failed else "")
               + (f"; {errors} could not be read" if errors else ""))
     _export(con, html, svg)
@@ -213,6 +215,20 @@ def sim_built(build: Any, *, as_json: bool = False) -> None:
                   "--sim-placeholder-bf16 (simulator finding cpusim-bf16-placeholder)")
 
 
+RECAP = 20  # names of not-passing cases repeated above the summary line
+
+
+def _recap(con: Console, bad: list[tuple[str, str, str]], total: int) -> None:
+    """The cases that did not pass, again, just above the summary (in a long listing they scrolled away)."""
+    if not bad or total <= 1:
+        return
+    con.print(f"not passing ({len(bad)}):")
+    for label, name, reproduce in bad[:RECAP]:
+        con.print(f"  [bold red]{label:<5}[/] {escape(name)}  [dim]{escape(reproduce)}[/]")
+    if len(bad) > RECAP:
+        con.print(f"  ... and {len(bad) - RECAP} more (`--json` lists them all)")
+
+
 def target_ran(verdicts: list[Any], *, as_json: bool = False) -> None:
     """Per case: the target's result checked like ``ptofuzz check``, with a reproduce command for failures."""
     if as_json:
@@ -234,4 +250,6 @@ def target_ran(verdicts: list[Any], *, as_json: bool = False) -> None:
         con.print(f"[bold red]{label}[/] {escape(v.path.name)}: {escape(why)}")
         con.print(f"      reproduce: {escape(v.reproduce)}")
     bad = sum(v.verdict is not Verdict.PASS for v in verdicts)
+    _recap(con, [("FAIL" if v.verdict is Verdict.FAIL else "ERROR", v.path.name, v.reproduce) for v in verdicts
+                 if v.verdict is not Verdict.PASS], len(verdicts))
     con.print(f"{len(verdicts) - bad} passed, {bad} failed of {len(verdicts)} case folder(s)")

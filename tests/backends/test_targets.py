@@ -112,6 +112,8 @@ def test_cli_run_exit_codes_and_reproduce_lines(cli, cases):
     bad = [f for f in folders if _bad(f.name)]
     assert r.out.count("reproduce: ") == len(bad)
     assert f"{len(folders) - len(bad)} passed, {len(bad)} failed" in r.out
+    recap = r.out.split(f"not passing ({len(bad)}):\n")[1].splitlines()[:len(bad)]  # again, above the summary
+    assert sorted(line.split()[1] for line in recap) == sorted(f.name for f in bad)
     _clean(folders)
     ok = cli("run", root / "cases", "--target", "cp {case}/golden.bin {case}/output.bin")
     assert ok.code == 0, ok

@@ -227,3 +227,22 @@ def test_the_regenerate_command_in_each_folder_writes_the_same_bytes(args, tmp_p
     r = cli(*argv[1:], "-o", tmp_path / "b")
     assert r.code == 0, (command, r)
     assert _digest(tmp_path / "a") == _digest(tmp_path / "b"), command
+
+
+def test_a_long_check_names_what_did_not_pass_just_above_its_summary(tmp_path, cli):
+    """2,000 folders and one FAIL at line 1,234 ended "1999 of 2000 case(s) pass; 1 fail" without naming it."""
+    assert cli("gen", "tpartadd", "--platform", "a5", "--random", "60", "-o", tmp_path).code == 0
+    folders = sorted(p for p in tmp_path.iterdir())
+    bad, unreadable = folders[33], folders[40]
+    data = bytearray((bad / "golden.bin").read_bytes())
+    data[0] ^= 1
+    (bad / "golden.bin").write_bytes(bytes(data))
+    (unreadable / "ptofuzz.json").write_text("{")
+    r = cli("check", tmp_path)
+    assert r.code == 2
+    tail = r.out.strip().splitlines()[-4:]
+    assert tail[0] == "not passing (2):"
+    assert tail[1].split()[:2] == ["FAIL", bad.name] and tail[1].endswith(f"ptofuzz check {bad}")
+    assert tail[2].split()[:2] == ["ERROR", unreadable.name]
+    assert tail[3] == "58 of 60 case(s) pass; 1 fail; 1 could not be read"
+    assert "not passing" not in cli("check", folders[0]).out  # one folder: its own lines say it all
