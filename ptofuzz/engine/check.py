@@ -65,8 +65,9 @@ def _check_one(path: Path, platform: str | None, oracle: Backend | None) -> Case
                                   f"this folder is {case.op} on {case.platform}")
         inputs = casefolder.read_inputs(lc)
         outcome = oracle.evaluate(lc.inst, case.on(oracle.name), inputs)
-        if outcome.kind is OutcomeKind.UNSUPPORTED:
-            raise CaseFolderError(f"{oracle.name} cannot run this case: {outcome.reason}")
+        if outcome.kind is OutcomeKind.UNSUPPORTED:  # the build cannot answer it: skipped, not a damaged folder
+            return CaseVerdict(path, path.name, case.op, case.platform, dt.name, outcome.kind, Verdict.SKIP,
+                               message=f"{oracle.name} cannot run this case: {outcome.reason}", oracle=oracle.name)
         outcome = _loosened(outcome, lc.inst.evaluate(case, inputs))
     else:
         outcome = lc.inst.evaluate(case, casefolder.read_inputs(lc))

@@ -34,6 +34,7 @@ class Verdict(TextEnum):
     PASS = "pass"
     FAIL = "fail"  # a genuine mismatch (exit 1)
     ERROR = "error"  # could not be checked: a damaged or foreign folder (exit 2)
+    SKIP = "skip"  # the oracle asked for cannot run this case (a dtype the simulator build lacks): not bad input
 
 MAX_REPORTED = 8
 

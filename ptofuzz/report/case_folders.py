@@ -122,11 +122,15 @@ def checked(verdicts: list[CaseVerdict], *, as_json: bool = False, html: Any = N
         _print_json({"cases": [_verdict_json(v) for v in verdicts],
                      "passed": sum(v.verdict is Verdict.PASS for v in verdicts),
                      "failed": sum(v.verdict is Verdict.FAIL for v in verdicts),
-                     "errors": sum(v.verdict is Verdict.ERROR for v in verdicts)})
+                     "errors": sum(v.verdict is Verdict.ERROR for v in verdicts),
+                     "skipped": sum(v.verdict is Verdict.SKIP for v in verdicts)})
     con = _exporting_console(html, svg, quiet=as_json)
     for v in verdicts:
         if v.verdict is Verdict.ERROR:
             con.print(f"[bold red]ERROR[/] {escape(v.name)}: {escape(v.message)}")
+            continue
+        if v.verdict is Verdict.SKIP:
+            con.print(f"[yellow]SKIP[/]  {escape(v.name)}  [dim]{escape(v.message)}[/]")
             continue
         files = ", ".join(f"{f.file} {f.comparison.checked} elements" for f in v.files
                           if f.comparison is not None and f.ok)
@@ -149,11 +153,14 @@ def checked(verdicts: list[CaseVerdict], *, as_json: bool = False, html: Any = N
         con.print(f"      reproduce: {escape(v.reproduce)}")
     passed = sum(v.verdict is Verdict.PASS for v in verdicts)
     failed = sum(v.verdict is Verdict.FAIL for v in verdicts)
-    errors = len(verdicts) - passed - failed
-    _recap(con, [(v.verdict.value.upper(), v.name, v.reproduce) for v in verdicts if v.verdict is not Verdict.PASS],
-           len(verdicts))
+    skipped = sum(v.verdict is Verdict.SKIP for v in verdicts)
+    errors = len(verdicts) - passed - failed - skipped
+    _recap(con, [(v.verdict.value.upper(), v.name, v.reproduce) for v in verdicts
+                 if v.verdict in (Verdict.FAIL, Verdict.ERROR)], len(verdicts))
+    oracle = next((v.oracle for v in verdicts if v.verdict is Verdict.SKIP), "")
     con.print(f"{passed} of {len(verdicts)} case(s) pass" + (f"; {failed} fail" if failed else "")
-              + (f"; {errors} could not be read" if errors else ""))
+              + (f"; {errors} could not be read" if errors else "")
+              + (f"; {skipped} skipped ({oracle} cannot run them)" if skipped else ""))
     _export(con, html, svg)
 
 

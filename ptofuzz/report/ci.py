@@ -202,9 +202,10 @@ def export(entries: Sequence[Entry], suite: str, command: str, *, junit: str | P
 
 def checked_junit(path: str | Path, verdicts: Sequence[Any]) -> None:
     """``check --junit``: a test per case folder; one that could not be read is an error, not a failure."""
-    junit_cases(path, "ptofuzz check", [(v.name, None if v.verdict == PASS else v.message or failure_summary(v),
-                                         v.reproduce) for v in verdicts],
-                errors=frozenset(v.name for v in verdicts if v.verdict == ERROR))
+    junit_cases(path, "ptofuzz check", [(v.name, None if v.verdict in (PASS, SKIP) else
+                                         v.message or failure_summary(v), v.reproduce) for v in verdicts],
+                errors=frozenset(v.name for v in verdicts if v.verdict == ERROR),
+                skipped={v.name: v.message for v in verdicts if v.verdict == SKIP})
 
 
 def diffs_junit(path: str | Path, results: Sequence[Any]) -> None:
