@@ -175,7 +175,9 @@ def sim_build(
         from ptofuzz.report import case_folders
 
         sim = Simulator(_sim_settings(pto_isa, cache_dir, sanitize, plant=sim_plant))
-        case_folders.sim_built(sim.build(), as_json=json_out)
+        build = sim.build()
+        target = sim.target()  # this tree's path and commit: a build may be shared with another tree's headers
+        case_folders.sim_built(build, target["pto_isa"], target["pto_isa_commit"], as_json=json_out)
 
 
 @app.command()

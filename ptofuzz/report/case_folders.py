@@ -194,16 +194,21 @@ def capabilities(rows: list[dict[str, Any]], *, as_json: bool = False) -> None:
     con.print(table)
 
 
-def sim_built(build: Any, *, as_json: bool = False) -> None:
-    """What ``ptofuzz sim build`` built (or found in the cache)."""
+def sim_built(build: Any, tree: str, commit: str, *, as_json: bool = False) -> None:
+    """What ``ptofuzz sim build`` built (or found in the cache) for the pto-isa tree ``tree`` at ``commit``: a
+    build made from another tree with the same ``include/`` serves it, and is named as such."""
     m = build.manifest
+    shared = m["pto_isa"] if m["pto_isa"] != tree else None
     if as_json:
-        _print_json({**m, "folder": str(build.folder), "cached": build.cached, "seconds": round(build.seconds, 2)})
+        _print_json({**m, "pto_isa": tree, "commit": commit, "built_from": m["pto_isa"], "folder": str(build.folder),
+                     "cached": build.cached, "seconds": round(build.seconds, 2)})
         return
     con = _console()
     how = "found in the cache" if build.cached else "built"
     con.print(f"cpusim harness {how} in {build.seconds:.1f} s: {escape(str(build.executable))}")
-    con.print(f"  pto-isa   {escape(m['pto_isa'])} (commit {escape(m['commit'])})")
+    con.print(f"  pto-isa   {escape(tree)} (commit {escape(commit)})")
+    if shared:
+        con.print(f"  [dim]{'':<9} built from {escape(shared)}, whose include/ is the same (one build serves both)[/]")
     con.print(f"  compiler  {escape(m['compiler'])}")
     con.print(f"  flags     {escape(' '.join(m['flags']))}")
     if m.get("reduceidx_skipped"):

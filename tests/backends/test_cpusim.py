@@ -442,7 +442,8 @@ def test_a_planted_hang_is_a_hang_finding(cli, sim, tmp_path):
 def test_sim_build_prints_what_it_built(cli, sim):
     r = cli("sim", "build", "--pto-isa", PTO_ISA)
     assert r.code == 0, r
-    assert "found in the cache" in r.out and sim.manifest["commit"] in r.out
+    own = build.commit_of(Path(PTO_ISA), sim.manifest["tree_hash"])  # the tree asked for, whoever built the cache
+    assert "found in the cache" in r.out and f"  pto-isa   {PTO_ISA} (commit {own})" in r.out
     assert "TPARTADD  float32, float16, bfloat16, int32, int16, int8, uint8" in r.out
     assert "uint32: unsupported, does not compile" in r.out
 
@@ -572,7 +573,7 @@ def test_the_cache_key_covers_flags_and_compiler(tmp_path):
 
 
 @needs_sim
-def test_a_finding_names_the_tree_it_ran_on_even_when_another_tree_shares_the_build(sim, tmp_path):
+def test_a_finding_names_the_tree_it_ran_on_even_when_another_tree_shares_the_build(sim, tmp_path, cli):
     """Two trees with the same include/ share one cached build; the record names the one configured."""
     import shutil
 
@@ -584,6 +585,12 @@ def test_a_finding_names_the_tree_it_ran_on_even_when_another_tree_shares_the_bu
     assert real.simulator().build().folder == sim.folder  # the same build, found in the cache
     assert target["pto_isa"] == str(twin.resolve())
     assert target["pto_isa_commit"] == "0123456789abcdef0123456789abcdef01234567"
+    r = cli("sim", "build", "--pto-isa", twin)  # it showed the other tree's path and commit
+    assert r.code == 0, r
+    assert f"  pto-isa   {twin.resolve()} (commit 0123456789abcdef0123456789abcdef01234567)" in r.out
+    assert "whose include/ is the same" in r.out and str(Path(PTO_ISA).resolve()) in r.out
+    shown = json.loads(cli("sim", "build", "--pto-isa", twin, "--json").out)
+    assert shown["pto_isa"] == str(twin.resolve()) and shown["commit"].startswith("0123456789abcdef")
 
 
 def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
