@@ -58,7 +58,9 @@ def run_command(command: str, cwd: Path, timeout: float, stop: threading.Event |
     its group, holding the output open or not, is killed with it, as is everything on a timeout or an interrupt
     (``stop``: set by another thread, which the interrupt reached, to end the command at once). What it detached
     into a session of its own (``setsid CMD &``) is killed too: orphaned, it is handed to this process (see
-    :func:`ptofuzz.core.processes.adopt_orphans`) and known by a mark in its environment."""
+    :func:`ptofuzz.core.processes.adopt_orphans`) and known by a mark in its environment. (So a process that runs
+    targets reaps orphans from then on: one that outlives its own parent elsewhere in this process's tree ends
+    as a zombie child of it, harmless, gone when it exits.)"""
     start = time.perf_counter()
     if stop is not None and stop.is_set():
         return "not run: interrupted", 0.0
@@ -83,6 +85,10 @@ def run_command(command: str, cwd: Path, timeout: float, stop: threading.Event |
                     processes.kill_group(proc.pid)
                     proc.wait()
                     return f"target timed out after {timeout:g} s", time.perf_counter() - start
+                if not sel.get_map():  # its output is closed: wait for the process itself (select would idle)
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        proc.wait(timeout=min(left, 0.05))
+                    continue
                 for key, _ in sel.select(min(left, 0.5)):
                     _drain(key.fileobj, tails, sel)
             for pipe in list(tails):  # what it wrote just before exiting

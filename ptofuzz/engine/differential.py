@@ -88,20 +88,25 @@ def compare_batch(inst: registry.Instruction, case: Case, outcomes: Mapping[str,
         where = "-" if inst.regions is not None and region == OP_REGION else geometry[0]
         return Signature(case.op, dclass, pair, kind, region, where)
 
+    failed: dict[str, np.ndarray] = {}  # per oracle, the batch items it gave no outcome for (crashed, hung)
     for o, out in outcomes.items():  # a real target that crashed or hung: a finding of that oracle alone
         if out.kind in FAILURE_KINDS:
             hits.add(Signature(case.op, dclass, o, out.kind, str(out.extra.get("cause", "-")), "-"), every)
         for f in out.extra.get("failures", ()):
             if f.kind in FAILURE_KINDS:
                 hits.add(Signature(case.op, dclass, o, f.kind, f.cause, "-"), np.array([f.item]))
+        if out.extra.get("failures"):
+            failed[o] = np.array([f.item for f in out.extra["failures"]], dtype=np.int64)
     defined: dict[tuple[str, str], np.ndarray] = {}  # (oracle, role) -> elements it defines
     for a, b in itertools.combinations(sorted(outcomes), 2):
         oa, ob = outcomes[a], outcomes[b]
         if {"unsupported", *FAILURE_KINDS} & {oa.kind, ob.kind}:
             continue
         if oa.kind is OutcomeKind.FAULT or ob.kind is OutcomeKind.FAULT:
-            if oa.kind != ob.kind:
-                hits.add(sig(pair_name(a, b), FAULT_VS_VALUE, "-"), every)
+            if oa.kind != ob.kind:  # the items an oracle crashed or hung on have no value to set against a fault
+                gone = [failed[o] for o in (a, b) if o in failed]
+                hits.add(sig(pair_name(a, b), FAULT_VS_VALUE, "-"),
+                         np.setdiff1d(every, np.concatenate(gone)) if gone else every)
             elif oa.fault and ob.fault and oa.fault.trap != ob.fault.trap:
                 hits.add(sig(pair_name(a, b), FAULT_KIND, "-"), every)
             elif oa.fault and ob.fault and oa.fault.point and ob.fault.point and \

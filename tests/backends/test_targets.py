@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import sys
 import textwrap
 from pathlib import Path
@@ -178,6 +179,16 @@ def test_a_target_of_a_two_output_instruction_writes_both_files(cli, tmp_path):
     assert [v.verdict for v in verdicts] == ["pass"] * 3, verdicts
     verdicts = targets.run(ARGMAX_TARGET.partition(";")[0], [tmp_path / "am"])
     assert {v.problem for v in verdicts} == {"target wrote no output_idx.bin in the case folder"}
+
+
+def test_a_crashed_target_is_its_own_finding_and_never_compared_as_a_value(cli):
+    """``--target 'exit 1'`` crashes on every case; spec faults on many of them. The crash is the finding; a
+    fault set against the crashed target's (absent) value is no ``spec~target/fault-vs-value`` (it was saved as
+    a known one beside the crash)."""
+    r = cli("fuzz", "tpartadd", "--oracles", "spec,target", "--target", "exit 1", "--runs", "60", "--json")
+    assert r.code == 1, r
+    sigs = {s["signature"]: s["hits"] for s in json.loads(r.out)["signatures"]}
+    assert sigs == {"TPARTADD/int/target/crash/exit/-": 60}, sigs
 
 
 def test_fuzz_target_needs_the_command(cli):
