@@ -79,7 +79,11 @@ def diff(
             if dtype or shape or valid:
                 raise UsageError("--dtype/--shape/--valid describe raw files; a record brings its own: drop them")
             pair = [o.strip() for o in oracles.split(",")] if oracles else None
-            results = api.diff_record(golden, pair, mode=m, eps=eps, half_as_bits=half_as_bits)
+            try:
+                results = api.diff_record(golden, pair, mode=m, eps=eps, half_as_bits=half_as_bits)
+            except api.OracleFailed as failed:  # a crash or hang finding: what happened is the difference
+                comparisons.failed_oracle(failed, as_json=json_out)
+                raise typer.Exit(int(ExitCode.MISMATCH)) from None
         else:
             if dtype is None or shape is None:
                 raise UsageError("raw files need --dtype and --shape (e.g. --dtype float32 --shape 64x64)")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -12,8 +13,8 @@ from ptofuzz.backends import choose
 from ptofuzz.core import case as case_mod
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind
-from ptofuzz.core.errors import CaseFolderError, UsageError
-from ptofuzz.core.signature import Signature
+from ptofuzz.core.errors import CaseFolderError, PtofuzzError, UsageError
+from ptofuzz.core.signature import FAILURE_KINDS, Signature
 from ptofuzz.instructions import registry
 from ptofuzz.io import casefolder
 
@@ -66,12 +67,20 @@ def _mode_flags(mode: Mode, eps: float | None = None, half_as_bits: bool = False
     return out
 
 
+class OracleFailed(PtofuzzError):
+    """The finding asked about is an oracle that crashed or hung (a real target): there are no values to compare,
+    but what happened is the answer (``ptofuzz diff`` shows it and exits 1)."""
+
+    def __init__(self, oracle: str, kind: str, reason: str, reproduce: str) -> None:
+        super().__init__(f"{oracle} {kind} on this case: {reason}")
+        self.oracle, self.kind, self.reason, self.reproduce = oracle, kind, reason, reproduce
+
+
 def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode: Mode | None = None,
                 eps: float | None = None, half_as_bits: bool = False) -> list[DiffResult]:
     """Compare two oracles' outputs of a saved case record (a fuzz finding): by default the pair of its
-    signature, the first oracle's output taken as the expected side."""
-    import shlex
-
+    signature, the first oracle's output taken as the expected side. A crash or hang finding (one oracle) raises
+    :class:`OracleFailed` with what the oracle did, while it still does."""
     from ptofuzz.engine import differential
     from ptofuzz.engine.compare import Mode, compare
     from ptofuzz.engine.verdicts import DiffResult
@@ -92,14 +101,23 @@ def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode:
             pair = list(Signature.from_key(str(key)).oracles()) if key else list(rec.oracles[:2])
         except ValueError as e:
             raise UsageError(f"{str(path)!r}: {e}; pass --oracles A,B") from None
-    if len(pair) != 2 or any(o not in inst.platforms for o in pair):
-        raise UsageError(f"--oracles {','.join(pair)}: name two of {', '.join(rec.oracles)}")
-    outcomes = differential.run_oracles(inst, rec.case, rec.inputs, choose.choose(inst, pair))
-    a, b = (outcomes[o] for o in pair)
-    for o, out in zip(pair, (a, b)):
+    pair = [o for o in pair if o]  # a crash or hang finding names one oracle: the one that failed
+    usable = choose.available(inst)
+    if not 1 <= len(pair) <= 2 or (len(pair) == 1 and oracles) or any(o not in usable for o in pair):
+        raise UsageError(f"--oracles {','.join(pair)}: name two of {', '.join(usable)}")
+    backends = choose.for_record(inst, pair, rec.extra.get("finding", {}).get("target"))
+    outcomes = differential.run_oracles(inst, rec.case, rec.inputs, backends)
+    for o in pair:
+        out = outcomes[o]
+        if out.kind in FAILURE_KINDS:
+            raise OracleFailed(o, out.kind, out.reason, f"ptofuzz replay {shlex.quote(str(path))}")
         if out.kind is not OutcomeKind.OK:
             raise UsageError(f"{o} gives no values for this case ({out.kind}: {out.reason}); its disagreement is "
                              "the outcome itself")
+    if len(pair) == 1:
+        raise UsageError(f"{str(path)!r} is a {pair[0]} failure that no longer happens: {pair[0]} gives values now "
+                         f"(`ptofuzz replay {path!s}` says what changed); pass --oracles A,B to compare two")
+    a, b = (outcomes[o] for o in pair)
     results = []
     for role in inst.outputs:
         tile = rec.case.tile(role)

@@ -12,6 +12,7 @@ from ptofuzz.backends import choose
 from ptofuzz.backends.base import Backend
 from ptofuzz.core.case import TextEnum
 from ptofuzz.core.errors import CaseFolderError
+from ptofuzz.core.signature import FAILURE_KINDS
 from ptofuzz.engine import differential
 from ptofuzz.instructions import registry
 from ptofuzz.io import records
@@ -36,6 +37,7 @@ class ReplayResult:
     changes: tuple[str, ...] = ()
     signatures: tuple[str, ...] = ()  # what the case shows now
     known: str | None = None  # when every signature it shows is a documented difference: the first reason
+    failures: tuple[str, ...] = ()  # a real target that crashed or hung on it now: "cpusim crash: <first line>"
 
     @property
     def reproduce(self) -> str:
@@ -72,7 +74,8 @@ def replay_record(rec: records.Record, inst: registry.Instruction, *, sim: Setti
     reasons = [inst.known_difference(differential.as_platforms(s, backends)) if inst.known_difference else None
                for s in sigs]
     known = reasons[0] if reasons and all(reasons) else None
-    return ReplayResult(rec.path, inst.name, verdict, tuple(changes), now, known)
+    failures = tuple(f"{o} {out.kind}: {out.reason}" for o, out in outcomes.items() if out.kind in FAILURE_KINDS)
+    return ReplayResult(rec.path, inst.name, verdict, tuple(changes), now, known, failures)
 
 
 def replay(paths: Sequence[str | Path], instructions: Mapping[str, registry.Instruction] | None = None, *,

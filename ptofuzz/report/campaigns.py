@@ -101,7 +101,7 @@ def campaign(data: dict[str, Any], *, as_json: bool = False) -> None:
 def replayed(results: list[Any], *, as_json: bool = False) -> None:
     if as_json:
         _print_json({"records": [{"path": str(r.path), "op": r.op, "verdict": r.verdict, "changes": list(r.changes),
-                                  "signatures": list(r.signatures)} for r in results],
+                                  "signatures": list(r.signatures), "failures": list(r.failures)} for r in results],
                      "changed": sum(r.verdict is ReplayVerdict.CHANGED for r in results)})
         return
     con = _console()
@@ -109,6 +109,8 @@ def replayed(results: list[Any], *, as_json: bool = False) -> None:
         if r.verdict is ReplayVerdict.SAME:
             shows = f"shows {len(r.signatures)} signature(s)" if r.signatures else "all oracles agree"
             con.print(f"[green]SAME[/]     {escape(str(r.path))}  [dim]{shows}[/]")
+            for f in r.failures:  # what the crash or hang is, not only that it is still there
+                con.print(f"          {escape(f)}")
         elif r.verdict is ReplayVerdict.ERROR:
             con.print(f"[bold red]ERROR[/]    {escape(str(r.path))}: {escape('; '.join(r.changes))}")
         else:

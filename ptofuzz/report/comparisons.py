@@ -10,7 +10,7 @@ from rich.console import Console
 
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import CLASS_NAMES
-from ptofuzz.report.terminal import _export, _exporting_console, _print_json, escape
+from ptofuzz.report.terminal import _console, _export, _exporting_console, _print_json, escape
 
 # heat-map glyph and style per error class (the glyph alone carries the class when there is no colour)
 GLYPHS = {"ok": (".", "green"), "ulp-1": ("1", "yellow"), "ulp-2..16": ("2", "bold yellow"),
@@ -153,3 +153,15 @@ def diff_json(r: Any) -> dict[str, Any]:
     return {"label": r.label, "dtype": r.dtype, "shape": list(r.shape), "valid": list(r.valid),
             **comparison_json(r.comparison), "reproduce": r.reproduce,
             **({"beside": list(r.beside)} if r.beside else {})}
+
+
+def failed_oracle(failed: Any, *, as_json: bool = False) -> None:
+    """``ptofuzz diff`` of a crash or hang finding: the oracle that failed, how, and its first report line."""
+    if as_json:
+        _print_json({"oracle": failed.oracle, "outcome": failed.kind, "reason": failed.reason,
+                     "reproduce": failed.reproduce})
+        return
+    con = _console()
+    con.print(f"[bold red]{escape(failed.oracle)} {failed.kind}[/] on this case (no values to compare)")
+    con.print(f"  {escape(failed.reason)}")
+    con.print(f"  reproduce: {escape(failed.reproduce)}")

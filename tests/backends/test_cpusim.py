@@ -421,6 +421,12 @@ def test_a_planted_out_of_bounds_write_under_asan_is_a_crash_finding(cli, sim, t
     assert rec["finding"]["target"]["sanitize"] == ["address", "undefined"]
     again = cli("replay", out)
     assert again.code == 0, again
+    assert "cpusim crash: " in again.out and "AddressSanitizer: heap-buffer-overflow" in again.out  # what, not "SAME"
+    shown = cli("diff", path.parent)  # it said "--oracles cpusim,: name two of cpu, cpusim"
+    assert shown.code == 1, shown
+    assert shown.out.startswith("cpusim crash on this case") and "heap-buffer-overflow" in shown.out
+    assert f"reproduce: ptofuzz replay {path.parent}" in shown.out
+    assert cli("diff", path.parent, "--oracles", "cpu,cpusim").code == 1  # the pair names cpusim: shown too
 
 
 @pytest.mark.slow
