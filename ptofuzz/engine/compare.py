@@ -101,8 +101,10 @@ class Comparison:
     first: tuple[ElementDiff, ...]
     errors: np.ndarray | None = None  # per-element error code (ERR values, NOT_COMPARED), file shape
     counts: dict[str, int] = dataclasses.field(default_factory=dict)  # error class -> elements
-    max_abs: float = 0.0  # over differing elements with two finite values (inf: relative to a zero)
-    max_rel: float = 0.0
+    # over differing elements with two finite values (inf: relative to a zero); None when none has two (every
+    # difference is a NaN, an infinity or a write of one against a number)
+    max_abs: float | None = 0.0
+    max_rel: float | None = 0.0
     max_ulp: int = 0
     specials: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # side -> nan/inf/zero counts
     result_cmp: ResultCmpVerdict | None = None
@@ -165,8 +167,14 @@ def compare(expected: np.ndarray, classes: np.ndarray | None, actual: np.ndarray
     errors = _error_classes(expected, actual, bad, compared, dt, valid)
     flat = np.flatnonzero(bad)
     cols = expected.shape[-1] if expected.ndim and expected.shape[-1] else 1
+    if valid is not None and flat.size:  # the valid region's differences first: writes outside it come after
+        r_all, c_all = flat // cols, flat % cols
+        outside = (r_all >= valid[0]) | (c_all >= valid[1])
+        shown = np.concatenate([flat[~outside], flat[outside]])
+    else:
+        shown = flat
     first = []
-    for i in flat[:MAX_REPORTED]:
+    for i in shown[:MAX_REPORTED]:
         r, c = int(i // cols), int(i % cols)
         region = regions[0][int(regions[1][r, c])] if regions is not None else \
             ("outside" if valid is not None and (r >= valid[0] or c >= valid[1]) else "valid" if valid else "")
@@ -175,7 +183,8 @@ def compare(expected: np.ndarray, classes: np.ndarray | None, actual: np.ndarray
                                  ERROR_CLASSES[int(errors.flat[i])], u, region))
     counts = {ERROR_CLASSES[k]: int(v) for k, v in enumerate(np.bincount(errors[bad], minlength=len(ERROR_CLASSES)))
               if k and v}
-    max_abs = max_rel = 0.0
+    max_abs: float | None = 0.0
+    max_rel: float | None = 0.0
     if flat.size:  # over the differing elements whose two values are finite numbers
         with np.errstate(all="ignore"):
             ve, va = _values(expected.flat[flat], dt), _values(actual.flat[flat], dt)
@@ -185,6 +194,8 @@ def compare(expected: np.ndarray, classes: np.ndarray | None, actual: np.ndarray
         if fin.any():
             max_abs = float(diff[fin].max())
             max_rel = float(rel[fin].max())
+        else:
+            max_abs = max_rel = None
     max_ulp = int(ulps[bad].max()) if ulps is not None and (ulps[bad] >= 0).any() else 0
     specials = {}
     if dt.is_float:

@@ -40,8 +40,10 @@ def comparison_lines(con: Console, cmp: Any, dt: dtypes.DType, shape: tuple[int,
     else:
         share = 100.0 * cmp.mismatches / n if n else 0.0
         extra = f", max {cmp.max_ulp} ULP" if dt.is_float and cmp.max_ulp else ""
+        size = ("no two finite values differ" if cmp.max_abs is None or cmp.max_rel is None else
+                f"max abs {cmp.max_abs:.6g}, max rel {cmp.max_rel:.6g}")
         con.print(f"{ind}[bold red]FAIL[/]  {escape(name)}: {cmp.mismatches} of {n} elements differ ({share:.2f}%); "
-                  f"max abs {cmp.max_abs:.6g}, max rel {cmp.max_rel:.6g}{extra}")
+                  f"{size}{extra}")
         con.print(f"{ind}error classes: " + ", ".join(f"{k} {v}" for k, v in cmp.counts.items()))
     if cmp.specials:
         con.print(ind + "; ".join(f"{side}: {d['nan']} NaN, {d['inf']} inf, {d['zero']} zero"
@@ -129,11 +131,11 @@ def _beside_table(con: Console, rows: tuple[dict[str, str], ...], ind: str = "  
                 con.print(f"{ind}    {escape(who):<{width}}  {escape(both)}")
 
 
-def _finite(x: float) -> float | None:
+def _finite(x: float | None) -> float | None:
     """JSON has no inf/NaN: those become null."""
     import math
 
-    return x if math.isfinite(x) else None
+    return x if x is not None and math.isfinite(x) else None
 
 
 def comparison_json(cmp: Any) -> dict[str, Any]:

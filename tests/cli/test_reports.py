@@ -402,3 +402,39 @@ def test_big_diff_report_renders_quickly(tmp_path):
     report.comparison_lines(con, cmp, F32, (1024, 1024), (1000, 1000), "big")
     assert cmp.mismatches > 4000
     assert time.perf_counter() - t0 < 10  # generous here; benchmarks/bench_report.py measures the 2 s target
+
+
+def test_diff_lists_the_valid_regions_differences_before_writes_outside_it():
+    """Writes outside the valid region came first in flat-index order and pushed the real errors into "... and
+    N more"; the valid region's differences are listed first now."""
+    from ptofuzz.core.dtypes import get
+    from ptofuzz.engine.compare import MAX_REPORTED, compare
+
+    dt = get("float32")
+    expected = np.zeros((8, 64), np.uint32)
+    actual = expected.copy()
+    actual[0:4, 8:] = 0x3F800000  # writes outside a 4x8 valid region, in the first rows
+    actual[3, 7] = 0x40000000  # the one error inside, late in flat order
+    cmp = compare(expected, None, actual, dt, valid=(4, 8))
+    assert cmp.mismatches == 4 * 56 + 1 > MAX_REPORTED
+    assert (cmp.first[0].row, cmp.first[0].col, cmp.first[0].region) == (3, 7, "valid")
+    assert all(e.region == "outside" for e in cmp.first[1:])
+    assert [e.index for e in cmp.first[1:]] == sorted(e.index for e in cmp.first[1:])  # then in order
+
+
+def test_a_nan_against_a_number_has_no_size_and_says_so(capsys):
+    from ptofuzz.core.dtypes import get
+    from ptofuzz.engine.compare import compare
+    from ptofuzz.engine.verdicts import DiffResult
+    from ptofuzz.report import comparisons
+
+    dt = get("float32")
+    expected = np.array([[0x3F800000, 0x7FC00000]], np.uint32)
+    actual = np.array([[0x3F800000, 0x3F800000]], np.uint32)
+    cmp = compare(expected, None, actual, dt)
+    assert cmp.mismatches == 1 and cmp.max_abs is None and cmp.max_rel is None
+    comparisons.diffs([DiffResult("a vs b", "float32", (1, 2), (1, 2), cmp, "ptofuzz diff a b")])
+    out = capsys.readouterr().out
+    assert "1 of 2 elements differ (50.00%); no two finite values differ" in out and "max abs 0" not in out
+    finite = compare(np.array([[0x3F800000]], np.uint32), None, np.array([[0x40000000]], np.uint32), dt)
+    assert (finite.max_abs, finite.max_rel) == (1.0, 1.0)
