@@ -9,6 +9,9 @@ numpy, the oracles and rich are imported inside the commands so that ``ptofuzz -
 # twice per command; as strings they would be parsed and evaluated each time (about a fifth of `ptofuzz --help`),
 # as plain annotations they are built once, at import.
 import sys
+from typing import Annotated, Optional
+
+import typer
 
 # isort: off
 # each import registers its commands on the app: this order is the order `ptofuzz --help` lists them in
@@ -23,13 +26,32 @@ app.add_typer(fuzzing.sim_app, name="sim")
 
 
 @app.command("list")
-def list_(json_out: JsonOpt = False) -> None:
-    """Print the instruction x platform x dtype capability matrix."""
+def list_(
+    ops: Annotated[Optional[list[str]], typer.Argument(help="Only these instructions (default: all).")] = None,
+    platform: Annotated[Optional[str], typer.Option("--platform", "-p", help="Only this platform (or cpusim).")] = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Print the instruction x platform x dtype capability matrix.
+
+    Examples: `ptofuzz list`, `ptofuzz list tpartadd tsort32`, `ptofuzz list --platform a5 --json`.
+    """
     with _errors():
+        from ptofuzz.core import platforms
+        from ptofuzz.core.errors import UsageError
         from ptofuzz.engine.capabilities import capabilities
+        from ptofuzz.instructions import registry
         from ptofuzz.report import case_folders
 
-        case_folders.capabilities(capabilities(), as_json=json_out)
+        names = {registry.get(op).name for op in ops or ()}  # an unknown name: one line naming the known ones
+        plat = None
+        if platform is not None:
+            plat = "cpusim" if platform == "cpusim" else platforms.canonical(platform)
+        rows = [r for r in capabilities()
+                if (not names or r["op"] in names) and (plat is None or r["platform"] == plat)]
+        if not rows:
+            raise UsageError(f"no instruction of {', '.join(sorted(names)) or 'ptofuzz'} runs on {plat}; "
+                             "see `ptofuzz list`")
+        case_folders.capabilities(rows, as_json=json_out)
 
 
 def main() -> None:

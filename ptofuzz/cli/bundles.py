@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from ptofuzz.cli.common import _errors, app
+from ptofuzz.cli.common import JsonOpt, _errors, app
 from ptofuzz.core.errors import UsageError
 
 
@@ -20,15 +20,19 @@ def asm_(
     = None,
     hex_out: Annotated[bool, typer.Option("--hex", help="Print the words as hex, one per line.")] = False,
     force: Annotated[bool, typer.Option("--force", help="Overwrite an existing --out file.")] = False,
+    json_out: JsonOpt = False,
 ) -> None:
-    """Assemble bundle commands (BSTART.SFU TSORT, FP32; B.DIM LB0=16; ...; BSTOP) into 32-bit words."""
+    """Assemble bundle commands (BSTART.SFU TSORT, FP32; B.DIM LB0=16; ...; BSTOP) into 32-bit words.
+
+    Examples: `ptofuzz asm bundle.s -o bundle.bin`, `ptofuzz asm bundle.s --hex`, `ptofuzz asm bundle.s --json`.
+    """
     with _errors():
         import struct
 
         from ptofuzz.bundle.asm import AsmError, assemble
 
-        if out is None and not hex_out:
-            raise UsageError("give -o FILE.bin or --hex")
+        if out is None and not hex_out and not json_out:
+            raise UsageError("give -o FILE.bin, --hex or --json")
         if out is not None:
             from ptofuzz.report.terminal import check_export_path
 
@@ -49,7 +53,12 @@ def asm_(
             from ptofuzz.core.atomic import write_file
 
             write_file(out, struct.pack(f"<{len(words)}I", *words))
-        if hex_out:
+        if json_out:
+            import json
+
+            typer.echo(json.dumps({"source": str(source), "out": str(out) if out is not None else None,
+                                   "words": [f"{w:#010x}" for w in words]}, indent=1))
+        elif hex_out:
             for w in words:
                 typer.echo(f"{w:#010x}")
 
@@ -60,8 +69,12 @@ def disasm(
     hex_words: Annotated[list[str] | None, typer.Option("--hex", help="A word in hex (repeatable) instead of a "
                                                                           "file.")] = None,
     hex_out: Annotated[bool, typer.Option("--show-hex", help="Prefix each line with its word.")] = False,
+    json_out: JsonOpt = False,
 ) -> None:
-    """Disassemble bundle command words; an illegal word shows as `.word 0x... # illegal: <reason>`."""
+    """Disassemble bundle command words; an illegal word shows as `.word 0x... # illegal: <reason>`.
+
+    Examples: `ptofuzz disasm bundle.bin`, `ptofuzz disasm --hex 0x0EC19181 --show-hex`, `... --json`.
+    """
     with _errors():
         from ptofuzz.bundle.asm import disassemble
 
@@ -85,6 +98,12 @@ def disasm(
             import struct
 
             words = list(struct.unpack(f"<{len(data) // 4}I", data))
+        if json_out:  # a word and its line each
+            import json
+
+            typer.echo(json.dumps([{"word": f"{w:#010x}", "text": line} for w, line in
+                                   zip(words, disassemble(words))], indent=1))
+            return
         for start in range(0, len(words), 1 << 14):  # a write per chunk: an echo per line costs more than decoding
             chunk = words[start:start + (1 << 14)]
             lines = disassemble(chunk)

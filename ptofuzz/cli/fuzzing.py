@@ -81,6 +81,9 @@ def fuzz(
 
     Exit 1 when a new signature turned up (neither a documented platform difference nor one saved in --out
     before), 0 otherwise.
+
+    Examples: `ptofuzz fuzz tpartadd --runs 100000 --out findings`, `ptofuzz fuzz tpartmax --oracles spec,cpu,cpusim
+    --time 60 --jobs 2`, `ptofuzz fuzz tsort32 --engine atheris --time 300 --corpus corpus/`.
     """
     with _errors():
         from ptofuzz.engine import campaign
@@ -169,7 +172,10 @@ def sim_build(
     sim_plant: PlantOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Build (or find in the cache) the cpusim harness; print what it holds and which dtypes compile."""
+    """Build (or find in the cache) the cpusim harness; print what it holds and which dtypes compile.
+
+    Examples: `ptofuzz sim build --pto-isa ~/pto-isa`, `ptofuzz sim build --sanitize address,undefined --json`.
+    """
     with _errors():
         from ptofuzz.backends.cpusim.simulator import Simulator
         from ptofuzz.report import case_folders
@@ -194,7 +200,10 @@ def run(
     """Run an external target (an NPU system test, another implementation) on case folders and check each
     output.bin it writes exactly as `ptofuzz check` does. Exit 1 when a case fails or the target failed on it
     (exited non-zero, timed out, wrote no output.bin), 2 when a case folder cannot be read; each such case prints
-    a command that reproduces it."""
+    a command that reproduces it.
+
+    Example: `ptofuzz run cases/ --target './my_target {case}' --jobs 4 --timeout 60`.
+    """
     with _errors():
         from ptofuzz.engine.compare import Verdict
         from ptofuzz.engine.run import run as run_target
@@ -215,7 +224,10 @@ def replay(
     sarif: SarifOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Run recorded cases through their oracles again; exit 1 when any outcome or signature changed."""
+    """Run recorded cases through their oracles again; exit 1 when any outcome or signature changed.
+
+    Examples: `ptofuzz replay findings/`, `ptofuzz replay findings/TPARTADD_float_cpu-vs-spec_..._8c9ffbb3 --json`.
+    """
     with _errors():
         from ptofuzz.engine.replay import replay as run
         from ptofuzz.report import campaigns, ci
@@ -235,7 +247,10 @@ def minimize(
     json_out: JsonOpt = False,
 ) -> None:
     """Shrink a disagreement (tile, valid regions, non-zero elements, values) while its signature stays;
-    writes the result next to the original as <folder>.min."""
+    writes the result next to the original as <folder>.min.
+
+    Example: `ptofuzz minimize findings/TPARTMAX_float_cpu-vs-spec_nan-vs-number_op_-_8c9ffbb3`.
+    """
     with _errors():
         from ptofuzz.engine.minimize import minimize_path
         from ptofuzz.report import campaigns

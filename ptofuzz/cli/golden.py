@@ -67,7 +67,11 @@ def gen(
     """Write case folders (input*.bin, golden.bin, ptofuzz.json) for OP on a platform.
 
     Without --random or explicit flags: the canonical case list of the platform's pto-isa system test
-    (spec: the union of the platforms' geometries, in ptofuzz's full-tile layout).
+    (spec: the union of the platforms' geometries, in ptofuzz's full-tile layout). "N golden elements not exact":
+    elements the documents leave open (some NaN, either zero, undefined), marked in ptofuzz.json.
+
+    Examples: `ptofuzz gen tpartadd --platform a5`, `ptofuzz gen tpartmax --platform cpu --random 500 --special
+    nan -o cases`, `ptofuzz gen tpartmul --platform a2a3 --dtype half --dst 8x16`.
     """
     with _errors():
         from ptofuzz.engine import generate as api
@@ -104,7 +108,11 @@ def check(
     cache_dir: CacheDirOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Recompute goldens from the inputs and compare golden.bin (and output.bin) bit for bit."""
+    """Recompute goldens from the inputs and compare golden.bin (and output.bin) bit for bit.
+
+    Examples: `ptofuzz check cases/`, `ptofuzz check build/ --platform a5 --junit check.xml`, `ptofuzz check cases/
+    --oracle cpusim`.
+    """
     with _errors():
         from ptofuzz.engine.check import check as run_check
         from ptofuzz.report import case_folders, ci

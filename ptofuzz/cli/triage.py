@@ -51,7 +51,11 @@ def diff(
     json_out: JsonOpt = False,
 ) -> None:
     """Compare two raw tile files (or two oracles' outputs of a saved fuzz case): summary, first differences
-    and a heat map of the tile. Exit 1 when they differ."""
+    and a heat map of the tile. Exit 1 when they differ.
+
+    Examples: `ptofuzz diff golden.bin output.bin --dtype float32 --shape 64x64 --valid 32x32`, `ptofuzz diff
+    findings/<finding> --oracles cpu,a5 --html diff.html`.
+    """
     with _errors():
         from ptofuzz.engine import diff as api
         from ptofuzz.engine.compare import Mode
@@ -112,7 +116,10 @@ def triage(
 ) -> None:
     """Group a campaign's saved disagreements into buckets, one per probable cause. Fields: op, culprit (the
     odd oracle out), kind, dtype_class, pair, region, geometry, status. Exit 1 when a bucket holds a new
-    (undocumented) disagreement."""
+    (undocumented) disagreement.
+
+    Examples: `ptofuzz triage findings/`, `ptofuzz triage findings/ --by op,kind --split dtype_class --json`.
+    """
     with _errors():
         from ptofuzz.engine import triage as tri
         from ptofuzz.report import campaigns, ci

@@ -131,3 +131,33 @@ def test_an_option_the_parser_refuses_is_one_line_naming_it(tmp_path, argv, line
 def test_a_bare_command_group_still_shows_its_help(tmp_path):
     r = subprocess.run([sys.executable, "-m", "ptofuzz"], capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 2 and "Commands:" in r.stdout + r.stderr and "Traceback" not in r.stderr
+
+
+def test_every_command_s_help_shows_an_example(cli):
+    """No --help screen had an example."""
+    for command in (("gen",), ("check",), ("fuzz",), ("run",), ("replay",), ("minimize",), ("diff",),
+                    ("triage",), ("asm",), ("disasm",), ("list",), ("sim", "build")):
+        r = cli(*command, "--help")
+        assert r.code == 0 and "Example" in r.out and f"`ptofuzz {command[0]} " in " ".join(r.out.split()), command
+
+
+def test_list_filters_by_instruction_and_platform(cli):
+    import json
+
+    rows = json.loads(cli("list", "tpartadd", "tsort32", "--platform", "a5", "--json").out)
+    assert [(r["op"], r["platform"]) for r in rows] == [("TPARTADD", "a5"), ("TSORT32", "a5")]
+    assert {r["platform"] for r in json.loads(cli("list", "--platform", "kirinX90", "--json").out)} == {"kirin9030"}
+    assert len(json.loads(cli("list", "--json").out)) > len(rows)
+    r = cli("list", "tsort", "--platform", "a5")
+    assert r.code == 2 and r.err == "ptofuzz: error: no instruction of TSORT runs on a5; see `ptofuzz list`\n"
+    assert cli("list", "nosuch").code == 2
+
+
+def test_asm_and_disasm_speak_json(cli, tmp_path):
+    import json
+
+    (tmp_path / "a.s").write_text("BSTART.SFU TSORT, FP32\nBSTOP\n")
+    words = json.loads(cli("asm", tmp_path / "a.s", "--json").out)["words"]
+    assert words[0] == "0x0ec19181" and len(words) == 2
+    shown = json.loads(cli("disasm", *(x for w in words for x in ("--hex", w)), "--json").out)
+    assert [d["word"] for d in shown] == words and shown[0]["text"] == "BSTART.SFU TSORT, FP32"
