@@ -144,6 +144,22 @@ def _sim_settings(pto_isa: Path | None, cache_dir: Path | None, sanitize: str | 
     return build.Settings(pto_isa, cache_dir, None, san, plant, timeout, placeholder_bf16)
 
 
+def _say(text: str) -> None:
+    """A progress line on stderr (what a long step is doing), kept out of stdout and its JSON."""
+    sys.stderr.write(f"ptofuzz: {text}\n")
+    sys.stderr.flush()
+
+
+def _built_first(settings: "Settings") -> None:
+    """Build the simulator now, saying what the build does, when the cache has none (a first build takes a minute
+    or more; the backend then finds it in the cache)."""
+    from ptofuzz.backends.cpusim import build
+    from ptofuzz.backends.cpusim.simulator import Simulator
+
+    if build.lookup(settings) is None:
+        Simulator(settings, say=_say).build()
+
+
 def _platforms_of(op: str) -> list[str]:
     from ptofuzz.instructions import registry
 

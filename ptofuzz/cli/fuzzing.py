@@ -21,12 +21,14 @@ from ptofuzz.cli.common import (
     SanitizeOpt,
     SarifOpt,
     SimTimeoutOpt,
+    _built_first,
     _check_exports,
     _command_line,
     _errors,
     _exit_for,
     _platforms_of,
     _rxc,
+    _say,
     _sim_settings,
     app,
 )
@@ -132,6 +134,8 @@ def fuzz(
         if sim_flags and "cpusim" not in plan.oracles:
             raise UsageError(f"{sim_flags[0]} configures the cpusim oracle; add cpusim to --oracles (e.g. "
                              "--oracles spec,cpu,cpusim) or drop it")
+        if sim is not None and "cpusim" in plan.oracles:
+            _built_first(sim)  # a first build says what it does (a minute or more) before the campaign starts
         plan.backends.prepare()  # build (or find) the simulator's harness before the clock starts
         if engine == "random":
             with campaigns.progress(enabled=not json_out) as show:
@@ -180,7 +184,7 @@ def sim_build(
         from ptofuzz.backends.cpusim.simulator import Simulator
         from ptofuzz.report import case_folders
 
-        sim = Simulator(_sim_settings(pto_isa, cache_dir, sanitize, plant=sim_plant))
+        sim = Simulator(_sim_settings(pto_isa, cache_dir, sanitize, plant=sim_plant), say=_say)
         build = sim.build()
         target = sim.target()  # this tree's path and commit: a build may be shared with another tree's headers
         case_folders.sim_built(build, target["pto_isa"], target["pto_isa_commit"], as_json=json_out)

@@ -17,6 +17,7 @@ from ptofuzz.cli.common import (
     PlatformOpt,
     PtoIsaOpt,
     SvgOpt,
+    _built_first,
     _check_exports,
     _errors,
     _exit_for,
@@ -124,8 +125,11 @@ def check(
                 raise UsageError(f"--oracle {oracle!r}: check recomputes with the folder's platform model, or with "
                                  "--oracle cpusim (the real simulator, for cpu folders)")
             from ptofuzz.backends.cpusim.backend import CpusimBackend
+            from ptofuzz.io import casefolder
 
             backend = CpusimBackend(_sim_settings(pto_isa, cache_dir, None))
+            casefolder.discover(list(paths))  # a missing path is said before a first build's minute
+            _built_first(backend.settings)
         verdicts = run_check(paths, platform, backend)
         if junit is not None:
             ci.checked_junit(junit, verdicts)

@@ -564,6 +564,23 @@ def test_a_full_disk_during_the_build_says_so_not_just_that_ld_failed(tmp_path, 
     assert not list((tmp_path / "cache" / "cpusim").glob(".build-*"))  # its private folder went with it
 
 
+def test_a_first_build_says_what_it_does_and_a_cached_one_is_quiet(tmp_path):
+    """The first `sim build` was silent for one to three minutes (the CLI prints these lines on stderr)."""
+    tree = _fake_tree(tmp_path)
+    cxx = tmp_path / "fake-cxx"
+    cxx.write_text(FAKE_CXX)
+    cxx.chmod(cxx.stat().st_mode | stat.S_IEXEC)
+    settings = build.Settings(pto_isa=tree, cache_dir=tmp_path / "cache", cxx=str(cxx))
+    said: list[str] = []
+    first = build.get(settings, say=said.append)
+    assert said[0].startswith(f"building the cpusim harness from {tree.resolve()} with fake c++ 2.0 (once; cached")
+    pairs = sum(map(len, first.manifest["kernels"].values()))
+    assert said[1:] == ["probing which instruction and dtype pairs compile (cached per tree and compiler)",
+                        f"compiling the harness: {pairs} instruction and dtype pairs"] and pairs > 0
+    said.clear()
+    assert build.get(settings, say=said.append).cached and said == []
+
+
 def test_the_cache_key_covers_flags_and_compiler(tmp_path):
     tree = _fake_tree(tmp_path)
     cxx = tmp_path / "fake-cxx"

@@ -21,7 +21,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -376,8 +376,9 @@ def lookup(settings: Settings) -> Build | None:
     return _cached(_identity(settings).final, time.perf_counter())
 
 
-def get(settings: Settings, *, jobs: int | None = None) -> Build:
-    """The build for ``settings``: from the cache, or compiled now (and cached)."""
+def get(settings: Settings, *, jobs: int | None = None, say: Callable[[str], None] | None = None) -> Build:
+    """The build for ``settings``: from the cache, or compiled now (and cached); ``say`` hears what a build
+    that compiles is doing (it takes a minute or more)."""
     start = time.perf_counter()
     ident = _identity(settings)
     tree, cxx, version, key, final = ident.tree, ident.cxx, ident.version, ident.key, ident.final
@@ -394,9 +395,12 @@ def get(settings: Settings, *, jobs: int | None = None) -> Build:
         raise UsageError(f"cannot write the build cache {str(root)!r}: {e.strerror}; pass --cache-dir DIR "
                          "(or set XDG_CACHE_HOME) naming a writable folder") from None
     commands = processes.Commands()  # the compilers: killed at once on an interrupt, and should we die
+    tell = say or (lambda _: None)
     try:
+        tell(f"building the cpusim harness from {tree} with {version} (once; cached in {root})")
         guard = _needs_guard(commands, cxx, include)
         extra = [REDUCEIDX_GUARD] if guard else []
+        tell("probing which instruction and dtype pairs compile (cached per tree and compiler)")
         compiles, rejected = _probes(commands, ident, include, extra, jobs or max(1, os.cpu_count() or 1))
         wanted = set(wanted_pairs())
         pairs = [(op, dt) for op in OPS for dt in compiles[op] if (op, dt) in wanted]
@@ -405,6 +409,7 @@ def get(settings: Settings, *, jobs: int | None = None) -> Build:
             raise UsageError(f"no instruction of the harness compiles against {tree} with {version}")
         flags = [*base_flags(ident.san), *extra, *ident.san, *ident.plant]
         cmd = [cxx, *flags, f"-I{include}", _kernel_define(pairs), str(HARNESS), "-o", str(work / "harness")]
+        tell(f"compiling the harness: {len(pairs)} instruction and dtype pairs")
         out = commands.run(cmd)
         if out.returncode != 0:
             if NO_SPACE in out.stderr:

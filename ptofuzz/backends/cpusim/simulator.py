@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -56,8 +57,9 @@ def like(settings: build_mod.Settings, target: dict[str, Any]) -> build_mod.Sett
 class Simulator:
     """The harness build for ``settings`` and this process's worker running it (both made on first use)."""
 
-    def __init__(self, settings: build_mod.Settings) -> None:
+    def __init__(self, settings: build_mod.Settings, say: Callable[[str], None] | None = None) -> None:
         self.settings = settings
+        self.say = say  # hears what a first build is doing (``sim build`` prints it on stderr)
         self._build: build_mod.Build | None = None
         self._worker: Worker | None = None
         self._tested: dict[str, str] | None = None  # the tree's path and commit, once asked
@@ -67,11 +69,11 @@ class Simulator:
         build that fails it (damaged by hand, truncated, not executable) is built again; a build that still fails
         it is a broken build (a one-line error), never a finding against the simulator."""
         if self._build is None:
-            b = build_mod.get(self.settings)
+            b = build_mod.get(self.settings, say=self.say)
             why = self_test(b, self.settings)
             if why and b.cached:
                 build_mod.discard(b)
-                b = build_mod.get(self.settings)
+                b = build_mod.get(self.settings, say=self.say)
                 why = self_test(b, self.settings)
             if why:
                 raise UsageError(f"the cpusim harness {str(b.executable)!r} fails its self-test ({why}); remove "
