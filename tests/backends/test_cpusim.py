@@ -530,11 +530,16 @@ exit 0
 """
 
 
+def _fake_cxx(tmp_path: Path, text: str = FAKE_CXX) -> Path:
+    cxx = tmp_path / "fake-cxx"
+    cxx.write_text(text)
+    cxx.chmod(cxx.stat().st_mode | stat.S_IEXEC)
+    return cxx
+
+
 def test_a_damaged_cache_entry_is_rebuilt(tmp_path, monkeypatch):
     tree = _fake_tree(tmp_path)
-    cxx = tmp_path / "fake-cxx"
-    cxx.write_text(FAKE_CXX)
-    cxx.chmod(cxx.stat().st_mode | stat.S_IEXEC)
+    cxx = _fake_cxx(tmp_path)
     settings = build.Settings(pto_isa=tree, cache_dir=tmp_path / "cache", cxx=str(cxx))
     first = build.get(settings)
     assert not first.cached and first.executable.is_file()
@@ -551,25 +556,22 @@ def test_a_damaged_cache_entry_is_rebuilt(tmp_path, monkeypatch):
 def test_a_full_disk_during_the_build_says_so_not_just_that_ld_failed(tmp_path, cli, monkeypatch):
     """The linker's last words on a full disk are "ld returned 1 exit status"; the message names the cause."""
     tree = _fake_tree(tmp_path)
-    cxx = tmp_path / "fake-cxx"
     full = FAKE_CXX.replace('if [ -n "$out" ]', 'if [ -n "$out" ] && [ "${out##*/}" = harness ]; then '
                             'echo "/usr/bin/ld: final link failed: No space left on device" >&2; '
                             'echo "collect2: error: ld returned 1 exit status" >&2; exit 1; fi\nif [ -n "$out" ]')
-    cxx.write_text(full)
-    cxx.chmod(cxx.stat().st_mode | stat.S_IEXEC)
+    cxx = _fake_cxx(tmp_path, full)
     monkeypatch.setenv("CXX", str(cxx))
     r = cli("sim", "build", "--pto-isa", tree, "--cache-dir", tmp_path / "cache")
-    assert r.code == 2 and r.err.count("\n") == 1, r
-    assert "no space left on the device of" in r.err and "--cache-dir" in r.err
+    errors = [line for line in r.err.splitlines() if line.startswith("ptofuzz: error: ")]
+    assert r.code == 2 and r.err.splitlines()[-1:] == errors and len(errors) == 1, r  # after the progress lines
+    assert "no space left on the device of" in errors[0] and "--cache-dir" in errors[0]
     assert not list((tmp_path / "cache" / "cpusim").glob(".build-*"))  # its private folder went with it
 
 
 def test_a_first_build_says_what_it_does_and_a_cached_one_is_quiet(tmp_path):
     """The first `sim build` was silent for one to three minutes (the CLI prints these lines on stderr)."""
     tree = _fake_tree(tmp_path)
-    cxx = tmp_path / "fake-cxx"
-    cxx.write_text(FAKE_CXX)
-    cxx.chmod(cxx.stat().st_mode | stat.S_IEXEC)
+    cxx = _fake_cxx(tmp_path)
     settings = build.Settings(pto_isa=tree, cache_dir=tmp_path / "cache", cxx=str(cxx))
     said: list[str] = []
     first = build.get(settings, say=said.append)
@@ -583,9 +585,7 @@ def test_a_first_build_says_what_it_does_and_a_cached_one_is_quiet(tmp_path):
 
 def test_the_cache_key_covers_flags_and_compiler(tmp_path):
     tree = _fake_tree(tmp_path)
-    cxx = tmp_path / "fake-cxx"
-    cxx.write_text(FAKE_CXX)
-    cxx.chmod(cxx.stat().st_mode | stat.S_IEXEC)
+    cxx = _fake_cxx(tmp_path)
     base = build.Settings(pto_isa=tree, cache_dir=tmp_path / "cache", cxx=str(cxx))
     folders = {build.get(s).folder for s in (base, build.Settings(**{**base.__dict__, "sanitize": ("address",)}),
                                               build.Settings(**{**base.__dict__, "plant": "hang"}))}
@@ -710,8 +710,9 @@ def test_a_build_that_fails_its_self_test_is_a_broken_build_not_a_finding(cli, t
     out = tmp_path / "o"
     r = cli("fuzz", "tpartadd", "--oracles", "cpu,cpusim", "--runs", "100", "--dtype", "uint8", "--pto-isa",
             _fake_tree(tmp_path), "--cache-dir", tmp_path / "cache", "--out", out)
-    assert r.code == 2 and r.err.count("\n") == 1, r
-    assert "fails its self-test (a known case came back wrong)" in r.err and "sim build" in r.err
+    errors = [line for line in r.err.splitlines() if line.startswith("ptofuzz: error: ")]
+    assert r.code == 2 and r.err.splitlines()[-1:] == errors and len(errors) == 1, r  # after the progress lines
+    assert "fails its self-test (a known case came back wrong)" in errors[0] and "sim build" in errors[0]
     assert not out.exists() or not any(out.glob("*/record.json"))  # no finding against the simulator
 
 
