@@ -4,6 +4,7 @@
 # No "from __future__ import annotations" here: typer reads every command's annotations when it builds the CLI,
 # twice per command; as strings they would be parsed and evaluated each time (about a fifth of `ptofuzz --help`),
 # as plain annotations they are built once, at import.
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -22,6 +23,7 @@ from ptofuzz.cli.common import (
     _errors,
     _exit_for,
     _rxc,
+    _say,
     _sim_settings,
     app,
 )
@@ -135,3 +137,44 @@ def check(
             ci.checked_junit(junit, verdicts)
         case_folders.checked(verdicts, as_json=json_out, html=html, svg=svg)
         _exit_for([v.verdict for v in verdicts], "fail")
+
+
+@app.command("st")
+def st(
+    ops: Annotated[list[str] | None, typer.Argument(help="Instructions (default: every one with a CPU system "
+                                                          "test in the tree).")] = None,
+    platform: Annotated[str, typer.Option("--platform", "-p", help="cpu (pto-isa's NPU tests need a device: "
+                                                                   "use `run --target` there).")] = "cpu",
+    pto_isa: PtoIsaOpt = None,
+    cache_dir: CacheDirOpt = None,
+    timeout: Annotated[float, typer.Option(help="Seconds one test binary may run.")] = 600.0,
+    junit: JunitCasesOpt = None,
+    json_out: JsonOpt = False,
+) -> None:
+    """Run pto-isa's own CPU system tests on ptofuzz's data: build each test with pto-isa's CMake (into the
+    cache, never into the tree), write ptofuzz's canonical cases where it reads them, run it, and check each
+    output.bin bit for bit; both verdicts side by side, and why a failing case fails. Exit 1 when any fails.
+
+    Needs cmake, GTest and clang >= 15 or g++ >= 13 (apt-get install clang-19 libgtest-dev cmake).
+    Examples: `ptofuzz st tpartadd --pto-isa ~/pto-isa`, `ptofuzz st --junit st.xml --json`.
+    """
+    with _errors():
+        from ptofuzz.backends.cpusim.build import Settings
+        from ptofuzz.engine import systest
+        from ptofuzz.report import case_folders, ci
+
+        _check_exports(None, None, junit)
+        if not 0 < timeout <= 1e6:
+            raise UsageError(f"--timeout {timeout} must be a positive number of seconds, at most 1e6")
+        systest.check_platform(platform)
+        if pto_isa is None and not os.environ.get("PTO_ISA_DIR"):
+            raise UsageError("ptofuzz st runs pto-isa's own tests: pass --pto-isa DIR or set PTO_ISA_DIR (the root "
+                             "of a pto-isa checkout)")
+        settings = Settings(pto_isa, cache_dir)
+        cases = systest.run(ops or [], settings.tree(), settings.cache_root(), platform=platform, timeout=timeout,
+                            say=_say)
+        if junit is not None:
+            ci.junit_cases(junit, "ptofuzz st", [(c.name, None if c.verdict == "pass" else c.why, c.reproduce)
+                                                 for c in cases])
+        case_folders.st_ran(cases, as_json=json_out)
+        _exit_for([c.verdict for c in cases], "fail")

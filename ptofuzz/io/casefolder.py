@@ -385,25 +385,25 @@ def commit(out_dir: Path | str, name: str, staged: str, force: bool, run: Run | 
     return final
 
 
-KEPT_OUTPUTS = ("output.bin",)  # what a test or target writes into a case folder: replaced with it
+OUTPUTS = re.compile(r"output(_[a-z]+)?\.bin")  # what a test or target writes (output.bin, output_idx.bin, ...)
 
 
 def not_replaceable(final: str, layout: Iterable[str]) -> str:
     """Why ``--force`` may not replace ``final`` ('' when it may): only a case folder of files ptofuzz (or a
     system test's gen_data.py) writes is replaced: the names its ptofuzz.json lists, the files of the new case's
-    layout (``layout``) and a test's ``output.bin``. A user's own file in it, a plain file or a link of that name,
-    is never deleted."""
+    layout (``layout``) and what a test writes (``output.bin``, ``output_val.bin``, ``output_idx.bin``). A user's
+    own file in it, a plain file or a link of that name, is never deleted."""
     if os.path.islink(final) or not os.path.isdir(final):
         return (f"{final!r} is a {'link' if os.path.islink(final) else 'file'}, not a case folder: --force "
                 "replaces only case folders; move it away or choose another --out")
-    allowed = {MANIFEST, *layout, *KEPT_OUTPUTS}
+    allowed = {MANIFEST, *layout}
     try:
         listed = reading.read_json(Path(final) / MANIFEST).get("files", [])
         allowed |= {f["name"] for f in listed if isinstance(f, dict) and isinstance(f.get("name"), str)}
     except (OSError, ValueError, AttributeError):
         pass  # no manifest (a gen_data.py folder) or a damaged one: the new layout's names alone
     try:
-        foreign = sorted(set(os.listdir(final)) - allowed)
+        foreign = sorted(n for n in set(os.listdir(final)) - allowed if not OUTPUTS.fullmatch(n))
     except OSError as e:
         return f"cannot read {final!r} ({e.strerror}); --force replaces only case folders it can read"
     if foreign:

@@ -265,3 +265,25 @@ def target_ran(verdicts: list[Any], *, as_json: bool = False) -> None:
     _recap(con, [("FAIL" if v.verdict is Verdict.FAIL else "ERROR", v.path.name, v.reproduce) for v in verdicts
                  if v.verdict is not Verdict.PASS], len(verdicts))
     con.print(f"{len(verdicts) - bad} passed, {bad} failed of {len(verdicts)} case folder(s)")
+
+
+def st_ran(cases: list[Any], *, as_json: bool = False) -> None:
+    """``ptofuzz st``: per case pto-isa's verdict and ptofuzz's, why a failure fails, and the totals."""
+    failed = [c for c in cases if c.verdict != "pass"]
+    if as_json:
+        _print_json({"cases": [{"op": c.op, "name": c.name, "path": str(c.path), "gtest": c.gtest,
+                                "check": c.check.verdict.value if c.check is not None else None,
+                                "verdict": c.verdict, "why": c.why, "reproduce": c.reproduce} for c in cases],
+                     "ran": len(cases), "passed": len(cases) - len(failed), "failed": len(failed)})
+        return
+    con = _console()
+    for c in cases:
+        mark = "[green]PASS[/]" if c.verdict == "pass" else "[bold red]FAIL[/]"
+        ours = c.check.verdict.value if c.check is not None else "error"
+        con.print(f"{mark}  {escape(c.name)}  [dim]pto-isa {c.gtest}, ptofuzz {ours}[/]")
+        if c.verdict != "pass":
+            con.print(f"      {escape(c.why)}")
+            con.print(f"      reproduce: {escape(c.reproduce)}")
+    ops = sorted({c.op for c in cases})
+    con.print(f"{len(cases)} case(s) of {len(ops)} instruction(s) ran on ptofuzz's data: {len(cases) - len(failed)} "
+              f"passed, {len(failed)} failed")
