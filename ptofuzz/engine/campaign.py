@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from ptofuzz.backends.cpusim.build import Settings
     from ptofuzz.backends.target import TargetBackend
 from ptofuzz.instructions import registry
-from ptofuzz.io import records
+from ptofuzz.io import casefolder, records
 
 CAMPAIGN_FORMAT = "ptofuzz-campaign/1"  # campaign.json (ptofuzz/schemas/campaign.json)
 DEFAULT_BATCH = 1024
@@ -289,6 +289,7 @@ class FindingStore:
                 raise UsageError(f"cannot write into --out {str(out)!r}: {e.strerror}; choose another --out") from None
             self.given = out  # as the user wrote it: the commands printed now use it
             self.out = out = out.resolve()
+            casefolder.sweep_stale(out)  # a record folder half-written by a killed campaign (SIGKILL) goes
             try:
                 reading.is_regular(out / SUMMARY)
             except ValueError as e:

@@ -408,3 +408,20 @@ def test_workers_die_with_a_killed_campaign(tmp_path):
             os.killpg(proc.pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+def test_a_record_folder_half_written_by_a_killed_campaign_is_swept_by_the_next(cli, tmp_path):
+    """SIGKILL while a finding is being saved leaves its hidden staging folder (named by the dead worker's pid);
+    the next campaign into that --out removes it, and leaves one of a live process alone."""
+    import os
+
+    out = tmp_path / "run"
+    out.mkdir()
+    dead = 2 ** 22 + 4321  # above any pid this system hands out
+    (out / f".TPARTMAX_float_x_1234abcd.tmp-{dead}").mkdir()
+    (out / f".TPARTMAX_float_x_1234abcd.tmp-{dead}" / "src0.bin").write_bytes(b"half")
+    live = out / f".TPARTMAX_float_y_1234abcd.tmp-{os.getpid()}"
+    live.mkdir()
+    r = cli("fuzz", "tpartmax", "--runs", "100", "--out", out)
+    assert r.code in (0, 1), r
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [live.name]
