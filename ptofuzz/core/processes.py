@@ -20,6 +20,17 @@ def kill_group(pgid: int) -> None:
         os.killpg(pgid, signal.SIGKILL)
 
 
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` exists here (another user's counts as alive; a pid no system hands out does not)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):  # another user's process (or no such pid at all): leave it
+        return pid < 1 << 22
+    return True
+
+
 def hold(path: str | Path) -> int:
     """Create ``path`` and hold an exclusive lock on it for as long as the returned descriptor stays open."""
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)

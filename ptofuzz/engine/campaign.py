@@ -282,7 +282,7 @@ class FindingStore:
                 raise UsageError(f"--out {str(out)!r} is a file; pass a directory")
             try:
                 out.mkdir(parents=True, exist_ok=True)
-                probe = out / f".write-test-{os.getpid()}"
+                probe = out / f".write-test.tmp-{os.getpid()}"  # swept like staging if we die here
                 probe.write_text("")
                 probe.unlink()
             except OSError as e:

@@ -226,16 +226,6 @@ class Run:
             os.close(self.fd)
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):  # another user's process (or no such pid at all): leave it
-        return pid < 1 << 22
-    return True
-
-
 def sweep_stale(out_dir: Path) -> int:
     """Recover what runs that no longer run left (a ``gen`` killed by SIGKILL cannot clean up after itself);
     return how many staging entries it handled. A run with a journal is recovered as its journal says (see
@@ -262,7 +252,7 @@ def sweep_stale(out_dir: Path) -> int:
         if not m or not os.path.lexists(os.path.join(out_dir, name)):
             continue
         owner = m.group(3)
-        if owner in live or (owner.isdigit() and _alive(int(owner))):
+        if owner in live or (owner.isdigit() and processes.alive(int(owner))):
             continue
         _settle(out_dir, m.group(1), m.group(2), name)
         handled += 1

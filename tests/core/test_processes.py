@@ -125,3 +125,18 @@ def test_kill_group_of_a_gone_group_is_quiet():
     proc = subprocess.Popen(["true"], start_new_session=True)
     proc.wait()
     processes.kill_group(proc.pid)  # no such group any more: nothing raised
+
+
+def test_an_atomic_write_removes_what_a_killed_writer_of_the_same_file_left(tmp_path):
+    """A report or summary written when its writer was killed by SIGKILL left ``.NAME.tmp-PID`` for good; the
+    next write of that file removes it (not one of a live writer, nor another file's)."""
+    from ptofuzz.core.atomic import write_file
+
+    dead = tmp_path / f".r.html.tmp-{2 ** 22 + 99}"
+    live = tmp_path / f".r.html.tmp-{os.getppid()}"  # another process writing it now
+    other = tmp_path / f".s.html.tmp-{2 ** 22 + 99}"
+    for p in (dead, live, other):
+        p.write_text("half")
+    write_file(tmp_path / "r.html", "<html></html>")
+    assert (tmp_path / "r.html").read_text() == "<html></html>"
+    assert not dead.exists() and other.exists() and live.read_text() == "half"
