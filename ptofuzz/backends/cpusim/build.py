@@ -365,9 +365,9 @@ def _probes(commands: processes.Commands, ident: _Identity, include: Path, extra
     except (OSError, ValueError, KeyError, TypeError):
         pass
     kernels, rejected = _discover(commands, ident.cxx, include, extra, jobs)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}")
-    tmp.write_text(json.dumps({"kernels": kernels, "rejected": rejected}))
-    os.replace(tmp, path)
+    from ptofuzz.core.atomic import write_file
+
+    write_file(path, json.dumps({"kernels": kernels, "rejected": rejected}))  # what a killed build left goes too
     return kernels, rejected
 
 
