@@ -204,7 +204,9 @@ def _evaluate(cfg: TargetBackend, inst: Instruction, case: Case, inputs: Mapping
             problem = problems[0] if per_dir else problems[k]
             missing = next((fname for fname, *_ in outs.values() if not (folder / fname).is_file()), None)
             if problem or missing:
-                why = problem or f"target wrote no {missing}"
+                # the temporary folder's random name is no part of what happened: a record says {dir} (the
+                # same seed saves the same bytes)
+                why = (problem or f"target wrote no {missing}").replace(tmp, "{dir}")
                 failures.append(Failure(k, HANG if "timed out" in why else CRASH,
                                         "timeout" if "timed out" in why else "no-output" if not problem else "exit",
                                         why))
@@ -213,7 +215,7 @@ def _evaluate(cfg: TargetBackend, inst: Instruction, case: Case, inputs: Mapping
                 bits = {role: casefolder.read_tile_file(folder / fname, dt, fshape)
                         for role, (fname, _, fshape, dt) in outs.items()}
             except CaseFolderError as e:
-                failures.append(Failure(k, CRASH, "bad-output", str(e)))
+                failures.append(Failure(k, CRASH, "bad-output", str(e).replace(tmp, "{dir}")))
                 continue
             for role, (_, _, fshape, _) in outs.items():
                 got[role][k, :fshape[0], :fshape[1]] = bits[role]

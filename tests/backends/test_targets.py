@@ -342,3 +342,15 @@ def test_only_the_marked_command_s_orphans_are_killed(tmp_path):
             p.kill()
             with contextlib.suppress(ChildProcessError):
                 p.wait()
+
+
+def test_a_failing_target_s_findings_are_the_same_bytes_each_run(cli, tmp_path):
+    """The target's message named its temporary folder (a random name), so the same seed saved other bytes."""
+    target = "cp {case}/golden.bin {case}/output.bin"  # TPARTARGMAX has no golden.bin: cp fails, naming the path
+    for run in ("a", "b"):
+        assert cli("fuzz", "tpartargmax", "--oracles", "cpu,target", "--target", target, "--runs", "20",
+                   "--out", tmp_path / run).code == 1
+    records = {run: {p.relative_to(tmp_path / run): p.read_bytes() for p in (tmp_path / run).rglob("record.json")}
+               for run in ("a", "b")}
+    assert records["a"] and records["a"] == records["b"]
+    assert all(b"{dir}/TPARTARGMAX" in data for data in records["a"].values())
