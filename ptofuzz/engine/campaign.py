@@ -219,11 +219,13 @@ def _guarded(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: i
 def die_with_parent(parent: int) -> None:
     """A worker process's first act: ask the kernel to kill it when its parent dies (Linux's parent-death
     signal), so that a campaign killed by SIGKILL leaves no worker behind, blocked on a queue and holding the
-    caller's output open. Elsewhere a worker still ends at its parent's clean exit."""
+    caller's output open. Elsewhere a worker still ends at its parent's clean exit. A Ctrl-C (a terminal sends it
+    to the whole process group) is the parent's to handle: a worker ignores it (it printed a traceback)."""
     import ctypes
     import ctypes.util
     import signal
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         libc.prctl(1, int(signal.SIGKILL), 0, 0, 0)  # PR_SET_PDEATHSIG

@@ -425,3 +425,30 @@ def test_a_record_folder_half_written_by_a_killed_campaign_is_swept_by_the_next(
     r = cli("fuzz", "tpartmax", "--runs", "100", "--out", out)
     assert r.code in (0, 1), r
     assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [live.name]
+
+
+@pytest.mark.slow
+def test_ctrl_c_to_the_process_group_of_a_jobs_campaign_is_one_line(tmp_path):
+    """A terminal's Ctrl-C reaches every process of the group: an idle worker printed a KeyboardInterrupt
+    traceback beside the campaign's own one line. Workers leave the interrupt to their parent."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    for attempt in range(3):
+        proc = subprocess.Popen([sys.executable, "-m", "ptofuzz", "fuzz", "tpartmax", "--runs", "1000000000",
+                                 "--jobs", "2", "--out", str(tmp_path / f"o{attempt}")], cwd=tmp_path,
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while len(workers) < 2 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            workers = [int(w) for t in Path(f"/proc/{proc.pid}/task").iterdir()
+                       for w in (t / "children").read_text().split()]
+        time.sleep(0.5 + attempt)
+        os.killpg(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=30)
+        assert proc.returncode == 130 and err == "ptofuzz: error: interrupted\n", err
