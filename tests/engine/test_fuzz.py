@@ -374,22 +374,12 @@ def test_workers_die_with_a_killed_campaign(tmp_path):
     import os
     import signal
     import subprocess
-    import sys
     import time
     from pathlib import Path
 
-    out = tmp_path / "o"
-    proc = subprocess.Popen([sys.executable, "-m", "ptofuzz", "fuzz", "tpartmax", "--runs", "1000000000", "--jobs",
-                             "2", "--out", str(out)], cwd=tmp_path, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = _jobs_campaign(tmp_path / "o", stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 60
-        workers: list[int] = []
-        while len(workers) < 2 and time.monotonic() < deadline:
-            time.sleep(0.2)
-            workers = [int(w) for t in Path(f"/proc/{proc.pid}/task").iterdir()
-                       for w in (t / "children").read_text().split()]
-        assert len(workers) >= 2
+        workers = _workers(proc.pid)
         time.sleep(1.0)  # both busy with batches
         os.kill(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -434,21 +424,36 @@ def test_ctrl_c_to_the_process_group_of_a_jobs_campaign_is_one_line(tmp_path):
     import os
     import signal
     import subprocess
-    import sys
     import time
-    from pathlib import Path
 
     for attempt in range(3):
-        proc = subprocess.Popen([sys.executable, "-m", "ptofuzz", "fuzz", "tpartmax", "--runs", "1000000000",
-                                 "--jobs", "2", "--out", str(tmp_path / f"o{attempt}")], cwd=tmp_path,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
-        deadline = time.monotonic() + 60
-        workers: list[int] = []
-        while len(workers) < 2 and time.monotonic() < deadline:
-            time.sleep(0.1)
-            workers = [int(w) for t in Path(f"/proc/{proc.pid}/task").iterdir()
-                       for w in (t / "children").read_text().split()]
+        proc = _jobs_campaign(tmp_path / f"o{attempt}", stderr=subprocess.PIPE)
+        _workers(proc.pid)
         time.sleep(0.5 + attempt)
         os.killpg(proc.pid, signal.SIGINT)
         _, err = proc.communicate(timeout=30)
         assert proc.returncode == 130 and err == "ptofuzz: error: interrupted\n", err
+
+
+def _jobs_campaign(out, *, stderr):  # type: ignore[no-untyped-def]
+    """A ``fuzz --jobs 2`` campaign without end, in a session of its own."""
+    import subprocess
+    import sys
+
+    return subprocess.Popen([sys.executable, "-m", "ptofuzz", "fuzz", "tpartmax", "--runs", "1000000000", "--jobs",
+                             "2", "--out", str(out)], cwd=out.parent, stdout=subprocess.DEVNULL, stderr=stderr,
+                            text=True, start_new_session=True)
+
+
+def _workers(pid: int) -> list[int]:
+    """The campaign's two workers, once both are there (at most a minute)."""
+    import time
+    from pathlib import Path
+
+    deadline = time.monotonic() + 60
+    workers: list[int] = []
+    while len(workers) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+        workers = [int(w) for t in Path(f"/proc/{pid}/task").iterdir() for w in (t / "children").read_text().split()]
+    assert len(workers) >= 2
+    return workers
