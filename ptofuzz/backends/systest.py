@@ -19,6 +19,7 @@ import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from ptofuzz.backends.cpusim.build import first_error, tree_hash
 from ptofuzz.core import processes
 from ptofuzz.core.errors import UsageError
 
@@ -84,8 +85,6 @@ def has_test(tree: Path, op: str) -> bool:
 
 def build_dir(tree: Path, tools: Toolchain, cache_root: Path) -> Path:
     """Where the tree's CPU system tests are built with ``tools``: one folder per (tree contents, compiler)."""
-    from ptofuzz.backends.cpusim.build import tree_hash
-
     key = hashlib.sha256(json.dumps([tree_hash(tree / "include"), tree_hash(tree / ST), tools.cxx,
                                      tools.version]).encode()).hexdigest()[:20]
     return cache_root / "st" / key
@@ -95,35 +94,24 @@ def build(tree: Path, op: str, tools: Toolchain, folder: Path, say: Callable[[st
     """Configure (once) and build the system test of ``op``; return its executable. Compiler errors are one
     line (the first error), exit 2."""
     tell = say or (lambda _: None)
-    commands = processes.Commands()  # killed at once on an interrupt, and with us
-    try:
-        if not (folder / "CMakeCache.txt").is_file():
-            folder.mkdir(parents=True, exist_ok=True)
-            tell(f"configuring pto-isa's CPU system tests from {tree / ST} with {tools.version}")
-            out = commands.run([tools.cmake, "-S", str(tree / ST), "-B", str(folder), "-DCMAKE_BUILD_TYPE=Release",
-                                f"-DCMAKE_CXX_COMPILER={tools.cxx}"])
-            if out.returncode != 0:
-                (folder / "CMakeCache.txt").unlink(missing_ok=True)
-                raise UsageError("configuring pto-isa's CPU system tests failed: "
-                                 f"{_first_error(out.stdout + out.stderr)}")
-        exe = folder / "bin" / op.lower()
-        tell(f"building pto-isa's {op.lower()} system test")
-        out = commands.run([tools.cmake, "--build", str(folder), "--target", op.lower(), "-j",
-                            str(max(1, os.cpu_count() or 1))])
-        if out.returncode != 0 or not exe.is_file():
-            raise UsageError(f"building pto-isa's {op.lower()} system test failed: "
-                             f"{_first_error(out.stdout + out.stderr)}")
-        return exe
-    except BaseException:
-        commands.kill_all()
-        raise
-
-
-def _first_error(text: str) -> str:
-    for line in text.splitlines():
-        if "error" in line.lower():
-            return line.strip()[:200]
-    return (text.strip().splitlines() or ["failed"])[-1][:200]
+    commands = processes.Commands()  # each run ends with its group, on an interrupt too
+    if not (folder / "CMakeCache.txt").is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        tell(f"configuring pto-isa's CPU system tests from {tree / ST} with {tools.version}")
+        out = commands.run([tools.cmake, "-S", str(tree / ST), "-B", str(folder), "-DCMAKE_BUILD_TYPE=Release",
+                            f"-DCMAKE_CXX_COMPILER={tools.cxx}"])
+        if out.returncode != 0:
+            (folder / "CMakeCache.txt").unlink(missing_ok=True)
+            raise UsageError("configuring pto-isa's CPU system tests failed: "
+                             f"{first_error(out.stdout + out.stderr)}")
+    exe = folder / "bin" / op.lower()
+    tell(f"building pto-isa's {op.lower()} system test")
+    out = commands.run([tools.cmake, "--build", str(folder), "--target", op.lower(), "-j",
+                        str(max(1, os.cpu_count() or 1))])
+    if out.returncode != 0 or not exe.is_file():
+        raise UsageError(f"building pto-isa's {op.lower()} system test failed: "
+                         f"{first_error(out.stdout + out.stderr)}")
+    return exe
 
 
 @dataclasses.dataclass(frozen=True)
@@ -138,12 +126,7 @@ def run_tests(exe: Path, timeout: float) -> tuple[list[GtestResult], str]:
     verdict from gtest's JSON report, and '' or why the run failed as a whole (a crash, a timeout)."""
     report = exe.parent / f".{exe.name}-gtest.json"
     report.unlink(missing_ok=True)
-    commands = processes.Commands()
-    try:
-        out = commands.run([str(exe), f"--gtest_output=json:{report}"], cwd=exe.parent, timeout=timeout)
-    except BaseException:
-        commands.kill_all()
-        raise
+    out = processes.Commands().run([str(exe), f"--gtest_output=json:{report}"], cwd=exe.parent, timeout=timeout)
     results = []
     try:
         data = json.loads(report.read_text())
@@ -155,5 +138,5 @@ def run_tests(exe: Path, timeout: float) -> tuple[list[GtestResult], str]:
             first = failures[0].get("failure", "").splitlines()[0] if failures else ""
             results.append(GtestResult(f"{suite.get('name')}.{t.get('name')}", not failures, first))
     whole = "" if out.returncode in (0, 1) and data else \
-        f"the test binary ended with status {out.returncode}: {_first_error(out.stderr or out.stdout)}"
+        f"the test binary ended with status {out.returncode}: {first_error(out.stderr or out.stdout)}"
     return results, whole

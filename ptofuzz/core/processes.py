@@ -212,9 +212,8 @@ def carrying(variable: str, value: str) -> list[str]:
                 with open(f"/proc/{pid}/stat", "rb") as f:
                     if f.read().rsplit(b")", 1)[1].split()[0] == b"Z":
                         continue
-                with open(f"/proc/{pid}/environ", "rb") as f:
-                    if needle not in f.read().split(b"\0"):
-                        continue
+                if not _marked(int(pid), needle):
+                    continue
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
                     line = f.read().replace(b"\0", b" ")[:120].decode(errors="replace")
                 found.append(f"{pid}: {line}")

@@ -332,6 +332,12 @@ def test_only_the_marked_command_s_orphans_are_killed(tmp_path):
     mine = subprocess.Popen(["sleep", "60"])
     other = subprocess.Popen(["sleep", "60"], env={**os.environ, processes.MARK: "other"})
     marked = subprocess.Popen(["sleep", "60"], env={**os.environ, processes.MARK: "this"})
+    import time
+
+    deadline = time.monotonic() + 10  # until each has exec'd (before, /proc shows this process's environment)
+    while len(processes.carrying(processes.MARK, "this") + processes.carrying(processes.MARK, "other")) < 2 \
+            and time.monotonic() < deadline:
+        time.sleep(0.01)
     try:
         assert processes.kill_marked("this") == 1
         assert marked.poll() is not None or not _alive(marked.pid)

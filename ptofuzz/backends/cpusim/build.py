@@ -210,19 +210,21 @@ def _kernel_define(pairs: Sequence[tuple[str, str]]) -> str:
 NO_SPACE = "No space left on device"  # strerror(ENOSPC), as the compiler, the assembler and ld report it
 
 
-def _first_error(stderr: str) -> str:
-    for line in stderr.splitlines():
-        if "error" in line:
+def first_error(text: str) -> str:
+    """The first line of a tool's output that reports an error ("error:" of a compiler, "CMake Error"), from its
+    "error:" on; else its last line."""
+    for line in text.splitlines():
+        if "error" in line.lower():
             line = re.sub(r"^.*?(error:)", r"\1", line.strip())
             return line[:200]
-    return (stderr.strip().splitlines() or ["compiler failed"])[-1][:200]
+    return (text.strip().splitlines() or ["compiler failed"])[-1][:200]
 
 
 def _probe(commands: processes.Commands, cxx: str, include: Path, extra: list[str],
            pairs: list[tuple[str, str]]) -> tuple[bool, str]:
     cmd = [cxx, *BASE_FLAGS, *extra, "-fsyntax-only", f"-I{include}", _kernel_define(pairs), str(HARNESS)]
     out = commands.run(cmd)
-    return out.returncode == 0, _first_error(out.stderr) if out.returncode else ""
+    return out.returncode == 0, first_error(out.stderr) if out.returncode else ""
 
 
 def _discover(commands: processes.Commands, cxx: str, include: Path, extra: list[str], jobs: int
@@ -415,7 +417,7 @@ def get(settings: Settings, *, jobs: int | None = None, say: Callable[[str], Non
             if NO_SPACE in out.stderr:
                 raise UsageError(f"building the cpusim harness failed: no space left on the device of {str(root)!r}; "
                                  "free some space or pass --cache-dir DIR on another device")
-            raise UsageError(f"building the cpusim harness failed: {_first_error(out.stderr)}")
+            raise UsageError(f"building the cpusim harness failed: {first_error(out.stderr)}")
         native = _bf16_native(commands, cxx, include, [*BASE_FLAGS, *extra], work)
         manifest = {
             "key": key, "pto_isa": str(tree), "commit": commit_of(tree, ident.digest), "tree_hash": ident.digest,
@@ -439,10 +441,7 @@ def get(settings: Settings, *, jobs: int | None = None, say: Callable[[str], Non
                 raise
             return Build(final, other.manifest, False, time.perf_counter() - start)
         return Build(final, manifest, False, time.perf_counter() - start)
-    except BaseException:
-        commands.kill_all()
-        raise
-    finally:
+    finally:  # (a compile an interrupt cut short ended with its group; the probes' pool kills its own)
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
         os.close(lock)
