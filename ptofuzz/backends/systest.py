@@ -127,16 +127,22 @@ def run_tests(exe: Path, timeout: float) -> tuple[list[GtestResult], str]:
     report = exe.parent / f".{exe.name}-gtest.json"
     report.unlink(missing_ok=True)
     out = processes.Commands().run([str(exe), f"--gtest_output=json:{report}"], cwd=exe.parent, timeout=timeout)
-    results = []
+    results = read_report(report)
+    whole = "" if out.returncode in (0, 1) and results else \
+        f"the test binary ended with status {out.returncode}: {first_error(out.stderr or out.stdout)}"
+    return results, whole
+
+
+def read_report(report: Path) -> list[GtestResult]:
+    """Each test's verdict in a gtest JSON report (none when there is no readable report)."""
     try:
         data = json.loads(report.read_text())
     except (OSError, ValueError):
-        data = {}
-    for suite in data.get("testsuites", []):
+        return []
+    results = []
+    for suite in data.get("testsuites", []) if isinstance(data, dict) else []:
         for t in suite.get("testsuite", []):
             failures = t.get("failures") or []
             first = failures[0].get("failure", "").splitlines()[0] if failures else ""
             results.append(GtestResult(f"{suite.get('name')}.{t.get('name')}", not failures, first))
-    whole = "" if out.returncode in (0, 1) and data else \
-        f"the test binary ended with status {out.returncode}: {first_error(out.stderr or out.stdout)}"
-    return results, whole
+    return results

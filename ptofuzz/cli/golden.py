@@ -141,22 +141,33 @@ def check(
 
 @app.command("st")
 def st(
-    ops: Annotated[list[str] | None, typer.Argument(help="Instructions (default: every one with a CPU system "
-                                                          "test in the tree).")] = None,
-    platform: Annotated[str, typer.Option("--platform", "-p", help="cpu (pto-isa's NPU tests need a device: "
-                                                                   "use `run --target` there).")] = "cpu",
+    ops: Annotated[list[str] | None, typer.Argument(help="Instructions (default: every one with a system test of "
+                                                          "the platform in the tree).")] = None,
+    platform: Annotated[str, typer.Option("--platform", "-p", help="cpu, or an NPU (a2a3, a5, kirin9030, kirinX90, "
+                                                                   "kirinDev0000: through run_st.py).")] = "cpu",
+    runner: Annotated[str | None, typer.Option(
+        help="cmake (cpu default: ptofuzz drives pto-isa's CMake), run_cpu (tests/run_cpu.py), run_st (NPU "
+             "default: tests/script/run_st.py from an overlay of the tree).")] = None,
+    run_mode: Annotated[str | None, typer.Option(help="run_st.py's -r: npu (default) or sim (CANN's simulator).")
+                        ] = None,
+    stand_in: Annotated[Path | None, typer.Option(
+        help="run_st only: run this program in place of the device test binary (run_st.py -w, no build); it runs "
+             "in build/bin and finds the cases in ../<Suite>.<case>/.")] = None,
     pto_isa: PtoIsaOpt = None,
     cache_dir: CacheDirOpt = None,
-    timeout: Annotated[float, typer.Option(help="Seconds one test binary may run.")] = 600.0,
+    timeout: Annotated[float, typer.Option(help="Seconds one test binary (or runner) may run.")] = 600.0,
     junit: JunitCasesOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Run pto-isa's own CPU system tests on ptofuzz's data: build each test with pto-isa's CMake (into the
-    cache, never into the tree), write ptofuzz's canonical cases where it reads them, run it, and check each
-    output.bin bit for bit; both verdicts side by side, and why a failing case fails. Exit 1 when any fails.
+    """Run pto-isa's own system tests on ptofuzz's data: build each test with pto-isa's CMake or its runner
+    script (in ptofuzz's cache, never in the tree), with ptofuzz's canonical cases where it reads them, run it, and
+    check each output.bin bit for bit; both verdicts side by side, and why a failing case fails. Exit 1 when any
+    fails.
 
-    Needs cmake, GTest and clang >= 15 or g++ >= 13 (apt-get install clang-19 libgtest-dev cmake).
-    Examples: `ptofuzz st tpartadd --pto-isa ~/pto-isa`, `ptofuzz st --junit st.xml --json`.
+    The CPU tests need cmake, GTest and clang >= 15 or g++ >= 13 (apt-get install clang-19 libgtest-dev cmake);
+    the NPU tests, CANN (ASCEND_HOME_PATH) and a device, or --stand-in.
+    Examples: `ptofuzz st tpartadd --pto-isa ~/pto-isa`, `ptofuzz st --junit st.xml --json`,
+    `ptofuzz st tpartadd --runner run_cpu`, `ptofuzz st tpartadd --platform a5` (on an Ascend machine).
     """
     with _errors():
         from ptofuzz.backends.cpusim.build import Settings
@@ -166,13 +177,13 @@ def st(
         _check_exports(None, None, junit)
         if not 0 < timeout <= 1e6:
             raise UsageError(f"--timeout {timeout} must be a positive number of seconds, at most 1e6")
-        systest.check_platform(platform)
+        systest.pick_runner(platform, runner, stand_in, run_mode)
         if pto_isa is None and not os.environ.get("PTO_ISA_DIR"):
             raise UsageError("ptofuzz st runs pto-isa's own tests: pass --pto-isa DIR or set PTO_ISA_DIR (the root "
                              "of a pto-isa checkout)")
         settings = Settings(pto_isa, cache_dir)
-        cases = systest.run(ops or [], settings.tree(), settings.cache_root(), platform=platform, timeout=timeout,
-                            say=_say)
+        cases = systest.run(ops or [], settings.tree(), settings.cache_root(), platform=platform, runner=runner,
+                            run_mode=run_mode, stand_in=stand_in, timeout=timeout, say=_say)
         if junit is not None:
             ci.junit_cases(junit, "ptofuzz st", [(c.name, None if c.verdict == "pass" else c.why, c.reproduce)
                                                  for c in cases])

@@ -10,7 +10,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 
@@ -36,6 +36,24 @@ def hold(path: str | Path) -> int:
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     fcntl.flock(fd, fcntl.LOCK_EX)
     return fd
+
+
+@contextlib.contextmanager
+def exclusive(folder: Path, on_wait: Callable[[str], None] | None = None) -> Iterator[None]:
+    """Hold ``folder``'s lock (``.<name>.lock`` beside it) for the block: another process asking for the same
+    folder waits (``on_wait`` is told so once). The kernel drops the lock with its holder, killed or not."""
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(folder.parent / f".{folder.name}.lock", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            if on_wait:
+                on_wait(f"waiting for another ptofuzz run using {folder}")
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 LOCK = ".lock"  # in a private working folder: locked (see :func:`hold`) for as long as its run goes on
@@ -168,15 +186,15 @@ class Commands:
         self._groups: set[int] = set()
         self._closed = False
 
-    def run(self, cmd: list[str], *, cwd: Path | None = None, timeout: float = 900.0
-            ) -> subprocess.CompletedProcess[str]:
+    def run(self, cmd: list[str], *, cwd: Path | None = None, timeout: float = 900.0,
+            env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
         guard = str(Path(__file__).with_name("guard.py"))
         with self._lock:
             if self._closed:
                 raise Interrupted
             proc = subprocess.Popen([sys.executable, "-I", guard, *cmd], cwd=cwd, stdout=subprocess.PIPE,
                                     stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, text=True,
-                                    start_new_session=True)
+                                    start_new_session=True, env=env)
             self._groups.add(proc.pid)
         try:
             out, err = proc.communicate(timeout=timeout)

@@ -1,20 +1,24 @@
-"""``ptofuzz st``: pto-isa's own CPU system tests run on ptofuzz's data.
+"""``ptofuzz st``: pto-isa's own system tests run on ptofuzz's data.
 
-For each instruction: its system test is built from the user's tree (:mod:`ptofuzz.backends.systest`), ptofuzz's
-canonical cpu case folders are written where the test reads them, the test binary runs, and each case gets two
+For each instruction: its system test is built from the user's tree, by ptofuzz with pto-isa's CMake
+(:mod:`ptofuzz.backends.systest`) or by pto-isa's runner script (:mod:`ptofuzz.backends.runners`); ptofuzz's
+canonical case folders are written where the test reads them, the test binary runs, and each case gets two
 verdicts side by side: pto-isa's own (gtest, its tolerant ``ResultCmp``) and ptofuzz's (``check``: the
-simulator's ``output.bin`` bit for bit against the documented golden, and the inputs and golden still the files
-ptofuzz wrote). A case that fails says which side is the reason.
+``output.bin`` bit for bit against the documented golden, and the inputs and golden still the files ptofuzz
+wrote). A case that fails says which side is the reason.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import os
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ptofuzz.backends import systest
-from ptofuzz.core import platforms
+from ptofuzz.backends import runners, systest
+from ptofuzz.core import platforms, processes
 from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.engine.check import check_case
 from ptofuzz.engine.verdicts import CaseVerdict, failure_summary
@@ -30,81 +34,173 @@ class StCase:
     op: str
     name: str  # Suite.case, the case folder's name
     path: Path
-    gtest: str  # pass, fail, or "not run"
+    gtest: str  # pass, fail, "not run" (the report has no such test) or "no report" (the binary wrote none)
     check: CaseVerdict | None
     verdict: str  # pass or fail
     why: str = ""  # for a failure: which side is the reason
+    platform: str = "cpu"
+    rerun: str = ""  # the shell command that runs the test of this case again
 
     @property
     def reproduce(self) -> str:
-        return f"( cd {self.path.parent / 'bin'} && ./{self.op.lower()} --gtest_filter={self.name} ) && " \
-               f"ptofuzz check {self.path}"
+        return f"{self.rerun} && ptofuzz check {self.path}"
 
 
-def covered(tree: Path) -> list[str]:
-    """The instructions with a cpu model, canonical cpu cases and a CPU system test in ``tree``."""
+def covered(tree: Path, platform: str = "cpu") -> list[str]:
+    """The instructions with a model, canonical cases and a system test in ``tree`` on ``platform``."""
+    canon = platforms.canonical(platform)
     out = []
     for name, inst in registry.all_instructions().items():
-        if "cpu" in inst.platforms and inst.support("cpu").profile.canonical and systest.has_test(tree, name):
+        if canon in inst.platforms and inst.support(canon).profile.canonical and _has_test(tree, platform, name):
             out.append(name)
     return out
 
 
-def check_platform(platform: str) -> None:
-    if platforms.canonical(platform) != "cpu":
-        raise UsageError(f"--platform {platform}: `ptofuzz st` runs pto-isa's CPU system tests (--platform cpu); "
-                         "an NPU test runs on a device: see `ptofuzz run --target` in docs/pto-isa-integration.md")
+def _has_test(tree: Path, platform: str, op: str) -> bool:
+    if platforms.canonical(platform) == "cpu":
+        return systest.has_test(tree, op)
+    return runners.has_npu_test(tree, platform, op)
 
 
-def run(ops: Sequence[str], tree: Path, cache_root: Path, *, platform: str = "cpu", timeout: float = 600.0,
-        cxx: str | None = None, say: Callable[[str], None] | None = None) -> list[StCase]:
-    """Run the CPU system tests of ``ops`` (all covered ones when empty) on ptofuzz's canonical cases."""
-    from ptofuzz.engine.generate import generate
+def pick_runner(platform: str, runner: str | None, stand_in: Path | None, run_mode: str | None) -> str:
+    """The runner for ``platform`` (``cmake`` for cpu, ``run_st`` for an NPU unless named), checked against the
+    options given with it; a one-line UsageError otherwise."""
+    cpu = platforms.get(platform).kind == platforms.CPU
+    if platforms.get(platform).kind == platforms.SPEC:
+        raise UsageError("--platform spec: pto-isa has no system tests of the spec; use cpu or an NPU platform")
+    chosen = runner or ("cmake" if cpu else "run_st")
+    if chosen not in runners.RUNNERS:
+        raise UsageError(f"--runner {chosen}: use one of {', '.join(runners.RUNNERS)}")
+    if cpu and chosen == "run_st":
+        raise UsageError("--runner run_st runs pto-isa's NPU tests: use an NPU --platform (a2a3, a5, kirin9030, "
+                         "kirinX90, kirinDev0000), or --runner run_cpu for the CPU tests")
+    if not cpu and chosen != "run_st":
+        raise UsageError(f"--runner {chosen} runs pto-isa's CPU system tests (--platform cpu); {platform}'s tests run "
+                         "through --runner run_st")
+    if chosen != "run_st" and (stand_in is not None or run_mode is not None):
+        raise UsageError(f"--{'stand-in' if stand_in is not None else 'run-mode'} goes with --runner run_st (an "
+                         "NPU platform)")
+    if run_mode is not None and run_mode not in runners.RUN_MODES:
+        raise UsageError(f"--run-mode {run_mode}: use one of {', '.join(runners.RUN_MODES)} (run_st.py's -r)")
+    if stand_in is not None and not (stand_in.is_file() and os.access(stand_in, os.X_OK)):
+        raise UsageError(f"--stand-in {str(stand_in)!r} is no executable file; pass a program to run in place of "
+                         "the test binary")
+    return chosen
 
-    check_platform(platform)
-    if not (tree / systest.ST / "CMakeLists.txt").is_file():
-        raise UsageError(f"{str(tree)!r} has no {systest.ST}/CMakeLists.txt: pass the root of a pto-isa checkout "
-                         "(--pto-isa DIR or PTO_ISA_DIR)")
-    names = [registry.get(op).name for op in ops] or covered(tree)
+
+def run(ops: Sequence[str], tree: Path, cache_root: Path, *, platform: str = "cpu", runner: str | None = None,
+        run_mode: str | None = None, stand_in: Path | None = None, timeout: float = 600.0, cxx: str | None = None,
+        say: Callable[[str], None] | None = None) -> list[StCase]:
+    """Run the system tests of ``ops`` (all covered ones when empty) on ptofuzz's canonical cases of ``platform``,
+    through ``runner`` (see :func:`pick_runner` and :mod:`ptofuzz.backends.runners`)."""
+    chosen = pick_runner(platform, runner, stand_in, run_mode)
+    root = tree / (systest.ST if chosen != "run_st" else runners.st_folder(platform))
+    if not (root / "CMakeLists.txt").is_file():
+        raise UsageError(f"{str(tree)!r} has no {root.relative_to(tree)}/CMakeLists.txt: pass the root of a pto-isa "
+                         "checkout (--pto-isa DIR or PTO_ISA_DIR)")
+    names = [registry.get(op).name for op in ops] or covered(tree, platform)
     for name in names:
-        if not systest.has_test(tree, name):
-            raise UsageError(f"{str(tree)!r} has no CPU system test of {name} (tests/cpu/st/testcase/"
-                             f"{name.lower()}); ptofuzz st runs: {', '.join(n.lower() for n in covered(tree))}")
+        if not _has_test(tree, platform, name):
+            raise UsageError(f"{str(tree)!r} has no {platform} system test of {name} ({root.relative_to(tree)}/"
+                             f"testcase/{name.lower()}); ptofuzz st runs: "
+                             f"{', '.join(n.lower() for n in covered(tree, platform))}")
+    tree, cache_root = tree.resolve(), cache_root.resolve()
+    if chosen == "run_st":
+        return [c for name in names for c in _via_run_st(name, tree, cache_root, platform, run_mode or "npu",
+                                                         stand_in, timeout, say)]
     tools = systest.toolchain(cxx)
-    folder = systest.build_dir(tree.resolve(), tools, cache_root.resolve())
+    folder = systest.build_dir(tree, tools, cache_root)
+    if chosen == "run_cpu":
+        return [c for name in names for c in _via_run_cpu(name, tree, tools, folder.with_name(
+            f"{folder.name}-run_cpu") / name.lower(), timeout, say)]
     cases: list[StCase] = []
-    for name in names:
-        exe = systest.build(tree.resolve(), name, tools, folder, say)
-        written = generate(name, "cpu", folder, force=True)  # where the test reads them: ../<Suite>.<case>/
-        outputs = [f for f, _ in registry.get(name).support("cpu").profile.outputs]
-        for case in written.cases:
-            for f in outputs:  # no answer of an earlier run counts
-                (folder / case.name / f).unlink(missing_ok=True)
-        results, whole = systest.run_tests(exe, timeout)
-        by_name = {r.name: r for r in results}
-        cases += [_verdict(name, folder / case.name, by_name.get(case.name), whole, outputs)
-                  for case in written.cases]
+    with processes.exclusive(folder, say):  # one run at a time writes cases into the build and runs its tests
+        for name in names:
+            exe = systest.build(tree, name, tools, folder, say)
+            written = _write_cases(name, "cpu", folder)
+            results, whole = systest.run_tests(exe, timeout)
+            cases += _verdicts(name, "cpu", [folder / c for c in written], results, whole, _outputs(name, "cpu"),
+                               functools.partial(_rerun_binary, folder / "bin", name.lower()))
     return cases
 
 
-def _verdict(op: str, path: Path, gtest: systest.GtestResult | None, whole: str, outputs: list[str]) -> StCase:
-    g = "not run" if gtest is None else PASS if gtest.passed else FAIL
+def _rerun_binary(bin_dir: Path, exe: str, case: str) -> str:
+    return f"( cd {bin_dir} && ./{exe} --gtest_filter={case} )"
+
+
+def _outputs(name: str, platform: str) -> list[str]:
+    return [f for f, _ in registry.get(name).support(platforms.canonical(platform)).profile.outputs]
+
+
+def _write_cases(name: str, platform: str, folder: Path) -> list[str]:
+    """Write ``name``'s canonical cases into ``folder`` (where the test reads them); return their names. No
+    answer of an earlier run is left to count."""
+    from ptofuzz.engine.generate import generate
+
+    written = generate(name, platform, folder, force=True)
+    for case in written.cases:
+        for f in _outputs(name, platform):
+            (folder / case.name / f).unlink(missing_ok=True)
+    return [c.name for c in written.cases]
+
+
+def _via_run_cpu(name: str, tree: Path, tools: systest.Toolchain, folder: Path, timeout: float,
+                 say: Callable[[str], None] | None) -> list[StCase]:
+    written: list[str] = []
+    ran = runners.run_cpu(tree, name, folder, tools, timeout, lambda f: written.extend(_write_cases(name, "cpu", f)),
+                          say)
+    return _verdicts(name, "cpu", [folder / c for c in written], systest.read_report(ran.report), ran.failure(),
+                     _outputs(name, "cpu"), ran.rerun)
+
+
+def _via_run_st(name: str, tree: Path, cache_root: Path, platform: str, run_mode: str, stand_in: Path | None,
+                timeout: float, say: Callable[[str], None] | None) -> list[StCase]:
+    from ptofuzz.engine.generate import plan
+
+    argv = [sys.executable, "-m", "ptofuzz", "gen", name.lower(), "--platform", platform, "--out", ".", "--force"]
+    ran = runners.run_st(tree, name, platform, cache_root, argv, run_mode=run_mode, stand_in=stand_in,
+                         timeout=timeout, say=say)
+    names = [n for n, _, _ in plan(name, platform)]
+    return _verdicts(name, platforms.canonical(platform), [ran.cases / n for n in names],
+                     systest.read_report(ran.report), ran.failure(), _outputs(name, platform), ran.rerun)
+
+
+def _verdicts(op: str, platform: str, paths: list[Path], results: list[systest.GtestResult], whole: str,
+              outputs: list[str], rerun: Callable[[str], str]) -> list[StCase]:
+    """Each case's two verdicts. ``rerun(case)`` is the shell command that runs the test of one case again. A run
+    with no gtest report at all (a stand-in that writes none) leaves ptofuzz's verdict alone deciding."""
+    by_name = {r.name: r for r in results}
+    return [_verdict(op, platform, path, by_name.get(path.name), whole, outputs, bool(results),
+                     rerun(path.name)) for path in paths]
+
+
+def _verdict(op: str, platform: str, path: Path, gtest: systest.GtestResult | None, whole: str,
+             outputs: list[str], reported: bool, rerun: str) -> StCase:
+    g = (PASS if gtest.passed else FAIL) if gtest is not None else "not run" if reported else "no report"
+
+    def case(verdict: str, chk: CaseVerdict | None, why: str = "") -> StCase:
+        return StCase(op, path.name, path, g, chk, verdict, why, platform, rerun)
+
+    if not path.is_dir():
+        return case(FAIL, None, whole or "the runner wrote no case folder (its gen_data.py did not run ptofuzz)")
     try:
-        chk: CaseVerdict | None = check_case(path, "cpu")
+        chk: CaseVerdict | None = check_case(path, platform)
     except CaseFolderError as e:
-        return StCase(op, path.name, path, g, None, FAIL, f"ptofuzz cannot read the folder after the run: {e}")
+        return case(FAIL, None, f"ptofuzz cannot read the folder after the run: {e}")
     assert chk is not None
     ours = chk.verdict.value
     missing = [f for f in outputs if not (path / f).is_file()]
-    if missing:
+    if missing:  # nothing to check (the inputs and golden were: a damaged one is named instead)
         why = whole or f"the test wrote no {missing[0]} (it did not run this case)"
-        return StCase(op, path.name, path, g, chk, FAIL, why)
-    if ours == PASS and g == PASS:
-        return StCase(op, path.name, path, g, chk, PASS)
+        damaged = "" if ours == PASS else f"; and {chk.message or failure_summary(chk)}"
+        return case(FAIL, None, why + damaged)
+    if ours == PASS and g in (PASS, "no report"):
+        return case(PASS, chk)
     if ours == PASS:  # the output is right, pto-isa's own comparison says no
-        return StCase(op, path.name, path, g, chk, FAIL, "pto-isa's test fails a correct output.bin: the fault is "
-                                                         f"in its comparison ({gtest.message if gtest else whole})")
+        return case(FAIL, chk, "pto-isa's test fails a correct output: the fault is in its comparison "
+                               f"({gtest.message if gtest else whole or 'it reported no verdict for this case'})")
     differs = chk.message or failure_summary(chk)
-    side = "pto-isa's tolerant comparison let it pass" if g == PASS else "pto-isa's test fails it too"
-    return StCase(op, path.name, path, g, chk, FAIL, f"the simulator's output differs from the documented golden "
-                                                     f"({differs}); {side}")
+    side = "pto-isa's tolerant comparison let it pass" if g == PASS else "pto-isa's test fails it too" \
+        if g == FAIL else "pto-isa's test gave no verdict"
+    who = "the simulator's" if platform == "cpu" else "the device's"
+    return case(FAIL, chk, f"{who} output differs from the documented golden ({differs}); {side}")

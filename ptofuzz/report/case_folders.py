@@ -279,7 +279,7 @@ def st_ran(cases: list[Any], *, as_json: bool = False) -> None:
     con = _console()
     for c in cases:
         mark = "[green]PASS[/]" if c.verdict == "pass" else "[bold red]FAIL[/]"
-        ours = c.check.verdict.value if c.check is not None else "error"
+        ours = c.check.verdict.value if c.check is not None else "-"
         con.print(f"{mark}  {escape(c.name)}  [dim]pto-isa {c.gtest}, ptofuzz {ours}[/]")
         if c.verdict != "pass":
             con.print(f"      {escape(c.why)}")

@@ -8,6 +8,7 @@ import stat
 from pathlib import Path
 
 import pytest
+from backend_helpers import st_toolchain_or_skip
 
 from ptofuzz.backends import systest
 from ptofuzz.core.errors import UsageError
@@ -62,9 +63,10 @@ def test_a_compiler_too_old_for_pto_isa_s_headers_is_named(tmp_path, monkeypatch
             systest.toolchain(gtest_dirs=[_gtest(tmp_path)])
 
 
-def test_st_refuses_npu_platforms_and_a_tree_without_the_tests(cli, tmp_path):
-    r = cli("st", "tpartadd", "--platform", "a5")
-    assert r.code == 2 and "runs pto-isa's CPU system tests (--platform cpu)" in r.err and r.err.count("\n") == 1
+def test_st_refuses_a_runner_of_another_platform_and_a_tree_without_the_tests(cli, tmp_path):
+    r = cli("st", "tpartadd", "--platform", "a5", "--runner", "cmake")
+    assert r.code == 2 and r.err == ("ptofuzz: error: --runner cmake runs pto-isa's CPU system tests (--platform "
+                                     "cpu); a5's tests run through --runner run_st\n")
     tree = tmp_path / "tree"
     (tree / "include" / "pto").mkdir(parents=True)
     (tree / "include" / "pto" / "pto-inst.hpp").write_text("")
@@ -101,14 +103,14 @@ def _gtest_result(folder: Path, passed: bool) -> systest.GtestResult:
 
 def test_right_output_and_both_pass(case_folder):
     (case_folder / "output.bin").write_bytes((case_folder / "golden.bin").read_bytes())
-    v = st._verdict("TPARTADD", case_folder, _gtest_result(case_folder, True), "", ["output.bin"])
+    v = st._verdict("TPARTADD", "cpu", case_folder, _gtest_result(case_folder, True), "", ["output.bin"], True, "")
     assert (v.verdict, v.gtest, v.check.verdict.value, v.why) == ("pass", "pass", "pass", "")
 
 
 def test_right_output_that_pto_isa_fails_is_its_comparison_s_fault(case_folder):
     (case_folder / "output.bin").write_bytes((case_folder / "golden.bin").read_bytes())
-    v = st._verdict("TPARTADD", case_folder, _gtest_result(case_folder, False), "", ["output.bin"])
-    assert v.verdict == "fail" and v.why.startswith("pto-isa's test fails a correct output.bin: the fault is in its "
+    v = st._verdict("TPARTADD", "cpu", case_folder, _gtest_result(case_folder, False), "", ["output.bin"], True, "")
+    assert v.verdict == "fail" and v.why.startswith("pto-isa's test fails a correct output: the fault is in its "
                                                     "comparison (main.cpp:88: Failure)")
 
 
@@ -118,30 +120,23 @@ def test_a_wrong_output_is_the_simulator_s_and_says_what_pto_isa_said(case_folde
     out = bytearray((case_folder / "golden.bin").read_bytes())
     out[0] ^= 1  # one bit: within any tolerance
     (case_folder / "output.bin").write_bytes(bytes(out))
-    v = st._verdict("TPARTADD", case_folder, _gtest_result(case_folder, gtest_passed), "", ["output.bin"])
+    v = st._verdict("TPARTADD", "cpu", case_folder, _gtest_result(case_folder, gtest_passed), "", ["output.bin"],
+                    True, "")
     assert v.verdict == "fail" and v.check.verdict.value == "fail"
     assert v.why.startswith("the simulator's output differs from the documented golden (output.bin: 1 of ")
     assert v.why.endswith(side)
 
 
 def test_no_output_is_a_case_the_test_did_not_run(case_folder):
-    v = st._verdict("TPARTADD", case_folder, None, "", ["output.bin"])
+    v = st._verdict("TPARTADD", "cpu", case_folder, None, "", ["output.bin"], True, "")
     assert (v.verdict, v.gtest, v.why) == ("fail", "not run", "the test wrote no output.bin (it did not run this "
                                                                "case)")
-    crashed = st._verdict("TPARTADD", case_folder, None, "the test binary ended with status -11: ", ["output.bin"])
+    crashed = st._verdict("TPARTADD", "cpu", case_folder, None, "the test binary ended with status -11: ",
+                          ["output.bin"], True, "")
     assert crashed.why.startswith("the test binary ended with status -11")
 
 
 # ---- end to end on the pinned snapshot ------------------------------------------------------------------------
-
-def _toolchain_or_skip() -> None:
-    if not PTO_ISA:
-        pytest.skip("needs PTO_ISA_DIR (a pto-isa tree with tests/cpu/st)")
-    try:
-        systest.toolchain()
-    except UsageError as e:
-        pytest.skip(str(e))
-
 
 def _tree_listing(tree: Path) -> dict[str, float]:
     return {str(p): p.stat().st_mtime for p in (tree / "tests" / "cpu").rglob("*")} | \
@@ -155,7 +150,7 @@ def test_pto_isa_s_cpu_system_tests_pass_on_ptofuzz_s_data_and_the_tree_is_untou
     ptofuzz's canonical cases; each output.bin agrees with the golden bit for bit and pto-isa's own test passes;
     the inputs and goldens are still the files ptofuzz wrote (check compares their sha256) and nothing in the
     tree was written."""
-    _toolchain_or_skip()
+    st_toolchain_or_skip()
     tree = Path(PTO_ISA)
     before = _tree_listing(tree)
     r = cli("st", "--pto-isa", tree, "--cache-dir", tmp_path / "cache", "--json", "--junit", tmp_path / "st.xml")

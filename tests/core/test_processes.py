@@ -140,3 +140,26 @@ def test_an_atomic_write_removes_what_a_killed_writer_of_the_same_file_left(tmp_
     write_file(tmp_path / "r.html", "<html></html>")
     assert (tmp_path / "r.html").read_text() == "<html></html>"
     assert not dead.exists() and other.exists() and live.read_text() == "half"
+
+
+def test_an_exclusive_folder_makes_a_second_holder_wait_and_says_so_once(tmp_path):
+    folder = tmp_path / "build"
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys, time
+        from pathlib import Path
+        from ptofuzz.core import processes
+        with processes.exclusive(Path({str(folder)!r})):
+            print("held", flush=True)
+            time.sleep(1.0)
+        """)], stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+    said: list[str] = []
+    start = time.monotonic()
+    with processes.exclusive(folder, said.append):
+        waited = time.monotonic() - start
+    holder.communicate()
+    assert said == [f"waiting for another ptofuzz run using {folder}"] and waited > 0.3
+    said.clear()
+    with processes.exclusive(folder, said.append):  # free now: no wait, nothing said
+        pass
+    assert said == [] and (tmp_path / ".build.lock").is_file() and not folder.exists()
