@@ -114,7 +114,7 @@ def canonical_cases(inst: registry.Instruction) -> list[tuple[str, Case]]:
     out = []
     for sup in inst.platforms.values():
         for alias, case in sup.profile.canonical:
-            name = f"{sup.profile.suite}.{alias}"
+            name = sup.profile.folder(alias)
             if name not in seen:
                 seen.add(name)
                 out.append((name, case))

@@ -185,7 +185,8 @@ def st(
         cases = systest.run(ops or [], settings.tree(), settings.cache_root(), platform=platform, runner=runner,
                             run_mode=run_mode, stand_in=stand_in, timeout=timeout, say=_say)
         if junit is not None:
-            ci.junit_cases(junit, "ptofuzz st", [(c.name, None if c.verdict == "pass" else c.why, c.reproduce)
-                                                 for c in cases])
+            ci.junit_cases(junit, "ptofuzz st", [(c.name, c.why if c.verdict == "fail" else None, c.reproduce)
+                                                 for c in cases],
+                           skipped={c.name: c.why for c in cases if c.verdict == "skip"})
         case_folders.st_ran(cases, as_json=json_out)
         _exit_for([c.verdict for c in cases], "fail")

@@ -64,7 +64,8 @@ class Profile:
         spelling: dtype name -> how this test spells it in case names.
         param_tokens: (param, prefix) of integer parameters written as ``_<prefix><value>`` after the tiles.
         derive: builds every role's tile from the named roles' tiles (roles that share a geometry).
-        canonical: (case part of the name, case) of every case the pto-isa test defines, in its order.
+        canonical: (case part of the name, case) of every case the pto-isa test defines, in its order; a whole
+            ``<Suite>.<case>`` name where the platform has a second test of the instruction with its own suite.
         physical: for full-tile profiles, the default physical shape for a valid region and dtype.
         src1_form: also read the cpu ``case_<dt>_<R>x<C>_src1_<r>x<c>`` names.
         note: where the profile comes from.
@@ -111,12 +112,22 @@ class Profile:
             return word
         return None
 
+    @property
+    def suites(self) -> tuple[str, ...]:
+        """The suite, then those of canonical names that carry their own (a second test of the instruction)."""
+        more = {a.partition(".")[0] for a, _ in self.canonical if "." in a} - {self.suite}
+        return (self.suite, *sorted(more))
+
+    def folder(self, alias: str) -> str:
+        """The folder name of a canonical case: ``<suite>.<alias>``, or the alias itself when it names its suite."""
+        return alias if "." in alias else f"{self.suite}.{alias}"
+
     def name(self, case: Case, index: int | None = None) -> str:
         """Folder name of ``case``; ``index`` numbers random cases (``_n<k>``)."""
         if index is None:
             for alias, c in self.canonical:
                 if c == case:
-                    return f"{self.suite}.{alias}"
+                    return self.folder(alias)
         present = dict(case.tiles)
         parts = ["case", self._spell(case.dtype)]
         if self.dtype_param:
@@ -133,6 +144,9 @@ class Profile:
 
     def parse(self, folder_name: str) -> Case:
         """Recover the case from a folder name, or raise a one-line CaseFolderError."""
+        for alias, case in self.canonical:  # a test of its own suite (a2a3's TADDPLUSTest beside TADDTest)
+            if "." in alias and alias == folder_name:
+                return case
         suite, dot, rest = folder_name.partition(".")
         if not dot or suite != self.suite:
             raise CaseFolderError(

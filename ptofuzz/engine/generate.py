@@ -142,7 +142,7 @@ def plan_cases(op: str, platform: str, *, seed: int = 0, random: int | None = No
         raise UsageError(f"pto-isa has no file-based {inst.name} system test on {platform}; use --random N or "
                          "explicit flags (" + ", ".join(_flag(o) for o in inst.options) + ")")
     for alias, case in prof.canonical:
-        yield f"{prof.suite}.{alias}", case, _replay_command(inst.name, platform, seed, "")
+        yield prof.folder(alias), case, _replay_command(inst.name, platform, seed, "")
 
 
 MAX_RANDOM = 1_000_000

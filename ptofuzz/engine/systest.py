@@ -24,7 +24,7 @@ from ptofuzz.engine.check import check_case
 from ptofuzz.engine.verdicts import CaseVerdict, failure_summary
 from ptofuzz.instructions import registry
 
-PASS, FAIL = "pass", "fail"
+PASS, FAIL, SKIP = "pass", "fail", "skip"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -36,8 +36,8 @@ class StCase:
     path: Path
     gtest: str  # pass, fail, "not run" (the report has no such test) or "no report" (the binary wrote none)
     check: CaseVerdict | None
-    verdict: str  # pass or fail
-    why: str = ""  # for a failure: which side is the reason
+    verdict: str  # pass, fail, or skip (the test binary defines no such case)
+    why: str = ""  # for a failure: which side is the reason; for a skip, why the binary lacks the case
     platform: str = "cpu"
     rerun: str = ""  # the shell command that runs the test of this case again
 
@@ -183,6 +183,11 @@ def _verdict(op: str, platform: str, path: Path, gtest: systest.GtestResult | No
 
     if not path.is_dir():
         return case(FAIL, None, whole or "the runner wrote no case folder (its gen_data.py did not run ptofuzz)")
+    if g == "not run" and not whole:  # the binary ran and reported its tests: this one is not among them
+        bf16 = "_bf16_" in path.name
+        return case(SKIP, None, f"the test binary defines no {path.name}" + (
+            ": pto-isa compiles its bfloat16 cases only with -DPTO_CPU_SIM_ENABLE_BF16=ON, which needs a compiler "
+            "with C++23 std::bfloat16_t (g++ >= 13)" if bf16 else ""))
     try:
         chk: CaseVerdict | None = check_case(path, platform)
     except CaseFolderError as e:

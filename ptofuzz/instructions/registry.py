@@ -38,6 +38,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.tsort": ("TSORT",),
     "ptofuzz.instructions.tsort32": ("TSORT32",),
     "ptofuzz.instructions.tmrgsort": ("TMRGSORT",),
+    "ptofuzz.instructions.elementwise": ("TADD", "TSUB", "TMUL", "TMAX", "TMIN"),
 }
 
 

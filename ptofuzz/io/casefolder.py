@@ -569,11 +569,11 @@ def load(path: Path, platform: str | None) -> LoadedCase:
     suite = path.name.partition(".")[0]
     for inst in registry.all_instructions().values():
         sup = inst.platforms.get(platform)
-        if sup is not None and sup.profile.suite == suite:
+        if sup is not None and suite in sup.profile.suites:
             case = sup.profile.parse(path.name)
             return LoadedCase(path, inst, case, sup.profile, None)
-    suites = sorted({s.profile.suite for i in registry.all_instructions().values()
-                     for p, s in i.platforms.items() if p == platform})
+    suites = sorted({name for i in registry.all_instructions().values()
+                     for p, s in i.platforms.items() if p == platform for name in s.profile.suites})
     raise CaseFolderError(f"folder name {path.name!r}: suite {suite!r} is no {platform} test "
                           f"(known: {', '.join(suites)})")
 

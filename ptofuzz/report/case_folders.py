@@ -268,22 +268,28 @@ def target_ran(verdicts: list[Any], *, as_json: bool = False) -> None:
 
 
 def st_ran(cases: list[Any], *, as_json: bool = False) -> None:
-    """``ptofuzz st``: per case pto-isa's verdict and ptofuzz's, why a failure fails, and the totals."""
-    failed = [c for c in cases if c.verdict != "pass"]
+    """``ptofuzz st``: per case pto-isa's verdict and ptofuzz's, why a failure fails (or a skip was skipped),
+    and the totals."""
+    failed = [c for c in cases if c.verdict == "fail"]
+    skipped = [c for c in cases if c.verdict == "skip"]
+    passed = len(cases) - len(failed) - len(skipped)
     if as_json:
         _print_json({"cases": [{"op": c.op, "name": c.name, "path": str(c.path), "gtest": c.gtest,
                                 "check": c.check.verdict.value if c.check is not None else None,
                                 "verdict": c.verdict, "why": c.why, "reproduce": c.reproduce} for c in cases],
-                     "ran": len(cases), "passed": len(cases) - len(failed), "failed": len(failed)})
+                     "ran": len(cases) - len(skipped), "passed": passed, "failed": len(failed),
+                     "skipped": len(skipped)})
         return
     con = _console()
     for c in cases:
-        mark = "[green]PASS[/]" if c.verdict == "pass" else "[bold red]FAIL[/]"
+        mark = {"pass": "[green]PASS[/]", "skip": "[yellow]SKIP[/]"}.get(c.verdict, "[bold red]FAIL[/]")
         ours = c.check.verdict.value if c.check is not None else "-"
         con.print(f"{mark}  {escape(c.name)}  [dim]pto-isa {c.gtest}, ptofuzz {ours}[/]")
         if c.verdict != "pass":
             con.print(f"      {escape(c.why)}")
+        if c.verdict == "fail":
             con.print(f"      reproduce: {escape(c.reproduce)}")
     ops = sorted({c.op for c in cases})
-    con.print(f"{len(cases)} case(s) of {len(ops)} instruction(s) ran on ptofuzz's data: {len(cases) - len(failed)} "
-              f"passed, {len(failed)} failed")
+    more = f", {len(skipped)} skipped (not in the test binary)" if skipped else ""
+    con.print(f"{len(cases) - len(skipped)} case(s) of {len(ops)} instruction(s) ran on ptofuzz's data: {passed} "
+              f"passed, {len(failed)} failed{more}")

@@ -127,13 +127,27 @@ def test_a_wrong_output_is_the_simulator_s_and_says_what_pto_isa_said(case_folde
     assert v.why.endswith(side)
 
 
-def test_no_output_is_a_case_the_test_did_not_run(case_folder):
-    v = st._verdict("TPARTADD", "cpu", case_folder, None, "", ["output.bin"], True, "")
-    assert (v.verdict, v.gtest, v.why) == ("fail", "not run", "the test wrote no output.bin (it did not run this "
-                                                               "case)")
+def test_no_output_of_a_case_the_test_ran_fails_and_a_crash_says_so(case_folder):
+    v = st._verdict("TPARTADD", "cpu", case_folder, _gtest_result(case_folder, True), "", ["output.bin"], True, "")
+    assert (v.verdict, v.gtest, v.why) == ("fail", "pass", "the test wrote no output.bin (it did not run this "
+                                                           "case)")
     crashed = st._verdict("TPARTADD", "cpu", case_folder, None, "the test binary ended with status -11: ",
                           ["output.bin"], True, "")
-    assert crashed.why.startswith("the test binary ended with status -11")
+    assert crashed.verdict == "fail" and crashed.why.startswith("the test binary ended with status -11")
+
+
+def test_a_case_the_test_binary_does_not_define_is_skipped_with_the_reason(tmp_path):
+    """Its report lists other tests only: pto-isa compiled the case out (its bfloat16 cases need
+    -DPTO_CPU_SIM_ENABLE_BF16=ON), so it is neither a pass nor a failure."""
+    folder = tmp_path / generate("tadd", "cpu", tmp_path).cases[0].name
+    assert "_bf16_" in folder.name
+    v = st._verdict("TADD", "cpu", folder, None, "", ["output.bin"], True, "")
+    assert (v.verdict, v.gtest, v.check) == ("skip", "not run", None)
+    assert v.why == (f"the test binary defines no {folder.name}: pto-isa compiles its bfloat16 cases only with "
+                     "-DPTO_CPU_SIM_ENABLE_BF16=ON, which needs a compiler with C++23 std::bfloat16_t (g++ >= 13)")
+    other = tmp_path / generate("tadd", "cpu", tmp_path / "o").cases[1].name
+    assert st._verdict("TADD", "cpu", tmp_path / "o" / other.name, None, "", ["output.bin"], True,
+                       "").why == f"the test binary defines no {other.name}"
 
 
 # ---- end to end on the pinned snapshot ------------------------------------------------------------------------
@@ -157,8 +171,11 @@ def test_pto_isa_s_cpu_system_tests_pass_on_ptofuzz_s_data_and_the_tree_is_untou
     assert r.code == 0, r
     report = json.loads(r.out)
     covered = st.covered(tree)
-    assert {c["op"] for c in report["cases"]} == set(covered) and len(covered) >= 7
-    assert report["ran"] == report["passed"] >= 24 and report["failed"] == 0
-    assert all(c["gtest"] == "pass" and c["check"] == "pass" for c in report["cases"])
+    assert {c["op"] for c in report["cases"]} == set(covered) and len(covered) >= 12
+    assert report["ran"] == report["passed"] >= 47 and report["failed"] == 0
+    ran = [c for c in report["cases"] if c["verdict"] != "skip"]
+    assert all(c["gtest"] == "pass" and c["check"] == "pass" for c in ran)
+    skipped = [c["name"] for c in report["cases"] if c["verdict"] == "skip"]  # compiled out by pto-isa
+    assert all("_bf16_" in name for name in skipped) and report["skipped"] == len(skipped)
     assert _tree_listing(tree) == before
     assert 'failures="0"' in (tmp_path / "st.xml").read_text()

@@ -5,12 +5,16 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from ptofuzz import api
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import EXACT
 from ptofuzz.core.errors import CaseFolderError
 from ptofuzz.generators.source import seeded
 from ptofuzz.instructions import registry
+from ptofuzz.io.casefolder import classes_from_masks
 
 TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -47,7 +51,7 @@ def test_a5_tpartadd_is_the_twelve_named_cases(tmp_path):
 def test_canonical_names_parse_back_to_their_cases(op, platform):
     prof = registry.get(op).support(platform).profile
     for alias, case in prof.canonical:
-        name = f"{prof.suite}.{alias}"
+        name = prof.folder(alias)
         assert prof.name(case) == name
         assert prof.parse(name) == case
 
@@ -127,9 +131,9 @@ def test_written_folders_read_back_from_name_alone(platform, tmp_path):
 
 @pytest.mark.parametrize("key", ST_KEYS)
 def test_check_accepts_every_written_folder_and_rejects_a_flipped_golden_byte(key, tmp_path):
-    """Each of the 38: every folder passes; then, without the manifest (so the element comparison and not the
-    sha256 decides), one flipped low byte in the first element of each golden file (TPARTARG*: the value and
-    the index file) fails that folder, naming the file."""
+    """Each system test: every folder passes; then, without the manifest (so the element comparison and not the
+    sha256 decides), one flipped low byte in the first element each golden file pins exactly (TPARTARG*: the
+    value and the index file) fails that folder, naming the file."""
     op, platform = key.split("/")
     api.generate(op, platform, tmp_path)
     verdicts = api.check([tmp_path])
@@ -137,11 +141,15 @@ def test_check_accepts_every_written_folder_and_rejects_a_flipped_golden_byte(ke
     prof = registry.get(op).support(platform).profile
     folder = next(d for d in sorted(tmp_path.iterdir())
                   if all((d / f).stat().st_size for f, _ in prof.golden))
+    manifest = json.loads((folder / "ptofuzz.json").read_text())
     (folder / "ptofuzz.json").unlink()
     for fname, _ in prof.golden:
         path = folder / fname
         good = path.read_bytes()
-        path.write_bytes(bytes([good[0] ^ 1]) + good[1:])
+        size = next(f["bytes"] // dtypes.get(f["dtype"]).itemsize for f in manifest["files"] if f["name"] == fname)
+        classes = classes_from_masks(manifest["expected"].get("classes", {}).get(fname, {}), size)
+        at = int(np.flatnonzero(classes == EXACT)[0]) * (len(good) // size)  # its lowest (little-endian) byte
+        path.write_bytes(good[:at] + bytes([good[at] ^ 1]) + good[at + 1:])
         (v,) = api.check([folder], platform)
         assert v.verdict == "fail" and [f.file for f in v.files if not f.ok] == [fname]
         path.write_bytes(good)

@@ -1,0 +1,215 @@
+"""The elementwise tile-tile arithmetic instructions (TADD, TSUB, TMUL, TMAX, TMIN): one oracle per semantics.
+
+Each oracle takes a :class:`~ptofuzz.core.case.Case` (roles ``dst``, ``src0``, ``src1``, each tile at its own
+physical shape) and the source bits at those shapes (a leading batch axis is allowed), and returns an
+:class:`~ptofuzz.core.case.Outcome` whose ``dst`` has the destination's physical shape. The iteration domain is
+the destination's valid region; element ``(i, j)`` of each source is read at its own row stride. Outside the
+valid region nothing is written: every such element is undefined (pto-spec's Null padding; pto-isa does not
+write them).
+
+Sources:
+- ``spec``: pto-spec 0.58 ``asl/tile/elementwise-tile-tile/arithmetic/T{ADD,SUB,MUL,MAX,MIN}.asl`` with
+  ``asl/tile/model/execution/elementwise.asl``: integers wrap; floats are IEEE 754 in the element type, round to
+  nearest even, the canonical NaN and IEEE status flags; max/min follow the hardware min/max rules (a NaN loses
+  to a number, two NaNs give the canonical NaN, max(+0, -0) = +0, min = -0). Legality: the three tiles have one
+  physical shape, one valid shape and a legal descriptor; a source must be completely defined. Anything else is
+  Fault_TileLegality before any effect.
+- ``documented`` (cpu and the NPUs): pto-isa ``docs/isa/T{ADD,SUB,MUL,MAX,MIN}.md``, whose only statement is the
+  element formula (``src0 + src1``, ``max(src0, src1)`` ...) over the destination's valid region. What the pages
+  leave open is classed, never filled in: a float NaN result is some NaN (``nan``); integer overflow (wrap or
+  saturate; signed overflow is undefined behaviour in C++) is ``undefined``; max/min with a NaN operand is
+  ``undefined`` and of mixed zeros some zero (``zero``). The NPUs' vector units add what their hardware pages
+  leave open too (as for TPART*): float overflow from finite operands, and results that flushing subnormal
+  operands to zero, or a tiny result, would change, are ``undefined``. The cpu simulator computes on the host:
+  IEEE 754 with gradual underflow.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ptofuzz.core.case import COMMIT, EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind
+from ptofuzz.core.dtypes import DType, get
+from ptofuzz.oracles import descriptors, ieee, integer
+
+OPS = {"TADD": "add", "TSUB": "sub", "TMUL": "mul", "TMAX": "max", "TMIN": "min"}
+SYMBOL = {"add": "+", "sub": "-", "mul": "*", "max": "max", "min": "min"}
+#: the element types pto-spec's arithmetic tile-tile operations take (TileVecArithmeticDataTypeSupported)
+SPEC_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint32", "uint16", "uint8")
+
+ElementResult = tuple[np.ndarray, np.ndarray, dict[str, np.ndarray]]  # result bits, classes, status flags
+
+
+def _negated(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """``-x`` of float bits: the sign flipped (a NaN stays a NaN of the same kind)."""
+    flipped: np.ndarray = bits ^ np.array(dt.sign_mask, bits.dtype)
+    return flipped
+
+
+def wrap(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``a op b`` modulo 2**bits (two's complement arithmetic on the unsigned bits)."""
+    with np.errstate(over="ignore"):
+        out: np.ndarray = a + b if op == "add" else a - b if op == "sub" else a * b
+    return out
+
+
+def overflows(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
+    """Where the mathematical ``a op b`` does not fit the element type (any width up to 64 bits)."""
+    if op == "mul" and dt.bits <= 32:
+        return integer.overflows("mul", a, b, dt)
+    if dt.bits < 64:
+        wide = np.int64 if dt.kind == "int" else np.uint64
+        va, vb = integer.values(a, dt).astype(wide), integer.values(b, dt).astype(wide)
+        if dt.kind != "int":
+            small: np.ndarray = (va + vb > dt.int_max) if op == "add" else (vb > va)
+            return small
+        exact = va + vb if op == "add" else va - vb
+        out: np.ndarray = (exact < dt.int_min) | (exact > dt.int_max)
+        return out
+    r = wrap(op, a, b)
+    sa, sb, sr = (integer.values(x, dt) for x in (a, b, r))
+    with np.errstate(all="ignore"):
+        if op == "mul":  # the wrapped product divided back: exact iff it fits (and not -1 * INT_MIN)
+            nonzero = sa != 0
+            back = np.where(nonzero, sr // np.where(nonzero, sa, 1), sb)
+            bad: np.ndarray = back != sb
+            if dt.kind == "int":
+                bad |= (sa == -1) & (sb == dt.int_min) | (sb == -1) & (sa == dt.int_min)
+            return bad
+    flags: np.ndarray
+    if dt.kind == "int":
+        flags = ((sa ^ sr) & (sb ^ sr)) < 0 if op == "add" else ((sa ^ sb) & (sa ^ sr)) < 0
+    else:
+        flags = (r < a) if op == "add" else (a < b)
+    return flags
+
+
+def _exact(shape: tuple[int, ...]) -> np.ndarray:
+    return np.zeros(shape, dtype=np.uint8)
+
+
+def spec_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> ElementResult:
+    """pto-spec's typed operation on every element (all results exact, IEEE status flags per element)."""
+    if not dt.is_float:
+        res = integer.max_min(op, a, b, dt) if op in ("max", "min") else wrap(op, a, b)
+        return res, _exact(res.shape), {}
+    if op in ("max", "min"):
+        res, nv = ieee.spec_max_min(op, a, b, dt)
+        return res, _exact(res.shape), {ieee.NV: nv}
+    res, flags = ieee.add_mul("mul" if op == "mul" else "add", a, _negated(b, dt) if op == "sub" else b, dt)
+    return res, _exact(res.shape), flags
+
+
+def _flush(bits: np.ndarray, dt: DType) -> np.ndarray:
+    """Subnormals replaced by a zero of the same sign (what a flush-to-zero unit would see)."""
+    return np.where(ieee.is_subnormal(bits, dt), bits & np.array(dt.sign_mask, bits.dtype), bits)
+
+
+def documented_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType, *, npu: bool) -> ElementResult:
+    """The pages' formula on every element, with what they leave open classed (see the module docstring)."""
+    if not dt.is_float:
+        if op in ("max", "min"):
+            res = integer.max_min(op, a, b, dt)
+            return res, _exact(res.shape), {}
+        res = wrap(op, a, b)  # placeholder bits under an undefined class
+        return res, np.where(overflows(op, a, b, dt), np.uint8(UNDEFINED), np.uint8(EXACT)).astype(np.uint8), {}
+    if op in ("max", "min"):
+        res, _ = ieee.spec_max_min(op, a, b, dt)
+        undefined = ieee.is_nan(a, dt) | ieee.is_nan(b, dt)
+        zero = ieee.is_zero(a, dt) & ieee.is_zero(b, dt) & (a != b)
+        if npu:  # a flushing compare orders subnormals as zeros: where that changes the result, it is open
+            sub = ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt)
+            if sub.any():
+                flushed = res.copy()
+                flushed[sub] = ieee.spec_max_min(op, _flush(a[sub], dt), _flush(b[sub], dt), dt)[0]
+                both_zero = ieee.is_zero(res, dt) & ieee.is_zero(flushed, dt)
+                zero |= both_zero & (res != flushed)
+                undefined |= (flushed != res) & ~both_zero
+        cls = np.where(undefined, np.uint8(UNDEFINED), np.where(zero, np.uint8(ZERO), np.uint8(EXACT)))
+        return res, cls.astype(np.uint8), {}
+    kind = "mul" if op == "mul" else "add"
+    rhs = _negated(b, dt) if op == "sub" else b
+    res, exact, nan = ieee.add_mul_fast(kind, a, rhs, dt)
+    cls = np.where(nan, np.uint8(NAN), np.uint8(EXACT)).astype(np.uint8)
+    if npu:
+        magnitude = np.abs(exact)
+        nonzero = (magnitude > 0) if kind == "add" else ~ieee.is_zero(a, dt) & ~ieee.is_zero(b, dt)
+        undefined = nonzero & (magnitude < ieee.min_normal(dt))  # tiny before rounding
+        undefined |= ieee.is_inf(res, dt) & ~ieee.is_inf(a, dt) & ~ieee.is_inf(b, dt)  # overflow of finites
+        sub = ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt)
+        if sub.any():  # flushing subnormal operands would change the result
+            flushed = ieee.add_mul_fast(kind, _flush(a[sub], dt), _flush(rhs[sub], dt), dt)[0]
+            undefined[sub] |= flushed != res[sub]
+        cls = np.where(undefined & ~nan, np.uint8(UNDEFINED), cls).astype(np.uint8)
+    return res, cls, {}
+
+
+def _domain(case: Case) -> tuple[int, int]:
+    return case.tile("dst").valid
+
+
+def _paint(case: Case, inputs: Mapping[str, np.ndarray], result: ElementResult | None, with_flags: bool
+           ) -> Outcome:
+    d = case.tile("dst")
+    rows, cols = d.valid
+    a = inputs["src0"]
+    shape = a.shape[:-2] + d.shape
+    out = np.zeros(shape, dtype=a.dtype)
+    classes = np.full(shape, UNDEFINED, dtype=np.uint8)
+    raised: tuple[str, ...] | None = () if with_flags else None
+    if result is not None and rows and cols:
+        res, cls, flags = result
+        out[..., :rows, :cols] = res
+        classes[..., :rows, :cols] = cls
+        if with_flags:
+            raised = tuple(name for name in ieee.FLAG_ORDER if name in flags and bool(np.any(flags[name])))
+    return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes}, flags=raised)
+
+
+def _operands(case: Case, inputs: Mapping[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    rows, cols = _domain(case)
+    return inputs["src0"][..., :rows, :cols], inputs["src1"][..., :rows, :cols]
+
+
+def spec_legality(case: Case) -> Outcome | None:
+    """Fault_TileLegality (trap 5) when the tiles break pto-spec's rules for these operations, else None."""
+    dt = get(case.dtype)
+    d, s0, s1 = case.tile("dst"), case.tile("src0"), case.tile("src1")
+    why = ""
+    if s0.shape != d.shape or s1.shape != d.shape:
+        why = "source and destination physical shapes differ"
+    elif s0.valid != d.valid or s1.valid != d.valid:
+        why = "source and destination valid shapes differ"
+    elif 0 in d.valid:
+        why = "an empty valid region (LB0 must be nonzero; LB1 defaults to 1)"
+    else:
+        for role, tile in case.tiles:
+            problem = descriptors.problem(tile, dt, max_bytes=descriptors.LOCAL_MAX)
+            if problem:
+                why = f"{role}: {problem}"
+                break
+    if not why:
+        return None
+    return Outcome.faulted("Fault_TileLegality", 5, f"{case.op}: {why}", COMMIT)
+
+
+def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    fault = spec_legality(case)
+    if fault is not None:
+        return fault
+    a, b = _operands(case, inputs)
+    return _paint(case, inputs, spec_element(OPS[case.op], a, b, get(case.dtype)), with_flags=True)
+
+
+def cpu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    a, b = _operands(case, inputs)
+    return _paint(case, inputs, documented_element(OPS[case.op], a, b, get(case.dtype), npu=False),
+                  with_flags=False)
+
+
+def npu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    a, b = _operands(case, inputs)
+    return _paint(case, inputs, documented_element(OPS[case.op], a, b, get(case.dtype), npu=True),
+                  with_flags=False)

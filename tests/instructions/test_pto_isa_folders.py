@@ -1,0 +1,54 @@
+"""pto-isa's own case folders, written by running each system test's ``gen_data.py`` from the pinned snapshot (as
+its runners do: in a scratch build folder, ``tests/cpu/st`` on PYTHONPATH, bfloat16 cases on), read back by
+``ptofuzz check`` with no manifest: every folder parses, and every golden agrees with the documented semantics
+(elements the pages leave open, such as the wrap of pto-isa's unsigned TSUB goldens, are not pinned)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ptofuzz import api
+
+PTO_ISA = os.environ.get("PTO_ISA_DIR", "")
+DATA = Path(__file__).resolve().parents[1] / "data"
+ELEMENTWISE = ("tadd", "tsub", "tmul", "tmax", "tmin")
+KEYS = sorted(k for k in json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"]
+              if k.split("/")[0] in ELEMENTWISE)
+SECOND_TEST = {"tadd/a2a3": ("taddplus",)}  # a platform's other test folder of the same instruction
+
+
+def _scripts(tree: Path, key: str) -> list[Path]:
+    op, platform = key.split("/")
+    root = tree / "tests" / ("cpu/st" if platform == "cpu" else f"npu/{platform}/src/st") / "testcase"
+    return [root / name / "gen_data.py" for name in (op, *SECOND_TEST.get(key, ()))]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", KEYS)
+def test_pto_isa_s_own_folders_pass_check(key, st_cases, tmp_path):
+    if not PTO_ISA or not (Path(PTO_ISA) / "tests").is_dir():
+        pytest.skip("needs PTO_ISA_DIR (a pto-isa tree with its tests/)")
+    tree = Path(PTO_ISA)
+    env = {**os.environ, "PYTHONPATH": str(tree / "tests" / "cpu" / "st"), "PTO_CPU_SIM_ENABLE_BF16": "1",
+           "PYTHONDONTWRITEBYTECODE": "1"}
+    for script in _scripts(tree, key):
+        run = tmp_path / script.parent.name
+        run.mkdir()
+        shutil.copy(script, run / "gen_data.py")  # as the runners do: the copy runs where the folders go
+        done = subprocess.run([sys.executable, "gen_data.py"], cwd=run, env=env, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr[-2000:]
+        (run / "gen_data.py").unlink()
+        shutil.rmtree(run / "testcases", ignore_errors=True)
+    folders = sorted(d for run in tmp_path.iterdir() for d in run.iterdir())
+    assert sorted(d.name for d in folders) == sorted(st_cases[key]["cases"])
+    verdicts = api.check(folders, key.split("/")[1])
+    assert len(verdicts) == len(folders)
+    assert [(v.name, v.verdict.value, v.message) for v in verdicts if v.verdict.value != "pass"] == []
