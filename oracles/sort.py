@@ -154,8 +154,10 @@ def tsort32_model(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -
     values (on the NPUs a 1-row idx tile is broadcast to every row); ``dst`` receives 8-byte records.
 
     cpu: ``std::stable_sort`` by (value desc, idx value asc); a block holding a NaN has no strict weak order,
-    so its records are undefined; returns without writing when idx's valid region differs from src's; for
-    2-byte types block b is written at record 16*b (so later blocks overwrite earlier ones when C > 32).
+    so its records are undefined; returns without writing when idx's valid region differs from src's. Block b
+    of a row lands at record 32*b on every platform, as ``docs/isa/TSORT32.md`` says (``coef`` 4 for half): the
+    simulator's 16-bit blocks at record 16*b are its defect ``cpusim-tsort32-16bit-overlap``
+    (:mod:`ptofuzz.instructions.defects`), not this model's.
     a2a3/a5: hardware vbitsort; ties go to the smaller index, which the Ascend docs describe by position, so
     a tie whose index order disagrees with its position order, or a tie of +0 with -0, leaves those records
     undefined; NaN order is undocumented, so a block holding a NaN is undefined; the 3-argument form
@@ -294,7 +296,6 @@ def _sorted_records(v: np.ndarray, ix: np.ndarray, block: np.ndarray, dt: DType,
 def _tsort32_outcome(case: Case, inputs: Mapping[str, np.ndarray], platform: str, shape: tuple[int, ...],
                      rec: np.ndarray, rec_cls: np.ndarray) -> Outcome:
     """The dst tile holding one case's sorted records (``shape``: its sorted values' shape)."""
-    dt = get(case.dtype)
     vr, sorted_cols = shape[-2:]
     rec = rec.reshape(shape[:-1] + (2 * sorted_cols,))
     rec_cls = rec_cls.reshape(rec.shape)
@@ -304,8 +305,6 @@ def _tsort32_outcome(case: Case, inputs: Mapping[str, np.ndarray], platform: str
         blocks = -(-sorted_cols // BLOCK)
         if blocks > 255 and blocks % 255 == 0:  # the last 255-block chunk gets repeat 0 (a2a3) / 0-1 (a5)
             rec_cls[..., 2 * (blocks - 255) * BLOCK:] = UNDEFINED
-    if cpu and dt.bits == 16 and sorted_cols > BLOCK:
-        return _cpu_overlapping_blocks(case, rec, rec_cls, out, classes)
     out[..., :vr, :2 * sorted_cols] = rec
     classes[..., :vr, :2 * sorted_cols] = rec_cls
     return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})
@@ -321,19 +320,6 @@ def _tie_runs(keys: np.ndarray, block: np.ndarray, bad_pair: np.ndarray) -> np.n
     tainted = np.zeros(int(run.max()) + 1, bool)
     tainted[run[..., 1:][bad]] = True
     return tainted[run]
-
-
-def _cpu_overlapping_blocks(case: Case, rec: np.ndarray, rec_cls: np.ndarray, out: np.ndarray,
-                            classes: np.ndarray) -> Outcome:
-    """cpu TSort32.hpp places block b at record 2*b*... = 16*b for 2-byte types: later blocks overwrite."""
-    vr, vc = case.tile("src").valid
-    blocks = -(-vc // BLOCK)
-    for b in range(blocks):  # at most C/32 iterations, each a vectorised copy of whole rows
-        n = min(BLOCK, vc - b * BLOCK)
-        start = 16 * b
-        out[..., :vr, 2 * start:2 * (start + n)] = rec[..., 2 * b * BLOCK:2 * (b * BLOCK + n)]
-        classes[..., :vr, 2 * start:2 * (start + n)] = rec_cls[..., 2 * b * BLOCK:2 * (b * BLOCK + n)]
-    return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -191,24 +191,26 @@ def spec_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> ElementRes
 
 
 def cpu_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> ElementResult:
-    """pto-isa cpu simulator: native C++ arithmetic.
+    """pto-isa cpu simulator, as ``docs/isa/TPART*.md`` describe it (the formula, nothing more), computed on the
+    host.
 
     Integers wrap (promoted to int, truncated on store). Float add/mul are IEEE RNE (half and bf16 are
     evaluated in float and rounded once, which is the correctly rounded result); a NaN result is a NaN whose
     sign and payload depend on the host FPU and the compiler's operand order, so only "NaN" is expected.
-    max/min are ``std::max(src0, src1)`` = ``src0 < src1 ? src1 : src0`` and ``std::min`` = ``src1 < src0 ?
-    src1 : src0``: the chosen operand is returned bit for bit, NaN wins only as src0, ties (and mixed zeros)
-    return src0.
+    max/min: the pages say ``max(src0, src1)`` and no more, so a NaN operand leaves the element undefined and
+    mixed zeros give some zero (what the simulator's ``std::max``/``std::min`` happen to return there is not
+    the golden); otherwise the larger (smaller) operand, bit for bit.
     """
     if not dt.is_float:
         return spec_element(op, a, b, dt)
     if op in ("add", "mul"):
         res, _, nan = ieee.add_mul_fast(op, a, b, dt)
         return res, nan.astype(np.uint8) * np.uint8(NAN), {}
-    va, vb = ieee.to_float64(a, dt), ieee.to_float64(b, dt)
-    take_b = (va < vb) if op == "max" else (vb < va)
-    res = np.where(take_b, b, a)
-    return res, _exact(res.shape), {}
+    res, _ = ieee.spec_max_min(op, a, b, dt)  # placeholder bits where the class is not exact
+    zero = ieee.is_zero(a, dt) & ieee.is_zero(b, dt) & (a != b)
+    cls = np.where(ieee.is_nan(a, dt) | ieee.is_nan(b, dt), np.uint8(UNDEFINED),
+                   np.where(zero, np.uint8(ZERO), np.uint8(EXACT)))
+    return res, cls.astype(np.uint8), {}
 
 
 def _flush(bits: np.ndarray, dt: DType) -> np.ndarray:

@@ -38,6 +38,7 @@ from ptofuzz.core.signature import Signature
 from ptofuzz.engine import differential
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source, seeded
+from ptofuzz.instructions import defects
 
 if TYPE_CHECKING:
     from ptofuzz.backends.cpusim.build import Settings
@@ -247,10 +248,11 @@ class Finding:
     hits: int  # in this campaign
     first: str  # where this campaign first met it: "batch 3 item 17" / an exec number / a corpus path
     known: str | None  # the documented reason, for an intended platform difference
-    new: bool  # neither known nor saved by an earlier campaign in the same --out
+    new: bool  # neither known, nor a known defect, nor saved by an earlier campaign in the same --out
     path: Path | None = None  # its record folder
     case_number: int | None = None  # cases run up to and including the first hit (for a --runs replay)
     flushed: int = 0  # hits already added to the saved record
+    defect: str | None = None  # the known defect of the code under test it is an instance of (instructions.defects)
 
 
 @dataclasses.dataclass
@@ -317,8 +319,9 @@ class FindingStore:
             sig = Signature.from_key(key)
             known = self.inst.known_difference(differential.as_platforms(sig, self.plan.backends)) \
                 if self.inst.known_difference else None
-            f = Finding(sig, 0, first, known, new=known is None and key not in self.saved,
-                        case_number=case_number)
+            defect = defects.matching(sig)  # the real code named as itself: a model never matches a defect
+            f = Finding(sig, 0, first, known, new=known is None and defect is None and key not in self.saved,
+                        case_number=case_number, defect=defect.name if defect else None)
             self.findings[key] = f
             if self.out is not None:
                 f.path = self.saved.get(key) or self._save(f, case, inputs)
@@ -330,7 +333,8 @@ class FindingStore:
         folder = self.out / f.signature.slug  # type: ignore[operator]
         extra: dict[str, Any] = {
             "finding": {"signature": f.signature.key, "hits": 0, "first_seen": f.first, "known": f.known,
-                        "seed": self.plan.seed, "engine": self.engine},
+                        "seed": self.plan.seed, "engine": self.engine,
+                        **({"defect": f.defect} if f.defect else {})},
             # paths relative to the campaign folder (the record's parent): a moved findings tree stays valid
             "replay": f"ptofuzz replay {folder.name}",
         }
@@ -393,7 +397,7 @@ def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
            if store.engine == "atheris" else {}),
         "signatures": [
             {"signature": f.signature.key, "hits": f.hits, "first_seen": f.first, "new": f.new, "known": f.known,
-             "path": str(_shown(store, f.path.parent)) if f.path else None,
+             "defect": f.defect, "path": str(_shown(store, f.path.parent)) if f.path else None,
              "replay": f"ptofuzz replay {_shown(store, f.path.parent)}" if f.path else None}
             for f in sorted(store.findings.values(), key=lambda f: f.signature)],
         "new": len(store.new),

@@ -8,7 +8,7 @@ from ptofuzz.backends.base import CPUSIM
 from ptofuzz.backends.cpusim import build
 from ptofuzz.backends.cpusim.backend import ADAPTERS
 from ptofuzz.core.errors import UsageError
-from ptofuzz.instructions import registry
+from ptofuzz.instructions import defects, registry
 
 
 def capabilities(sim: build.Settings | None = None) -> list[dict[str, Any]]:
@@ -45,7 +45,8 @@ def _cached_sim(settings: build.Settings) -> Any:
 def _cpusim_row(inst: registry.Instruction, found: Any) -> dict[str, Any]:
     """The real simulator's row: what a cached build holds (``ptofuzz sim build`` builds)."""
     row: dict[str, Any] = {"op": inst.name, "platform": CPUSIM, "dtypes": [], "system_test": False, "suite": "",
-                           "layout": "", "canonical_cases": 0, "source": "ptofuzz/backends/cpusim/harness.cpp"}
+                           "layout": "", "canonical_cases": 0, "source": "ptofuzz/backends/cpusim/harness.cpp",
+                           "defects": [d.name for d in defects.of(inst.name) if d.code == CPUSIM]}
     if isinstance(found, UsageError):
         row["notes"] = f"not available: {found}"
         row["short"] = "needs PTO_ISA_DIR" if "needs a pto-isa tree" in str(found) else \

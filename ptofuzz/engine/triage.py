@@ -40,12 +40,13 @@ class Item:
     size: int  # elements in the case's tiles (smaller is a better example)
     tiles: str
     folders: int = 1  # run folders that saved this signature (shards of one campaign, or several runs)
+    defect: str | None = None  # the known defect of the code under test it is an instance of
 
     def field(self, name: str) -> str:
         if name == "culprit":
             return self.culprit
         if name == "status":
-            return "known" if self.known else "new"
+            return "known" if self.known else "defect" if self.defect else "new"
         return str(getattr(self.signature, name))
 
 
@@ -154,7 +155,7 @@ def load(paths: Sequence[str | Path]) -> tuple[list[Item], list[tuple[Path, str]
         size = sum(t.rows * t.cols for _, t in rec.case.tiles)
         tiles = ", ".join(f"{r} {t.token()}" for r, t in rec.case.tiles)
         items.append(Item(folder, sig, int(finding.get("hits", 1)), str(finding.get("first_seen", "-")),
-                          finding.get("known"), blame, size, tiles))
+                          finding.get("known"), blame, size, tiles, defect=finding.get("defect")))
     return _merged(items), skipped
 
 

@@ -319,11 +319,6 @@ def known_difference(sig: Signature) -> str | None:
             return ("pto-spec faults on this geometry (no source equals dst, an empty or overhanging source, an "
                     "empty destination, or a tile that is no legal descriptor); pto-isa implementations do not "
                     "check it (cpu) or accept it (a2a3/a5 empty regions)")
-    if (a, b) == ("cpu", "spec") and sig.op in ("TPARTMAX", "TPARTMIN") and sig.region == "op" \
-            and sig.kind in ("nan-vs-number", "nan-encoding", "signed-zero"):
-        return ("cpu TPARTMAX/MIN are std::max/std::min: a NaN wins as src0, ties and mixed zeros return src0 "
-                "bit for bit; pto-spec lets a number beat a NaN, returns the canonical NaN for two NaNs and "
-                "orders -0 < +0")
     return None
 
 

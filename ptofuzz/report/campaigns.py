@@ -72,6 +72,19 @@ def progress(enabled: bool = True) -> Iterator[Callable[[Any], None]]:
         yield update
 
 
+def _defects(data: dict[str, Any]) -> str:
+    n = sum(1 for s in data["signatures"] if s.get("defect"))
+    return f", {n} of a known defect" if n else ""
+
+
+def defect_line(name: str) -> str:
+    """A known defect's evidence and the command that shows it (ptofuzz.instructions.defects)."""
+    from ptofuzz.instructions import defects
+
+    d = defects.BY_NAME.get(name)
+    return f"{d.evidence}; documented: {d.documented}; shows it: {d.reproduce}" if d else "(no longer listed)"
+
+
 def campaign(data: dict[str, Any], *, as_json: bool = False) -> None:
     """A campaign's summary (``campaign.summary_json``): one row per signature, then the totals."""
     if as_json:
@@ -82,17 +95,20 @@ def campaign(data: dict[str, Any], *, as_json: bool = False) -> None:
     if data["signatures"]:
         con.print(f"  {'status':<11} {'hits':>9}  {'first seen':<18} signature")
     for s in data["signatures"]:
-        status = "[bold red]NEW[/]        " if s["new"] else "[dim]known[/]      " if s["known"] else "seen before"
+        status = "[bold red]NEW[/]        " if s["new"] else "[dim]known[/]      " if s["known"] else \
+            "[bold yellow]defect[/]     " if s.get("defect") else "seen before"
         con.print(f"  {status} {s['hits']:>9,}  {escape(s['first_seen'][:18]):<18} {escape(s['signature'])}")
     for s in data["signatures"]:
         if s["new"] and s["replay"]:
             con.print(f"[bold red]new[/] {escape(s['signature'])}\n    reproduce: {escape(s['replay'])}")
+    for name in sorted({s["defect"] for s in data["signatures"] if s.get("defect")}):
+        con.print(f"[bold yellow]defect of the code under test[/] {escape(name)}: {escape(defect_line(name))}")
     if data.get("skipped"):
         con.print(f"[yellow]{data['skipped']:,} cases skipped by a real target after too many crashes or hangs in "
                   "their batch[/]")
     execs = f", {data['execs']:,} fuzzer inputs ({data['execs_per_s']:,.0f}/s)" if "execs" in data else ""
     con.print(f"{data['cases']:,} cases in {data['elapsed_s']:.1f} s ({data['cases_per_s']:,.0f}/s){execs}, "
-              f"{len(data['signatures'])} signature(s), {data['new']} new; seed {data['seed']} "
+              f"{len(data['signatures'])} signature(s), {data['new']} new{_defects(data)}; seed {data['seed']} "
               f"({data['engine']} engine)")
     if data["new"] and not any(s["replay"] for s in data["signatures"]):
         con.print(f"rerun with --out DIR to save the cases; campaign: {escape(data['command'])}")

@@ -192,6 +192,17 @@ def capabilities(rows: list[dict[str, Any]], *, as_json: bool = False) -> None:
     con = _console()
     con.width = max(con.width, 140)  # never squeeze the matrix; pipes and logs get the full rows
     con.print(table)
+    shown = {name for r in rows for name in r.get("defects", ())}
+    if shown:
+        from ptofuzz.instructions import defects
+
+        con.print("known defects of the code under test (a campaign labels their signatures `defect`):")
+        for known in defects.DEFECTS:
+            if known.name in shown:
+                con.print(f"  [bold yellow]{known.name}[/] ({known.code}; {', '.join(known.ops)}): "
+                          f"{escape(known.evidence)}")
+                con.print(f"    documented: {escape(known.documented)}")
+                con.print(f"    shows it: {escape(known.reproduce)}")
 
 
 def sim_built(build: Any, tree: str, commit: str, *, as_json: bool = False) -> None:

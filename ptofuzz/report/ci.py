@@ -56,6 +56,10 @@ def campaign_entries(summary: dict[str, Any]) -> list[Entry]:
             out.append(Entry(key, SKIP, f"{key}: known difference: {s['known']}", _kind(key), key, record,
                              reproduce))
             continue
+        if s.get("defect"):
+            out.append(Entry(key, FAIL, f"{key}: defect of the code under test {s['defect']}, {s['hits']:,} hits in "
+                                        f"{summary['cases']:,} cases", _kind(key), key, record, reproduce))
+            continue
         what = "new" if s.get("new") else "seen before"
         out.append(Entry(key, FAIL, f"{key}: undocumented disagreement ({what}), {s['hits']:,} hits in "
                                     f"{summary['cases']:,} cases", _kind(key), key, record, reproduce))

@@ -18,6 +18,7 @@ import pytest
 
 from ptofuzz.backends.cpusim import build
 from ptofuzz.backends.cpusim.backend import CpusimBackend
+from ptofuzz.core import dtypes
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.engine import campaign
 from ptofuzz.generators import values
@@ -193,12 +194,13 @@ def test_nan_bits_of_the_simulator(sim):
 @needs_sim
 def test_int32_overflow_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_path):
     """cpusim-int32-overflow-ub: TPARTADD's `dst = src0 + src1` on int32_t overflows a signed int (UB in C++);
-    the cpu model (and in practice the -O2 build) wraps. UBSan reports it as a crash finding."""
+    the cpu model (and in practice the -O2 build) wraps. UBSan reports it as a crash finding, labelled as the known
+    defect (saved, not new: the campaign exits 0)."""
     r = cli("fuzz", "tpartadd", "--oracles", "cpu,cpusim", "--runs", "1000", "--dtype", "int32", "--sanitize",
             "address,undefined", "--sim-plant", "off", "--seed", "1", "--out", tmp_path / "o", "--json")
-    assert r.code == 1, r
-    sigs = [s["signature"] for s in json.loads(r.out)["signatures"]]
-    assert sigs == ["TPARTADD/int/cpusim/crash/signed-integer-overflow/-"]
+    assert r.code == 0, r
+    sigs = [(s["signature"], s["defect"], s["new"]) for s in json.loads(r.out)["signatures"]]
+    assert sigs == [("TPARTADD/int/cpusim/crash/signed-integer-overflow/-", "cpusim-int32-overflow-ub", False)]
     rec = json.loads(next((tmp_path / "o").glob("*/record.json")).read_text())
     assert "runtime error: signed integer overflow" in rec["expect"]["cpusim"]["reason"]
     assert "TPartAdd.hpp" in rec["expect"]["cpusim"]["reason"]
@@ -236,18 +238,45 @@ def test_hand_worked_tmrgsort(sim):
     assert out.extra["executed"] == [2, 2, 0, 0]
 
 
+@needs_sim
+def test_the_simulator_s_16_bit_tsort32_blocks_overlap_against_the_page(sim):
+    """Defect cpusim-tsort32-16bit-overlap, hand-worked: one float16 row of 64 values 0..63 (indices 0..63). The
+    page puts block 1's 32 records at 32..63; the simulator writes them at 16..47, over block 0's second half,
+    and never writes 48..63. The cpu model follows the page, so the two disagree exactly there."""
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
+    inst = registry.get("tsort32")
+    case = inst.explicit_case("cpu", {"dtype": "float16", "shape": (1, 64)})
+    inputs = {"src": np.arange(64, dtype=np.float16).reshape(1, 64).view(np.uint16),
+              "idx": np.arange(64, dtype=np.uint32).reshape(1, 64)}
+    got = _eval(real, inst, case.on("cpusim"), inputs)
+    model = inst.evaluate(case, inputs)
+    indices = got.outputs["dst"][0, 1::2]
+    assert indices[:16].tolist() == list(range(31, 15, -1))  # block 0's first half survives
+    assert indices[16:48].tolist() == list(range(63, 31, -1))  # block 1, at record 16 instead of 32
+    assert (got.classes["dst"][0, 96:] == UNDEFINED).all()  # records 48..63: never written
+    want = model.outputs["dst"][0, 1::2]
+    assert want[:32].tolist() == list(range(31, -1, -1)) and want[32:64].tolist() == list(range(63, 31, -1))
+
+
 @pytest.mark.slow
 @needs_sim
 @pytest.mark.parametrize("dtype", ["float32", "float16", "int32", "int16"])
-def test_the_cpu_tsort32_model_agrees_with_the_simulator(sim, dtype):
-    """Random geometries (including the 16-bit block overlap the model reproduces) and 20 % special values."""
+def test_the_cpu_tsort32_model_agrees_with_the_simulator_but_for_its_named_defect(sim, dtype):
+    """Random geometries and 20 % special values: 32-bit types agree everywhere; 16-bit types disagree only on
+    rows of more than one block, and every such signature is the defect cpusim-tsort32-16bit-overlap (one block
+    agrees)."""
     real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
     plan = campaign.make_plan("tsort32", ["cpu", "cpusim"], seed=5, dtype=dtype, rate=0.2, sim=real.settings)
     before = _worker_cases(plan)
     store, stats = campaign.run_random(plan, runs=2000)
     assert stats.cases == 2000
     assert _worker_cases(plan) - before == 2000
-    assert {k: f.hits for k, f in store.findings.items()} == {}
+    found = {k: (f.defect, f.new) for k, f in store.findings.items()}
+    if dtype.endswith("32"):
+        assert found == {}
+    else:
+        assert found and all(d == ("cpusim-tsort32-16bit-overlap", False) for d in found.values()), found
+        assert all(k.endswith("/16-bit,cols>32") for k in found)
 
 
 @pytest.mark.slow
@@ -460,14 +489,20 @@ def test_sim_build_prints_what_it_built(cli, sim):
 def test_check_with_the_real_simulator(cli, sim, tmp_path):
     """`check --oracle cpusim`: cpu case folders written by `gen` agree with the real simulator wherever their
     golden is defined; a changed golden element fails; what cpusim cannot run is an error naming why."""
+    dtype = {"tpartmax": "int8", "tsort32": "float32"}  # 16-bit TSORT32 rows show the defect: below
     for op in ("tpartadd", "tpartmax", "tsort32", "tmrgsort"):
         assert cli("gen", op, "--platform", "cpu", "--random", "12", "--seed", "8", "--dtype",
-                   "float16" if op != "tpartmax" else "int8", "--out", tmp_path / op).code == 0
+                   dtype.get(op, "float16"), "--out", tmp_path / op).code == 0
     r = cli("check", *(tmp_path / op for op in ("tpartadd", "tpartmax", "tsort32", "tmrgsort")), "--oracle",
             "cpusim", "--json")
     assert r.code == 0, r
     summary = json.loads(r.out)
     assert summary["passed"] == 48 and summary["failed"] == summary["errors"] == 0
+    assert cli("gen", "tsort32", "--platform", "cpu", "--dtype", "float16", "--shape", "1x64", "--out",
+               tmp_path / "overlap").code == 0
+    shown = cli("check", tmp_path / "overlap", "--oracle", "cpusim", "--json")  # cpusim-tsort32-16bit-overlap
+    assert shown.code == 1 and json.loads(shown.out)["cases"][0]["files"][0]["file"] in ("golden.bin",
+                                                                                         "golden_output.bin")
     victim = min((tmp_path / "tpartadd").iterdir())
     out = np.frombuffer((victim / "golden.bin").read_bytes(), dtype=np.uint16).copy()
     finite = np.nonzero((out & 0x7C00) != 0x7C00)[0]
@@ -498,17 +533,24 @@ def test_check_with_the_real_simulator(cli, sim, tmp_path):
 @pytest.mark.parametrize("op", ["tsort32", "tmrgsort"])
 def test_cpusim_defines_exactly_what_the_simulator_writes(sim, op):
     """With plain values, the elements cpusim calls defined are those the cpu model defines: records past an
-    exhausted merge, partial single-list groups and the 16-bit TSORT32 overlap are undefined on both sides (the
-    harness zero-fills its output, so unwritten zeros must not count as results)."""
+    exhausted merge and partial single-list groups are undefined on both sides (the harness zero-fills its output,
+    so unwritten zeros must not count as results); a 16-bit TSORT32 row of more than one block is the simulator's
+    defect, where it writes less than the page defines."""
     real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
     inst = registry.get(op)
     src = seeded(3, "definedness", op)
     compared = 0
-    for _ in range(300):
+    for _ in range(400):
         case = inst.random_case(src, "cpu", {})
         inputs = inst.draw_inputs(src, case, values.ValueMix.parse(None, 0.0))
         model, got = _eval(real, inst, case, inputs), _eval(real, inst, case.on("cpusim"), inputs)
         if got.kind != "ok" or model.kind != "ok":
+            continue
+        if op == "tsort32" and dtypes.get(case.dtype).bits == 16 and case.tile("src").valid_cols > 32:
+            # the defect cpusim-tsort32-16bit-overlap: the simulator never writes a row's last records, which
+            # the page (and the model) define
+            assert np.count_nonzero(got.classes["dst"] != UNDEFINED) < np.count_nonzero(
+                model.classes["dst"] != UNDEFINED)
             continue
         compared += 1
         np.testing.assert_array_equal(got.classes["dst"] != UNDEFINED, model.classes["dst"] != UNDEFINED,

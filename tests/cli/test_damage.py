@@ -32,7 +32,7 @@ from ptofuzz.io import validate
 # ---- the valid files, built once ------------------------------------------------------------------------------
 
 CASE = "cases/TPARTMINTest.case_fp32_2x2_2x2_2x2"
-FINDING = "run/TPARTMAX_float_cpu-vs-spec_nan-vs-number_op_-_8c9ffbb3"
+FINDING = "run/TPARTARGMAX_float_a5-vs-cpu_index_op_-_b2689ef6"
 
 
 def _build(root: Path) -> None:
@@ -52,7 +52,7 @@ def _build(root: Path) -> None:
     (root / "ref").mkdir()
     for name in ("input1.bin", "golden.bin", "output.bin"):
         shutil.copy(case / name, root / "ref" / name)
-    run("fuzz", "tpartmax", "--runs", "3000", "--seed", "0", "--shape", "8x16", "--out", root / "run")
+    run("fuzz", "tpartargmax", "--runs", "3000", "--seed", "0", "--shape", "8x16", "--out", root / "run")
     keep = Path(FINDING).name
     for folder in (root / "run").iterdir():
         if folder.is_dir() and folder.name != keep:
@@ -110,8 +110,9 @@ REPLAY = Command("replay", lambda r: ["replay", r / FINDING])
 MINIMIZE = Command("minimize", lambda r: ["minimize", r / FINDING], writes=(f"{FINDING}.min",))
 DIFF_RECORD = Command("diff", lambda r: ["diff", r / FINDING])
 TRIAGE = Command("triage", lambda r: ["triage", r / "run"])
-CORPUS = Command("fuzz --corpus", lambda r: ["fuzz", "tpartmax", "--runs", "1", "--corpus", r / FINDING])
-FUZZ_OUT = Command("fuzz --out", lambda r: ["fuzz", "tpartmax", "--runs", "1", "--out", r / "run"], writes=("run",))
+CORPUS = Command("fuzz --corpus", lambda r: ["fuzz", "tpartargmax", "--runs", "1", "--corpus", r / FINDING])
+FUZZ_OUT = Command("fuzz --out", lambda r: ["fuzz", "tpartargmax", "--runs", "1", "--out", r / "run"],
+                   writes=("run",))
 
 
 def _raw_diff(path: str) -> Command:
@@ -420,7 +421,7 @@ def test_the_matrix_covers_every_reader():
     assert len(COMBINATIONS) == EXPECTED_COMBINATIONS
 
 
-EXPECTED_COMBINATIONS = 1638
+EXPECTED_COMBINATIONS = 2074
 
 
 def test_the_atheris_engine_refuses_a_damaged_out_before_it_starts(cli, tmp_path):
@@ -430,6 +431,6 @@ def test_the_atheris_engine_refuses_a_damaged_out_before_it_starts(cli, tmp_path
     shutil.copytree(PRISTINE / "run", root / "run")
     record = root / FINDING / "record.json"
     record.write_bytes(CONTENTS["record"]["wrong-type:finding"])
-    res = cli("fuzz", "tpartmax", "--engine", "atheris", "--runs", "5", "--out", root / "run")
+    res = cli("fuzz", "tpartargmax", "--engine", "atheris", "--runs", "5", "--out", root / "run")
     assert res.code == 2 and "holds a damaged finding" in res.err and str(record) in res.err, res
     assert len(res.err.strip().splitlines()) == 1

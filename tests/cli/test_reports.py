@@ -248,13 +248,13 @@ def test_check_exports_junit_and_html(cli, tmp_path):
 
 
 def test_diff_of_a_saved_fuzz_case(cli, tmp_path):
-    res = cli("fuzz", "tpartmax", "--dtype", "f32", "--shape", "16x16", "--runs", "3000", "--seed", "2", "--out",
-              tmp_path)
+    res = cli("fuzz", "tpartargmax", "--dtype", "f32", "--shape", "16x16", "--runs", "3000", "--seed", "2",
+              "--out", tmp_path)
     assert res.code == 0
-    folder = next(p for p in tmp_path.iterdir() if "nan-vs-number" in p.name)
+    folder = next(p for p in tmp_path.iterdir() if "a5-vs-cpu_index" in p.name)
     res = cli("diff", folder)
-    assert res.code == 1 and "cpu (expected) vs spec: dst" in res.out and "nan-vs-number" in res.out
-    assert "region op" in res.out
+    assert res.code == 1 and "a5 (expected) vs cpu: dst_idx" in res.out and "int-value" in res.out
+    assert "region op" in res.out and "PASS  a5 (expected) vs cpu: dst:" in res.out
 
 
 def _plant(name="TPARTADD"):
@@ -378,9 +378,9 @@ def test_triage_of_a_clean_run_minimized_copies_and_overlaps(cli, tmp_path):
     assert res.code == 0 and "0 disagreement signature(s)" in res.out
     _assert_junit(tmp_path / "j.xml", tests=0, failures=0)
     run = tmp_path / "run"
-    assert cli("fuzz", "tpartmax", "--runs", "3000", "--seed", "2", "--out", run).code == 0
+    assert cli("fuzz", "tpartargmax", "--runs", "3000", "--seed", "2", "--out", run).code == 0
     once = json.loads(cli("triage", run, "--json").out)
-    folder = next(p for p in run.iterdir() if "nan-vs-number" in p.name)
+    folder = next(p for p in run.iterdir() if "a5-vs-cpu_index" in p.name)
     assert cli("minimize", folder).code == 0
     twice = json.loads(cli("triage", run, run, "--json").out)  # and the .min copy
     assert [b["hits"] for b in twice["buckets"]] == [b["hits"] for b in once["buckets"]]

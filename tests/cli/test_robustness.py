@@ -153,8 +153,8 @@ def test_names_parse_strictly(name):
 
 def test_minimize_force_replaces_only_an_earlier_minimized_record(cli, tmp_path):
     out = tmp_path / "run"
-    assert cli("fuzz", "tpartmax", "--runs", "3000", "--seed", "0", "--shape", "8x16", "--out", out).code == 0
-    finding = out / "TPARTMAX_float_cpu-vs-spec_nan-vs-number_op_-_8c9ffbb3"
+    assert cli("fuzz", "tpartargmax", "--runs", "3000", "--seed", "0", "--shape", "8x16", "--out", out).code == 0
+    finding = out / "TPARTARGMAX_float_a5-vs-cpu_index_op_-_b2689ef6"
     small = finding.with_name(finding.name + ".min")
     assert cli("minimize", finding).code == 0
     (small / "notes.txt").write_text("mine")

@@ -16,7 +16,7 @@ def _hits(folder) -> dict[str, int]:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("op", "runs"), [("tpartmax", 30_000), ("tpartargmin", 20_000), ("tsort32", 30_000)])
+@pytest.mark.parametrize(("op", "runs"), [("tpartmax", 30_000), ("tpartargmin", 20_000), ("tadd", 30_000)])
 def test_two_shards_save_the_signatures_and_hits_of_the_unsharded_run(cli, tmp_path, op, runs):
     whole, parts = tmp_path / "whole", [tmp_path / f"shard{i}" for i in range(2)]
     assert cli("fuzz", op, "--runs", runs, "--seed", "3", "--out", whole).code == 0

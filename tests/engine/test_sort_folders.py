@@ -128,8 +128,8 @@ def test_npu_tmrgsort_goldens_are_defined_except_where_the_kernel_writes_nothing
 
 
 def test_tsort32_redraw_keeps_specials_where_only_the_geometry_is_undefined(tmp_path):
-    """cpu 16-bit rows longer than 32 always have an unwritten tail (overlapping blocks); that alone must not
-    wipe the requested special values."""
+    """Special values asked for in a 16-bit cpu row of two blocks survive the redraw of undefined elements (NaN
+    blocks are undefined; zeros and ties are not)."""
     api.generate("tsort32", "cpu", tmp_path, explicit={"dtype": "half", "shape": (16, 64)}, special="zero,tie",
                  special_rate=0.3)
     (case,) = tmp_path.iterdir()

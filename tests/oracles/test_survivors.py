@@ -80,12 +80,15 @@ def test_an_inplace_destination_aliases_the_source_that_covers_it():
     assert found > 20 and smaller_other > found // 3
 
 
-def test_the_known_nan_rule_of_cpu_max_is_for_the_op_region_only():
-    """cpu TPARTMAX is std::max only where both sources are valid; a NaN mismatch in a copy region is a bug."""
-    inst = registry.get("TPARTMAX")
-    op = differential.Signature("TPARTMAX", "float", "cpu~spec", "nan-vs-number", "op", "-")
-    copy = differential.Signature("TPARTMAX", "float", "cpu~spec", "nan-vs-number", "src0-only", "src0=eq,src1=in")
-    assert inst.known_difference(op) and inst.known_difference(copy) is None
+def test_no_rule_excuses_a_nan_or_signed_zero_mismatch_of_cpu_max_in_any_region():
+    """cpu TPARTMAX/MIN follow their pages, which leave a NaN operand open (undefined, never a mismatch): a NaN or
+    signed-zero mismatch against spec, where both pin the element, is a bug in the op region and in a copy."""
+    for op in ("TPARTMAX", "TPARTMIN"):
+        inst = registry.get(op)
+        for kind in ("nan-vs-number", "nan-encoding", "signed-zero"):
+            for region, geometry in (("op", "-"), ("src0-only", "src0=eq,src1=in")):
+                sig = differential.Signature(op, "float", "cpu~spec", kind, region, geometry)
+                assert inst.known_difference(sig) is None
 
 
 def test_the_compare_engine_calls_a_row_half_zero_in_the_golden_missing():

@@ -1,0 +1,91 @@
+"""Defects of the code under test: where pto-isa's code does something other than its documents say.
+
+Each is named, with its evidence (the header and line in the pinned pto-isa snapshot, 3186c381), the documented
+behaviour it breaks and a command that shows it. A campaign labels a disagreement of the real code (``cpusim``,
+pto-isa's CPU simulator compiled from a tree) with the defect whose signature it matches: it is reported as that
+defect, never excused as a platform difference, and never folded into a model (a golden that copied it would let
+pto-isa's own test pass on wrong output).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from ptofuzz.core.signature import Signature
+
+CPUSIM = "cpusim"
+
+
+@dataclasses.dataclass(frozen=True)
+class Defect:
+    """One defect of pto-isa's code.
+
+    Attributes:
+        name: its stable name (``cpusim-tsort32-16bit-overlap``).
+        ops: the instructions it touches.
+        code: what code has it (``cpusim``: pto-isa's CPU simulator).
+        evidence: the header and line, and what the code does there.
+        documented: what pto-isa's documents say instead.
+        reproduce: a command that shows it (against a pto-isa tree: PTO_ISA_DIR or --pto-isa).
+        matches: whether a campaign's signature (with the real code named as itself) is this defect's.
+    """
+
+    name: str
+    ops: tuple[str, ...]
+    code: str
+    evidence: str
+    documented: str
+    reproduce: str
+    matches: Callable[[Signature], bool] = lambda sig: False
+
+
+def _tsort32_overlap(sig: Signature) -> bool:
+    """The simulator against any other oracle, on a 16-bit row of more than one block, records moved."""
+    return sig.op == "TSORT32" and CPUSIM in sig.oracles() and sig.geometry == "16-bit,cols>32" \
+        and sig.kind in ("int-value", "ordering")
+
+
+def _int32_overflow(sig: Signature) -> bool:
+    """UBSan's report of a signed overflow in TPARTADD/TPARTMUL's element type."""
+    return sig.op in ("TPARTADD", "TPARTMUL") and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "signed-integer-overflow"
+
+
+DEFECTS: tuple[Defect, ...] = (
+    Defect("cpusim-tsort32-16bit-overlap", ("TSORT32",), CPUSIM,
+           "include/pto/cpu/TSort32.hpp:51: the block at source column j is written from dst element column 2*j "
+           "(GetTileElementOffset<TileDataDst>(i, 2 * j)); a record is 8/sizeof(T) elements, 4 for a 16-bit type, "
+           "so block b lands at record 16*b: from a row's second 32-wide block on, each block overwrites the "
+           "second half of the one before, and the row's last records are never written (right for 32-bit "
+           "types, where a record is 2 elements)",
+           "docs/isa/TSORT32.md: block b writes dst[b*32*coef ...] with coef 4 for half, i.e. at record 32*b; "
+           "every block's 32 records land side by side",
+           "ptofuzz fuzz tsort32 --oracles cpu,cpusim --dtype float16 --shape 1x64 --runs 200 --out findings",
+           _tsort32_overlap),
+    Defect("cpusim-int32-overflow-ub", ("TPARTADD", "TPARTMUL"), CPUSIM,
+           "include/pto/cpu/TPartAdd.hpp, TPartMul.hpp: dst = src0 + src1 (*) in the element type; for int32_t an "
+           "overflow is signed-integer overflow, undefined behaviour in C++ (UBSan reports it; -O2 happens to wrap)",
+           "docs/isa/TPARTADD.md, TPARTMUL.md state no overflow behaviour; no result is defined by undefined "
+           "behaviour",
+           "ptofuzz fuzz tpartadd --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
+           _int32_overflow),
+    Defect("cpusim-bf16-placeholder", ("*",), CPUSIM,
+           "include/pto/common/type.hpp: without C++23 std::bfloat16_t (GCC before 13) bfloat16_t is an alias of "
+           "_Float16, so a bf16 case compiles and does half arithmetic on bf16 bits",
+           "the pages list bfloat16 for the cpu; a bf16 result is bf16 arithmetic",
+           "ptofuzz sim build (it names the placeholder); ptofuzz fuzz tpartadd --oracles cpu,cpusim --dtype bf16 "
+           "--sim-placeholder-bf16 --runs 2000 --out findings"),
+)
+
+BY_NAME = {d.name: d for d in DEFECTS}
+
+
+def matching(sig: Signature) -> Defect | None:
+    """The defect a signature is an instance of, or None."""
+    return next((d for d in DEFECTS if d.matches(sig)), None)
+
+
+def of(op: str) -> tuple[Defect, ...]:
+    """The defects that touch ``op`` (or every instruction)."""
+    return tuple(d for d in DEFECTS if op in d.ops or "*" in d.ops)

@@ -1,0 +1,71 @@
+"""Known defects of the code under test: each matches its own signatures and no neighbour's (another pair, a
+model, another geometry, kind or instruction), and a campaign reports it as that defect, never as a platform
+difference or as nothing."""
+
+from __future__ import annotations
+
+import pytest
+
+from ptofuzz.core.signature import Signature
+from ptofuzz.engine import campaign
+from ptofuzz.generators import values
+from ptofuzz.generators.source import seeded
+from ptofuzz.instructions import defects, registry
+from ptofuzz.report import ci
+
+OVERLAP = "TSORT32/float/cpu~cpusim/int-value/-/16-bit,cols>32"
+
+
+@pytest.mark.parametrize("key", [OVERLAP, "TSORT32/int/a5~cpusim/ordering/-/16-bit,cols>32",
+                                 "TSORT32/float/cpusim~target/int-value/-/16-bit,cols>32"])
+def test_the_overlap_defect_is_the_simulator_on_16_bit_rows_of_more_than_one_block(key):
+    assert defects.matching(Signature.from_key(key)).name == "cpusim-tsort32-16bit-overlap"
+
+
+@pytest.mark.parametrize("key", [
+    "TSORT32/float/a5~cpu/int-value/-/16-bit,cols>32",  # the cpu model follows the page: no defect of a model
+    "TSORT32/float/cpu~cpusim/int-value/-/16-bit,cols<=32",  # one block: nothing moves
+    "TSORT32/float/cpu~cpusim/int-value/-/32-bit,cols>32",  # 32-bit records are placed right
+    "TSORT32/float/cpu~cpusim/fault-vs-value/-/16-bit,cols>32",  # another kind of disagreement
+    "TSORT32/float/cpu~cpusim/nan-encoding/-/16-bit,cols>32",
+    "TMRGSORT/float/cpu~cpusim/int-value/-/16-bit,cols>32",  # another instruction
+    "TPARTADD/int/cpusim/crash/heap-buffer-overflow/-",  # a crash, but not UBSan's signed overflow
+    "TPARTMAX/int/cpusim/crash/signed-integer-overflow/-",  # TPARTMAX is no arithmetic
+    "TPARTADD/int/cpu~cpusim/int-value/op/-",
+])
+def test_no_defect_excuses_its_neighbours(key):
+    assert defects.matching(Signature.from_key(key)) is None
+
+
+def test_the_int32_overflow_defect_is_ubsans_report_of_tpartadd_and_tpartmul():
+    for op in ("TPARTADD", "TPARTMUL"):
+        sig = Signature.from_key(f"{op}/int/cpusim/crash/signed-integer-overflow/-")
+        assert defects.matching(sig).name == "cpusim-int32-overflow-ub"
+
+
+def test_every_defect_names_its_evidence_in_a_header_and_how_to_show_it():
+    for d in defects.DEFECTS:
+        assert "include/pto/" in d.evidence and d.documented and d.reproduce.startswith("ptofuzz ")
+        assert all(op == "*" or op in registry.all_instructions() for op in d.ops)
+    assert [d.name for d in defects.of("TSORT32")] == ["cpusim-tsort32-16bit-overlap", "cpusim-bf16-placeholder"]
+
+
+def test_a_campaign_reports_a_defect_as_such_and_not_as_new_or_known(tmp_path):
+    """The store labels the finding (record and summary), leaves it out of the new ones, and CI reports it as a
+    failure of the code under test."""
+    plan = campaign.make_plan("tsort32", ["cpu", "a5"], seed=1)
+    store = campaign.FindingStore(registry.get("TSORT32"), plan, tmp_path)
+    inst = registry.get("TSORT32")
+    case = inst.explicit_case("cpu", {"dtype": "float16", "shape": (1, 64)})
+    inputs = inst.draw_inputs(seeded(1, "defect"), case, values.ValueMix(0.0))
+    found = store.add(OVERLAP, 3, "batch 0 item 0", case, inputs)
+    other = store.add("TSORT32/float/a5~cpu/int-value/-/16-bit,cols>32", 1, "batch 0 item 1", case, inputs)
+    assert (found.defect, found.new, found.known) == ("cpusim-tsort32-16bit-overlap", False, None)
+    assert (other.defect, other.new) == (None, True)
+    rec = found.path.read_text()  # the record file
+    assert '"defect": "cpusim-tsort32-16bit-overlap"' in rec
+    summary = campaign.summary_json(store, campaign.Stats(cases=10, elapsed=1.0))
+    by_key = {s["signature"]: s for s in summary["signatures"]}
+    assert by_key[OVERLAP]["defect"] == "cpusim-tsort32-16bit-overlap" and summary["new"] == 1
+    entries = {e.name: e for e in ci.campaign_entries(summary)}
+    assert entries[OVERLAP].status == ci.FAIL and "defect of the code under test" in entries[OVERLAP].message
