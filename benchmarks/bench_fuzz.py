@@ -7,6 +7,9 @@ tiles) with its default oracles cpu, a2a3, a5. ``--op tsort32`` / ``tmrgsort`` /
 ``ptofuzz fuzz OP`` runs them (default oracles cpu, a2a3, a5; TSORT: spec,bundle; the random engine's own small
 geometries), target >= 20,000 cases/s (issue 15).
 
+``--op elementwise``: TADD, TSUB, TMUL, TMAX and TMIN (float32 16x16, oracles spec, cpu, a5), each measured beside
+TPARTADD on the same workload in the same run (its anchor), target >= 20,000 cases/s each (issue 36).
+
 ``--jobs 1,2`` (the default for the sorts) times the random engine with each number of processes (``--jobs N``), so
 that the speed-up of a second process shows; ``--jobs 1`` times one process only.
 
@@ -20,7 +23,7 @@ Both engines are measured in the same run, one after the other.
 
 Exit status 1 when a target is missed. Not part of the pytest suite:
 
-    python benchmarks/bench_fuzz.py [--op tpartadd|tpartargmax|tsort32|tmrgsort|tsort] [--cases 300000]
+    python benchmarks/bench_fuzz.py [--op tpartadd|tpartargmax|tsort32|tmrgsort|tsort|elementwise] [--cases 300000]
         [--repeat 3] [--seconds 20] [--only random|atheris] [--jobs 1,2]
 """
 
@@ -36,6 +39,8 @@ from ptofuzz.engine import campaign
 RANDOM_TARGET = 60_000
 SORT_TARGET = 20_000  # cases/s of the sorts' campaigns (issue 15)
 SORTS = {"tsort32": None, "tmrgsort": None, "tsort": ["spec", "bundle"]}  # the oracles `fuzz OP` is run with
+ELEMENTWISE = ("tpartadd", "tadd", "tsub", "tmul", "tmax", "tmin")  # TPARTADD first: the anchor
+ELEMENTWISE_TARGET = 20_000  # cases/s, 16x16, spec,cpu,a5 (issue 36)
 ATHERIS_TARGET = 10_000  # cases/s
 
 
@@ -46,10 +51,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", choices=("random", "atheris"))
-    ap.add_argument("--op", choices=("tpartadd", "tpartargmax", *SORTS), default="tpartadd")
+    ap.add_argument("--op", choices=("tpartadd", "tpartargmax", *SORTS, "elementwise"), default="tpartadd")
     ap.add_argument("--jobs", default=None, help="comma list of process counts for the random engine "
                                                  "(default 1; the sorts: 1,2)")
     args = ap.parse_args(argv)
+    if args.op == "elementwise":
+        return elementwise(args)
     sort = args.op in SORTS
     if sort:
         plan = campaign.make_plan(args.op, SORTS[args.op], seed=args.seed)
@@ -87,6 +94,29 @@ def main(argv: list[str] | None = None) -> int:
         ok = value >= target
         failed |= not ok
         print(f"{name:28} {shown:>18}  target >= {target:,}  {'PASS' if ok else 'FAIL'}  ({note})")
+    return 1 if failed else 0
+
+
+def elementwise(args: argparse.Namespace) -> int:
+    """The elementwise family beside TPARTADD: float32 16x16, spec,cpu,a5, the random engine in this process."""
+    print(f"float32 16x16, oracles spec,cpu,a5, random engine, {args.cases:,} cases, best of {args.repeat} "
+          f"(python {platform.python_version()})")
+    failed = False
+    for op in ELEMENTWISE:
+        plan = campaign.make_plan(op, ["spec", "cpu", "a5"], seed=args.seed, dtype="float32", shape=(16, 16))
+        campaign.run_random(plan, runs=20_000)  # warm-up
+        best, sigs = 0.0, 0
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            store, stats = campaign.run_random(plan, runs=args.cases)
+            best, sigs = max(best, stats.cases / (time.perf_counter() - t0)), len(store.findings)
+        if op == ELEMENTWISE[0]:
+            print(f"{op.upper():9} {best:>12,.0f} cases/s  (anchor)  ({sigs} signatures)")
+            continue
+        ok = best >= ELEMENTWISE_TARGET
+        failed |= not ok
+        print(f"{op.upper():9} {best:>12,.0f} cases/s  target >= {ELEMENTWISE_TARGET:,}  {'PASS' if ok else 'FAIL'}  "
+              f"({sigs} signatures)")
     return 1 if failed else 0
 
 
