@@ -22,7 +22,7 @@ from typing import Any
 from ptofuzz.core import platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.dtypes import DType, get
-from ptofuzz.core.layouts import spec_physical
+from ptofuzz.core.layouts import spec_physical, whole_rows
 from ptofuzz.generators.source import Source
 from ptofuzz.generators.tpart import dimension
 
@@ -35,12 +35,6 @@ ROLES = ("dst", "src0", "src1")
 def block(dt: DType) -> int:
     """Elements in a 32-byte block: NPU and simulator tiles hold whole blocks per row."""
     return max(1, 32 // dt.itemsize)
-
-
-def whole_rows(rows: int, cols: int, dt: DType) -> tuple[int, int]:
-    """The smallest tile of whole 32-byte rows holding ``rows`` x ``cols`` (at least one row and one block)."""
-    per = block(dt)
-    return max(rows, 1), max(-(-cols // per), 1) * per
 
 
 def valid_region(source: Source, dt: DType, *, allow_zero: bool, shape: tuple[int, int] | None = None

@@ -30,9 +30,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.core.case import COMMIT, EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind
+from ptofuzz.core.case import COMMIT, EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.core.dtypes import DType, get
-from ptofuzz.oracles import descriptors, ieee, integer
+from ptofuzz.oracles import descriptors, ieee, integer, tpart
 
 OPS = {"TADD": "add", "TSUB": "sub", "TMUL": "mul", "TMAX": "max", "TMIN": "min"}
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "max": "max", "min": "min"}
@@ -48,102 +48,36 @@ def _negated(bits: np.ndarray, dt: DType) -> np.ndarray:
     return flipped
 
 
-def wrap(op: str, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``a op b`` modulo 2**bits (two's complement arithmetic on the unsigned bits)."""
-    with np.errstate(over="ignore"):
-        out: np.ndarray = a + b if op == "add" else a - b if op == "sub" else a * b
-    return out
-
-
-def overflows(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
-    """Where the mathematical ``a op b`` does not fit the element type (any width up to 64 bits)."""
-    if op == "mul" and dt.bits <= 32:
-        return integer.overflows("mul", a, b, dt)
-    if dt.bits < 64:
-        wide = np.int64 if dt.kind == "int" else np.uint64
-        va, vb = integer.values(a, dt).astype(wide), integer.values(b, dt).astype(wide)
-        if dt.kind != "int":
-            small: np.ndarray = (va + vb > dt.int_max) if op == "add" else (vb > va)
-            return small
-        exact = va + vb if op == "add" else va - vb
-        out: np.ndarray = (exact < dt.int_min) | (exact > dt.int_max)
-        return out
-    r = wrap(op, a, b)
-    sa, sb, sr = (integer.values(x, dt) for x in (a, b, r))
-    with np.errstate(all="ignore"):
-        if op == "mul":  # the wrapped product divided back: exact iff it fits (and not -1 * INT_MIN)
-            nonzero = sa != 0
-            back = np.where(nonzero, sr // np.where(nonzero, sa, 1), sb)
-            bad: np.ndarray = back != sb
-            if dt.kind == "int":
-                bad |= (sa == -1) & (sb == dt.int_min) | (sb == -1) & (sa == dt.int_min)
-            return bad
-    flags: np.ndarray
-    if dt.kind == "int":
-        flags = ((sa ^ sr) & (sb ^ sr)) < 0 if op == "add" else ((sa ^ sb) & (sa ^ sr)) < 0
-    else:
-        flags = (r < a) if op == "add" else (a < b)
-    return flags
-
-
 def _exact(shape: tuple[int, ...]) -> np.ndarray:
     return np.zeros(shape, dtype=np.uint8)
 
 
 def spec_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> ElementResult:
-    """pto-spec's typed operation on every element (all results exact, IEEE status flags per element)."""
-    if not dt.is_float:
-        res = integer.max_min(op, a, b, dt) if op in ("max", "min") else wrap(op, a, b)
-        return res, _exact(res.shape), {}
-    if op in ("max", "min"):
-        res, nv = ieee.spec_max_min(op, a, b, dt)
-        return res, _exact(res.shape), {ieee.NV: nv}
-    res, flags = ieee.add_mul("mul" if op == "mul" else "add", a, _negated(b, dt) if op == "sub" else b, dt)
-    return res, _exact(res.shape), flags
-
-
-def _flush(bits: np.ndarray, dt: DType) -> np.ndarray:
-    """Subnormals replaced by a zero of the same sign (what a flush-to-zero unit would see)."""
-    return np.where(ieee.is_subnormal(bits, dt), bits & np.array(dt.sign_mask, bits.dtype), bits)
+    """pto-spec's typed operation on every element (all results exact, IEEE status flags per element): TPART*'s
+    (:func:`ptofuzz.oracles.tpart.spec_element`), ``a - b`` as ``a + (-b)`` for floats, wrapped for integers."""
+    if op != "sub":
+        return tpart.spec_element(op, a, b, dt)
+    if dt.is_float:
+        return tpart.spec_element("add", a, _negated(b, dt), dt)
+    res = integer.add_mul("sub", a, b, dt)
+    return res, _exact(res.shape), {}
 
 
 def documented_element(op: str, a: np.ndarray, b: np.ndarray, dt: DType, *, npu: bool) -> ElementResult:
-    """The pages' formula on every element, with what they leave open classed (see the module docstring)."""
-    if not dt.is_float:
-        if op in ("max", "min"):
-            res = integer.max_min(op, a, b, dt)
-            return res, _exact(res.shape), {}
-        res = wrap(op, a, b)  # placeholder bits under an undefined class
-        return res, np.where(overflows(op, a, b, dt), np.uint8(UNDEFINED), np.uint8(EXACT)).astype(np.uint8), {}
+    """The pages' formula on every element, with what they leave open classed (see the module docstring).
+    Floats classify as TPART*'s elementwise operation does, where pto-isa's TPART* pages say the same
+    (:func:`ptofuzz.oracles.tpart.cpu_element`, :func:`~ptofuzz.oracles.tpart.npu_element`); integer overflow is
+    undefined on every platform and at every width."""
+    if dt.is_float:
+        if op == "sub":
+            op, b = "add", _negated(b, dt)
+        return (tpart.npu_element if npu else tpart.cpu_element)(op, a, b, dt)
     if op in ("max", "min"):
-        res, _ = ieee.spec_max_min(op, a, b, dt)
-        undefined = ieee.is_nan(a, dt) | ieee.is_nan(b, dt)
-        zero = ieee.is_zero(a, dt) & ieee.is_zero(b, dt) & (a != b)
-        if npu:  # a flushing compare orders subnormals as zeros: where that changes the result, it is open
-            sub = ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt)
-            if sub.any():
-                flushed = res.copy()
-                flushed[sub] = ieee.spec_max_min(op, _flush(a[sub], dt), _flush(b[sub], dt), dt)[0]
-                both_zero = ieee.is_zero(res, dt) & ieee.is_zero(flushed, dt)
-                zero |= both_zero & (res != flushed)
-                undefined |= (flushed != res) & ~both_zero
-        cls = np.where(undefined, np.uint8(UNDEFINED), np.where(zero, np.uint8(ZERO), np.uint8(EXACT)))
-        return res, cls.astype(np.uint8), {}
-    kind = "mul" if op == "mul" else "add"
-    rhs = _negated(b, dt) if op == "sub" else b
-    res, exact, nan = ieee.add_mul_fast(kind, a, rhs, dt)
-    cls = np.where(nan, np.uint8(NAN), np.uint8(EXACT)).astype(np.uint8)
-    if npu:
-        magnitude = np.abs(exact)
-        nonzero = (magnitude > 0) if kind == "add" else ~ieee.is_zero(a, dt) & ~ieee.is_zero(b, dt)
-        undefined = nonzero & (magnitude < ieee.min_normal(dt))  # tiny before rounding
-        undefined |= ieee.is_inf(res, dt) & ~ieee.is_inf(a, dt) & ~ieee.is_inf(b, dt)  # overflow of finites
-        sub = ieee.is_subnormal(a, dt) | ieee.is_subnormal(b, dt)
-        if sub.any():  # flushing subnormal operands would change the result
-            flushed = ieee.add_mul_fast(kind, _flush(a[sub], dt), _flush(rhs[sub], dt), dt)[0]
-            undefined[sub] |= flushed != res[sub]
-        cls = np.where(undefined & ~nan, np.uint8(UNDEFINED), cls).astype(np.uint8)
-    return res, cls, {}
+        res = integer.max_min(op, a, b, dt)
+        return res, _exact(res.shape), {}
+    res = integer.add_mul(op, a, b, dt)  # placeholder bits under an undefined class
+    undefined = integer.overflows(op, a, b, dt)
+    return res, np.where(undefined, np.uint8(UNDEFINED), np.uint8(EXACT)).astype(np.uint8), {}
 
 
 def _domain(case: Case) -> tuple[int, int]:

@@ -49,6 +49,13 @@ def spec_physical(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[i
     return max(capacity // row_bytes, 1), cols
 
 
+def whole_rows(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[int, int]:
+    """The smallest tile of whole 32-byte rows holding a valid region, at least one row and one block (what NPU
+    and simulator tiles declare: an empty region still has a tile; a5's 8x0 float32 source is 1x8)."""
+    per = max(1, 32 // dt.itemsize)
+    return max(valid_rows, 1), max(-(-valid_cols // per), 1) * per
+
+
 @dataclasses.dataclass(frozen=True)
 class Profile:
     """Naming and file layout of one (op, platform) system test.

@@ -28,7 +28,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import UNDEFINED, Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, spec_physical
+from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
 from ptofuzz.generators import elementwise as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -312,7 +312,7 @@ def explicit_case(op: str, sup_dtypes: Mapping[str, tuple[str, ...]], platform: 
     valid: tuple[int, int] = opts.get("dst") or shape or (16, 16)
     if shape is None:
         spec = platforms.get(platform).kind == platforms.SPEC
-        shape = spec_physical(*valid, dt) if spec else gen.whole_rows(*valid, dt)
+        shape = spec_physical(*valid, dt) if spec else whole_rows(*valid, dt)
     if valid[0] > shape[0] or valid[1] > shape[1]:
         raise UsageError(f"--dst {valid[0]}x{valid[1]} is larger than the tile {shape[0]}x{shape[1]}; pass a bigger "
                          "--shape or a smaller --dst")

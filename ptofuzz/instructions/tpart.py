@@ -17,7 +17,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, spec_physical
+from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
 from ptofuzz.generators import tpart as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -429,11 +429,8 @@ def _with_index_tiles(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
 
 
 def _npu_tile(valid: tuple[int, int], dt: dtypes.DType) -> Tile:
-    """The smallest tile the NPU tests would declare for a valid region: whole 32-byte rows, at least one row
-    and one block (an empty region still has a tile: a5's 8x0 source is 1x8 float32)."""
-    per_block = 32 // dt.itemsize
-    r, c = valid
-    return Tile(max(r, 1), max(-(-c // per_block), 1) * per_block, r, c)
+    """The tile the NPU tests would declare for a valid region (:func:`ptofuzz.core.layouts.whole_rows`)."""
+    return Tile(*whole_rows(*valid, dt), *valid)
 
 
 def _arg_case(op: str, platform: str, val: str, idx: str, tiles: Mapping[str, Tile], tie: bool = False) -> Case:
