@@ -19,7 +19,8 @@ import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from ptofuzz.backends.cpusim.build import first_error, tree_hash
+from ptofuzz.backends.cpusim.build import tree_hash
+from ptofuzz.backends.cpusim.objects import first_error
 from ptofuzz.core import processes
 from ptofuzz.core.errors import UsageError
 

@@ -133,15 +133,17 @@ PlaceholderOpt = Annotated[bool, typer.Option(
 
 
 def _sim_settings(pto_isa: Path | None, cache_dir: Path | None, sanitize: str | None,
-                  timeout: float = 10.0, plant: str | None = None, placeholder_bf16: bool = False) -> "Settings":
-    """The cpusim oracle's settings from its options (one-line errors for bad ones)."""
+                  timeout: float = 10.0, plant: str | None = None, placeholder_bf16: bool = False,
+                  ops: tuple[str, ...] = ()) -> "Settings":
+    """The cpusim oracle's settings from its options (one-line errors for bad ones); ``ops``: the instructions
+    the command runs (its build compiles only those; default all)."""
     from ptofuzz.backends.cpusim import build
 
     san = tuple(s.strip() for s in sanitize.split(",") if s.strip()) if sanitize else ()
     build.sanitize_flags(san)  # an unknown sanitizer is named before anything runs
     if not 0 < timeout <= 1e6:
         raise UsageError(f"--sim-timeout {timeout} must be a positive number of seconds, at most 1e6")
-    return build.Settings(pto_isa, cache_dir, None, san, plant, timeout, placeholder_bf16)
+    return build.Settings(pto_isa, cache_dir, None, san, plant, timeout, placeholder_bf16, ops)
 
 
 def _say(text: str) -> None:

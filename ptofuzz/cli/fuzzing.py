@@ -97,8 +97,8 @@ def fuzz(
         names = [o.strip() for o in oracles.split(",") if o.strip()] if oracles is not None else None
         if names is not None and not names:
             raise UsageError(f"--oracles {oracles!r} names no oracle; e.g. --oracles spec,cpu")
-        sim = _sim_settings(pto_isa, cache_dir, sanitize, sim_timeout, sim_plant, sim_placeholder_bf16) \
-            if names is not None and "cpusim" in names else None
+        sim = _sim_settings(pto_isa, cache_dir, sanitize, sim_timeout, sim_plant, sim_placeholder_bf16,
+                            ops=_cpusim_ops(op)) if names is not None and "cpusim" in names else None
         if rerun is not None:
             from ptofuzz.engine import atheris_engine
 
@@ -155,6 +155,16 @@ def fuzz(
             raise typer.Exit(int(ExitCode.MISMATCH))
 
 
+def _cpusim_ops(op: str) -> tuple[str, ...]:
+    """The instructions a campaign of ``op`` needs in the simulator's build: ``op`` when the harness has it
+    (else none, and the campaign names what cpusim runs)."""
+    from ptofuzz.backends.cpusim.build import OPS
+    from ptofuzz.instructions import registry
+
+    name = registry.get(op).name
+    return (name,) if name in OPS else ()
+
+
 def _shard(text: str | None) -> tuple[int, int] | None:
     if text is None:
         return None
@@ -174,17 +184,31 @@ def sim_build(
     cache_dir: CacheDirOpt = None,
     sanitize: SanitizeOpt = None,
     sim_plant: PlantOpt = None,
+    op: Annotated[str | None, typer.Option(
+        "--op", help="Only these instructions (comma-separated, e.g. tadd,tmax); default every one cpusim runs.")]
+        = None,
     json_out: JsonOpt = False,
 ) -> None:
-    """Build (or find in the cache) the cpusim harness; print what it holds and which dtypes compile.
+    """Build (or find in the cache) the cpusim harness; print what it holds and which dtypes compile. Each
+    instruction is an object of its own, compiled in parallel and cached, so a later build of more instructions
+    compiles only the new ones.
 
-    Examples: `ptofuzz sim build --pto-isa ~/pto-isa`, `ptofuzz sim build --sanitize address,undefined --json`.
+    Examples: `ptofuzz sim build --pto-isa ~/pto-isa`, `ptofuzz sim build --op tadd`,
+    `ptofuzz sim build --sanitize address,undefined --json`.
     """
     with _errors():
+        from ptofuzz.backends.cpusim.build import OPS
         from ptofuzz.backends.cpusim.simulator import Simulator
         from ptofuzz.report import case_folders
 
-        sim = Simulator(_sim_settings(pto_isa, cache_dir, sanitize, plant=sim_plant), say=_say)
+        ops: tuple[str, ...] = ()
+        if op is not None:
+            ops = tuple(dict.fromkeys(o.strip().upper() for o in op.split(",") if o.strip()))
+            bad = next((o for o in ops if o not in OPS), None) if ops else op
+            if bad is not None:
+                raise UsageError(f"--op {bad.lower()!r} is not an instruction cpusim runs; choose from: "
+                                 f"{', '.join(o.lower() for o in OPS)}")
+        sim = Simulator(_sim_settings(pto_isa, cache_dir, sanitize, plant=sim_plant, ops=ops), say=_say)
         build = sim.build()
         target = sim.target()  # this tree's path and commit: a build may be shared with another tree's headers
         case_folders.sim_built(build, target["pto_isa"], target["pto_isa_commit"], as_json=json_out)

@@ -225,12 +225,11 @@ def sim_built(build: Any, tree: str, commit: str, *, as_json: bool = False) -> N
     if m.get("reduceidx_skipped"):
         con.print("  [yellow]note[/]      this compiler rejects cpu/TReduceIdx.hpp (static_assert(false) in a primary "
                   "template, accepted from GCC 13 / clang 17); that header is skipped (not used by the harness)")
+    objects = m.get("objects", {})
     for op, dts in m["kernels"].items():
-        con.print(f"  {op:<9} {', '.join(dts) or '-'}")
-        more = [d for d in m.get("compiles", {}).get(op, []) if d not in dts]
-        if more:
-            con.print(f"  [dim]{'':<9} also compiles (left out: the cpu model does not accept them): "
-                      f"{', '.join(more)}[/]")
+        obj = objects.get(op)
+        made = f"  [dim](object {'cached' if obj['cached'] else 'compiled'}, {obj['seconds']:.1f} s)[/]" if obj else ""
+        con.print(f"  {op:<9} {', '.join(dts) or '-'}{made}")
         for dt, why in m["rejected"].get(op, {}).items():
             con.print(f"  [dim]{'':<9} {dt}: unsupported, {escape(why)}[/]")
     if not m.get("bfloat16_native"):

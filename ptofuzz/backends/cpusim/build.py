@@ -1,17 +1,19 @@
-"""Building ptofuzz's harness against a pto-isa tree: find the pieces, probe what compiles, cache the result.
+"""Building ptofuzz's harness against a pto-isa tree: find the pieces, compile what a command needs, cache it.
 
-A build is keyed by (pto-isa tree content hash, harness source hash, compiler and its version, flags) and lives
-in ``<cache>/cpusim/<key>/`` (``<cache>`` = ``--cache-dir``, else ``$XDG_CACHE_HOME/ptofuzz``, else
-``~/.cache/ptofuzz``) with a ``manifest.json`` saying what it holds. It is made in a private temporary folder and
-renamed into place, so two processes building at once both end up using one complete build.
+A build is keyed by (pto-isa tree content hash, harness sources hash, compiler and its version, flags, the
+instructions and types it holds) and lives in ``<cache>/cpusim/<key>/`` (``<cache>`` = ``--cache-dir``, else
+``$XDG_CACHE_HOME/ptofuzz``, else ``~/.cache/ptofuzz``) with a ``manifest.json`` saying what it holds. It is made
+in a private temporary folder and renamed into place, so two processes building at once both end up using one
+complete build.
 
-Before compiling, every (instruction, element type) pair is probed with ``-fsyntax-only`` (in parallel); a pair
-that does not compile is left out of the harness and reported as unsupported with the compiler's first error.
+A build links one object per instruction (:mod:`.objects`: compiled in parallel, cached on their own, shared by
+every build that holds the instruction), so ``fuzz OP --oracles ...,cpusim`` compiles only OP's kernels, and only
+once. The types compiled are those the instruction's cpu model accepts; one that does not compile is left out and
+reported as unsupported with the compiler's first error.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import dataclasses
 import hashlib
 import json
@@ -29,6 +31,7 @@ from ptofuzz.core import processes
 from ptofuzz.core.errors import UsageError
 
 HARNESS = Path(__file__).with_name("harness.cpp")
+SOURCES = (HARNESS, HARNESS.with_name("protocol.hpp"), HARNESS.with_name("kernels.hpp"))
 SANITIZERS = ("address", "undefined")
 # test-only planted bugs (see harness.cpp), chosen at run time in a PTOFUZZ_PLANTS build ("off": such a build with
 # none, so that tests of other things can share it)
@@ -43,7 +46,7 @@ REDUCEIDX_GUARD = "-DTCOLREDUCEIDX_CPU_HPP"
 
 # (harness op code, mnemonic) and (harness dtype code, ptofuzz dtype, C++ type): must match harness.cpp
 OPS = {"TPARTADD": 0, "TPARTMUL": 1, "TPARTMAX": 2, "TPARTMIN": 3, "TSORT32": 4, "TMRGSORT": 5, "TPARTARGMAX": 6,
-       "TPARTARGMIN": 7}
+       "TPARTARGMIN": 7, "TADD": 8, "TSUB": 9, "TMUL": 10, "TMAX": 11, "TMIN": 12}
 DTYPES = {"float32": (0, "float"), "float16": (1, "half"), "bfloat16": (2, "bfloat16_t"), "int32": (3, "int32_t"),
           "int16": (4, "int16_t"), "int8": (5, "int8_t"), "uint8": (6, "uint8_t"), "uint32": (7, "uint32_t"),
           "uint16": (8, "uint16_t"), "int64": (9, "int64_t"), "uint64": (10, "uint64_t")}
@@ -53,13 +56,6 @@ MAX_ROWS = 1 << 16
 BF16_PLACEHOLDER = ("this build's bfloat16_t is pto-isa's _Float16 placeholder (the compiler has no C++23 "
                     "std::bfloat16_t), so the simulator would compute half arithmetic on bf16 bits "
                     "(simulator finding cpusim-bf16-placeholder); use a compiler with std::bfloat16_t (GCC 13+)")
-
-_BF16_PROBE = r"""
-#include <cstdint>
-#include <pto/pto-inst.hpp>
-#include <type_traits>
-int main() { return std::is_same_v<pto::bfloat16_t, _Float16> ? 1 : 0; }
-"""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -73,6 +69,7 @@ class Settings:
     plant: str | None = None
     timeout: float = 10.0  # seconds per request to the harness
     placeholder_bf16: bool = False  # run bfloat16 even where the headers make it a _Float16 placeholder
+    ops: tuple[str, ...] = ()  # the instructions to compile (upper case); () = every one the harness has
 
     def tree(self) -> Path:
         """The pto-isa tree, checked (a one-line UsageError names what is missing)."""
@@ -131,9 +128,9 @@ class Build:
         if dtype in self.manifest["kernels"].get(op, ()):
             return None
         why = self.manifest["rejected"].get(op, {}).get(dtype)
-        if why is None and dtype in self.manifest.get("compiles", {}).get(op, ()):
-            why = "compiles, but the cpu model does not accept it, so the harness leaves it out"
-        return why or f"{op} {dtype} is not compiled into the harness"
+        if why is None and op not in self.manifest.get("ops", ()):
+            why = f"this build holds no {op}"
+        return why or "the cpu model does not accept it, so the harness leaves it out"
 
     def target(self) -> dict[str, Any]:
         """What was tested, for finding records."""
@@ -202,102 +199,33 @@ def base_flags(san: Sequence[str]) -> list[str]:
     return [f if f != "-O2" or not san else "-O0" for f in BASE_FLAGS]
 
 
-def _kernel_define(pairs: Sequence[tuple[str, str]]) -> str:
-    items = " ".join(f"K({OPS[op]},{op},{DTYPES[dt][1]},{DTYPES[dt][0]})" for op, dt in pairs)
-    return f"-DPTOFUZZ_KERNELS={items}"
-
-
-NO_SPACE = "No space left on device"  # strerror(ENOSPC), as the compiler, the assembler and ld report it
-
-
-def first_error(text: str) -> str:
-    """The first line of a tool's output that reports an error ("error:" of a compiler, "CMake Error"), from its
-    "error:" on; else its last line."""
-    for line in text.splitlines():
-        if "error" in line.lower():
-            line = re.sub(r"^.*?(error:)", r"\1", line.strip())
-            return line[:200]
-    return (text.strip().splitlines() or ["compiler failed"])[-1][:200]
-
-
-def _probe(commands: processes.Commands, cxx: str, include: Path, extra: list[str],
-           pairs: list[tuple[str, str]]) -> tuple[bool, str]:
-    cmd = [cxx, *BASE_FLAGS, *extra, "-fsyntax-only", f"-I{include}", _kernel_define(pairs), str(HARNESS)]
-    out = commands.run(cmd)
-    return out.returncode == 0, first_error(out.stderr) if out.returncode else ""
-
-
-def _discover(commands: processes.Commands, cxx: str, include: Path, extra: list[str], jobs: int
-              ) -> tuple[dict[str, list[str]], dict[str, dict[str, str]]]:
-    """Which (op, dtype) pairs compile: one probe per dtype (all ops), then per pair where that fails. An
-    interrupt kills the probes under way and drops those not started (it does not wait for them)."""
-    kernels: dict[str, list[str]] = {op: [] for op in OPS}
-    rejected: dict[str, dict[str, str]] = {op: {} for op in OPS}
-    with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
-        try:
-            _probe_all(pool, commands, cxx, include, extra, kernels, rejected)
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            commands.kill_all()
-            raise
-    for op in OPS:
-        kernels[op].sort(key=list(DTYPES).index)
-    return kernels, rejected
-
-
-def _probe_all(pool: concurrent.futures.Executor, commands: processes.Commands, cxx: str, include: Path,
-               extra: list[str], kernels: dict[str, list[str]], rejected: dict[str, dict[str, str]]) -> None:
-    def probe(pairs: list[tuple[str, str]]) -> concurrent.futures.Future[tuple[bool, str]]:
-        return pool.submit(_probe, commands, cxx, include, extra, pairs)
-
-    per_dtype = {dt: probe([(op, dt) for op in OPS]) for dt in DTYPES}
-    retry = {}
-    for dt, fut in per_dtype.items():
-        ok, _ = fut.result()
-        if ok:
-            for op in OPS:
-                kernels[op].append(dt)
-        else:
-            retry.update({(op, dt): probe([(op, dt)]) for op in OPS})
-    for (op, dt), fut in retry.items():
-        ok, why = fut.result()
-        if ok:
-            kernels[op].append(dt)
-        else:
-            rejected[op][dt] = f"does not compile: {why}"
-
-
-def _needs_guard(commands: processes.Commands, cxx: str, include: Path) -> bool:
-    ok, _ = _probe(commands, cxx, include, [], [("TPARTADD", "float32")])
-    if ok:
-        return False
-    ok2, why2 = _probe(commands, cxx, include, [REDUCEIDX_GUARD], [("TPARTADD", "float32")])
-    if not ok2:
-        raise UsageError(f"the pto-isa headers do not compile with {cxx}: {why2}; try a newer compiler (CXX=...)")
-    return True
-
-
-def _bf16_native(commands: processes.Commands, cxx: str, include: Path, flags: list[str], work: Path) -> bool:
-    src = work / "bf16.cpp"
-    src.write_text(_BF16_PROBE)
-    exe = work / "bf16"
-    out = commands.run([cxx, *flags, f"-I{include}", str(src), "-o", str(exe)])
-    if out.returncode != 0:
-        return False
-    return commands.run([str(exe)], timeout=30).returncode == 0
-
-
 @dataclasses.dataclass(frozen=True)
 class _Identity:
     tree: Path
     cxx: str
     version: str
     digest: str
-    harness_digest: str
+    sources_digest: str
     san: list[str]
     plant: list[str]
+    pairs: tuple[tuple[str, str], ...]  # the (instruction, dtype) pairs this build compiles
     key: str
     final: Path
+
+    @property
+    def root(self) -> Path:
+        return self.final.parent
+
+    def flags(self, guard: bool) -> list[str]:
+        return [*base_flags(self.san), *([REDUCEIDX_GUARD] if guard else []), *self.san, *self.plant]
+
+
+def sources_digest() -> str:
+    """sha256 of ptofuzz's harness sources (the main program, the protocol, the kernels)."""
+    h = hashlib.sha256()
+    for path in SOURCES:
+        h.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return h.hexdigest()
 
 
 def _identity(settings: Settings) -> _Identity:
@@ -307,13 +235,14 @@ def _identity(settings: Settings) -> _Identity:
     san = sanitize_flags(settings.sanitize)
     if settings.plant is not None and settings.plant not in PLANTS:
         raise UsageError(f"plant {settings.plant!r} is not one of: {', '.join(PLANTS)}")
+    pairs = tuple(wanted_pairs(settings.ops))
     digest = tree_hash(tree / "include")
-    harness_digest = hashlib.sha256(HARNESS.read_bytes()).hexdigest()
+    sources = sources_digest()
     plant = [PLANT_FLAG] if settings.plant else []
-    ident = {"tree": digest, "harness": harness_digest, "compiler": [cxx, version],
-             "flags": [*base_flags(san), *san, *plant], "kernels": sorted(wanted_pairs())}
+    ident = {"tree": digest, "harness": sources, "compiler": [cxx, version],
+             "flags": [*base_flags(san), *san, *plant], "kernels": sorted(pairs)}
     key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:20]
-    return _Identity(tree, cxx, version, digest, harness_digest, san, plant, key,
+    return _Identity(tree, cxx, version, digest, sources, san, plant, pairs, key,
                      settings.cache_root() / "cpusim" / key)
 
 
@@ -345,32 +274,17 @@ def _cached(final: Path, start: float) -> Build | None:
     return Build(final, manifest, True, time.perf_counter() - start)
 
 
-def wanted_pairs() -> list[tuple[str, str]]:
+def wanted_pairs(ops: Sequence[str] = ()) -> list[tuple[str, str]]:
     """The (instruction, dtype) pairs worth compiling: those the instruction's cpu model accepts (cpusim runs
-    cpu cases only); the probes still report every dtype."""
+    cpu cases only), of ``ops`` (default: every instruction the harness has)."""
     from ptofuzz.instructions import registry
 
     insts = registry.all_instructions()
-    return [(op, dt) for op in OPS if op in insts for dt in insts[op].platforms["cpu"].dtypes if dt in DTYPES]
-
-
-def _probes(commands: processes.Commands, ident: _Identity, include: Path, extra: list[str], jobs: int
-            ) -> tuple[dict[str, list[str]], dict[str, dict[str, str]]]:
-    """What compiles, from the probe cache of (tree, harness, compiler, base flags), else probed now: sanitizer
-    and test variants of one tree share it."""
-    key = hashlib.sha256(json.dumps([ident.digest, ident.harness_digest, ident.cxx, ident.version,
-                                     [*BASE_FLAGS, *extra]]).encode()).hexdigest()[:20]
-    path = ident.final.parent / f"probes-{key}.json"
-    try:
-        data = json.loads(path.read_text())
-        return data["kernels"], data["rejected"]
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    kernels, rejected = _discover(commands, ident.cxx, include, extra, jobs)
-    from ptofuzz.core.atomic import write_file
-
-    write_file(path, json.dumps({"kernels": kernels, "rejected": rejected}))  # what a killed build left goes too
-    return kernels, rejected
+    for op in ops:
+        if op not in OPS:
+            raise UsageError(f"{op} is not in the cpusim harness; it runs: {', '.join(o.lower() for o in OPS)}")
+    chosen = [op for op in OPS if op in insts and (not ops or op in ops)]
+    return [(op, dt) for op in chosen for dt in insts[op].platforms["cpu"].dtypes if dt in DTYPES]
 
 
 def lookup(settings: Settings) -> Build | None:
@@ -379,12 +293,14 @@ def lookup(settings: Settings) -> Build | None:
 
 
 def get(settings: Settings, *, jobs: int | None = None, say: Callable[[str], None] | None = None) -> Build:
-    """The build for ``settings``: from the cache, or compiled now (and cached); ``say`` hears what a build
-    that compiles is doing (it takes a minute or more)."""
+    """The build for ``settings``: from the cache, or linked now from the instructions' objects (each from the
+    cache, else compiled now, in parallel); ``say`` hears what a build that compiles is doing."""
+    from ptofuzz.backends.cpusim import objects
+
     start = time.perf_counter()
     ident = _identity(settings)
     tree, cxx, version, key, final = ident.tree, ident.cxx, ident.version, ident.key, ident.final
-    include, root = tree / "include", final.parent
+    include, root = tree / "include", ident.root
     found = _cached(final, start)
     if found is not None:
         return found
@@ -399,36 +315,34 @@ def get(settings: Settings, *, jobs: int | None = None, say: Callable[[str], Non
     commands = processes.Commands()  # the compilers: killed at once on an interrupt, and should we die
     tell = say or (lambda _: None)
     try:
-        tell(f"building the cpusim harness from {tree} with {version} (once; cached in {root})")
-        guard = _needs_guard(commands, cxx, include)
-        extra = [REDUCEIDX_GUARD] if guard else []
-        tell("probing which instruction and dtype pairs compile (cached per tree and compiler)")
-        compiles, rejected = _probes(commands, ident, include, extra, jobs or max(1, os.cpu_count() or 1))
-        wanted = set(wanted_pairs())
-        pairs = [(op, dt) for op in OPS for dt in compiles[op] if (op, dt) in wanted]
-        kernels = {op: [dt for o, dt in pairs if o == op] for op in OPS}
-        if not pairs:
+        if not ident.pairs:
+            raise UsageError("no instruction of the harness is chosen")
+        facts = objects.tree_facts(commands, cxx, version, include, ident.digest, list(BASE_FLAGS), REDUCEIDX_GUARD,
+                                   root)
+        flags = ident.flags(facts["guard"])
+        tc = objects.Toolchain(commands, cxx, version, include, tuple(flags),
+                               f"{ident.digest}:{ident.sources_digest}:{cxx}:{version}", root)
+        wanted: dict[str, tuple[int, list[tuple[str, int, str]]]] = {}
+        for op, dt in ident.pairs:
+            wanted.setdefault(op, (OPS[op], []))[1].append((dt, DTYPES[dt][0], DTYPES[dt][1]))
+        tell(f"building the cpusim harness of {len(wanted)} instruction(s) from {tree} with {version} "
+             f"(cached in {root})")
+        objs = objects.objects(tc, wanted, jobs or max(1, os.cpu_count() or 1), tell)
+        kernels = {op: list(o.kernels) for op, o in objs.items()}
+        rejected = {op: o.rejected for op, o in objs.items()}
+        if not any(kernels.values()):
             raise UsageError(f"no instruction of the harness compiles against {tree} with {version}")
-        flags = [*base_flags(ident.san), *extra, *ident.san, *ident.plant]
-        cmd = [cxx, *flags, f"-I{include}", _kernel_define(pairs), str(HARNESS), "-o", str(work / "harness")]
-        tell(f"compiling the harness: {len(pairs)} instruction and dtype pairs")
-        out = commands.run(cmd)
-        if out.returncode != 0:
-            if NO_SPACE in out.stderr:
-                raise UsageError(f"building the cpusim harness failed: no space left on the device of {str(root)!r}; "
-                                 "free some space or pass --cache-dir DIR on another device")
-            raise UsageError(f"building the cpusim harness failed: {first_error(out.stderr)}")
-        native = _bf16_native(commands, cxx, include, [*BASE_FLAGS, *extra], work)
+        objects.link(tc, list(objs.values()), work)
         manifest = {
             "key": key, "pto_isa": str(tree), "commit": commit_of(tree, ident.digest), "tree_hash": ident.digest,
-            "harness_hash": ident.harness_digest, "compiler": f"{cxx} ({version})", "flags": flags,
-            "sanitize": list(settings.sanitize), "plants": bool(settings.plant), "reduceidx_skipped": guard,
-            "bfloat16_native": native, "kernels": kernels, "compiles": compiles, "rejected": rejected,
-            "cols": list(COLS),
+            "harness_hash": ident.sources_digest, "compiler": f"{cxx} ({version})", "flags": flags,
+            "sanitize": list(settings.sanitize), "plants": bool(settings.plant), "reduceidx_skipped": facts["guard"],
+            "bfloat16_native": facts["bfloat16_native"], "ops": list(wanted), "kernels": kernels,
+            "rejected": rejected, "cols": list(COLS),
+            "objects": {op: {"key": o.key, "seconds": o.seconds, "cached": o.cached} for op, o in objs.items()},
             "build_seconds": round(time.perf_counter() - start, 2),
         }
-        for scratch in ("bf16.cpp", "bf16", LOCK):
-            (work / scratch).unlink(missing_ok=True)
+        (work / LOCK).unlink(missing_ok=True)
         (work / "manifest.json").write_text(json.dumps(manifest, indent=1) + "\n")
         if final.exists() and _cached(final, start) is None:  # a damaged entry (a harness deleted by hand...)
             shutil.rmtree(final, ignore_errors=True)
@@ -441,7 +355,7 @@ def get(settings: Settings, *, jobs: int | None = None, say: Callable[[str], Non
                 raise
             return Build(final, other.manifest, False, time.perf_counter() - start)
         return Build(final, manifest, False, time.perf_counter() - start)
-    finally:  # (a compile an interrupt cut short ended with its group; the probes' pool kills its own)
+    finally:  # (a compile an interrupt cut short ended with its group; the pools kill their own)
         if work.exists():
             shutil.rmtree(work, ignore_errors=True)
         os.close(lock)

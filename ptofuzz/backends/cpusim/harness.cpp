@@ -1,5 +1,4 @@
-// ptofuzz's own harness around the pto-isa CPU simulator (written for ptofuzz; it only #includes pto-isa's
-// public headers from the tree given at build time).
+// ptofuzz's own harness around the pto-isa CPU simulator: the main program.
 //
 // One process serves many requests on stdin/stdout, each a batch of cases of one instruction and element type:
 //
@@ -19,10 +18,11 @@
 // dst_idx; valid regions dst, src0, src1 (the index tiles get their value tile's). Before each case the harness writes the case's index into the
 // progress file (argv[1]), so that a crash or a hang names the case that caused it.
 //
-// Build defines (set by ptofuzz.cpusim.build):
-//   PTOFUZZ_KERNELS  a list of K(OPCODE, MNEMONIC, CTYPE, DTYPECODE): the (instruction, type) pairs to compile
-//   PTOFUZZ_PLANTS   test-only: with the environment variable PTOFUZZ_PLANT=oob, a TPART* case whose src0 starts
-//                    with the byte 0x5A writes one byte past the dst buffer; with PTOFUZZ_PLANT=hang it loops forever
+// TADD/TSUB/TMUL/TMAX/TMIN lay out as TPART*: A = src0, B = src1, output = dst.
+//
+// This file holds the protocol and includes nothing of pto-isa: the kernels are objects of their own (kernels.hpp,
+// one per instruction, compiled and cached apart) that register themselves before main runs; `--list` prints
+// what registered. Build define PTOFUZZ_PLANTS (test-only): read PTOFUZZ_PLANT (see kernels.hpp).
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -33,30 +33,20 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include <pto/pto-inst.hpp>
+#include "protocol.hpp"
+
+namespace ptofuzz {
+
+volatile int64_t* g_progress = nullptr;
+int g_plant = 0;
 
 namespace {
 
-constexpr uint32_t kMagic = 0x50544f46;  // "PTOF"
-constexpr int kRows = 1 << 16;           // static row count of every tile (only the stride matters)
-constexpr int kCols[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
-
-struct Header {
-    uint32_t magic, op, dtype, cols_index, rows, n, alias, reserved;
+struct Entry {
+    Kernel kernel;
+    const char* mnemonic;
 };
-struct Reply {
-    uint32_t magic, status, n, bytes;
-};
-
-volatile int64_t* g_progress = nullptr;
-int g_plant = 0;  // 1: out-of-bounds write, 2: hang (PTOFUZZ_PLANTS builds only)
-
-enum Op : uint32_t {
-    TPARTADD_OP = 0, TPARTMUL_OP = 1, TPARTMAX_OP = 2, TPARTMIN_OP = 3, TSORT32_OP = 4, TMRGSORT_OP = 5,
-    TPARTARGMAX_OP = 6, TPARTARGMIN_OP = 7
-};
-
-constexpr bool is_arg(uint32_t op) { return op == TPARTARGMAX_OP || op == TPARTARGMIN_OP; }
+Entry g_kernels[kMaxOps][kMaxDtypes];  // zero-initialised before any object's initialisers run
 
 // bytes of the A, B and output buffers of a request of n cases of `elems` elements (n x rows x cols)
 void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, size_t& a, size_t& b, size_t& d)
@@ -65,189 +55,6 @@ void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, s
     a = elems * per;
     b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP ? 0 : elems * per;
     d = op == TSORT32_OP ? elems * 8 : op == TMRGSORT_OP ? n * (cols * es + 8) : elems * per;
-}
-
-template <typename T, int C, int Lists, bool Exhausted>
-void mrgsort_lists(T* d, T* const* src, const int32_t* v, uint16_t* executed)
-{
-    using Row = pto::Tile<pto::TileType::Vec, T, 1, C, pto::BLayout::RowMajor, -1, -1>;
-    static T tmp_buf[C];
-    Row dt(1, v[0]), tt(1, C), s0(1, v[1]), s1(1, v[2]), s2(1, v[3]), s3(1, v[4]);
-    dt.data() = d;
-    tt.data() = tmp_buf;
-    s0.data() = src[0];
-    s1.data() = src[1];
-    s2.data() = src[2];
-    s3.data() = src[3];
-    pto::MrgSortExecutedNumList counts{};
-    if constexpr (Lists == 2) {
-        pto::TMRGSORT<Row, Row, Row, Row, Exhausted>(dt, counts, tt, s0, s1);
-    } else if constexpr (Lists == 3) {
-        pto::TMRGSORT<Row, Row, Row, Row, Row, Exhausted>(dt, counts, tt, s0, s1, s2);
-    } else {
-        pto::TMRGSORT<Row, Row, Row, Row, Row, Row, Exhausted>(dt, counts, tt, s0, s1, s2, s3);
-    }
-    executed[0] = counts.mrgSortList0;
-    executed[1] = counts.mrgSortList1;
-    executed[2] = counts.mrgSortList2;
-    executed[3] = counts.mrgSortList3;
-}
-
-template <typename T, int C>
-void run_tmrgsort(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t n, uint32_t mode)
-{
-    using Row = pto::Tile<pto::TileType::Vec, T, 1, C, pto::BLayout::RowMajor, -1, -1>;
-    const size_t out_bytes = C * sizeof(T) + 8;
-    for (uint32_t k = 0; k < n; k++) {
-        *g_progress = k;
-        const int32_t* v = valid + 6 * k;
-        T* d = reinterpret_cast<T*>(dbuf + k * out_bytes);
-        uint16_t executed[4] = {0, 0, 0, 0};
-        T* src[4];
-        for (int i = 0; i < 4; i++) src[i] = reinterpret_cast<T*>(abuf) + (size_t(k) * 4 + i) * C;
-        const uint32_t lists = mode & 7;
-        const bool exhausted = (mode & 8) != 0;
-        if (lists == 1) {
-            Row dt(1, v[0]), st(1, v[1]);
-            dt.data() = d;
-            st.data() = src[0];
-            pto::TMRGSORT(dt, st, uint32_t(v[5]));
-        } else if (lists == 2) {
-            exhausted ? mrgsort_lists<T, C, 2, true>(d, src, v, executed) : mrgsort_lists<T, C, 2, false>(d, src, v, executed);
-        } else if (lists == 3) {
-            exhausted ? mrgsort_lists<T, C, 3, true>(d, src, v, executed) : mrgsort_lists<T, C, 3, false>(d, src, v, executed);
-        } else {
-            exhausted ? mrgsort_lists<T, C, 4, true>(d, src, v, executed) : mrgsort_lists<T, C, 4, false>(d, src, v, executed);
-        }
-        std::memcpy(dbuf + k * out_bytes + C * sizeof(T), executed, 8);
-    }
-}
-
-template <typename T, int C>
-void run_tsort32(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n)
-{
-    constexpr int DC = C * 8 / int(sizeof(T));
-    using SrcT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
-    using IdxT = pto::Tile<pto::TileType::Vec, uint32_t, kRows, C, pto::BLayout::RowMajor, -1, -1>;
-    using DstT = pto::Tile<pto::TileType::Vec, T, kRows, DC, pto::BLayout::RowMajor, -1, -1>;
-    const size_t tile = size_t(rows) * C;
-    for (uint32_t k = 0; k < n; k++) {
-        *g_progress = k;
-        const int32_t* v = valid + 6 * k;
-        DstT dt(v[0], v[1]);
-        SrcT st(v[2], v[3]);
-        IdxT it(v[4], v[5]);
-        dt.data() = reinterpret_cast<T*>(dbuf) + k * size_t(rows) * DC;
-        st.data() = reinterpret_cast<T*>(abuf) + k * tile;
-        it.data() = reinterpret_cast<uint32_t*>(bbuf) + k * tile;
-        pto::TSORT32(dt, st, it);
-    }
-}
-
-template <uint32_t OpCode, typename T, int C>
-void run_tpart(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n,
-               uint32_t alias, uint8_t* dend)
-{
-    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
-    const size_t tile = size_t(rows) * C;
-    for (uint32_t k = 0; k < n; k++) {
-        *g_progress = k;
-        const int32_t* v = valid + 6 * k;
-        T* d = reinterpret_cast<T*>(dbuf) + k * tile;
-        T* a = reinterpret_cast<T*>(abuf) + k * tile;
-        T* b = reinterpret_cast<T*>(bbuf) + k * tile;
-        if (alias == 1) {
-            std::memcpy(d, a, tile * sizeof(T));
-            a = d;
-        } else if (alias == 2) {
-            std::memcpy(d, b, tile * sizeof(T));
-            b = d;
-        }
-#ifdef PTOFUZZ_PLANTS
-        if (g_plant != 0 && reinterpret_cast<uint8_t*>(a)[0] == 0x5A) {
-            if (g_plant == 1) {
-                *reinterpret_cast<volatile uint8_t*>(dend) = 1;
-            } else {
-                for (volatile unsigned spin = 0;; spin = spin + 1u) {  // unsigned: no UB for UBSan to stop
-                }
-            }
-        }
-#endif
-        (void)dend;
-        TileT dt(v[0], v[1]), at(v[2], v[3]), bt(v[4], v[5]);
-        dt.data() = d;
-        at.data() = a;
-        bt.data() = b;
-        if constexpr (OpCode == TPARTADD_OP) {
-            pto::TPARTADD(dt, at, bt);
-        } else if constexpr (OpCode == TPARTMUL_OP) {
-            pto::TPARTMUL(dt, at, bt);
-        } else if constexpr (OpCode == TPARTMAX_OP) {
-            pto::TPARTMAX(dt, at, bt);
-        } else {
-            pto::TPARTMIN(dt, at, bt);
-        }
-    }
-}
-
-template <uint32_t OpCode, typename T, int C>
-void run_tpartarg(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n)
-{
-    using ValT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
-    using IdxT = pto::Tile<pto::TileType::Vec, uint32_t, kRows, C, pto::BLayout::RowMajor, -1, -1>;
-    const size_t tile = size_t(rows) * C;
-    const size_t slice = tile * (sizeof(T) + 4);  // value tile, then index tile (tile * sizeof(T) keeps 4-byte alignment)
-    for (uint32_t k = 0; k < n; k++) {
-        *g_progress = k;
-        const int32_t* v = valid + 6 * k;
-        uint8_t* d = dbuf + k * slice;
-        uint8_t* a = abuf + k * slice;
-        uint8_t* b = bbuf + k * slice;
-        ValT dt(v[0], v[1]), at(v[2], v[3]), bt(v[4], v[5]);
-        IdxT di(v[0], v[1]), ai(v[2], v[3]), bi(v[4], v[5]);
-        dt.data() = reinterpret_cast<T*>(d);
-        at.data() = reinterpret_cast<T*>(a);
-        bt.data() = reinterpret_cast<T*>(b);
-        di.data() = reinterpret_cast<uint32_t*>(d + tile * sizeof(T));
-        ai.data() = reinterpret_cast<uint32_t*>(a + tile * sizeof(T));
-        bi.data() = reinterpret_cast<uint32_t*>(b + tile * sizeof(T));
-        if constexpr (OpCode == TPARTARGMAX_OP) {
-            pto::TPARTARGMAX(dt, at, bt, di, ai, bi);
-        } else {
-            pto::TPARTARGMIN(dt, at, bt, di, ai, bi);
-        }
-    }
-}
-
-template <uint32_t OpCode, typename T, int C>
-void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t rows, uint32_t n, uint32_t alias,
-                uint8_t* dend)
-{
-    if constexpr (OpCode == TSORT32_OP) {
-        run_tsort32<T, C>(d, a, b, v, rows, n);
-    } else if constexpr (OpCode == TMRGSORT_OP) {
-        run_tmrgsort<T, C>(d, a, v, n, alias);
-    } else if constexpr (is_arg(OpCode)) {
-        run_tpartarg<OpCode, T, C>(d, a, b, v, rows, n);
-    } else {
-        run_tpart<OpCode, T, C>(d, a, b, v, rows, n, alias, dend);
-    }
-}
-
-template <uint32_t OpCode, typename T>
-bool dispatch_cols(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint8_t* dend)
-{
-    switch (h.cols_index) {
-#define PTOFUZZ_COLS_CASE(i)                                                                        \
-    case i:                                                                                         \
-        run_kernel<OpCode, T, kCols[i]>(d, a, b, v, h.rows, h.n, h.alias, dend);                   \
-        return true;
-        PTOFUZZ_COLS_CASE(0) PTOFUZZ_COLS_CASE(1) PTOFUZZ_COLS_CASE(2) PTOFUZZ_COLS_CASE(3)
-        PTOFUZZ_COLS_CASE(4) PTOFUZZ_COLS_CASE(5) PTOFUZZ_COLS_CASE(6) PTOFUZZ_COLS_CASE(7)
-#undef PTOFUZZ_COLS_CASE
-        default:
-            return false;
-    }
 }
 
 size_t element_size(uint32_t dtype)
@@ -288,6 +95,17 @@ bool reply(uint32_t status, uint32_t n, const uint8_t* data, size_t bytes)
 
 }  // namespace
 
+bool add_kernel(uint32_t op, uint32_t dtype, const char* mnemonic, Kernel kernel)
+{
+    if (op >= kMaxOps || dtype >= kMaxDtypes) return false;
+    g_kernels[op][dtype] = Entry{kernel, mnemonic};
+    return true;
+}
+
+}  // namespace ptofuzz
+
+using namespace ptofuzz;
+
 int main(int argc, char** argv)
 {
     static int64_t local_progress = 0;
@@ -306,9 +124,9 @@ int main(int argc, char** argv)
         }
     }
     if (argc > 2 && std::strcmp(argv[2], "--list") == 0) {  // the compiled (instruction, type) pairs
-#define K(opcode, mnemonic, ctype, dtcode) std::printf("%s %d\n", #mnemonic, dtcode);
-        PTOFUZZ_KERNELS
-#undef K
+        for (uint32_t op = 0; op < kMaxOps; op++)
+            for (uint32_t dt = 0; dt < kMaxDtypes; dt++)
+                if (g_kernels[op][dt].kernel) std::printf("%s %u\n", g_kernels[op][dt].mnemonic, dt);
         return 0;
     }
     std::vector<uint8_t> a, b, d;
@@ -330,18 +148,8 @@ int main(int argc, char** argv)
         if (!read_all(valid.data(), valid.size() * 4) || !read_all(a.data(), a.size()) || !read_all(b.data(), b.size())) {
             return 3;
         }
-        bool done = false;
-        const uint32_t key = h.op * 16 + h.dtype;
-        switch (key) {
-#define K(opcode, mnemonic, ctype, dtcode)                                                                \
-    case (opcode) * 16 + (dtcode):                                                                        \
-        done = dispatch_cols<opcode, ctype>(h, d.data(), a.data(), b.data(), valid.data(), d.data() + d.capacity()); \
-        break;
-            PTOFUZZ_KERNELS
-#undef K
-            default:
-                break;
-        }
+        const Kernel kernel = h.op < kMaxOps && h.dtype < kMaxDtypes ? g_kernels[h.op][h.dtype].kernel : nullptr;
+        const bool done = kernel && kernel(h, d.data(), a.data(), b.data(), valid.data(), d.data() + d.capacity());
         if (!reply(done ? 0 : 1, h.n, d.data(), done ? bytes : 0)) return 3;
     }
     return 0;

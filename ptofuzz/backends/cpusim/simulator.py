@@ -113,9 +113,12 @@ class Simulator:
 
 
 def self_test(b: build_mod.Build, settings: build_mod.Settings) -> str:
-    """'' when the harness answers one known request right (TPARTADD of 1x32 bytes), else what went wrong."""
-    dtype = next((d for d in ("uint8", "int8") if d in b.manifest["kernels"].get("TPARTADD", ())), None)
-    if dtype is None:  # nothing this test can ask (a harness of other instructions only)
+    """'' when the harness answers one known request right (TPARTADD or TADD of 1x32 bytes, which add bytes
+    alike), else what went wrong."""
+    kernels = b.manifest["kernels"]
+    op, dtype = next(((o, d) for o in ("TPARTADD", "TADD") for d in ("uint8", "int8") if d in kernels.get(o, ())),
+                     (None, None))
+    if op is None or dtype is None:  # nothing this test can ask (a harness of other instructions only)
         return ""
     a = np.arange(1, 33, dtype=np.uint8).reshape(1, 1, 32)
     c = (a + 99).astype(np.uint8)
@@ -123,7 +126,7 @@ def self_test(b: build_mod.Build, settings: build_mod.Settings) -> str:
     try:
         worker = Worker(b.executable, max(settings.timeout, SELF_TEST_TIMEOUT), max_failures=1)
         try:
-            got, failures = worker.run(build_mod.OPS["TPARTADD"], build_mod.DTYPES[dtype][0], 0, 1, valid, a, c)
+            got, failures = worker.run(build_mod.OPS[op], build_mod.DTYPES[dtype][0], 0, 1, valid, a, c)
         finally:
             worker.close()
     except (OSError, HarnessError, ValueError) as e:

@@ -1,0 +1,44 @@
+// ptofuzz's harness around the pto-isa CPU simulator: what its main program (harness.cpp) and its kernel objects
+// (kernels.hpp, one object per instruction) share. Written for ptofuzz; it includes nothing of pto-isa.
+#ifndef PTOFUZZ_PROTOCOL_HPP
+#define PTOFUZZ_PROTOCOL_HPP
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ptofuzz {
+
+constexpr uint32_t kMagic = 0x50544f46;  // "PTOF"
+constexpr int kRows = 1 << 16;           // static row count of every tile (only the stride matters)
+constexpr int kCols[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
+constexpr uint32_t kMaxOps = 64;
+constexpr uint32_t kMaxDtypes = 16;
+
+struct Header {
+    uint32_t magic, op, dtype, cols_index, rows, n, alias, reserved;
+};
+struct Reply {
+    uint32_t magic, status, n, bytes;
+};
+
+// opcodes (ptofuzz.backends.cpusim.build.OPS says the same)
+enum Op : uint32_t {
+    TPARTADD_OP = 0, TPARTMUL_OP = 1, TPARTMAX_OP = 2, TPARTMIN_OP = 3, TSORT32_OP = 4, TMRGSORT_OP = 5,
+    TPARTARGMAX_OP = 6, TPARTARGMIN_OP = 7, TADD_OP = 8, TSUB_OP = 9, TMUL_OP = 10, TMAX_OP = 11, TMIN_OP = 12
+};
+
+constexpr bool is_arg(uint32_t op) { return op == TPARTARGMAX_OP || op == TPARTARGMIN_OP; }
+
+// one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
+// the stride is not compiled in
+using Kernel = bool (*)(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* valid, uint8_t* dend);
+
+// called by each kernel object's static initialisers (defined in harness.cpp)
+bool add_kernel(uint32_t op, uint32_t dtype, const char* mnemonic, Kernel kernel);
+
+extern volatile int64_t* g_progress;  // the case under way (a crash or a hang names it)
+extern int g_plant;                   // 1: out-of-bounds write, 2: hang (PTOFUZZ_PLANTS builds only)
+
+}  // namespace ptofuzz
+
+#endif
