@@ -2,7 +2,8 @@
 """The real simulator's campaign table: for each instruction and cpu dtype, a ``spec,cpu,cpusim`` campaign and a
 sanitizer campaign (``cpu,cpusim --sanitize address,undefined``), with every signature classed.
 
-    PTO_ISA_DIR=... python ci/sim_campaigns.py tadd tsub [--runs 20000] [--sanitizer-runs 20000] [--markdown F]
+    PTO_ISA_DIR=... python ci/sim_campaigns.py tadd tsub [--runs 20000] [--sanitizer-runs 20000]
+        [--sanitizer-cxx clang++-19] [--markdown F]
 
 Each campaign is a ``ptofuzz fuzz ... --json`` process (the command in the table reproduces it). A signature is
 classed as ``documented`` (a documented difference: the text says which), ``defect`` (a named defect of the code
@@ -14,21 +15,33 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
 
 
-def _campaign(op: str, dtype: str, oracles: str, runs: int, extra: list[str]) -> tuple[str, dict | None, str]:
+def _campaign(op: str, dtype: str, oracles: str, runs: int, extra: list[str], cxx: str | None
+              ) -> tuple[str, dict | None, str]:
     cmd = ["ptofuzz", "fuzz", op, "--oracles", oracles, "--dtype", dtype, "--runs", str(runs), "--seed", "1",
            *extra]
+    env = {**os.environ, **({"CXX": cxx} if cxx else {})}
     out = subprocess.run([sys.executable, "-m", "ptofuzz", *cmd[1:], "--json"], capture_output=True, text=True,
-                         check=False)
-    line = " ".join(cmd)
+                         check=False, env=env)
+    line = ("CXX=" + cxx + " " if cxx else "") + " ".join(cmd)
     try:
         return line, json.loads(out.stdout), ""
     except ValueError:
         return line, None, (out.stderr.strip().splitlines() or ["no output"])[-1]
+
+
+def _bf16_native(op: str, cxx: str | None, sanitize: tuple[str, ...]) -> bool:
+    """Whether the cached build of ``op`` the campaign used has a native bfloat16_t (else cpusim ran no bf16
+    case)."""
+    from ptofuzz.backends.cpusim import build
+
+    found = build.lookup(build.Settings(cxx=cxx, ops=(op,), sanitize=sanitize))
+    return bool(found and found.manifest.get("bfloat16_native"))
 
 
 def _classes(summary: dict) -> list[tuple[str, str, int, str]]:
@@ -49,35 +62,47 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=20_000)
     ap.add_argument("--sanitizer-runs", type=int, default=20_000)
     ap.add_argument("--markdown", type=Path, default=None)
+    ap.add_argument("--sanitizer-cxx", default=None, help="the compiler of the sanitizer campaigns (CXX)")
     args = ap.parse_args(argv)
     from ptofuzz.instructions import registry
 
-    lines = ["| instruction | dtype | campaign | cases | signatures (class: signature, hits) |",
-             "|---|---|---|---|---|"]
+    lines = [f"| instruction | dtype | spec,cpu,cpusim ({args.runs:,} cases) | cpu,cpusim under ASan+UBSan "
+             f"({args.sanitizer_runs:,} cases{', ' + args.sanitizer_cxx if args.sanitizer_cxx else ''}) |",
+             "|---|---|---|---|"]
     reasons: dict[str, str] = {}
     bad = 0
     for op in args.ops:
         inst = registry.get(op)
         for dtype in inst.platforms["cpu"].dtypes:
-            for label, oracles, runs, extra in (
-                    ("spec,cpu,cpusim", "spec,cpu,cpusim", args.runs, []),
-                    ("sanitizer", "cpu,cpusim", args.sanitizer_runs, ["--sanitize", "address,undefined"])):
-                cmd, summary, why = _campaign(op.lower(), dtype, oracles, runs, extra)
+            cells = []
+            for oracles, runs, extra, cxx in (
+                    ("spec,cpu,cpusim", args.runs, [], None),
+                    ("cpu,cpusim", args.sanitizer_runs, ["--sanitize", "address,undefined"], args.sanitizer_cxx)):
+                cmd, summary, why = _campaign(op.lower(), dtype, oracles, runs, extra, cxx)
                 if summary is None:
                     bad += 1
-                    lines.append(f"| {inst.name} | {dtype} | {label} | - | did not run: {why} (`{cmd}`) |")
+                    cells.append(f"did not run: {why} (`{cmd}`)")
                     continue
                 rows = _classes(summary)
                 bad += sum(1 for r in rows if r[0] == "NEW")
                 for cls, _, _, text in rows:
                     if cls != "NEW" and text:
                         reasons.setdefault(text, f"R{len(reasons) + 1}")
-                shown = "; ".join(f"{cls}{' ' + reasons[text] if text in reasons else ''}: `{sig}` x{hits}"
-                                  for cls, sig, hits, text in rows) or "none"
+                groups: dict[str, list[str]] = {}
+                for cls, sig, hits, text in rows:
+                    key = f"{cls} {reasons[text]}" if text in reasons else cls
+                    parts = sig.split("/")
+                    groups.setdefault(key, []).append(f"`{'/'.join(parts[2:])}` x{hits:,}")
+                cell = "; ".join(f"{k}: {', '.join(v)}" for k, v in groups.items()) or "none"
+                san = ("address", "undefined") if extra else ()
+                if dtype == "bfloat16" and not _bf16_native(inst.name, cxx, san):
+                    cell = f"cpusim ran none (cpusim-bf16-placeholder); {cell}"
                 skipped = summary.get("skipped", 0)
-                cases = f"{summary['cases']:,}" + (f" ({skipped:,} skipped)" if skipped else "")
-                lines.append(f"| {inst.name} | {dtype} | {label} | {cases} | {shown} |")
-                print(lines[-1], flush=True)
+                if skipped:
+                    cell += f" ({skipped:,} cases skipped after 8 crashes in their batch)"
+                cells.append(cell)
+            lines.append(f"| {inst.name} | {dtype} | {cells[0]} | {cells[1]} |")
+            print(lines[-1], flush=True)
     lines.append("")
     lines += [f"- {key}: {text}" for text, key in reasons.items()]
     text = "\n".join(lines) + "\n"

@@ -52,6 +52,12 @@ def _int32_overflow(sig: Signature) -> bool:
         and sig.region == "signed-integer-overflow"
 
 
+def _elementwise_overflow(sig: Signature) -> bool:
+    """UBSan's report of a signed overflow in TADD/TSUB/TMUL's integer arithmetic."""
+    return sig.op in ("TADD", "TSUB", "TMUL") and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "signed-integer-overflow"
+
+
 DEFECTS: tuple[Defect, ...] = (
     Defect("cpusim-tsort32-16bit-overlap", ("TSORT32",), CPUSIM,
            "include/pto/cpu/TSort32.hpp:51: the block at source column j is written from dst element column 2*j "
@@ -70,6 +76,19 @@ DEFECTS: tuple[Defect, ...] = (
            "behaviour",
            "ptofuzz fuzz tpartadd --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
            _int32_overflow),
+    Defect("cpusim-elementwise-signed-overflow-ub", ("TADD", "TSUB", "TMUL"), CPUSIM,
+           "include/pto/cpu/TAdd.hpp:31 (dst[idx] = src0[idx] + src1[idx]), TSub.hpp:25 and TMul.hpp:25 "
+           "(src0.GetElement(r, c) - / * src1.GetElement(r, c)) compute in the element type after C++'s integer "
+           "promotions: for int32_t an overflow is signed-integer overflow, and for uint16_t TMUL both operands "
+           "are promoted to int, so a product of 2^31 or more (e.g. 65535 * 65535) is too; both are undefined "
+           "behaviour (UBSan reports the int32 cases with g++ and clang, the uint16 products with clang, whose "
+           "front end does not narrow the multiply; -O2 happens to wrap)",
+           "docs/isa/TADD.md, TSUB.md, TMUL.md give dst = src0 op src1 for these types and state no overflow "
+           "behaviour; no result is defined by undefined behaviour",
+           "ptofuzz fuzz tadd --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings; "
+           "CXX=clang++ ptofuzz fuzz tmul --oracles cpu,cpusim --dtype uint16 --sanitize undefined --runs 2000 "
+           "--out findings",
+           _elementwise_overflow),
     Defect("cpusim-bf16-placeholder", ("*",), CPUSIM,
            "include/pto/common/type.hpp: without C++23 std::bfloat16_t (GCC before 13) bfloat16_t is an alias of "
            "_Float16, so a bf16 case compiles and does half arithmetic on bf16 bits",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shutil
 import stat
 import sys
 from pathlib import Path
@@ -274,6 +275,32 @@ def test_int32_overflow_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_pa
     rec = json.loads(next((tmp_path / "o").glob("*/record.json")).read_text())
     assert "runtime error: signed integer overflow" in rec["expect"]["cpusim"]["reason"]
     assert "TPartAdd.hpp" in rec["expect"]["cpusim"]["reason"]
+
+
+@pytest.mark.slow
+@needs_sim
+@pytest.mark.parametrize(("op", "dtype", "cxx", "header"), [
+    ("tadd", "int32", None, "TAdd.hpp"),
+    ("tsub", "int32", None, "TSub.hpp"),
+    ("tmul", "uint16", "clang++-19", "TMul.hpp"),  # int promotion: g++ narrows the multiply, clang does not
+])
+def test_elementwise_signed_overflow_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_path, monkeypatch, op,
+                                                                               dtype, cxx, header):
+    """cpusim-elementwise-signed-overflow-ub: UBSan reports the simulator's signed overflow (int32 operands;
+    uint16 products promoted to int) as a crash finding, labelled as the defect (saved, not new)."""
+    if cxx is not None:
+        if not shutil.which(cxx):
+            pytest.skip(f"{cxx} is not installed (.ci/run installs it)")
+        monkeypatch.setenv("CXX", cxx)
+    r = cli("fuzz", op, "--oracles", "cpu,cpusim", "--runs", "1000", "--dtype", dtype, "--sanitize", "undefined",
+            "--seed", "1", "--out", tmp_path / "o", "--json")
+    assert r.code == 0, r
+    sigs = [(s["signature"], s["defect"], s["new"]) for s in json.loads(r.out)["signatures"]]
+    assert sigs == [(f"{op.upper()}/int/cpusim/crash/signed-integer-overflow/-",
+                     "cpusim-elementwise-signed-overflow-ub", False)]
+    rec = json.loads(next((tmp_path / "o").glob("*/record.json")).read_text())
+    assert "runtime error: signed integer overflow" in rec["expect"]["cpusim"]["reason"]
+    assert header in rec["expect"]["cpusim"]["reason"]
 
 
 @needs_sim

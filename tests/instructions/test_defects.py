@@ -32,6 +32,10 @@ def test_the_overlap_defect_is_the_simulator_on_16_bit_rows_of_more_than_one_blo
     "TPARTADD/int/cpusim/crash/heap-buffer-overflow/-",  # a crash, but not UBSan's signed overflow
     "TPARTMAX/int/cpusim/crash/signed-integer-overflow/-",  # TPARTMAX is no arithmetic
     "TPARTADD/int/cpu~cpusim/int-value/op/-",
+    "TMAX/int/cpusim/crash/signed-integer-overflow/-",  # max/min compute nothing that overflows
+    "TADD/int/cpusim/crash/heap-buffer-overflow/-",
+    "TADD/int/cpu~cpusim/int-value/op/-",  # a wrong value is no overflow report
+    "TADD/float/cpusim/crash/float-cast-overflow/-",
 ])
 def test_no_defect_excuses_its_neighbours(key):
     assert defects.matching(Signature.from_key(key)) is None
@@ -41,6 +45,13 @@ def test_the_int32_overflow_defect_is_ubsans_report_of_tpartadd_and_tpartmul():
     for op in ("TPARTADD", "TPARTMUL"):
         sig = Signature.from_key(f"{op}/int/cpusim/crash/signed-integer-overflow/-")
         assert defects.matching(sig).name == "cpusim-int32-overflow-ub"
+
+
+def test_the_elementwise_overflow_defect_is_ubsans_report_of_tadd_tsub_and_tmul():
+    for op in ("TADD", "TSUB", "TMUL"):
+        sig = Signature.from_key(f"{op}/int/cpusim/crash/signed-integer-overflow/-")
+        assert defects.matching(sig).name == "cpusim-elementwise-signed-overflow-ub"
+    assert [d.name for d in defects.of("TMUL")] == ["cpusim-elementwise-signed-overflow-ub", "cpusim-bf16-placeholder"]
 
 
 def test_every_defect_names_its_evidence_in_a_header_and_how_to_show_it():
