@@ -7,7 +7,8 @@ tiles) with its default oracles cpu, a2a3, a5. ``--op tsort32`` / ``tmrgsort`` /
 ``ptofuzz fuzz OP`` runs them (default oracles cpu, a2a3, a5; TSORT: spec,bundle; the random engine's own small
 geometries), target >= 20,000 cases/s (issue 15).
 
-``--op elementwise``: TADD, TSUB, TMUL, TMAX and TMIN (float32 16x16, oracles spec, cpu, a5), each measured beside
+``--op elementwise``: TADD, TSUB, TMUL, TMAX, TMIN, TABS, TNEG, TRELU and TNOT (float32 16x16, TNOT int32; oracles
+spec, cpu, a5), each measured beside
 TPARTADD on the same workload in the same run (its anchor), target >= 20,000 cases/s each (issue 36).
 
 ``--jobs 1,2`` (the default for the sorts) times the random engine with each number of processes (``--jobs N``), so
@@ -39,7 +40,7 @@ from ptofuzz.engine import campaign
 RANDOM_TARGET = 60_000
 SORT_TARGET = 20_000  # cases/s of the sorts' campaigns (issue 15)
 SORTS = {"tsort32": None, "tmrgsort": None, "tsort": ["spec", "bundle"]}  # the oracles `fuzz OP` is run with
-ELEMENTWISE = ("tpartadd", "tadd", "tsub", "tmul", "tmax", "tmin")  # TPARTADD first: the anchor
+ELEMENTWISE = ("tpartadd", "tadd", "tsub", "tmul", "tmax", "tmin", "tabs", "tneg", "trelu", "tnot")  # the anchor first
 ELEMENTWISE_TARGET = 20_000  # cases/s, 16x16, spec,cpu,a5 (issue 36)
 ATHERIS_TARGET = 10_000  # cases/s
 
@@ -98,12 +99,14 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def elementwise(args: argparse.Namespace) -> int:
-    """The elementwise family beside TPARTADD: float32 16x16, spec,cpu,a5, the random engine in this process."""
-    print(f"float32 16x16, oracles spec,cpu,a5, random engine, {args.cases:,} cases, best of {args.repeat} "
-          f"(python {platform.python_version()})")
+    """The elementwise family beside TPARTADD: float32 16x16 (TNOT int32), spec,cpu,a5, the random engine in this
+    process."""
+    print(f"float32 (TNOT int32) 16x16, oracles spec,cpu,a5, random engine, {args.cases:,} cases, best of "
+          f"{args.repeat} (python {platform.python_version()})")
     failed = False
     for op in ELEMENTWISE:
-        plan = campaign.make_plan(op, ["spec", "cpu", "a5"], seed=args.seed, dtype="float32", shape=(16, 16))
+        dtype = "int32" if op == "tnot" else "float32"  # TNOT takes integers only
+        plan = campaign.make_plan(op, ["spec", "cpu", "a5"], seed=args.seed, dtype=dtype, shape=(16, 16))
         campaign.run_random(plan, runs=20_000)  # warm-up
         best, sigs = 0.0, 0
         for _ in range(args.repeat):

@@ -55,10 +55,10 @@ def _wider(source: Source, tile: tuple[int, int], dt: DType) -> tuple[int, int]:
     return r, c + int(source.integers(0, 3)) * block(dt)
 
 
-def random_case(source: Source, op: str, platform: str, dtypes: tuple[str, ...], constraints: Mapping[str, Any]
-                ) -> Case:
+def random_case(source: Source, op: str, platform: str, dtypes: tuple[str, ...], constraints: Mapping[str, Any],
+                roles: tuple[str, ...] = ROLES) -> Case:
     """A case legal on ``platform`` (see the module docstring). ``constraints`` may fix ``dtype`` and ``shape``
-    (the valid region)."""
+    (the valid region); ``roles``: the destination, then the sources (a unary instruction has one)."""
     dt = get(constraints.get("dtype") or source.choice(dtypes))
     kind = platforms.get(platform).kind
     valid = valid_region(source, dt, allow_zero=kind != platforms.SPEC, shape=constraints.get("shape"))
@@ -66,20 +66,21 @@ def random_case(source: Source, op: str, platform: str, dtypes: tuple[str, ...],
         phys = spec_physical(*valid, dt)
         if float(source.random(1)[0]) < 0.2 and phys[0] * 2 * phys[1] * dt.itemsize <= 64 * 1024:
             phys = (phys[0] * 2, phys[1])  # a legal descriptor with rows to spare
-        shapes = [phys, phys, phys]
+        shapes = [phys] * len(roles)
     elif kind == platforms.CPU:
         phys = _wider(source, whole_rows(*valid, dt), dt)
-        shapes = [phys, phys, phys]
+        shapes = [phys] * len(roles)
     else:
         base = whole_rows(*valid, dt)
-        shapes = [_wider(source, base, dt) for _ in ROLES]
-    return Case(op, platform, dt.name, tuple((r, Tile(*s, *valid)) for r, s in zip(ROLES, shapes)))
+        shapes = [_wider(source, base, dt) for _ in roles]
+    return Case(op, platform, dt.name, tuple((r, Tile(*s, *valid)) for r, s in zip(roles, shapes)))
 
 
 ILLEGAL_RULES = ("shape", "valid", "empty")  # which pto-spec rule an illegal spec case breaks
 
 
-def illegal_spec_case(source: Source, op: str, dtypes: tuple[str, ...], constraints: Mapping[str, Any]) -> Case:
+def illegal_spec_case(source: Source, op: str, dtypes: tuple[str, ...], constraints: Mapping[str, Any],
+                      roles: tuple[str, ...] = ROLES) -> Case:
     """A spec case pto-spec rejects (Fault_TileLegality before any effect), breaking one rule of
     :data:`ILLEGAL_RULES`: a source's physical shape differs from the destination's, a source's valid shape does,
     or the valid region is empty."""
@@ -87,8 +88,8 @@ def illegal_spec_case(source: Source, op: str, dtypes: tuple[str, ...], constrai
     rows, cols = valid_region(source, dt, allow_zero=False, shape=constraints.get("shape"))
     rule = source.choice(ILLEGAL_RULES)
     phys = spec_physical(rows, cols, dt)
-    tiles = {r: Tile(*phys, rows, cols) for r in ROLES}
-    bad = source.choice(("src0", "src1"))
+    tiles = {r: Tile(*phys, rows, cols) for r in roles}
+    bad = source.choice(roles[1:])
     if rule == "shape":
         tiles[bad] = Tile(phys[0], phys[1] * 2, rows, cols) if phys[0] > 1 else Tile(phys[0] * 2, phys[1], rows,
                                                                                       cols)
@@ -97,5 +98,5 @@ def illegal_spec_case(source: Source, op: str, dtypes: tuple[str, ...], constrai
             Tile(phys[0], phys[1] * 2, rows, cols)
     else:
         empty = (0, cols) if float(source.random(1)[0]) < 0.5 else (rows, 0)
-        tiles = {r: Tile(*phys, *empty) for r in ROLES}
-    return Case(op, "spec", dt.name, tuple((r, tiles[r]) for r in ROLES))
+        tiles = {r: Tile(*phys, *empty) for r in roles}
+    return Case(op, "spec", dt.name, tuple((r, tiles[r]) for r in roles))

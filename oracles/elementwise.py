@@ -21,7 +21,8 @@ Sources:
   ``undefined`` and of mixed zeros some zero (``zero``). The NPUs' vector units add what their hardware pages
   leave open too (as for TPART*): float overflow from finite operands, and results that flushing subnormal
   operands to zero, or a tiny result, would change, are ``undefined``. The cpu simulator computes on the host:
-  IEEE 754 with gradual underflow.
+  IEEE 754 with gradual underflow. A case whose source valid shape differs from the destination's breaks the
+  pages' runtime check: "unsupported" (no result is defined).
 """
 
 from __future__ import annotations
@@ -84,11 +85,13 @@ def _domain(case: Case) -> tuple[int, int]:
     return case.tile("dst").valid
 
 
-def _paint(case: Case, inputs: Mapping[str, np.ndarray], result: ElementResult | None, with_flags: bool
-           ) -> Outcome:
+def paint(case: Case, inputs: Mapping[str, np.ndarray], result: ElementResult | None, with_flags: bool,
+          source: str = "src0") -> Outcome:
+    """The outcome of an elementwise result: ``dst`` at its physical shape, the result over the destination's
+    valid region (``source``'s bits give the dtype and any batch axis), undefined elsewhere."""
     d = case.tile("dst")
     rows, cols = d.valid
-    a = inputs["src0"]
+    a = inputs[source]
     shape = a.shape[:-2] + d.shape
     out = np.zeros(shape, dtype=a.dtype)
     classes = np.full(shape, UNDEFINED, dtype=np.uint8)
@@ -107,14 +110,16 @@ def _operands(case: Case, inputs: Mapping[str, np.ndarray]) -> tuple[np.ndarray,
     return inputs["src0"][..., :rows, :cols], inputs["src1"][..., :rows, :cols]
 
 
-def spec_legality(case: Case) -> Outcome | None:
-    """Fault_TileLegality (trap 5) when the tiles break pto-spec's rules for these operations, else None."""
+def spec_legality(case: Case, sources: tuple[str, ...] = ("src0", "src1")) -> Outcome | None:
+    """Fault_TileLegality (trap 5) when the tiles break pto-spec's rules for these operations (and the unary
+    ones: ``sources`` ``("src",)``), else None."""
     dt = get(case.dtype)
-    d, s0, s1 = case.tile("dst"), case.tile("src0"), case.tile("src1")
+    d = case.tile("dst")
+    srcs = [case.tile(r) for r in sources]
     why = ""
-    if s0.shape != d.shape or s1.shape != d.shape:
+    if any(s.shape != d.shape for s in srcs):
         why = "source and destination physical shapes differ"
-    elif s0.valid != d.valid or s1.valid != d.valid:
+    elif any(s.valid != d.valid for s in srcs):
         why = "source and destination valid shapes differ"
     elif 0 in d.valid:
         why = "an empty valid region (LB0 must be nonzero; LB1 defaults to 1)"
@@ -134,16 +139,36 @@ def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     if fault is not None:
         return fault
     a, b = _operands(case, inputs)
-    return _paint(case, inputs, spec_element(OPS[case.op], a, b, get(case.dtype)), with_flags=True)
+    return paint(case, inputs, spec_element(OPS[case.op], a, b, get(case.dtype)), with_flags=True)
+
+
+def outside_contract(case: Case, sources: tuple[str, ...] = ("src0", "src1")) -> Outcome | None:
+    """"unsupported" for a case whose source valid shape differs from the destination's: pto-isa's pages make
+    the match a runtime check (``docs/isa/<OP>.md``, "Runtime: ... must match dst"), so the pages define no
+    result for it (the simulator asserts it, or reads past the source's valid region); else None."""
+    d = case.tile("dst")
+    for role in sources:
+        if case.tile(role).valid != d.valid:
+            return Outcome.unsupported(
+                f"{case.op}: docs/isa/{case.op}.md requires {role}'s valid shape to match dst's (a runtime "
+                f"check); this case's is {'x'.join(map(str, case.tile(role).valid))} against "
+                f"{'x'.join(map(str, d.valid))}")
+    return None
 
 
 def cpu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    bad = outside_contract(case)
+    if bad is not None:
+        return bad
     a, b = _operands(case, inputs)
-    return _paint(case, inputs, documented_element(OPS[case.op], a, b, get(case.dtype), npu=False),
-                  with_flags=False)
+    return paint(case, inputs, documented_element(OPS[case.op], a, b, get(case.dtype), npu=False),
+                 with_flags=False)
 
 
 def npu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    bad = outside_contract(case)
+    if bad is not None:
+        return bad
     a, b = _operands(case, inputs)
-    return _paint(case, inputs, documented_element(OPS[case.op], a, b, get(case.dtype), npu=True),
-                  with_flags=False)
+    return paint(case, inputs, documented_element(OPS[case.op], a, b, get(case.dtype), npu=True),
+                 with_flags=False)

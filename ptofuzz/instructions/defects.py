@@ -58,6 +58,18 @@ def _elementwise_overflow(sig: Signature) -> bool:
         and sig.region == "signed-integer-overflow"
 
 
+def _tabs_negative_zero(sig: Signature) -> bool:
+    """The simulator against any other oracle: a float TABS element whose zero keeps its sign."""
+    return sig.op == "TABS" and CPUSIM in sig.oracles() and sig.dtype_class == "float" \
+        and sig.kind == "signed-zero" and sig.region == "op"
+
+
+def _int_min_negation(sig: Signature) -> bool:
+    """UBSan's report of negating the minimum int32 in TABS/TNEG."""
+    return sig.op in ("TABS", "TNEG") and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region.startswith("negation-of-")
+
+
 DEFECTS: tuple[Defect, ...] = (
     Defect("cpusim-tsort32-16bit-overlap", ("TSORT32",), CPUSIM,
            "include/pto/cpu/TSort32.hpp:51: the block at source column j is written from dst element column 2*j "
@@ -89,6 +101,20 @@ DEFECTS: tuple[Defect, ...] = (
            "CXX=clang++ ptofuzz fuzz tmul --oracles cpu,cpusim --dtype uint16 --sanitize undefined --runs 2000 "
            "--out findings",
            _elementwise_overflow),
+    Defect("cpusim-tabs-negative-zero", ("TABS",), CPUSIM,
+           "include/pto/cpu/TAbs.hpp:25: dst = src < 0 ? -src : src; -0.0 < 0 is false, so |-0| comes back as -0 "
+           "(and a NaN keeps its sign bit)",
+           "docs/isa/TABS.md: dst = |src|; the absolute value of -0 is +0 (IEEE 754 abs clears the sign bit)",
+           "ptofuzz fuzz tabs --oracles cpu,cpusim --dtype float32 --runs 2000 --out findings",
+           _tabs_negative_zero),
+    Defect("cpusim-int-min-negation-ub", ("TABS", "TNEG"), CPUSIM,
+           "include/pto/cpu/TAbs.hpp:25 (-src[idx]) and ElementOp.h:343 (dst = -src) negate the element type: for "
+           "int32_t the minimum -2^31 overflows a signed int, undefined behaviour in C++ (UBSan reports it; -O2 "
+           "happens to wrap back to -2^31)",
+           "docs/isa/TABS.md, TNEG.md give |src| and -src for int32 and state no overflow behaviour; no result is "
+           "defined by undefined behaviour",
+           "ptofuzz fuzz tneg --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
+           _int_min_negation),
     Defect("cpusim-bf16-placeholder", ("*",), CPUSIM,
            "include/pto/common/type.hpp: without C++23 std::bfloat16_t (GCC before 13) bfloat16_t is an alias of "
            "_Float16, so a bf16 case compiles and does half arithmetic on bf16 bits",

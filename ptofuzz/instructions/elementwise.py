@@ -302,10 +302,10 @@ def _profiles(op: str) -> dict[str, Profile]:
 
 # ---- cases from the CLI ------------------------------------------------------------------------------------
 
-def explicit_case(op: str, sup_dtypes: Mapping[str, tuple[str, ...]], platform: str, opts: Mapping[str, Any]
-                  ) -> Case:
+def explicit_case(op: str, sup_dtypes: Mapping[str, tuple[str, ...]], platform: str, opts: Mapping[str, Any],
+                  roles: tuple[str, ...] = ROLES) -> Case:
     """The one case ``--dtype --shape --dst`` describe: ``--dst`` the valid region (default: ``--shape``, or
-    16x16), ``--shape`` the physical tile of all three (default: the smallest legal descriptor on spec, whole
+    16x16), ``--shape`` the physical tile of every role (default: the smallest legal descriptor on spec, whole
     32-byte rows elsewhere)."""
     dt = dtypes.get(opts.get("dtype") or sup_dtypes[platforms.canonical(platform)][0])
     shape: tuple[int, int] | None = opts.get("shape")
@@ -316,7 +316,7 @@ def explicit_case(op: str, sup_dtypes: Mapping[str, tuple[str, ...]], platform: 
     if valid[0] > shape[0] or valid[1] > shape[1]:
         raise UsageError(f"--dst {valid[0]}x{valid[1]} is larger than the tile {shape[0]}x{shape[1]}; pass a bigger "
                          "--shape or a smaller --dst")
-    return Case(op, platform, dt.name, tuple((r, Tile(*shape, *valid)) for r in ROLES))
+    return Case(op, platform, dt.name, tuple((r, Tile(*shape, *valid)) for r in roles))
 
 
 def replay_flags(case: Case) -> str:
@@ -348,7 +348,7 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
 # ---- fuzzing: geometry classes, regions, documented differences -------------------------------------------
 
 def geometry_class(case: Case) -> str:
-    """``empty`` (no valid element), ``nodesc`` (a tile pto-spec cannot describe), else whether the three tiles
+    """``empty`` (no valid element), ``nodesc`` (a tile pto-spec cannot describe), else whether the tiles all
     share one shape (``same``) or a source is read at another stride (``strides``), and whether the valid region
     fills the destination (``full``) or not (``part``)."""
     d = case.tile("dst")
@@ -361,9 +361,9 @@ def geometry_class(case: Case) -> str:
     return f"{same},{'full' if d.valid == d.shape else 'part'}"
 
 
-def fault_class(case: Case) -> str:
+def fault_class(case: Case, sources: tuple[str, ...] = ("src0", "src1")) -> str:
     """For a fault against a value: which pto-spec rule the geometry breaks, or ``spec-legal``."""
-    fault = oracles.spec_legality(case)
+    fault = oracles.spec_legality(case, sources)
     if fault is None:
         return "spec-legal"
     why = fault.fault.reason if fault.fault is not None else ""

@@ -39,6 +39,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.tsort32": ("TSORT32",),
     "ptofuzz.instructions.tmrgsort": ("TMRGSORT",),
     "ptofuzz.instructions.elementwise": ("TADD", "TSUB", "TMUL", "TMAX", "TMIN"),
+    "ptofuzz.instructions.unary": ("TABS", "TNEG", "TRELU", "TNOT"),
 }
 
 

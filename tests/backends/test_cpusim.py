@@ -283,11 +283,14 @@ def test_int32_overflow_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_pa
     ("tadd", "int32", None, "TAdd.hpp"),
     ("tsub", "int32", None, "TSub.hpp"),
     ("tmul", "uint16", "clang++-19", "TMul.hpp"),  # int promotion: g++ narrows the multiply, clang does not
+    ("tabs", "int32", None, "TAbs.hpp"),
+    ("tneg", "int32", None, "ElementOp.h"),
 ])
 def test_elementwise_signed_overflow_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_path, monkeypatch, op,
                                                                                dtype, cxx, header):
-    """cpusim-elementwise-signed-overflow-ub: UBSan reports the simulator's signed overflow (int32 operands;
-    uint16 products promoted to int) as a crash finding, labelled as the defect (saved, not new)."""
+    """cpusim-elementwise-signed-overflow-ub and cpusim-int-min-negation-ub: UBSan reports the simulator's signed
+    overflow (int32 operands; uint16 products promoted to int; -INT32_MIN) as a crash finding, labelled as the
+    defect (saved, not new)."""
     if cxx is not None:
         if not shutil.which(cxx):
             pytest.skip(f"{cxx} is not installed (.ci/run installs it)")
@@ -296,11 +299,48 @@ def test_elementwise_signed_overflow_is_undefined_behaviour_in_the_simulator(cli
             "--seed", "1", "--out", tmp_path / "o", "--json")
     assert r.code == 0, r
     sigs = [(s["signature"], s["defect"], s["new"]) for s in json.loads(r.out)["signatures"]]
-    assert sigs == [(f"{op.upper()}/int/cpusim/crash/signed-integer-overflow/-",
-                     "cpusim-elementwise-signed-overflow-ub", False)]
+    if op in ("tabs", "tneg"):
+        assert sigs == [(f"{op.upper()}/int/cpusim/crash/negation-of-2147483648-cannot-be-represe/-",
+                         "cpusim-int-min-negation-ub", False)]
+    else:
+        assert sigs == [(f"{op.upper()}/int/cpusim/crash/signed-integer-overflow/-",
+                         "cpusim-elementwise-signed-overflow-ub", False)]
     rec = json.loads(next((tmp_path / "o").glob("*/record.json")).read_text())
-    assert "runtime error: signed integer overflow" in rec["expect"]["cpusim"]["reason"]
+    assert ("runtime error: negation of -2147483648" if op in ("tabs", "tneg") else
+            "runtime error: signed integer overflow") in rec["expect"]["cpusim"]["reason"]
     assert header in rec["expect"]["cpusim"]["reason"]
+
+
+@needs_sim
+def test_hand_worked_unary_in_the_real_simulator(sim):
+    """src = [-0, -1.5, 2, -inf, NaN, +0] (float32) through TABS, TNEG, TRELU, once in place: the simulator's
+    bits, the one disagreement with the cpu model being TABS(-0) = -0 (cpusim-tabs-negative-zero); TNOT of
+    int16."""
+    from ptofuzz.engine.differential import compare_batch
+
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
+    x = np.zeros((1, 32), np.float32)
+    x[0, :6] = [-0.0, -1.5, 2, -np.inf, np.nan, 0.0]
+    want = {"TABS": [0x80000000, 0x3FC00000, 0x40000000, 0x7F800000, 0x7FC00000, 0],
+            "TNEG": [0, 0x3FC00000, 0xC0000000, 0x7F800000, 0xFFC00000, 0x80000000],
+            "TRELU": [0x80000000, 0, 0x40000000, 0, 0x7FC00000, 0]}
+    for op, bits in want.items():
+        inst = registry.get(op)
+        for params in ((), (("inplace", "src"),)):
+            t = Tile(1, 32, 1, 6)
+            case = Case(op, "cpusim", "float32", (("dst", t), ("src", t)), params)
+            inputs = {"src": x.view(np.uint32)}
+            out = real.evaluate(inst, case, inputs)
+            assert [int(v) for v in out.outputs["dst"][0, :6]] == bits, (op, params)
+            model = inst.evaluate(dataclasses.replace(case, platform="cpu"), inputs)
+            sigs = compare_batch(inst, case, {"cpu": model, "cpusim": out}, None).counts
+            assert [(s.pair, s.kind) for s in sigs] == ([("cpu~cpusim", "signed-zero")] if op == "TABS" else [])
+    t = Tile(1, 32, 1, 3)
+    y = np.zeros((1, 32), np.int16)
+    y[0, :3] = [0, -1, 0x1234]
+    out = real.evaluate(registry.get("TNOT"), Case("TNOT", "cpusim", "int16", (("dst", t), ("src", t))),
+                        {"src": y.view(np.uint16)})
+    assert out.outputs["dst"][0, :3].view(np.int16).tolist() == [-1, 0, ~0x1234]
 
 
 @needs_sim
@@ -810,7 +850,8 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
     r = cli("list", "--json")
     rows = [row for row in json.loads(r.out) if row["platform"] == "cpusim"]
     assert [row["op"] for row in rows] == ["TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TPARTARGMAX",
-                                           "TPARTARGMIN", "TSORT32", "TMRGSORT", *ELEMENTWISE]
+                                           "TPARTARGMIN", "TSORT32", "TMRGSORT", *ELEMENTWISE, "TABS", "TNEG",
+                                           "TRELU", "TNOT"]
     assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
 
 

@@ -36,6 +36,13 @@ def test_the_overlap_defect_is_the_simulator_on_16_bit_rows_of_more_than_one_blo
     "TADD/int/cpusim/crash/heap-buffer-overflow/-",
     "TADD/int/cpu~cpusim/int-value/op/-",  # a wrong value is no overflow report
     "TADD/float/cpusim/crash/float-cast-overflow/-",
+    "TABS/float/cpu~spec/signed-zero/op/-",  # both models follow their documents: no defect of a model
+    "TABS/float/cpu~cpusim/signed-zero/outside/-",  # nothing is written outside
+    "TABS/float/cpu~cpusim/nan-encoding/op/-",  # a NaN's sign is open on the page
+    "TABS/int/cpu~cpusim/signed-zero/op/-",
+    "TRELU/float/cpu~cpusim/signed-zero/op/-",  # relu(-0) is some zero; another instruction
+    "TNOT/int/cpusim/crash/negation-of-2147483648-cannot-be-represe/-",
+    "TABS/int/cpusim/crash/signed-integer-overflow/-",
 ])
 def test_no_defect_excuses_its_neighbours(key):
     assert defects.matching(Signature.from_key(key)) is None
@@ -52,6 +59,17 @@ def test_the_elementwise_overflow_defect_is_ubsans_report_of_tadd_tsub_and_tmul(
         sig = Signature.from_key(f"{op}/int/cpusim/crash/signed-integer-overflow/-")
         assert defects.matching(sig).name == "cpusim-elementwise-signed-overflow-ub"
     assert [d.name for d in defects.of("TMUL")] == ["cpusim-elementwise-signed-overflow-ub", "cpusim-bf16-placeholder"]
+
+
+@pytest.mark.parametrize("key", ["TABS/float/cpu~cpusim/signed-zero/op/-", "TABS/float/cpusim~spec/signed-zero/op/-"])
+def test_the_tabs_zero_defect_is_the_simulator_s_signed_zero_in_the_operation(key):
+    assert defects.matching(Signature.from_key(key)).name == "cpusim-tabs-negative-zero"
+
+
+@pytest.mark.parametrize("op", ["TABS", "TNEG"])
+def test_the_int_min_defect_is_ubsans_negation_report_of_tabs_and_tneg(op):
+    sig = Signature.from_key(f"{op}/int/cpusim/crash/negation-of-2147483648-cannot-be-represe/-")
+    assert defects.matching(sig).name == "cpusim-int-min-negation-ub"
 
 
 def test_every_defect_names_its_evidence_in_a_header_and_how_to_show_it():

@@ -18,7 +18,7 @@ from ptofuzz import api
 
 PTO_ISA = os.environ.get("PTO_ISA_DIR", "")
 DATA = Path(__file__).resolve().parents[1] / "data"
-ELEMENTWISE = ("tadd", "tsub", "tmul", "tmax", "tmin")
+ELEMENTWISE = ("tadd", "tsub", "tmul", "tmax", "tmin", "tabs", "tneg", "trelu", "tnot")
 KEYS = sorted(k for k in json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"]
               if k.split("/")[0] in ELEMENTWISE)
 SECOND_TEST = {"tadd/a2a3": ("taddplus",)}  # a platform's other test folder of the same instruction

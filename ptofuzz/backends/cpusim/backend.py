@@ -36,6 +36,12 @@ def _tpartarg(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> O
     return tpart.evaluate_arg(sim, case, inputs)
 
 
+def _unary(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import unary
+
+    return unary.evaluate(sim, case, inputs)
+
+
 def _tsort32(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     from ptofuzz.backends.cpusim import sort
 
@@ -56,6 +62,7 @@ ADAPTERS: dict[str, Adapter] = {
     "TPARTARGMAX": _tpartarg, "TPARTARGMIN": _tpartarg, "TSORT32": _tsort32, "TMRGSORT": _tmrgsort,
     # the elementwise tile-tile arithmetic: the cpu cases' three tiles share one type, laid out as TPART*'s
     "TADD": _tpart, "TSUB": _tpart, "TMUL": _tpart, "TMAX": _tpart, "TMIN": _tpart,
+    "TABS": _unary, "TNEG": _unary, "TRELU": _unary, "TNOT": _unary,
 }
 
 
@@ -102,7 +109,10 @@ class CpusimBackend:
             return Outcome.unsupported(f"{inst.name} is not in the cpusim harness")
         if case.dtype not in inst.platforms["cpu"].dtypes:
             return Outcome.unsupported(f"{inst.name} on cpu does not accept {case.dtype}")
-        return documented(inst, case, inputs, adapter(self.simulator(), case, inputs))
+        model = inst.evaluate(dataclasses.replace(case, platform="cpu"), inputs)
+        if model.kind is OutcomeKind.UNSUPPORTED:  # outside the page's contract (a runtime check the case breaks)
+            return model
+        return documented(model, adapter(self.simulator(), case, inputs))
 
     def flags(self) -> str:
         return flags(self.settings)
@@ -114,18 +124,15 @@ class CpusimBackend:
         return self.simulator().target()
 
 
-def documented(inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray], out: Outcome) -> Outcome:
-    """The simulator's bits under what pto-isa's pages pin: each element it wrote takes the cpu model's class of
-    the same case ("a NaN" where a page says only that, undefined where a page leaves the element open), so
-    that against another oracle (pto-spec, a device) only what the documents fix is compared. Element by
-    element: a NaN the page leaves open excuses that element, not its row. cpu against cpusim compares under
-    the same classes as before."""
+def documented(model: Outcome, out: Outcome) -> Outcome:
+    """The simulator's bits under what pto-isa's pages pin: each element it wrote takes the class the cpu model
+    (``model``: the same case and inputs) gives it ("a NaN" where a page says only that, undefined where a page
+    leaves the element open), so that against another oracle (pto-spec, a device) only what the documents fix is
+    compared. Element by element: a NaN the page leaves open excuses that element, not its row. cpu against
+    cpusim compares under the same classes as before."""
     import numpy as np
 
-    if out.kind is not OutcomeKind.OK or not out.classes:
-        return out
-    model = inst.evaluate(dataclasses.replace(case, platform="cpu"), inputs)
-    if model.kind is not OutcomeKind.OK:
+    if out.kind is not OutcomeKind.OK or not out.classes or model.kind is not OutcomeKind.OK:
         return out
     classes = {}
     for role, cls in out.classes.items():

@@ -18,7 +18,8 @@
 // dst_idx; valid regions dst, src0, src1 (the index tiles get their value tile's). Before each case the harness writes the case's index into the
 // progress file (argv[1]), so that a crash or a hang names the case that caused it.
 //
-// TADD/TSUB/TMUL/TMAX/TMIN lay out as TPART*: A = src0, B = src1, output = dst.
+// TADD/TSUB/TMUL/TMAX/TMIN lay out as TPART*: A = src0, B = src1, output = dst. TABS/TNEG/TRELU/TNOT: A = src,
+// no B, output = dst; valid regions dst, src (and two unused ints); `alias` 1 = in place (dst starts as src).
 //
 // This file holds the protocol and includes nothing of pto-isa: the kernels are objects of their own (kernels.hpp,
 // one per instruction, compiled and cached apart) that register themselves before main runs; `--list` prints
@@ -53,7 +54,7 @@ void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, s
 {
     const size_t per = is_arg(op) ? es + 4 : es;  // TPARTARG*: a uint32 index beside every value
     a = elems * per;
-    b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP ? 0 : elems * per;
+    b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP || is_unary(op) ? 0 : elems * per;
     d = op == TSORT32_OP ? elems * 8 : op == TMRGSORT_OP ? n * (cols * es + 8) : elems * per;
 }
 

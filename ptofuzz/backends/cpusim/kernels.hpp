@@ -182,6 +182,36 @@ void run_tpartarg(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* va
 }
 
 template <uint32_t OpCode, typename T, int C>
+void run_unary(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n, uint32_t alias)
+{
+    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        T* d = reinterpret_cast<T*>(dbuf) + k * tile;
+        T* a = reinterpret_cast<T*>(abuf) + k * tile;
+        if (alias == 1) {
+            std::memcpy(d, a, tile * sizeof(T));
+            a = d;
+        }
+        TileT dt(v[0], v[1]), st(v[2], v[3]);
+        dt.data() = d;
+        st.data() = a;
+        if constexpr (OpCode == TABS_OP) {
+            pto::TABS(dt, st);
+        } else if constexpr (OpCode == TNEG_OP) {
+            pto::TNEG(dt, st);
+        } else if constexpr (OpCode == TRELU_OP) {
+            pto::TRELU(dt, st);
+        } else {
+            static_assert(OpCode == TNOT_OP, "an opcode without a kernel");
+            pto::TNOT(dt, st);
+        }
+    }
+}
+
+template <uint32_t OpCode, typename T, int C>
 void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t rows, uint32_t n, uint32_t alias,
                 uint8_t* dend)
 {
@@ -191,6 +221,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_tmrgsort<T, C>(d, a, v, n, alias);
     } else if constexpr (is_arg(OpCode)) {
         run_tpartarg<OpCode, T, C>(d, a, b, v, rows, n);
+    } else if constexpr (is_unary(OpCode)) {
+        run_unary<OpCode, T, C>(d, a, v, rows, n, alias);
     } else {
         run_tpart<OpCode, T, C>(d, a, b, v, rows, n, alias, dend);
     }
