@@ -84,8 +84,10 @@ def _domain(case: Case) -> tuple[int, int]:
     return case.tile("dst").valid
 
 
-def _paint(case: Case, inputs: Mapping[str, np.ndarray], result: ElementResult | None, with_flags: bool
+def paint(case: Case, inputs: Mapping[str, np.ndarray], result: ElementResult | None, with_flags: bool
            ) -> Outcome:
+    """The outcome of an elementwise result: ``dst`` at its physical shape, the result over the destination's
+    valid region (src0's bits give the dtype and any batch axis), undefined elsewhere."""
     d = case.tile("dst")
     rows, cols = d.valid
     a = inputs["src0"]
@@ -134,16 +136,16 @@ def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     if fault is not None:
         return fault
     a, b = _operands(case, inputs)
-    return _paint(case, inputs, spec_element(OPS[case.op], a, b, get(case.dtype)), with_flags=True)
+    return paint(case, inputs, spec_element(OPS[case.op], a, b, get(case.dtype)), with_flags=True)
 
 
 def cpu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     a, b = _operands(case, inputs)
-    return _paint(case, inputs, documented_element(OPS[case.op], a, b, get(case.dtype), npu=False),
+    return paint(case, inputs, documented_element(OPS[case.op], a, b, get(case.dtype), npu=False),
                   with_flags=False)
 
 
 def npu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     a, b = _operands(case, inputs)
-    return _paint(case, inputs, documented_element(OPS[case.op], a, b, get(case.dtype), npu=True),
+    return paint(case, inputs, documented_element(OPS[case.op], a, b, get(case.dtype), npu=True),
                   with_flags=False)
