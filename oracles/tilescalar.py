@@ -20,7 +20,8 @@ Sources:
   overflow undefined, max/min with a NaN operand undefined, mixed zeros some zero; on the NPUs also float
   overflow and subnormal effects. TLRELU: the comparison picks ``src`` exactly (a NaN is not > 0, so it takes
   the product, some NaN); a positive subnormal ``src`` is undefined on the NPUs (a unit that flushes it compares
-  zero and takes ``0 * slope``).
+  zero and takes ``0 * slope``). The pages' runtime requirement (src0's valid rows and columns equal dst's; on
+  A5 only the columns for TADDS, TMULS, TMINS) is checked: a case that breaks it is unsupported (PTO_ASSERT).
 - tmins/a2a3: pto-isa's test of that name calls TMIN on two tiles (``tmins_kernel.cpp``). Its cases carry the
   param ``kernel=TMIN`` and a whole second tile in the scalar's place; they are evaluated as TMIN
   (:func:`ptofuzz.oracles.elementwise.npu`).
@@ -33,6 +34,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ptofuzz.core import platforms
 from ptofuzz.core.case import COMMIT, EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.core.dtypes import DType, get
 from ptofuzz.oracles import descriptors, elementwise, ieee, integer, tpart
@@ -70,13 +72,14 @@ def lrelu_element(a: np.ndarray, s: np.ndarray, dt: DType, *, npu: bool) -> Elem
     positive = _positive(a, dt)
     if dt.is_float:
         res, cls, _ = (tpart.npu_element if npu else tpart.cpu_element)("mul", a, s, dt)
-        if npu:  # a flushing unit sees a positive subnormal as zero and takes the product
-            cls = np.where(positive & ieee.is_subnormal(a, dt), np.uint8(UNDEFINED), cls).astype(np.uint8)
     else:
         res = integer.add_mul("mul", a, s, dt)
         cls = np.where(integer.overflows("mul", a, s, dt), np.uint8(UNDEFINED), np.uint8(EXACT)).astype(np.uint8)
     out = np.where(positive, a, res)
-    return out, np.where(positive, np.uint8(EXACT), cls).astype(np.uint8), {}
+    cls = np.where(positive, np.uint8(EXACT), cls)
+    if npu and dt.is_float:  # a flushing unit sees a positive subnormal as zero and takes the product
+        cls = np.where(positive & ieee.is_subnormal(a, dt), np.uint8(UNDEFINED), cls)
+    return out, cls.astype(np.uint8), {}
 
 
 def documented_element(op: str, a: np.ndarray, s: np.ndarray, dt: DType, *, npu: bool) -> ElementResult:
@@ -117,10 +120,43 @@ def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
                              with_flags=True)
 
 
+#: the ops whose A5 page asks only ``src0.GetValidCol() == dst.GetValidCol()`` at runtime (the others, and every
+#: A2A3 page, ask rows too)
+A5_COLUMNS_ONLY = ("TADDS", "TMULS", "TMINS")
+
+
+def runtime_check(case: Case) -> Outcome | None:
+    """The pages' runtime requirement on the valid regions, unsupported when broken (a PTO_ASSERT): src0's valid
+    rows and columns equal dst's (A2A3, the Common constraints, the cpu simulator), only its columns on A5 for
+    :data:`A5_COLUMNS_ONLY`."""
+    d, s = case.tile("dst").valid, case.tile("src0").valid
+    columns_only = case.op in A5_COLUMNS_ONLY and platforms.get(case.platform).implementation == "a5"
+    if s[1] == d[1] and (columns_only or s[0] == d[0]):
+        return None
+    want = "GetValidCol()" if columns_only else "GetValidRow() and GetValidCol()"
+    return Outcome.unsupported(f"docs/isa/{case.op}.md: src0's {want} must equal dst's (dst {d[0]}x{d[1]}, src0 "
+                               f"{s[0]}x{s[1]})")
+
+
+def _documented(case: Case, inputs: Mapping[str, np.ndarray], *, npu: bool) -> Outcome:
+    broken = runtime_check(case)
+    if broken is not None:
+        return broken
+    rows = case.tile("dst").valid_rows
+    src = inputs["src0"]
+    beyond = max(rows - src.shape[-2], 0)  # dst rows past src0's tile (A5: only the columns must match)
+    if beyond:
+        src = np.concatenate([src, np.zeros(src.shape[:-2] + (beyond, src.shape[-1]), src.dtype)], axis=-2)
+    a, s = operands(case, {**inputs, "src0": src})
+    out = elementwise.paint(case, {**inputs, "src0": src},
+                            documented_element(OPS[case.op], a, s, get(case.dtype), npu=npu), with_flags=False)
+    if beyond:
+        out.classes["dst"][..., rows - beyond:rows, :] = UNDEFINED  # read outside src0's tile
+    return out
+
+
 def cpu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    a, s = operands(case, inputs)
-    return elementwise.paint(case, inputs, documented_element(OPS[case.op], a, s, get(case.dtype), npu=False),
-                             with_flags=False)
+    return _documented(case, inputs, npu=False)
 
 
 def npu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
@@ -128,6 +164,4 @@ def npu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
         tiles = tuple(("src1" if r == "scalar" else r, t) for r, t in case.tiles)
         tmin = dataclasses.replace(case, op="TMIN", tiles=tiles, params=())
         return elementwise.npu(tmin, {"src0": inputs["src0"], "src1": inputs["scalar"]})
-    a, s = operands(case, inputs)
-    return elementwise.paint(case, inputs, documented_element(OPS[case.op], a, s, get(case.dtype), npu=True),
-                             with_flags=False)
+    return _documented(case, inputs, npu=True)

@@ -531,6 +531,11 @@ def known_difference(sig: Signature) -> str | None:
             return ("pto-spec requires the source to match the destination's physical shape and be a legal "
                     "descriptor (TileShapeAndTypeMatch); pto-isa's pages require only src0's valid rows and cols to "
                     "equal dst's and use dst.GetValidRow()/GetValidCol() as the iteration domain")
+        other = b if a == "spec" else a
+        if sig.geometry == "valid" and sig.op in oracles.A5_COLUMNS_ONLY and other in platforms.names() \
+                and platforms.get(other).implementation == "a5":
+            return (f"pto-spec requires the source's valid shape to equal the destination's; docs/isa/{sig.op}.md "
+                    "(A5) asks only src0.GetValidCol() == dst.GetValidCol() and iterates over dst's valid region")
         if sig.geometry == "empty":
             return ("pto-spec faults on an empty valid region (LB0 must be nonzero); pto-isa iterates over dst's "
                     "valid region, which may be empty")
