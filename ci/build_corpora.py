@@ -59,7 +59,7 @@ def _fill(case: Case, role: str, rows: list[list[int]]) -> np.ndarray:
 
 
 def edge_cases() -> list[tuple[str, Case, dict[str, np.ndarray], str]]:
-    """(name, case, inputs, note) for the hand-picked TPART* and sort cases."""
+    """(name, case, inputs, note) for the hand-picked TPART*, sort and tile-scalar cases."""
     out = []
 
     def tpart(name: str, op: str, dtype: str, dst, src0, src1, a, b, note: str) -> None:
@@ -106,6 +106,20 @@ def edge_cases() -> list[tuple[str, Case, dict[str, np.ndarray], str]]:
                     ("ties (cpu takes src1's index, a2a3/a5 src0's), -0 against +0, a NaN on either side (undefined "
                      "on the NPUs), a subnormal against +0 (undefined where a flushing compare would choose "
                      "otherwise)")))
+    # tile-scalar: the special row against special scalars (a NaN scalar with a payload, -0, the largest float)
+    for op in ("TADDS", "TSUBS", "TMULS", "TMAXS", "TMINS", "TLRELU"):
+        platform = "cpu" if op == "TLRELU" else "spec"
+        for tag, scalar in (("snan", f["snan-payload"]), ("negzero", f["-0"]), ("max", f["max"])):
+            ts = registry.get(op).explicit_case(platform, {"dtype": "float32", "dst": (2, 32)})
+            rows = _fill(ts, "src0", [row_a * 4, row_b * 4])
+            out.append((f"f32-specials-scalar-{tag}-{op.lower()}", ts,
+                        {"src0": rows, "scalar": np.array([[scalar]], np.uint32)},
+                        f"sNaN and NaN-payload elements, signed zeros, infinities, subnormals; the scalar {tag}"))
+    for op in ("TADDS", "TSUBS", "TMULS"):
+        ts = registry.get(op).explicit_case("spec", {"dtype": "int8", "dst": (1, 128)})
+        out.append((f"i8-wrap-scalar-{op.lower()}", ts, {"src0": _fill(ts, "src0", [[0x7F, 0x80, 0xFF, 0x01] * 32]),
+                                                         "scalar": np.array([[0x7F]], np.uint8)},
+                    "int8 wrap-around against the scalar 127 (spec wraps; the pages leave overflow open)"))
     return out
 
 

@@ -75,6 +75,9 @@ class Profile:
             ``<Suite>.<case>`` name where the platform has a second test of the instruction with its own suite.
         physical: for full-tile profiles, the default physical shape for a valid region and dtype.
         src1_form: also read the cpu ``case_<dt>_<R>x<C>_src1_<r>x<c>`` names.
+        carriers: (role, carrier dtype, element dtypes exempt) of input files that hold their role's elements as
+            another type: pto-isa's tile-scalar tests write the scalar as one float32 whatever the tile's type
+            (but a5's 64-bit cases as the element itself); see :meth:`carrier`.
         note: where the profile comes from.
     """
 
@@ -95,6 +98,15 @@ class Profile:
     variable_roles: bool = False  # names list the tiles of a prefix of name_roles (TMRGSORT's 1-4 lists)
     derive: Callable[[dict[str, Tile]], tuple[tuple[str, Tile], ...]] | None = None
     dtype_param: str | None = None  # a second dtype, in a case param, named after the first (TPARTARG*'s idx)
+    carriers: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+
+    def carrier(self, role: str, dtype: str) -> dtypes.DType | None:
+        """The type ``role``'s file holds its elements as, when the case's element type is ``dtype`` (None: the
+        element type itself)."""
+        for r, carrier, exempt in self.carriers:
+            if r == role and dtype not in exempt and dtype != carrier:
+                return dtypes.get(carrier)
+        return None
 
     @property
     def layout(self) -> str:

@@ -70,7 +70,8 @@ def _check_one(path: Path, platform: str | None, oracle: Backend | None) -> Case
                                message=f"{oracle.name} cannot run this case: {outcome.reason}", oracle=oracle.name)
         outcome = _loosened(outcome, lc.inst.evaluate(case, inputs))
     else:
-        outcome = lc.inst.evaluate(case, casefolder.read_inputs(lc))
+        inputs = casefolder.read_inputs(lc)
+        outcome = lc.inst.evaluate(case, inputs)
     base: dict[str, Any] = dict(path=path, name=path.name, op=case.op, platform=case.platform, dtype=dt.name,
                                 outcome=outcome.kind, oracle=oracle.name if oracle is not None else "")
     messages = []
@@ -91,6 +92,7 @@ def _check_one(path: Path, platform: str | None, oracle: Backend | None) -> Case
             and list(outcome.flags) != list(expected["flags"]):
         messages.append(f"manifest flags {expected['flags']} differ from recomputed {list(outcome.flags)}")
     files = []
+    goldens: dict[str, np.ndarray] = {}
     for fname, role in (*prof.golden, *prof.outputs):
         fpath = path / fname
         is_golden = (fname, role) in prof.golden
@@ -118,10 +120,16 @@ def _check_one(path: Path, platform: str | None, oracle: Backend | None) -> Case
                       half_as_bits=platforms.get(case.platform).half_as_bits)
         files.append(FileVerdict(fname, cmp, dtype=fdt.name, shape=(r, c),
                                  valid=(min(tile.valid_rows, r), min(tile.valid_cols, c))))
+        if is_golden and not files[-1].ok:
+            goldens[role] = actual
         listed = expected.get("classes")
         if is_golden and isinstance(listed, dict) and \
                 listed.get(fname, {}) != casefolder.class_masks(outcome.classes[role][:r, :c]):
             messages.append(f"ptofuzz.json lists other non-exact elements of {fname} than recomputed; regenerate "
                             "the folder (ptofuzz gen ... --force)")
+    if goldens and lc.inst.explain is not None:
+        why = lc.inst.explain(case, inputs, goldens)
+        if why:
+            messages.append(why)
     verdict = Verdict.PASS if not messages and all(f.ok for f in files) else Verdict.FAIL
     return CaseVerdict(**base, verdict=verdict, files=tuple(files), message="; ".join(messages))

@@ -39,6 +39,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.tsort32": ("TSORT32",),
     "ptofuzz.instructions.tmrgsort": ("TMRGSORT",),
     "ptofuzz.instructions.elementwise": ("TADD", "TSUB", "TMUL", "TMAX", "TMIN"),
+    "ptofuzz.instructions.tilescalar": ("TADDS", "TSUBS", "TMULS", "TMAXS", "TMINS", "TLRELU"),
     "ptofuzz.instructions.unary": ("TABS", "TNEG", "TRELU", "TNOT"),
 }
 
@@ -121,6 +122,9 @@ class Instruction:
             too; a campaign draws one in :data:`ptofuzz.engine.campaign.ILLEGAL_SHARE` of its spec cases.
         shrink: ``(case, inputs) -> iterable of (smaller case, its inputs)`` for ``ptofuzz minimize`` (None: the
             generic deletion of rows and columns, :func:`ptofuzz.engine.minimize.shrink_candidates`).
+        explain: ``(case, inputs, files) -> reason``: for ``check``, when a folder's golden differs from the
+            recomputed one, what is known to be wrong with it ('' when nothing is); ``files`` holds each golden
+            role's bits as read.
     """
 
     name: str
@@ -152,6 +156,7 @@ class Instruction:
     illegal_case: Callable[[Source, Mapping[str, Any]], Case] | None = None
     shared: Callable[[Sequence[tuple[Case, Mapping[str, np.ndarray]]]], AbstractContextManager[None]] | None = None
     bundle: bool = False
+    explain: Callable[[Case, Mapping[str, np.ndarray], Mapping[str, np.ndarray]], str] | None = None
 
     def check_choice(self, option: str, value: str) -> str:
         """``value`` of ``option`` as this instruction names it (dtype spellings resolved), or a one-line

@@ -29,6 +29,7 @@ from ptofuzz.core.case import CLASS_NAMES, EXACT, MAX_TILE_ELEMENTS, Case, Outco
 from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.core.layouts import Profile
 from ptofuzz.instructions import registry
+from ptofuzz.oracles import carrier as scalar_carrier
 
 MANIFEST = "ptofuzz.json"
 FORMAT = "ptofuzz-case/1"
@@ -95,8 +96,17 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
         if role not in present:  # e.g. a TMRGSORT list this case does not use
             continue
         tile = case.tile(role)
-        files[fname] = file_bytes(inputs[role], profile, tile)
-        entries.append(_entry(fname, role, "input", inst.dtype_of(case, role), profile, tile, files[fname]))
+        fdt, bits = inst.dtype_of(case, role), inputs[role]
+        carrier = profile.carrier(role, fdt.name)
+        if carrier is not None:  # the role's elements written as another type (a float32 scalar)
+            try:
+                bits = scalar_carrier.encode(bits, fdt, carrier)
+            except scalar_carrier.CarrierError as e:
+                raise UsageError(f"{fname} cannot hold this case's {role} ({e}); {case.platform}'s test carries it "
+                                 f"as {carrier.name}") from None
+            fdt = carrier
+        files[fname] = file_bytes(bits, profile, tile)
+        entries.append(_entry(fname, role, "input", fdt, profile, tile, files[fname]))
     if outcome.kind is OutcomeKind.OK:
         classes: dict[str, Any] = {}
         for fname, role in profile.golden:
@@ -644,12 +654,21 @@ def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int]) -> np.n
 
 
 def read_inputs(lc: LoadedCase) -> dict[str, np.ndarray]:
-    """Input bits at each tile's physical shape (compact files are the whole tile)."""
+    """Input bits at each tile's physical shape (compact files are the whole tile); a file that carries its
+    role's elements as another type (:meth:`Profile.carrier`) gives the elements the kernel converts them to."""
     out = {}
     present = dict(lc.case.tiles)
     for fname, role in lc.profile.inputs:
         if role not in present:
             continue
         tile = lc.case.tile(role)
-        out[role] = read_tile_file(lc.path / fname, lc.inst.dtype_of(lc.case, role), lc.profile.file_shape(tile))
+        dt = lc.inst.dtype_of(lc.case, role)
+        carrier = lc.profile.carrier(role, dt.name)
+        bits = read_tile_file(lc.path / fname, carrier or dt, lc.profile.file_shape(tile))
+        if carrier is not None:  # what the kernel receives: the carrier's value converted to the element type
+            try:
+                bits = scalar_carrier.decode(bits, carrier, dt)
+            except scalar_carrier.CarrierError as e:
+                raise CaseFolderError(f"{str(lc.path / fname)!r}: {e}") from None
+        out[role] = bits
     return out

@@ -1,7 +1,9 @@
 """pto-isa's own case folders, written by running each system test's ``gen_data.py`` from the pinned snapshot (as
 its runners do: in a scratch build folder, ``tests/cpu/st`` on PYTHONPATH, bfloat16 cases on), read back by
 ``ptofuzz check`` with no manifest: every folder parses, and every golden agrees with the documented semantics
-(elements the pages leave open, such as the wrap of pto-isa's unsigned TSUB goldens, are not pinned)."""
+(elements the pages leave open, such as the wrap of pto-isa's unsigned TSUB goldens, are not pinned), or is named
+wrong with its reason: a5's and kirin's full-range int32/uint32 TADDS/TSUBS goldens use the scalar their script
+drew, but the test's scalar file is a float32, which rounds it (the kernel receives the rounded one)."""
 
 from __future__ import annotations
 
@@ -18,10 +20,27 @@ from ptofuzz import api
 
 PTO_ISA = os.environ.get("PTO_ISA_DIR", "")
 DATA = Path(__file__).resolve().parents[1] / "data"
-ELEMENTWISE = ("tadd", "tsub", "tmul", "tmax", "tmin", "tabs", "tneg", "trelu", "tnot")
+ELEMENTWISE = ("tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs", "tmuls", "tmaxs", "tmins", "tlrelu", "tabs",
+               "tneg", "trelu", "tnot")
 KEYS = sorted(k for k in json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"]
               if k.split("/")[0] in ELEMENTWISE)
 SECOND_TEST = {"tadd/a2a3": ("taddplus",)}  # a platform's other test folder of the same instruction
+
+
+def _rounded(suite: str, used: int, received: int) -> tuple[str, str]:
+    return "fail", (f"golden.bin was computed with the scalar {used}, but the kernel receives {received}: the scalar "
+                    f"file is a float32, which holds no {'uint32' if used > 0 and suite.endswith('7') else 'int32'} "
+                    f"{used} (integers of 2**24 and more lose their low bits), so the golden is wrong")
+
+
+_TSUBS_ROUNDED = {"TSUBSTest.case3": _rounded("case3", -578689574, -578689600),
+                  "TSUBSTest.case7": _rounded("case7", 100059131, 100059128)}
+#: (key) -> {folder: (verdict, message)} of the folders check names wrong (every other folder passes)
+WRONG = {
+    "tadds/a5": {"TADDSTest.case3": _rounded("case3", 678664624, 678664640),
+                 "TADDSTest.case7": _rounded("case7", 1547052186, 1547052160)},
+    "tsubs/a5": _TSUBS_ROUNDED, "tsubs/kirin9030": _TSUBS_ROUNDED, "tsubs/kirinDev0000": _TSUBS_ROUNDED,
+}
 
 
 def _scripts(tree: Path, key: str) -> list[Path]:
@@ -51,4 +70,4 @@ def test_pto_isa_s_own_folders_pass_check(key, st_cases, tmp_path):
     assert sorted(d.name for d in folders) == sorted(st_cases[key]["cases"])
     verdicts = api.check(folders, key.split("/")[1])
     assert len(verdicts) == len(folders)
-    assert [(v.name, v.verdict.value, v.message) for v in verdicts if v.verdict.value != "pass"] == []
+    assert {v.name: (v.verdict.value, v.message) for v in verdicts if v.verdict.value != "pass"} == WRONG.get(key, {})
