@@ -52,9 +52,13 @@ def _int32_overflow(sig: Signature) -> bool:
         and sig.region == "signed-integer-overflow"
 
 
+OVERFLOWING = ("TADD", "TSUB", "TMUL", "TADDS", "TSUBS", "TMULS", "TLRELU")
+
+
 def _elementwise_overflow(sig: Signature) -> bool:
-    """UBSan's report of a signed overflow in TADD/TSUB/TMUL's integer arithmetic."""
-    return sig.op in ("TADD", "TSUB", "TMUL") and sig.pair == CPUSIM and sig.kind == "crash" \
+    """UBSan's report of a signed overflow in the integer arithmetic of an elementwise add, sub or mul (tile-tile
+    or tile-scalar) or TLRELU's product."""
+    return sig.op in OVERFLOWING and sig.pair == CPUSIM and sig.kind == "crash" \
         and sig.region == "signed-integer-overflow"
 
 
@@ -88,15 +92,16 @@ DEFECTS: tuple[Defect, ...] = (
            "behaviour",
            "ptofuzz fuzz tpartadd --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
            _int32_overflow),
-    Defect("cpusim-elementwise-signed-overflow-ub", ("TADD", "TSUB", "TMUL"), CPUSIM,
+    Defect("cpusim-elementwise-signed-overflow-ub", OVERFLOWING, CPUSIM,
            "include/pto/cpu/TAdd.hpp:31 (dst[idx] = src0[idx] + src1[idx]), TSub.hpp:25 and TMul.hpp:25 "
-           "(src0.GetElement(r, c) - / * src1.GetElement(r, c)) compute in the element type after C++'s integer "
-           "promotions: for int32_t an overflow is signed-integer overflow, and for uint16_t TMUL both operands "
-           "are promoted to int, so a product of 2^31 or more (e.g. 65535 * 65535) is too; both are undefined "
-           "behaviour (UBSan reports the int32 cases with g++ and clang, the uint16 products with clang, whose "
-           "front end does not narrow the multiply; -O2 happens to wrap)",
-           "docs/isa/TADD.md, TSUB.md, TMUL.md give dst = src0 op src1 for these types and state no overflow "
-           "behaviour; no result is defined by undefined behaviour",
+           "(src0.GetElement(r, c) - / * src1.GetElement(r, c)), ElementOp.h:408, 413, 418 (TADDS/TSUBS/TMULS: "
+           "src + - * scalar) and ElementOp.h:517 (TLRELU: src * scalar) compute in the element type after C++'s "
+           "integer promotions: for int32_t an overflow is signed-integer overflow, and for uint16_t products "
+           "both operands are promoted to int, so a product of 2^31 or more (e.g. 65535 * 65535) is too; both are "
+           "undefined behaviour (UBSan reports the int32 cases with g++ and clang, the uint16 products with "
+           "clang, whose front end does not narrow the multiply; -O2 happens to wrap)",
+           "docs/isa/TADD.md, TSUB.md, TMUL.md, TADDS.md, TSUBS.md, TMULS.md and TLRELU.md give the formula for "
+           "these types and state no overflow behaviour; no result is defined by undefined behaviour",
            "ptofuzz fuzz tadd --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings; "
            "CXX=clang++ ptofuzz fuzz tmul --oracles cpu,cpusim --dtype uint16 --sanitize undefined --runs 2000 "
            "--out findings",

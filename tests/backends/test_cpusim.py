@@ -312,6 +312,31 @@ def test_elementwise_signed_overflow_is_undefined_behaviour_in_the_simulator(cli
 
 
 @needs_sim
+@pytest.mark.parametrize(("op", "want", "classes"), [
+    ("TADDS", [2.0, -1.5, "nan", 0.5, 4.5], [EXACT, EXACT, NAN, EXACT, EXACT]),
+    ("TSUBS", [1.0, -2.5, "nan", -0.5, 3.5], [EXACT, EXACT, NAN, EXACT, EXACT]),
+    ("TMULS", [0.75, -1.0, "nan", -0.0, 2.0], [EXACT, EXACT, NAN, EXACT, EXACT]),
+    ("TMAXS", [1.5, 0.5, "nan", 0.5, 4.0], [EXACT, EXACT, UNDEFINED, EXACT, EXACT]),
+    ("TMINS", [0.5, -2.0, "nan", -0.0, 0.5], [EXACT, EXACT, UNDEFINED, EXACT, EXACT]),
+    ("TLRELU", [1.5, -1.0, "nan", -0.0, 4.0], [EXACT, EXACT, NAN, EXACT, EXACT]),  # slope 0.5 below zero
+])
+def test_hand_worked_tile_scalar_in_the_real_simulator(sim, op, want, classes):
+    """src0 = [1.5, -2, NaN, -0, 4], scalar 0.5 (float32) through the simulator: its values, and the classes
+    it is compared under (the cpu model's)."""
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
+    t = Tile(1, 32, 1, 5)
+    case = Case(op, "cpusim", "float32", (("dst", t), ("src0", t), ("scalar", Tile(1, 1, 1, 1))))
+    a = np.zeros((1, 32), np.float32)
+    a[0, :5] = [1.5, -2, np.nan, -0.0, 4]
+    out = real.evaluate(registry.get(op), case, {"src0": a.view(np.uint32),
+                                                 "scalar": np.array([[0.5]], np.float32).view(np.uint32)})
+    got = out.outputs["dst"].view(np.float32)[0, :5]
+    assert [("nan" if np.isnan(g) else (float(g), bool(np.signbit(g)))) for g in got] == \
+        [("nan" if w == "nan" else (float(w), bool(np.signbit(w)))) for w in want]
+    assert list(out.classes["dst"][0, :6]) == [*classes, UNDEFINED]
+
+
+@needs_sim
 def test_hand_worked_unary_in_the_real_simulator(sim):
     """src = [-0, -1.5, 2, -inf, NaN, +0] (float32) through TABS, TNEG, TRELU, once in place: the simulator's
     bits, the one disagreement with the cpu model being TABS(-0) = -0 (cpusim-tabs-negative-zero); TNOT of
@@ -850,8 +875,8 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
     r = cli("list", "--json")
     rows = [row for row in json.loads(r.out) if row["platform"] == "cpusim"]
     assert [row["op"] for row in rows] == ["TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TPARTARGMAX",
-                                           "TPARTARGMIN", "TSORT32", "TMRGSORT", *ELEMENTWISE, "TABS", "TNEG",
-                                           "TRELU", "TNOT"]
+                                           "TPARTARGMIN", "TSORT32", "TMRGSORT", *ELEMENTWISE, "TADDS", "TSUBS",
+                                           "TMULS", "TMAXS", "TMINS", "TLRELU", "TABS", "TNEG", "TRELU", "TNOT"]
     assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
 
 

@@ -33,6 +33,8 @@ def test_the_overlap_defect_is_the_simulator_on_16_bit_rows_of_more_than_one_blo
     "TPARTMAX/int/cpusim/crash/signed-integer-overflow/-",  # TPARTMAX is no arithmetic
     "TPARTADD/int/cpu~cpusim/int-value/op/-",
     "TMAX/int/cpusim/crash/signed-integer-overflow/-",  # max/min compute nothing that overflows
+    "TMAXS/int/cpusim/crash/signed-integer-overflow/-",
+    "TADDS/int/cpu~cpusim/int-value/op/-",
     "TADD/int/cpusim/crash/heap-buffer-overflow/-",
     "TADD/int/cpu~cpusim/int-value/op/-",  # a wrong value is no overflow report
     "TADD/float/cpusim/crash/float-cast-overflow/-",
@@ -54,8 +56,8 @@ def test_the_int32_overflow_defect_is_ubsans_report_of_tpartadd_and_tpartmul():
         assert defects.matching(sig).name == "cpusim-int32-overflow-ub"
 
 
-def test_the_elementwise_overflow_defect_is_ubsans_report_of_tadd_tsub_and_tmul():
-    for op in ("TADD", "TSUB", "TMUL"):
+def test_the_elementwise_overflow_defect_is_ubsans_report_of_add_sub_mul_and_lrelu():
+    for op in ("TADD", "TSUB", "TMUL", "TADDS", "TSUBS", "TMULS", "TLRELU"):
         sig = Signature.from_key(f"{op}/int/cpusim/crash/signed-integer-overflow/-")
         assert defects.matching(sig).name == "cpusim-elementwise-signed-overflow-ub"
     assert [d.name for d in defects.of("TMUL")] == ["cpusim-elementwise-signed-overflow-ub", "cpusim-bf16-placeholder"]

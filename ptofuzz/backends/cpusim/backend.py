@@ -42,6 +42,12 @@ def _unary(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outc
     return unary.evaluate(sim, case, inputs)
 
 
+def _tilescalar(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import tilescalar
+
+    return tilescalar.evaluate(sim, case, inputs)
+
+
 def _tsort32(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     from ptofuzz.backends.cpusim import sort
 
@@ -63,6 +69,8 @@ ADAPTERS: dict[str, Adapter] = {
     # the elementwise tile-tile arithmetic: the cpu cases' three tiles share one type, laid out as TPART*'s
     "TADD": _tpart, "TSUB": _tpart, "TMUL": _tpart, "TMAX": _tpart, "TMIN": _tpart,
     "TABS": _unary, "TNEG": _unary, "TRELU": _unary, "TNOT": _unary,
+    "TADDS": _tilescalar, "TSUBS": _tilescalar, "TMULS": _tilescalar, "TMAXS": _tilescalar, "TMINS": _tilescalar,
+    "TLRELU": _tilescalar,
 }
 
 

@@ -212,6 +212,36 @@ void run_unary(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows
 }
 
 template <uint32_t OpCode, typename T, int C>
+void run_scalar(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        T scalar;
+        std::memcpy(&scalar, bbuf + k * tile * sizeof(T), sizeof(T));
+        TileT dt(v[0], v[1]), st(v[2], v[3]);
+        dt.data() = reinterpret_cast<T*>(dbuf) + k * tile;
+        st.data() = reinterpret_cast<T*>(abuf) + k * tile;
+        if constexpr (OpCode == TADDS_OP) {
+            pto::TADDS(dt, st, scalar);
+        } else if constexpr (OpCode == TSUBS_OP) {
+            pto::TSUBS(dt, st, scalar);
+        } else if constexpr (OpCode == TMULS_OP) {
+            pto::TMULS(dt, st, scalar);
+        } else if constexpr (OpCode == TMAXS_OP) {
+            pto::TMAXS(dt, st, scalar);
+        } else if constexpr (OpCode == TMINS_OP) {
+            pto::TMINS(dt, st, scalar);
+        } else {
+            static_assert(OpCode == TLRELU_OP, "an opcode without a kernel");
+            pto::TLRELU(dt, st, scalar);
+        }
+    }
+}
+
+template <uint32_t OpCode, typename T, int C>
 void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t rows, uint32_t n, uint32_t alias,
                 uint8_t* dend)
 {
@@ -223,6 +253,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_tpartarg<OpCode, T, C>(d, a, b, v, rows, n);
     } else if constexpr (is_unary(OpCode)) {
         run_unary<OpCode, T, C>(d, a, v, rows, n, alias);
+    } else if constexpr (is_scalar(OpCode)) {
+        run_scalar<OpCode, T, C>(d, a, b, v, rows, n);
     } else {
         run_tpart<OpCode, T, C>(d, a, b, v, rows, n, alias, dend);
     }
