@@ -15,10 +15,9 @@ import numpy as np
 
 from ptofuzz.backends.cpusim import build
 from ptofuzz.backends.cpusim.simulator import Simulator
-from ptofuzz.backends.cpusim.tpart import into, prepare
+from ptofuzz.backends.cpusim.tpart import dst_outcome, into, prepare
 from ptofuzz.core import dtypes
-from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome
-from ptofuzz.core.failures import outcome
+from ptofuzz.core.case import Case, Outcome
 
 
 def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
@@ -33,9 +32,4 @@ def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
     carrier[:, 0, 0] = scalar[:, 0, 0]
     got, failures = sim.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
                                      req.valid(*d.valid, *s.valid, 1, 1), into(a, rows, cols), carrier)
-    vr, vc = d.valid
-    out = np.zeros((req.n, *d.shape), dtype=a.dtype)
-    out[:, :vr, :vc] = got[:, :vr, :vc]
-    one = np.full(d.shape, UNDEFINED, dtype=np.uint8)
-    one[:vr, :vc] = EXACT
-    return outcome("dst", out, one, failures, req.batched)
+    return dst_outcome(case, req, got, failures)

@@ -19,7 +19,7 @@ from ptofuzz.backends.cpusim import build
 from ptofuzz.backends.cpusim.simulator import Simulator
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, Tile
-from ptofuzz.core.failures import outcome, outcome_of, stacked
+from ptofuzz.core.failures import Failure, outcome, outcome_of, stacked
 
 ROLES = ("dst", "src0", "src1")
 ALIAS = {None: 0, "src0": 1, "src1": 2}
@@ -94,10 +94,16 @@ def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
     dst, failures = sim.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
                                          req.valid(*(v for t in tiles for v in t.valid)), into(a, rows, cols),
                                          into(s1, rows, cols), ALIAS[case.param("inplace")])
+    return dst_outcome(case, req, dst, failures)
+
+
+def dst_outcome(case: Case, req: Request, grid: np.ndarray, failures: list[Failure]) -> Outcome:
+    """The outcome of a request whose one output is ``dst`` (``grid``: its values on the request grid): what the
+    simulator wrote inside the destination valid region, undefined outside it."""
     d = case.tile("dst")
     vr, vc = d.valid
-    out = np.zeros((req.n, *d.shape), dtype=a.dtype)
-    out[:, :vr, :vc] = dst[:, :vr, :vc]
+    out = np.zeros((req.n, *d.shape), dtype=grid.dtype)
+    out[:, :vr, :vc] = grid[:, :vr, :vc]
     one = np.full(d.shape, UNDEFINED, dtype=np.uint8)
     one[:vr, :vc] = EXACT
     return outcome("dst", out, one, failures, req.batched)
