@@ -156,10 +156,15 @@ def _check_sim(folder: Path, sig: signal.Signals, ref: dict[str, object]) -> Non
 
     root = folder / "cache" / "cpusim"
     if root.is_dir():
-        build.sweep_stale_builds(root)  # what the next build does first
+        build.sweep_stale_builds(root)  # what the next build does first (its private folders and the objects')
         for entry in root.iterdir():
-            if entry.is_dir():
+            if entry.is_dir() and entry.name != "objects":
                 assert (entry / "manifest.json").is_file() and (entry / "harness").is_file(), entry.name
+        objects = root / "objects"
+        for entry in objects.iterdir() if objects.is_dir() else ():  # every object kept is complete
+            assert (entry / "result.json").is_file(), entry.name
+            files = json.loads((entry / "result.json").read_text())["files"]
+            assert all((entry / name).is_file() for name in files), entry.name
 
 
 COMMANDS = {c.name: c for c in (

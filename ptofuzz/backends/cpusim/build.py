@@ -251,9 +251,10 @@ LOCK = processes.LOCK  # in a build's private folder: locked while the build run
 
 
 def sweep_stale_builds(root: Path) -> list[Path]:
-    """Remove the private folders of builds that are no longer running (killed, or their machine gone), see
-    :func:`ptofuzz.core.processes.sweep_unlocked`. Returns what was removed."""
-    return processes.sweep_unlocked(sorted(root.glob(".build-*")))
+    """Remove the private folders of builds, instruction objects and tree probes that are no longer running
+    (killed, or their machine gone), see :func:`ptofuzz.core.processes.sweep_unlocked`. Returns what was
+    removed."""
+    return processes.sweep_unlocked(sorted([*root.glob(".build-*"), *(root / "objects").glob(".build-*")]))
 
 
 def discard(b: Build) -> None:

@@ -58,7 +58,7 @@ class Toolchain:
 
     def compile(self, source: Path, out: Path, *extra: str) -> tuple[bool, str]:
         cmd = [self.cxx, *self.flags, *extra, f"-I{self.include}", f"-I{HERE}", "-c", str(source), "-o", str(out)]
-        res = self.commands.run(cmd)
+        res = self.commands.run(cmd, env=private_tmp(out.parent))
         if res.returncode == 0:
             return True, ""
         if NO_SPACE in res.stderr:
@@ -68,6 +68,12 @@ class Toolchain:
 
 
 NO_SPACE = "No space left on device"  # strerror(ENOSPC), as the compiler, the assembler and ld report it
+
+
+def private_tmp(folder: Path) -> dict[str, str]:
+    """The environment of a compiler working for a private folder: its temporary files (the assembler's input,
+    the linker's) go there too, so that a killed build leaves them where the next build sweeps."""
+    return {**os.environ, "TMPDIR": str(folder)}
 
 
 def first_error(text: str) -> str:
@@ -202,7 +208,7 @@ def link(tc: Toolchain, objs: Sequence[Object], work: Path) -> Path:
         raise UsageError(f"building the cpusim harness failed: {why}")
     exe = work / "harness"
     cmd = [tc.cxx, *tc.flags, str(main), *(str(f) for o in objs for f in o.files), "-o", str(exe)]
-    res = tc.commands.run(cmd)
+    res = tc.commands.run(cmd, env=private_tmp(work))
     if res.returncode != 0:
         if NO_SPACE in res.stderr:
             raise UsageError(f"building the cpusim harness failed: no space left on the device of "
@@ -234,13 +240,16 @@ def tree_facts(commands: processes.Commands, cxx: str, version: str, include: Pa
     except (OSError, ValueError, KeyError, TypeError):
         pass
     root.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix=".facts-", dir=root) as tmp:
+    # a private folder like a build's (locked while it runs: a killed probe's is swept by the next build)
+    with tempfile.TemporaryDirectory(prefix=".build-facts-", dir=root) as tmp:
         work = Path(tmp)
+        lock = processes.hold(work / processes.LOCK)
         probe = work / "guard.cpp"
         probe.write_text(GUARD_PROBE)
 
         def syntax(*extra: str) -> tuple[bool, str]:
-            res = commands.run([cxx, *base, *extra, "-fsyntax-only", f"-I{include}", f"-I{HERE}", str(probe)])
+            res = commands.run([cxx, *base, *extra, "-fsyntax-only", f"-I{include}", f"-I{HERE}", str(probe)],
+                               env=private_tmp(work))
             return res.returncode == 0, first_error(res.stderr) if res.returncode else ""
 
         guard = False
@@ -254,7 +263,8 @@ def tree_facts(commands: processes.Commands, cxx: str, version: str, include: Pa
         src.write_text(_BF16_PROBE)
         exe = work / "bf16"
         flags = [*base, *([guard_flag] if guard else [])]
-        res = commands.run([cxx, *flags, f"-I{include}", str(src), "-o", str(exe)])
+        res = commands.run([cxx, *flags, f"-I{include}", str(src), "-o", str(exe)], env=private_tmp(work))
         native = res.returncode == 0 and commands.run([str(exe)], timeout=30).returncode == 0
+        os.close(lock)
     write_file(path, json.dumps({"guard": guard, "bfloat16_native": native}))
     return {"guard": guard, "bfloat16_native": native}
