@@ -3,6 +3,7 @@ options), once, with one-line errors for whatever cannot be built."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +79,8 @@ def for_record(inst: Instruction, oracles: Sequence[str], finding_target: Mappin
 
     names = [o for o in oracles if o in available(inst)]
     settings = like(sim or Settings(), dict(finding_target or {})) if CPUSIM in names else None
+    if settings is not None and not settings.ops:  # the build need only hold this instruction
+        settings = dataclasses.replace(settings, ops=(inst.name,))
     cache = built if built is not None else {}
     out = []
     for name in names:

@@ -157,29 +157,35 @@ def _tree_listing(tree: Path) -> dict[str, float]:
         {str(p): p.stat().st_mtime for p in (tree / "include").rglob("*")}
 
 
+# one instruction of each family and harness form (building every test takes minutes: `ptofuzz st` does that)
+ST_SAMPLE = ("tpartadd", "tpartargmax", "tsort32", "tmrgsort", "tadd", "tadds", "tabs")
+
+
 @pytest.mark.slow
 @pytest.mark.cpusim
 def test_pto_isa_s_cpu_system_tests_pass_on_ptofuzz_s_data_but_for_the_tabs_defect(cli, tmp_path):
-    """Every instruction with a CPU system test in the tree: built with pto-isa's CMake into the cache, run on
-    ptofuzz's canonical cases; each output.bin agrees with the golden bit for bit and pto-isa's own test passes,
-    except TABS's float and half cases: their data hold -0, whose |-0| the simulator gives as -0
+    """An instruction of each family with a CPU system test in the tree: built with pto-isa's CMake into the
+    cache, run on ptofuzz's canonical cases; each output.bin agrees with the golden bit for bit and pto-isa's own
+    test passes, except TABS's float and half cases: their data hold -0, whose |-0| the simulator gives as -0
     (cpusim-tabs-negative-zero), which pto-isa's tolerant comparison passes and ptofuzz's check fails. The inputs
     and goldens are still the files ptofuzz wrote (check compares their sha256) and nothing in the tree was
     written."""
     st_toolchain_or_skip()
     tree = Path(PTO_ISA)
     before = _tree_listing(tree)
-    r = cli("st", "--pto-isa", tree, "--cache-dir", tmp_path / "cache", "--json", "--junit", tmp_path / "st.xml")
+    covered = st.covered(tree)
+    assert {o.upper() for o in ST_SAMPLE} <= set(covered) and len(covered) >= 27
+    r = cli("st", *ST_SAMPLE, "--pto-isa", tree, "--cache-dir", tmp_path / "cache", "--json", "--junit",
+            tmp_path / "st.xml")
     assert r.code == 1, r
     report = json.loads(r.out)
-    covered = st.covered(tree)
-    assert {c["op"] for c in report["cases"]} == set(covered) and len(covered) >= 12
+    assert {c["op"] for c in report["cases"]} == {o.upper() for o in ST_SAMPLE}
     defect = {"TABSTest.case_float_64x64_64x64_64x64", "TABSTest.case_half_16x256_16x256_16x256"}
     failed = [c for c in report["cases"] if c["verdict"] == "fail"]
     assert {c["name"] for c in failed} == defect and report["failed"] == 2
     assert all(c["gtest"] == "pass" and c["check"] == "fail" for c in failed)  # pto-isa's own test passes on it
     ran = [c for c in report["cases"] if c["verdict"] not in ("skip", "fail")]
-    assert report["ran"] == report["passed"] + 2 and report["passed"] >= 80
+    assert report["ran"] == report["passed"] + 2 and report["passed"] >= 40
     assert all(c["gtest"] == "pass" and c["check"] == "pass" for c in ran)
     skipped = [c["name"] for c in report["cases"] if c["verdict"] == "skip"]  # compiled out by pto-isa
     assert all("_bf16_" in name for name in skipped) and report["skipped"] == len(skipped)
