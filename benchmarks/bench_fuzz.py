@@ -7,8 +7,8 @@ tiles) with its default oracles cpu, a2a3, a5. ``--op tsort32`` / ``tmrgsort`` /
 ``ptofuzz fuzz OP`` runs them (default oracles cpu, a2a3, a5; TSORT: spec,bundle; the random engine's own small
 geometries), target >= 20,000 cases/s (issue 15).
 
-``--op elementwise``: TADD, TSUB, TMUL, TMAX, TMIN, TABS, TNEG, TRELU and TNOT (float32 16x16, TNOT int32; oracles
-spec, cpu, a5), each measured beside
+``--op elementwise``: TADD..TMIN, TADDS..TLRELU and TABS..TNOT (float32 16x16, TNOT int32; oracles spec, cpu, a5,
+TLRELU cpu and a5), each measured beside
 TPARTADD on the same workload in the same run (its anchor), target >= 20,000 cases/s each (issue 36).
 
 ``--jobs 1,2`` (the default for the sorts) times the random engine with each number of processes (``--jobs N``), so
@@ -40,7 +40,8 @@ from ptofuzz.engine import campaign
 RANDOM_TARGET = 60_000
 SORT_TARGET = 20_000  # cases/s of the sorts' campaigns (issue 15)
 SORTS = {"tsort32": None, "tmrgsort": None, "tsort": ["spec", "bundle"]}  # the oracles `fuzz OP` is run with
-ELEMENTWISE = ("tpartadd", "tadd", "tsub", "tmul", "tmax", "tmin", "tabs", "tneg", "trelu", "tnot")  # the anchor first
+ELEMENTWISE = ("tpartadd", "tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs", "tmuls", "tmaxs", "tmins",
+               "tlrelu", "tabs", "tneg", "trelu", "tnot")  # the anchor first
 ELEMENTWISE_TARGET = 20_000  # cases/s, 16x16, spec,cpu,a5 (issue 36)
 ATHERIS_TARGET = 10_000  # cases/s
 
@@ -106,7 +107,8 @@ def elementwise(args: argparse.Namespace) -> int:
     failed = False
     for op in ELEMENTWISE:
         dtype = "int32" if op == "tnot" else "float32"  # TNOT takes integers only
-        plan = campaign.make_plan(op, ["spec", "cpu", "a5"], seed=args.seed, dtype=dtype, shape=(16, 16))
+        oracles = ["cpu", "a5"] if op == "tlrelu" else ["spec", "cpu", "a5"]  # pto-spec has no TLRELU
+        plan = campaign.make_plan(op, oracles, seed=args.seed, dtype=dtype, shape=(16, 16))
         campaign.run_random(plan, runs=20_000)  # warm-up
         best, sigs = 0.0, 0
         for _ in range(args.repeat):
