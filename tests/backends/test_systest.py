@@ -174,7 +174,7 @@ def test_pto_isa_s_cpu_system_tests_pass_on_ptofuzz_s_data_but_for_the_tabs_defe
     tree = Path(PTO_ISA)
     before = _tree_listing(tree)
     covered = st.covered(tree)
-    assert {o.upper() for o in ST_SAMPLE} <= set(covered) and len(covered) >= 27
+    assert {o.upper() for o in ST_SAMPLE} <= set(covered) and len(covered) >= 22
     r = cli("st", *ST_SAMPLE, "--pto-isa", tree, "--cache-dir", tmp_path / "cache", "--json", "--junit",
             tmp_path / "st.xml")
     assert r.code == 1, r
@@ -185,7 +185,7 @@ def test_pto_isa_s_cpu_system_tests_pass_on_ptofuzz_s_data_but_for_the_tabs_defe
     assert {c["name"] for c in failed} == defect and report["failed"] == 2
     assert all(c["gtest"] == "pass" and c["check"] == "fail" for c in failed)  # pto-isa's own test passes on it
     ran = [c for c in report["cases"] if c["verdict"] not in ("skip", "fail")]
-    assert report["ran"] == report["passed"] + 2 and report["passed"] >= 40
+    assert report["ran"] == report["passed"] + 2 and report["passed"] >= 31
     assert all(c["gtest"] == "pass" and c["check"] == "pass" for c in ran)
     skipped = [c["name"] for c in report["cases"] if c["verdict"] == "skip"]  # compiled out by pto-isa
     assert all("_bf16_" in name for name in skipped) and report["skipped"] == len(skipped)
