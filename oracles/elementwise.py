@@ -124,8 +124,8 @@ def spec_legality(case: Case, sources: tuple[str, ...] = ("src0", "src1")) -> Ou
     elif 0 in d.valid:
         why = "an empty valid region (LB0 must be nonzero; LB1 defaults to 1)"
     else:
-        for role, tile in case.tiles:
-            problem = descriptors.problem(tile, dt, max_bytes=descriptors.LOCAL_MAX)
+        for role in ("dst", *sources):
+            problem = descriptors.problem(case.tile(role), dt, max_bytes=descriptors.LOCAL_MAX)
             if problem:
                 why = f"{role}: {problem}"
                 break

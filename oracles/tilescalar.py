@@ -35,9 +35,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from ptofuzz.core import platforms
-from ptofuzz.core.case import COMMIT, EXACT, UNDEFINED, Case, Outcome
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.core.dtypes import DType, get
-from ptofuzz.oracles import descriptors, elementwise, ieee, integer, tpart
+from ptofuzz.oracles import elementwise, ieee, integer, tpart
 
 OPS = {"TADDS": "add", "TSUBS": "sub", "TMULS": "mul", "TMAXS": "max", "TMINS": "min", "TLRELU": "lrelu"}
 SYMBOL = {"add": "+", "sub": "-", "mul": "*"}
@@ -89,26 +89,9 @@ def documented_element(op: str, a: np.ndarray, s: np.ndarray, dt: DType, *, npu:
 
 
 def spec_legality(case: Case) -> Outcome | None:
-    """Fault_TileLegality (trap 5) when the tiles break pto-spec's rules for these operations, else None (the
-    scalar is a GPR: any bits)."""
-    dt = get(case.dtype)
-    d, s = case.tile("dst"), case.tile("src0")
-    why = ""
-    if s.shape != d.shape:
-        why = "source and destination physical shapes differ"
-    elif s.valid != d.valid:
-        why = "source and destination valid shapes differ"
-    elif 0 in d.valid:
-        why = "an empty valid region (LB0 must be nonzero; LB1 defaults to 1)"
-    else:
-        for role in ("dst", "src0"):
-            problem = descriptors.problem(case.tile(role), dt, max_bytes=descriptors.LOCAL_MAX)
-            if problem:
-                why = f"{role}: {problem}"
-                break
-    if not why:
-        return None
-    return Outcome.faulted("Fault_TileLegality", 5, f"{case.op}: {why}", COMMIT)
+    """Fault_TileLegality (trap 5) when the tiles break pto-spec's rules for these operations (the tile-tile
+    rules with one source), else None (the scalar is a GPR: any bits)."""
+    return elementwise.spec_legality(case, ("src0",))
 
 
 def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:

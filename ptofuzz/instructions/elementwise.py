@@ -326,7 +326,8 @@ def replay_flags(case: Case) -> str:
 
 # ---- inputs: the two sources over their whole tiles, drawn as TPART*'s (ptofuzz.instructions.tpart) ----------
 
-def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list[Any]:
+def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]], sources: tuple[str, ...] = ("src0", "src1")
+           ) -> list[Any]:
     """Plain values in both sources wherever the data left a valid element undefined (integer overflow, a NaN
     in max/min, an NPU's subnormals or overflow), then the case again: a golden then pins every valid element
     (pto-isa's own comparison cannot honour a placeholder)."""
@@ -339,7 +340,7 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
             continue
         dt = dtypes.get(case.dtype)
         new = {role: bits.copy() for role, bits in inputs.items()}
-        for role in ("src0", "src1"):
+        for role in sources:
             new[role][r, c] = values.plain(source, dt, len(r))
         out.append((new, None))
     return out

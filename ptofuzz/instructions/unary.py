@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ptofuzz.core import dtypes, platforms
-from ptofuzz.core.case import UNDEFINED, Case, Tile
+from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.layouts import Profile, spec_physical
 from ptofuzz.generators import elementwise as gen
 from ptofuzz.generators import values
@@ -260,19 +260,8 @@ def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict
 
 def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list[Any]:
     """Plain values in the source wherever the data left a valid element undefined (|MIN|, -MIN, the negation of
-    an unsigned value, TRELU of a NaN, an NPU's subnormals), then the case again: a golden then pins every valid
-    element (pto-isa's own comparison cannot honour a placeholder)."""
-    out: list[Any] = []
-    for source, case, inputs, outcome in items:
-        rows, cols = case.tile("dst").valid
-        r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED) if outcome.classes else ((), ())
-        if len(r) == 0:
-            out.append(None)
-            continue
-        new = {"src": inputs["src"].copy()}
-        new["src"][r, c] = values.plain(source, dtypes.get(case.dtype), len(r))
-        out.append((new, None))
-    return out
+    an unsigned value, TRELU of a NaN, an NPU's subnormals), then the case again, as the tile-tile family does."""
+    return ew.redraw(items, ("src",))
 
 
 # ---- fuzzing: geometry classes, regions (as the tile-tile family's), documented differences ---------------
