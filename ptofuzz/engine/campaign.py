@@ -301,6 +301,8 @@ class FindingStore:
                                  "another --out") from None
             for folder in sorted(out.iterdir()):
                 rec = folder / records.RECORD
+                if folder.is_dir() and not folder.is_symlink():  # a hit count a killed run was writing
+                    casefolder.sweep_stale(folder)
                 # minimized copies carry their original's signature; a broken link named record.json counts
                 if folder.name.endswith(".min") or not folder.is_dir() or not os.path.lexists(rec):
                     continue

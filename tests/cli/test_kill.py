@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -155,6 +156,21 @@ def test_an_older_ptofuzzs_parked_folder_is_put_back_not_deleted(tmp_path):
     (tmp_path / f".CASE.old-{dead}" / "golden.bin").write_text("the user's")
     casefolder.sweep_stale(tmp_path)
     assert (tmp_path / "CASE" / "golden.bin").read_text() == "the user's"
+
+
+def test_the_next_campaign_sweeps_a_hit_count_a_killed_one_was_writing_into_a_record(tmp_path):
+    """A campaign killed while it rewrote a record's ``record.json`` (its hit count) leaves the staged copy
+    inside the record folder; the next campaign into the same --out removes it, and a live writer's copy stays."""
+    out = tmp_path / "run"
+    argv = [sys.executable, "-m", "ptofuzz", "fuzz", "tpartmax", "--runs", "3000", "--seed", "1", "--out", str(out)]
+    subprocess.run(argv, check=True, capture_output=True)
+    record = min(p for p in out.iterdir() if p.is_dir())
+    dead, live = 2 ** 22 + 12345, os.getpid()  # above any pid this system hands out; this test's own
+    (record / f".record.json.tmp-{dead}").write_text("{half")
+    (record / f".record.json.tmp-{live}").write_text("{half")
+    subprocess.run([*argv[:6], "1", *argv[7:]], check=True, capture_output=True)  # one case: this record untouched
+    assert sorted(p.name for p in record.iterdir() if p.name.startswith(".")) == [f".record.json.tmp-{live}"]
+    json.loads((record / "record.json").read_text())  # the record itself is whole
 
 
 class _Interrupt(KeyboardInterrupt):
