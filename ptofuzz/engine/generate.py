@@ -353,7 +353,9 @@ def _add_bundle(content: casefolder.FolderContent, case: Case, inputs: Mapping[s
     b = gb.bundle_for(case, inputs)
     result = ex.execute(b.words, b.tiles, b.gprs)
     files = {role: fname for fname, role in registry.get(case.op).support("spec").profile.inputs}
-    roles = {gb.SRC0: "src"} if case.op == "TSORT" else {gb.SRC0: "src0", gb.SRC1: "src1"}
+    roles = {gb.SRC0: "src"} if case.op == "TSORT" else \
+        dict(zip((gb.SRC0, gb.SRC1), ex.CLOSED[case.op].sources)) if case.op in ex.CLOSED else \
+        {gb.SRC0: "src0", gb.SRC1: "src1"}
     header = [f"# {case.op} {case.dtype}: source tiles preloaded: " + ", ".join(
         f"{encoding.tile_name(k)} = {files[roles[k]]} ({t.rows}x{t.cols}, valid {t.valid_rows}x{t.valid_cols})"
         for k, t in sorted(b.tiles.items()))

@@ -134,7 +134,9 @@ def test_a_mask_zero_binding_after_last_is_dropped_and_nothing_ran_is_not_ok():
     r = ex.execute(b.words[:-1] + extra + b.words[-1:], b.tiles, b.gprs)
     assert r.outcome == "ok"  # the strict no-op is dropped before the stream's end is checked
     assert ex.execute([], {}).outcome == "empty"
-    assert ex.execute(asm.assemble("BSTART.VEC TADD, FP32; BSTOP"), {}).outcome == "unsupported"
+    assert ex.execute(asm.assemble("BSTART.SFU TDIV, FP32; BSTOP"), {}).outcome == "unsupported"
+    empty_tadd = ex.execute(asm.assemble("BSTART.VEC TADD, FP32; BSTOP"), {})  # TADD runs: it binds nothing
+    assert (empty_tadd.fault.name, empty_tadd.fault.point) == ("Fault_BundleControl", "commit")
     assert ex.execute(b.words[:-1], b.tiles, b.gprs).outcome == "open"
 
 

@@ -527,6 +527,8 @@ def test_pe_mask_of_pe_mode(test_id, file, mode):
     assert (r.outcome == "noop") == (mode == 0), r.outcome
     if mode and "B.IOS" in file:  # a Shared binding no TEPL operation consumes (tile-execution.asl)
         assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT)
+    elif mode:  # the binding counts: TADD binds two sources and a destination, this block one source
+        assert (r.fault.name, r.fault.point) == (CONTROL, COMMIT)
     else:
         assert r.fault is None
 
