@@ -173,14 +173,14 @@ def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | N
     for lb, value, default in ((0, d.valid_cols, None), (1, d.valid_rows, 1), (2, d.cols, d.valid_cols)):
         if value != default:
             words.append(enc.encode(enc.Command("B.DIM", {"lb": lb, "rs": 0, "imm": value})))
-    gprs: dict[str, int | np.ndarray] = {}
-    if form.scalar:
-        gprs["a0"] = scalar_register(inputs[form.scalar], dt.name)
-        words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0})))
     srcs = {"src0": SRC0, "src1": SRC1} if len(form.sources) == 2 else {"src0": SRC0}
     words.append(enc.encode(enc.Command("B.IOT.SSD" if len(srcs) == 2 else "B.IOT.SD",
                                         {**srcs, "last": 1, "pemode": mask, "size": _size_code(dst_bytes),
                                          "dst": 0})))
+    gprs: dict[str, int | np.ndarray] = {}
+    if form.scalar:  # after the binding, as the operations' contract blocks place it
+        gprs["a0"] = scalar_register(inputs[form.scalar], dt.name)
+        words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0})))
     words.append(enc.BSTOP_WORD)
     return BundleCase(case.op.lower(), case.op, words, tiles, gprs, "ok", case=case, inputs=inputs)
 
