@@ -279,3 +279,23 @@ def test_spelling_omits_the_defaults_and_places_b_ior_after_the_binding():
     assert [t for t in text if t.startswith("B.DIM")] == ["B.DIM zero, 16, ->LB0"]  # LB1 = 1, LB2 = LB0
     value = int(inputs["scalar"][0, 0])
     assert b.gprs == {"a0": value - 0x10000 & (1 << 64) - 1 if value & 0x8000 else value}  # sign-extended
+
+
+@pytest.mark.parametrize("op", ["tadd", "tabs", "tadds"])
+def test_gen_bundle_writes_elementwise_bundles(cli, tmp_path, op):
+    assert cli("gen", op, "--platform", "spec", "--bundle", "-o", tmp_path).code == 0
+    folders = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert len(folders) >= 5
+    for folder in folders:
+        manifest = json.loads((folder / "ptofuzz.json").read_text())
+        words = [int(w, 16) for w in manifest["bundle"]["words"]]
+        assert (folder / "bundle.bin").read_bytes() == b"".join(w.to_bytes(4, "little") for w in words)
+        text = (folder / "bundle.s").read_text()
+        assert asm.assemble(text) == words
+        assert manifest["bundle"]["expected"]["outcome"] == manifest["expected"]["outcome"] == "ok"
+        if op == "tadds":  # the register named in the header holds scalar.bin's element in its low bits
+            scalar = int.from_bytes((folder / "scalar.bin").read_bytes(), "little")
+            bits = 8 * len((folder / "scalar.bin").read_bytes())
+            assert manifest["bundle"]["gprs"]["a0"] & ((1 << bits) - 1) == scalar
+            assert f"a0 = {manifest['bundle']['gprs']['a0']:#x} (scalar.bin" in text.splitlines()[0]
+    assert cli("check", tmp_path).code == 0
