@@ -555,16 +555,16 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
     bstart = enc.DATATYPES[block.datatype]
     if bstart not in form.accepts:
         raise _legality(f"{block.op} does not take {bstart}")
-    if form.schema == "tile-scalar":  # SelectedBundleTileScalarSourceLegal, before allocation
+    for k in srcs if form.schema == "tile-scalar" else ():  # SelectedBundleTileScalarSourceLegal, before allocation
         from ptofuzz.oracles import descriptors
 
-        src = _source(tiles, srcs[0])
+        src = _source(tiles, k)
         problem = descriptors.problem(src.tile, dtypes.get(src.dtype), max_bytes=descriptors.LOCAL_MAX)
         if src.dtype != SPEC_DTYPES.get(bstart) or problem:
-            raise _legality(f"the source {enc.tile_name(srcs[0])} must be a legal {bstart} tile (it is "
+            raise _legality(f"the source {enc.tile_name(k)} must be a legal {bstart} tile (it is "
                             f"{src.dtype}{'; ' + problem if problem else ''})")
         if (src.valid_rows, src.valid_cols, src.cols) != (*valid, cols):
-            raise _legality(f"the source {enc.tile_name(srcs[0])} (valid {src.valid_rows}x{src.valid_cols}, "
+            raise _legality(f"the source {enc.tile_name(k)} (valid {src.valid_rows}x{src.valid_cols}, "
                             f"{src.cols} columns) does not match LB1 x LB0 = {valid[0]}x{valid[1]}, LB2 = {cols}")
     # ResolveBundleEffectiveDataType: a B.DATR's DataType (0, FP64, as it must be here) overrides BSTART's
     effective = enc.DATATYPES[block.datr["datatype"]] if block.datr is not None else bstart

@@ -299,3 +299,18 @@ def test_gen_bundle_writes_elementwise_bundles(cli, tmp_path, op):
             assert manifest["bundle"]["gprs"]["a0"] & ((1 << bits) - 1) == scalar
             assert f"a0 = {manifest['bundle']['gprs']['a0']:#x} (scalar.bin" in text.splitlines()[0]
     assert cli("check", tmp_path).code == 0
+
+
+@pytest.mark.parametrize(("start", "expect"), [
+    ("TADD, FP64", (LEGALITY, "the destination is FP64")),  # accepted, sized as FP64, matched by no FP32 source
+    ("TADD, E4M3", (LEGALITY, "the destination is E4M3")),
+    ("TADD, HiF8", (LEGALITY, "does not take HiF8")),  # outside TileVecArithmeticDataTypeSupported: the schema
+    ("TADD, FP32", None),
+])
+def test_start_types_the_schema_accepts_but_ptofuzz_does_not_model(start, expect):
+    r = ex.execute(asm.assemble(f"BSTART.VEC {start}; B.DIM LB0=2; {BIND2}; BSTOP"),
+                   two_f32([F[1.5], F[-2.0]], [F[2.25], F[0.5]]))
+    if expect is None:
+        assert r.fault is None and r.outcome == "ok"
+    else:
+        assert (r.fault.name, r.fault.point) == (expect[0], COMMIT) and expect[1] in r.fault.reason, r.fault
