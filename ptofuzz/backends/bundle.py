@@ -31,8 +31,10 @@ class BundleBackend(Plain):
     def cannot_answer(self, inst: Instruction) -> str | None:
         if inst.bundle:
             return None
-        return (f"{inst.name} has no bundle model; --oracles spec,bundle works for TSORT, TMRGSORT, TPART* and the "
-                "elementwise TADD..TMIN, TABS TNEG TRELU TNOT, TADDS..TMINS")
+        from ptofuzz.instructions import registry
+
+        with_bundles = ", ".join(n for n, i in registry.all_instructions().items() if i.bundle)
+        return f"{inst.name} has no bundle model; --oracles spec,bundle works for {with_bundles}"
 
     def evaluate(self, inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
         return evaluate(case, inputs)
