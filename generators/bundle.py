@@ -173,8 +173,8 @@ def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | N
     for lb, value, default in ((0, d.valid_cols, None), (1, d.valid_rows, 1), (2, d.cols, d.valid_cols)):
         if value != default:
             words.append(enc.encode(enc.Command("B.DIM", {"lb": lb, "rs": 0, "imm": value})))
-    srcs = {"src0": SRC0, "src1": SRC1} if len(form.sources) == 2 else {"src0": SRC0}
-    words.append(enc.encode(enc.Command("B.IOT.SSD" if len(srcs) == 2 else "B.IOT.SD",
+    srcs = dict(zip(("src0", "src1"), tiles))  # the B.IOT source fields: M#1 (and M#2)
+    words.append(enc.encode(enc.Command(("B.IOT.D", "B.IOT.SD", "B.IOT.SSD")[len(srcs)],
                                         {**srcs, "last": 1, "pemode": mask, "size": _size_code(dst_bytes),
                                          "dst": 0})))
     gprs: dict[str, int | np.ndarray] = {}
