@@ -249,6 +249,12 @@ ILLEGAL: dict[str, tuple[str, str, int, str]] = {
     "descending-flag": ("TSORT", "Fault_TileLegality", 5, "the descending flag register holds 2"),
     "dst-too-small": ("TSORT", "Fault_TileAllocation", 5, "the value destination's TSize is half the source"),
     "dst-too-large": ("TSORT", "Fault_TileLegality", 5, "the value destination's TSize is twice the source"),
+    # the closed TEPL schemas (tile-schema.asl, tile-scalar-schema.asl)
+    "missing-lb0": ("TADD", "Fault_TileLegality", 5, "no B.DIM LB0 (ValidCol is required)"),
+    "split-binding": ("TMAX", "Fault_TileLegality", 5, "the sources and the destination in two B.IOTs"),
+    "ior-on-tadd": ("TADD", "Fault_BundleControl", 5, "a B.IOR naming a register TADD does not read"),
+    "datr-on-tadd": ("TADD", "Fault_TileLegality", 5, "a B.DATR (DataType 0: an FP64 destination) on S16"),
+    "scalar-source-shape": ("TADDS", "Fault_TileLegality", 5, "LB0 one less than the source's valid columns"),
 }
 SPECIAL = {
     "dont-care": ("TSORT", "ok", "bits 8:7 of a source-only binding set: the model ignores them"),
@@ -263,6 +269,12 @@ def _base(op: str, src: Source) -> BundleCase:
     from ptofuzz.generators import values
 
     dt = dtypes.get("float32" if op == "TSORT" else "int16")
+    if op in CLOSED:  # 2x8 S16 (a 128 B tile of 4x16)
+        t = Tile(*spec_physical(2, 8, dt), 2, 8)
+        form = CLOSED[op]
+        case = Case(op, "spec", dt.name, (("dst", t), *((r, t) for r in form.sources),
+                                           *(((form.scalar, Tile(1, 1, 1, 1)),) if form.scalar else ())))
+        return closed_bundle(case, {r: values.draw(src, dt, case.tile(r).shape) for r, _ in case.tiles if r != "dst"})
     if op == "TSORT":
         t = Tile(*spec_physical(8, 8, dt), 8, 8)  # 256 B: TSize can be one size smaller or larger
         case = Case("TSORT", "spec", dt.name, (("src", t), ("dst", t), ("idx", t)), (("descending", 1),))
@@ -321,6 +333,23 @@ def illegal(kind: str, src: Source) -> BundleCase:
         w = w[:1] + [enc.encode(enc.Command("B.DIM", {"lb": 0, "rs": 0, "imm": 65}))] + w[1:]
     elif kind == "descending-flag":
         gprs["a0"] = 2
+    elif kind in ("missing-lb0", "scalar-source-shape"):
+        k = next(k for k, x in enumerate(w) if enc.decode(x).form == "B.DIM" and enc.decode(x)["lb"] == 0)
+        w = w[:k] + w[k + 1:] if kind == "missing-lb0" else _replace(w, k, w[k] - (1 << 20))  # imm_lo - 1
+    elif kind == "split-binding":
+        k = _index_of(w, "B.IOT.SSD")
+        f = enc.decode(w[k]).fields
+        w = w[:k] + [enc.encode(enc.Command("B.IOT.SD", {"src0": f["src0"], "last": 0, "size": f["size"],
+                                                         "pemode": f["pemode"], "dst": f["dst"]})),
+                     enc.encode(enc.Command("B.IOT.S", {"src0": f["src1"], "last": 1, "pemode": f["pemode"]}))] \
+            + w[k + 1:]
+    elif kind == "ior-on-tadd":
+        w = w[:-1] + [enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0}))] \
+            + w[-1:]
+    elif kind == "datr-on-tadd":
+        datr = enc.encode(enc.Command("B.DATR", {"cmode": 0, "pad": 0, "sat": 0, "canon": 0, "datatype": 0,
+                                                 "rmode": 0, "layout": 0}))
+        w = w[:1] + [datr] + w[1:]
     elif kind in ("dst-too-small", "dst-too-large"):
         k = _index_of(w, "B.IOT.SD")
         size = (w[k] >> 15) & 15

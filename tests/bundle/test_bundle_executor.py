@@ -96,7 +96,10 @@ REASONS = {"reserved-datatype": "DataType 21 is reserved", "gpr-selector": "sele
            "missing-last": "no binding is marked <last>", "duplicate-dim": "LB0 written twice",
            "duplicate-ior": "a second B.IOR", "datr-on-tpart": "takes no B.DATR",
            "sort-width": "sort_width 65 is above 64", "descending-flag": "is neither 0 nor 1",
-           "dst-too-small": "the valid region needs", "dst-too-large": "destinations match the source's shape"}
+           "dst-too-small": "the valid region needs", "dst-too-large": "destinations match the source's shape",
+           "missing-lb0": "needs LB0 = ValidCol", "split-binding": "in one B.IOT marked <last>",
+           "ior-on-tadd": "uses no B.IOR register", "datr-on-tadd": "the destination is FP64",
+           "scalar-source-shape": "does not match LB1 x LB0"}
 
 
 @pytest.mark.parametrize("kind", sorted(gb.ILLEGAL))
