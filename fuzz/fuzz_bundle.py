@@ -19,9 +19,14 @@ def target():
     """The ``TestOneInput`` function (importable without atheris: the tests replay the corpus through it)."""
     from ptofuzz.bundle import asm, encoding, executor
     from ptofuzz.generators import bundle as gb
+    from ptofuzz.generators import values
     from ptofuzz.generators.source import seeded
+    from ptofuzz.instructions import registry
 
     machines = [gb.illegal(k, seeded(0, "fuzz-bundle", k)) for k in ("dont-care", "noop")]
+    tadd = registry.get("TADD")  # FP32 sources at M#1, M#2 (16x2, valid 1x2): the elementwise operations' state
+    case = tadd.explicit_case("spec", {"dtype": "float32", "dst": (1, 2)})
+    machines.append(gb.bundle_for(case, tadd.draw_inputs(seeded(0, "fuzz-bundle", "tadd"), case, values.ValueMix())))
 
     def test_one_input(data: bytes) -> None:
         if not data:

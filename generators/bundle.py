@@ -1,4 +1,5 @@
-"""Bundles to execute: legal ones for TSORT and TPART* built from spec cases, and targeted illegal variants,
+"""Bundles to execute: legal ones for TSORT, TMRGSORT, TPART* and the elementwise TEPL operations
+(:data:`ptofuzz.bundle.executor.CLOSED`) built from spec cases, and targeted illegal variants,
 each with the outcome pto-spec expects (pto-spec 0.58.3: the commit order of
 ``asl/block/model/dispatch/tile-execution.asl``, the schemas ``sorting-schema.asl`` and ``partial-schema.asl``
 there, the trap numbers of ``asl/arch/memory-model/fault-precision.asl``; docs/reference/bundles.md)."""
@@ -11,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ptofuzz.bundle import encoding as enc
-from ptofuzz.bundle.executor import CORE_CAPACITY, LocalTile
+from ptofuzz.bundle.executor import CLOSED, CORE_CAPACITY, LocalTile
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import Case
 from ptofuzz.generators.source import Source
@@ -31,7 +32,7 @@ class BundleCase:
     op: str
     words: list[int]
     tiles: dict[int, LocalTile]
-    gprs: dict[str, int]
+    gprs: dict[str, int | np.ndarray]  # an array: one value per batched case (tile-scalar scalars)
     expect: str  # ok / noop / fault
     fault: str | None = None  # fault name
     trap: int | None = None
@@ -73,7 +74,7 @@ def spelling_problem(case: Case) -> str | None:
         d = case.tile("dst")
         sizes = {"destination": d.rows * d.cols * dt.itemsize}
         dims = {}
-    elif case.op in enc.SELECTOR_OF:
+    elif case.op in enc.SELECTOR_OF and (case.op in CLOSED or case.op.startswith("TPART")):
         d = case.tile("dst")
         sizes = {"destination": d.rows * d.cols * dt.itemsize}
         dims = {"ValidCol": d.valid_cols, "ValidRow": d.valid_rows, "Col": d.cols}
@@ -142,6 +143,48 @@ def tpart_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | No
     return BundleCase(case.op.lower(), case.op, words, tiles, {}, "ok", case=case, inputs=inputs)
 
 
+def scalar_register(bits: np.ndarray, dtype: str) -> int | np.ndarray:
+    """The GPR value that carries a tile-scalar operation's scalar (``bits``: the element, 1x1, with any batch
+    axis): a signed integer sign-extended to 64 bits, anything else zero-extended, as a compiler would leave it in
+    a register (the executor reads the low element bits, TileRawElementValue). One integer for one case, an array
+    of one value per case for a batch."""
+    dt = dtypes.get(dtype)
+    raw = np.asarray(bits).astype(dt.bits_dtype)[..., 0, 0]
+    wide = raw.view(f"<i{dt.itemsize}").astype(np.int64).view(np.uint64) if dt.kind == "int" else \
+        raw.astype(np.uint64)
+    return int(wide) if wide.ndim == 0 else wide
+
+
+def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
+    """The bundle that runs spec ``case`` of an elementwise TEPL operation (:data:`CLOSED`): its sources at M#1
+    (and M#2), the destination to T with TSize its capacity; LB0 = ValidCol, LB1 = ValidRow only when not 1 and
+    LB2 = Col only when not ValidCol (the omission defaults); a tile-scalar operation's scalar in a0 through B.IOR
+    RegSrc0 (:func:`scalar_register`)."""
+    form = CLOSED[case.op]
+    dt = dtypes.get(case.dtype)
+    d = case.tile("dst")
+    tiles = {slot: _local(case, role, inputs[role]) for slot, role in zip((SRC0, SRC1), form.sources)}
+    dst_bytes = d.rows * d.cols * dt.itemsize
+    mask = _pemode(sum(t.capacity for t in tiles.values()) + dst_bytes, mask)
+    for t in tiles.values():
+        t.mask = enc.PE_MASKS[mask]
+    words = [enc.encode(enc.Command("BSTART.TEPL", {"datatype": DT_CODE[dt.name], "selector": enc.SELECTOR_OF[
+        case.op]}))]
+    for lb, value, default in ((0, d.valid_cols, None), (1, d.valid_rows, 1), (2, d.cols, d.valid_cols)):
+        if value != default:
+            words.append(enc.encode(enc.Command("B.DIM", {"lb": lb, "rs": 0, "imm": value})))
+    srcs = dict(zip(("src0", "src1"), tiles))  # the B.IOT source fields: M#1 (and M#2)
+    words.append(enc.encode(enc.Command(("B.IOT.D", "B.IOT.SD", "B.IOT.SSD")[len(srcs)],
+                                        {**srcs, "last": 1, "pemode": mask, "size": _size_code(dst_bytes),
+                                         "dst": 0})))
+    gprs: dict[str, int | np.ndarray] = {}
+    if form.scalar:  # after the binding, as the operations' contract blocks place it
+        gprs["a0"] = scalar_register(inputs[form.scalar], dt.name)
+        words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0})))
+    words.append(enc.BSTOP_WORD)
+    return BundleCase(case.op.lower(), case.op, words, tiles, gprs, "ok", case=case, inputs=inputs)
+
+
 def bundle_for(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase:
     """The bundle that runs spec ``case``; check :func:`spelling_problem` first (ValueError when it has one)."""
     why = spelling_problem(case)
@@ -149,10 +192,12 @@ def bundle_for(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase:
         raise ValueError(f"no bundle spelling: {why}")
     if case.op == "TMRGSORT":
         return tmrgsort_bundle(case, inputs)
+    if case.op in CLOSED:
+        return closed_bundle(case, inputs)
     return tsort_bundle(case, inputs) if case.op == "TSORT" else tpart_bundle(case, inputs)
 
 
-def _flag_register(words: list[int], flag: int) -> dict[str, int]:
+def _flag_register(words: list[int], flag: int) -> dict[str, int | np.ndarray]:
     """A sort's descending flag: when set, a B.IOR reading it from a0 (appended to ``words``), which holds the
     case's own value (0 or 1 when legal); the GPR values."""
     if not flag:
@@ -204,6 +249,12 @@ ILLEGAL: dict[str, tuple[str, str, int, str]] = {
     "descending-flag": ("TSORT", "Fault_TileLegality", 5, "the descending flag register holds 2"),
     "dst-too-small": ("TSORT", "Fault_TileAllocation", 5, "the value destination's TSize is half the source"),
     "dst-too-large": ("TSORT", "Fault_TileLegality", 5, "the value destination's TSize is twice the source"),
+    # the closed TEPL schemas (tile-schema.asl, tile-scalar-schema.asl)
+    "missing-lb0": ("TADD", "Fault_TileLegality", 5, "no B.DIM LB0 (ValidCol is required)"),
+    "split-binding": ("TMAX", "Fault_TileLegality", 5, "the sources and the destination in two B.IOTs"),
+    "ior-on-tadd": ("TADD", "Fault_BundleControl", 5, "a B.IOR naming a register TADD does not read"),
+    "datr-on-tadd": ("TADD", "Fault_TileLegality", 5, "a B.DATR (DataType 0: an FP64 destination) on S16"),
+    "scalar-source-shape": ("TADDS", "Fault_TileLegality", 5, "LB0 one less than the source's valid columns"),
 }
 SPECIAL = {
     "dont-care": ("TSORT", "ok", "bits 8:7 of a source-only binding set: the model ignores them"),
@@ -218,6 +269,12 @@ def _base(op: str, src: Source) -> BundleCase:
     from ptofuzz.generators import values
 
     dt = dtypes.get("float32" if op == "TSORT" else "int16")
+    if op in CLOSED:  # 2x8 S16 (a 128 B tile of 4x16)
+        t = Tile(*spec_physical(2, 8, dt), 2, 8)
+        form = CLOSED[op]
+        case = Case(op, "spec", dt.name, (("dst", t), *((r, t) for r in form.sources),
+                                           *(((form.scalar, Tile(1, 1, 1, 1)),) if form.scalar else ())))
+        return closed_bundle(case, {r: values.draw(src, dt, case.tile(r).shape) for r, _ in case.tiles if r != "dst"})
     if op == "TSORT":
         t = Tile(*spec_physical(8, 8, dt), 8, 8)  # 256 B: TSize can be one size smaller or larger
         case = Case("TSORT", "spec", dt.name, (("src", t), ("dst", t), ("idx", t)), (("descending", 1),))
@@ -276,6 +333,23 @@ def illegal(kind: str, src: Source) -> BundleCase:
         w = w[:1] + [enc.encode(enc.Command("B.DIM", {"lb": 0, "rs": 0, "imm": 65}))] + w[1:]
     elif kind == "descending-flag":
         gprs["a0"] = 2
+    elif kind in ("missing-lb0", "scalar-source-shape"):
+        k = next(k for k, x in enumerate(w) if enc.decode(x).form == "B.DIM" and enc.decode(x)["lb"] == 0)
+        w = w[:k] + w[k + 1:] if kind == "missing-lb0" else _replace(w, k, w[k] - (1 << 20))  # imm_lo - 1
+    elif kind == "split-binding":
+        k = _index_of(w, "B.IOT.SSD")
+        f = enc.decode(w[k]).fields
+        w = w[:k] + [enc.encode(enc.Command("B.IOT.SD", {"src0": f["src0"], "last": 0, "size": f["size"],
+                                                         "pemode": f["pemode"], "dst": f["dst"]})),
+                     enc.encode(enc.Command("B.IOT.S", {"src0": f["src1"], "last": 1, "pemode": f["pemode"]}))] \
+            + w[k + 1:]
+    elif kind == "ior-on-tadd":
+        w = w[:-1] + [enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0}))] \
+            + w[-1:]
+    elif kind == "datr-on-tadd":
+        datr = enc.encode(enc.Command("B.DATR", {"cmode": 0, "pad": 0, "sat": 0, "canon": 0, "datatype": 0,
+                                                 "rmode": 0, "layout": 0}))
+        w = w[:1] + [datr] + w[1:]
     elif kind in ("dst-too-small", "dst-too-large"):
         k = _index_of(w, "B.IOT.SD")
         size = (w[k] >> 15) & 15

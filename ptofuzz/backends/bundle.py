@@ -2,7 +2,8 @@
 bundle (:mod:`ptofuzz.generators.bundle`), executed, and its published tiles returned as an Outcome, so that
 the differential engine compares the executor (decode, header and commit checks, allocation) with the direct
 spec oracle on the same cases. It must agree with ``spec`` everywhere; a case with no bundle spelling (a
-destination above 64 KiB, the contract header's BF16 TSORT) is "unsupported"."""
+destination above 64 KiB, the contract header's BF16 TSORT) is "unsupported". A batch of tile-scalar cases carries
+its scalars as batched values of the one GPR that holds them (:func:`ptofuzz.generators.bundle.scalar_register`)."""
 
 from __future__ import annotations
 
@@ -30,7 +31,10 @@ class BundleBackend(Plain):
     def cannot_answer(self, inst: Instruction) -> str | None:
         if inst.bundle:
             return None
-        return f"{inst.name} has no bundle model; --oracles spec,bundle works for TSORT, TMRGSORT and TPART*"
+        from ptofuzz.instructions import registry
+
+        with_bundles = ", ".join(n for n, i in registry.all_instructions().items() if i.bundle)
+        return f"{inst.name} has no bundle model; --oracles spec,bundle works for {with_bundles}"
 
     def evaluate(self, inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
         return evaluate(case, inputs)

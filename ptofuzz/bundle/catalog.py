@@ -1,6 +1,6 @@
 """The accepted 32-bit command forms of pto-spec 0.58.3 that the bundle executor does not execute.
 
-:mod:`ptofuzz.bundle.encoding` models the forms of TSORT and TPART* bundles (BSTART.TEPL, B.DIM, B.IOR, B.IOT,
+:mod:`ptofuzz.bundle.encoding` models the forms of TEPL bundles (BSTART.TEPL, B.DIM, B.IOR, B.IOT,
 B.IOS, B.DATR, BSTOP) with their own field names; every other accepted 32-bit form of the catalog
 (PTO-ISA/pto-spec ``spec/catalog/command-forms.json``: 60 accepted 32-bit forms in all) is recorded here as data:
 its mask and match, its free fields (bit pieces, sign, the catalog's one-of domain) and its semantic handler.

@@ -145,8 +145,9 @@ class Command:
 
     @property
     def executed(self) -> bool:
-        """Whether the executor runs this form (the TSORT/TPART* forms); every other accepted form decodes and is
-        an "unsupported operation" (:mod:`ptofuzz.bundle.catalog`)."""
+        """Whether the executor runs this form (the forms of TEPL bundles: TSORT, TPART*, the elementwise
+        operations); every other accepted form decodes and is an "unsupported operation"
+        (:mod:`ptofuzz.bundle.catalog`)."""
         return self.form not in catalog.BY_NAME
 
     @property

@@ -1,7 +1,9 @@
-"""A spec-level executor of PTO bundles for TSORT, TMRGSORT and TPARTADD/MUL/MAX/MIN, after pto-spec 0.58.3: the
-block lifecycle (``asl/block/model/commit/validation.asl``), the trap numbers
+"""A spec-level executor of PTO bundles for TSORT, TMRGSORT, TPARTADD/MUL/MAX/MIN and the elementwise TEPL
+operations of :data:`CLOSED` (TADD TSUB TMUL TMAX TMIN, TABS TNEG TRELU TNOT, TADDS TSUBS TMULS TMAXS TMINS), after
+pto-spec 0.58.3: the block lifecycle (``asl/block/model/commit/validation.asl``), the trap numbers
 (``asl/arch/memory-model/fault-precision.asl``) and the operations' bundle schemas
-(``asl/block/model/dispatch/sorting-schema.asl``, ``partial-schema.asl``).
+(``asl/block/model/dispatch/sorting-schema.asl``, ``partial-schema.asl``, ``tile-schema.asl``,
+``tile-scalar-schema.asl``, ``destination-shape.asl``).
 
 It follows the block lifecycle: ``BSTART`` commits any open block and opens a new one; header commands
 (B.DIM, B.IOR, B.IOT, B.IOS, B.DATR) only record; ``BSTOP`` or the next ``BSTART`` commits. Checks run where
@@ -16,7 +18,7 @@ the model runs them:
   are Fault_BundleControl; a binding whose PE mask differs from the earlier bindings' (a B.IOT: the earlier
   B.IOTs'; a B.IOS: every earlier binding's) is Fault_TileLegality;
 * commit, in the order of ``asl/block/model/dispatch/tile-execution.asl``: every binding had mask 0 -> the block
-  is a no-op; a Shared operand the operation does not consume (TSORT, TMRGSORT and TPART* consume none) is
+  is a no-op; a Shared operand the operation does not consume (no operation the executor runs consumes one) is
   Fault_TileLegality; binding counts and ``<last>`` and B.IOR fields the operation does not use
   (Fault_BundleControl); B.IOR values; B.DATR fields; the operation's schema (types, LBs, source descriptors and
   valid regions: ``sorting-schema.asl``, ``partial-schema.asl``) (Fault_TileLegality); then destination
@@ -25,13 +27,17 @@ the model runs them:
 Every fault says where it was raised (:attr:`ptofuzz.core.case.Fault.point`): ``word N`` for decode and header
 faults, ``commit`` for a block's. A faulting block publishes nothing and stops execution. A legal block runs the
 spec oracle of its operation (:mod:`ptofuzz.oracles.sort`, :mod:`ptofuzz.oracles.tpart`) on the source tiles and
-publishes the new destination tiles and the numeric status flags. Per-PE fragments are modelled as one payload
+publishes the new destination tiles and the numeric status flags. The elementwise operations are one table,
+:data:`CLOSED`: an entry names the closed schema, the spec oracle and its roles (:func:`_commit_closed` runs
+them all; :mod:`ptofuzz.oracles.elementwise`, :mod:`~ptofuzz.oracles.unary`, :mod:`~ptofuzz.oracles.tilescalar`
+compute the values). Per-PE fragments are modelled as one payload
 (every enabled PE computes the same); the PE mask decides no-ops, mask consistency and the capacity charged.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -48,7 +54,46 @@ SPEC_DTYPES = {"FP32": "float32", "FP16": "float16", "BF16": "bfloat16", "S32": 
                "S8": "int8", "U32": "uint32", "U16": "uint16", "U8": "uint8", "S64": "int64", "U64": "uint64"}
 TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
 MAX_SHARED = 4  # Shared (B.IOS) bindings a block holds
-SUPPORTED = ("TSORT", "TMRGSORT", *TPART)
+Register = int | np.ndarray  # a GPR's value; an array: one value per batched machine state (see execute)
+
+# ---- the closed TEPL schemas (asl/block/model/dispatch/tile-schema.asl, tile-scalar-schema.asl) ----------------
+
+#: BSTART DataTypes of TileVecArithmeticDataTypeSupported (asl/tile/model/legality/dtype-layout.asl)
+VEC_ARITHMETIC = frozenset("FP64 FP32 TF32 HF32 FP16 BF16 E4M3 E5M2 S64 S32 S16 S8 U64 U32 U16 U8".split())
+#: TileVecScalarIntegerDataTypeSupported: TNOT's (and the bitwise operations') types
+VEC_INTEGER = frozenset("S64 S32 S16 S8 U64 U32 U16 U8".split())
+#: TileElementBits of the accepted types ptofuzz has no element model of (a destination of them is still sized)
+UNMODELLED_BITS = {"FP64": 64, "TF32": 32, "HF32": 32, "E4M3": 8, "E5M2": 8}
+
+
+@dataclasses.dataclass(frozen=True)
+class ClosedTepl:
+    """How one TEPL operation under a closed schema of pto-spec is bound, checked and computed: one B.IOT with
+    ``<last>`` binds its Local sources (in ``sources`` order, the spec oracle's roles) and one destination whose
+    shape is LB0 = ValidCol (required), LB1 = ValidRow (default 1), LB2 = Col (default LB0); ``scalar`` (the
+    oracle's role, a 1x1 tile) is B.IOR RegSrc0's low element bits; ``schema`` names the check pto-spec runs
+    before allocation (``binary``: SelectedBundleClosedBinarySchemaLegal, ``unary``: ...UnarySchemaLegal,
+    ``tile-scalar``: ...TileScalarBinarySchemaLegal, which also checks the source against LB0..LB2 and the BSTART
+    type); ``oracle``: ``module:function`` of the spec oracle the commit runs (its legality, then its values)."""
+
+    schema: str
+    oracle: str
+    sources: tuple[str, ...]
+    scalar: str | None = None
+    accepts: frozenset[str] = VEC_ARITHMETIC
+
+
+_BINARY, _UNARY, _SCALAR = "ptofuzz.oracles.elementwise:spec", "ptofuzz.oracles.unary:spec", \
+    "ptofuzz.oracles.tilescalar:spec"
+#: every TEPL operation the executor runs through a closed schema: one entry each
+CLOSED: dict[str, ClosedTepl] = {
+    **{op: ClosedTepl("binary", _BINARY, ("src0", "src1")) for op in ("TADD", "TSUB", "TMUL", "TMAX", "TMIN")},
+    **{op: ClosedTepl("unary", _UNARY, ("src",)) for op in ("TABS", "TNEG", "TRELU")},
+    "TNOT": ClosedTepl("unary", _UNARY, ("src",), accepts=VEC_INTEGER),
+    **{op: ClosedTepl("tile-scalar", _SCALAR, ("src0",), "scalar")
+       for op in ("TADDS", "TSUBS", "TMULS", "TMAXS", "TMINS")},
+}
+SUPPORTED = ("TSORT", "TMRGSORT", *TPART, *CLOSED)
 
 
 @dataclasses.dataclass
@@ -154,16 +199,18 @@ class _Block:
     closed: bool = False  # a B.IOT with <last> was bound
 
 
-def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[str, int] | None = None,
+def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[str, Register] | None = None,
             *, capacity: int = CORE_CAPACITY) -> ExecResult:
     """Run ``words`` on Local tile registers ``tiles`` (index 0..63) with general registers ``gprs``.
 
     A tile's payload may carry leading batch axes (``data`` of shape (N, rows, cols)): N machine states that
     differ in tile contents only. Nothing but the operations' data path reads a payload (decode, header and
     commit checks, allocation and the faults they raise depend on the words, registers and descriptors), so one
-    run executes all N; destinations get the same leading axes and the flags are those any of the N raises."""
-    regs = {name: 0 for name in enc.GPRS}
-    regs.update({k: int(v) for k, v in (gprs or {}).items()})
+    run executes all N; destinations get the same leading axes and the flags are those any of the N raises. A GPR
+    that only the data path reads (a tile-scalar operation's scalar, B.IOR RegSrc0) may likewise hold an array of
+    N values, one per state; a GPR that a check reads (B.DIM, a sort's flag) must be one integer."""
+    regs: dict[str, Register] = {name: 0 for name in enc.GPRS}
+    regs.update({k: v if isinstance(v, np.ndarray) else int(v) for k, v in (gprs or {}).items()})
     regs["zero"] = 0
     state = dict(tiles)
     blocks: list[BlockResult] = []
@@ -208,12 +255,12 @@ def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[
     return ExecResult(blocks, None, None, state)
 
 
-def _header(block: _Block, cmd: enc.Command, regs: Mapping[str, int]) -> None:
+def _header(block: _Block, cmd: enc.Command, regs: Mapping[str, Register]) -> None:
     f = cmd.fields
     if cmd.form == "B.DIM":
         if f["lb"] in block.lbs:
             raise _control(f"LB{f['lb']} written twice")
-        block.lbs[f["lb"]] = (regs[enc.GPRS[f["rs"]]] + f["imm"]) % 65536
+        block.lbs[f["lb"]] = (_word(regs, f["rs"]) + f["imm"]) % 65536
     elif cmd.form == "B.IOR":
         if block.ior is not None:
             raise _control("a second B.IOR")
@@ -248,7 +295,7 @@ def _mask_appends(earlier: Sequence[_Binding | _Shared], pemode: int) -> None:
                         f"{enc.PE_MASKS[next(iter(masks))]}")
 
 
-def _commit(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, int], capacity: int) -> BlockResult:
+def _commit(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, Register], capacity: int) -> BlockResult:
     if not block.bindings and not block.shared and block.dropped:
         return BlockResult(block.op, "noop", reason="every binding had PE mask 0000")
     try:
@@ -261,6 +308,8 @@ def _commit(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, int],
             return _commit_tsort(block, tiles, regs, capacity)
         if block.op == "TMRGSORT":
             return _commit_tmrgsort(block, tiles, regs, capacity)
+        if block.op in CLOSED:
+            return _commit_closed(block, CLOSED[block.op], tiles, regs, capacity)
         return _commit_tpart(block, tiles, capacity)
     except _Fault as f:
         fault = dataclasses.replace(f.fault, point=COMMIT)
@@ -295,30 +344,41 @@ def _allocate(tiles: Mapping[int, LocalTile], taken: set[int], hand: int, size_c
               ) -> tuple[int, LocalTile, int]:
     """Step 6: the lowest free slot of the hand, rows from TSize (Fault_TileAllocation). ``lead``: the leading
     batch axes of the payload (see :func:`execute`)."""
+    slot, rows, charge = _allocation_shape(tiles, taken, hand, size_code, cols, dtypes.get(dtype).bits, dtype, valid,
+                                           mask, budget_used, capacity)
+    nbytes = enc.size_bytes(size_code)
+    data = np.zeros((*lead, rows, cols), dtype=dtypes.get(dtype).bits_dtype)
+    return slot, LocalTile(dtype, rows, cols, valid[0], valid[1], data, nbytes, mask), charge
+
+
+def _allocation_shape(tiles: Mapping[int, LocalTile], taken: set[int], hand: int, size_code: int, cols: int,
+                      bits: int, what: str, valid: tuple[int, int], mask: str, budget_used: int, capacity: int
+                      ) -> tuple[int, int, int]:
+    """The checks of :func:`_allocate` for elements of ``bits`` bits (``what``: their name): the slot, the rows and
+    the capacity charged."""
     slot = next((i for i in range(hand * 16, hand * 16 + 16) if i not in tiles and i not in taken), None)
     if slot is None:
         raise _allocation(f"no free tile in hand {enc.HANDS[hand]}")
     nbytes = enc.size_bytes(size_code)
-    bits = dtypes.get(dtype).bits
     if cols < 1 or cols & (cols - 1):
         raise _allocation(f"destination columns {cols} are not a power of two")
     if (nbytes * 8) % (cols * bits):
-        raise _allocation(f"{nbytes} B holds no whole rows of {cols} {dtype} elements")
+        raise _allocation(f"{nbytes} B holds no whole rows of {cols} {what} elements")
     rows = nbytes * 8 // (cols * bits)
-    if not 1 <= rows <= 65535 or rows < valid[0]:
-        raise _allocation(f"{nbytes} B gives {rows} rows of {cols} {dtype}; the valid region needs {valid[0]}")
+    if not 1 <= rows <= 65535 or rows < valid[0] or valid[1] > cols:
+        raise _allocation(f"{nbytes} B gives {rows} rows of {cols} {what}; the valid region needs {valid[0]}x"
+                          f"{valid[1]}")
     charge = mask.count("1") * nbytes
     if budget_used + charge > capacity:
         raise _allocation(f"the core's tile capacity {capacity} B is exhausted")
-    data = np.zeros((*lead, rows, cols), dtype=dtypes.get(dtype).bits_dtype)
-    return slot, LocalTile(dtype, rows, cols, valid[0], valid[1], data, nbytes, mask), charge
+    return slot, rows, charge
 
 
 def _used(tiles: Mapping[int, LocalTile]) -> int:
     return sum(t.mask.count("1") * t.capacity for t in tiles.values())
 
 
-def _commit_tsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, int], capacity: int
+def _commit_tsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, Register], capacity: int
                   ) -> BlockResult:
     from ptofuzz.oracles import sort as sort_oracle
 
@@ -362,18 +422,18 @@ def _commit_tsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str,
     return BlockResult("TSORT", "ok", flags=tuple(outcome.flags or ()), published={vslot: vt, islot: it})
 
 
-def _flag(block: _Block, regs: Mapping[str, int]) -> int:
+def _flag(block: _Block, regs: Mapping[str, Register]) -> int:
     """The descending flag of a sort: B.IOR RegSrc0's GPR (steps 1-2: the other B.IOR fields must be zero)."""
     ior = block.ior or {}
     if ior.get("rd") or ior.get("rs1") or ior.get("rs2"):
         raise _control(f"{block.op} uses only B.IOR RegSrc0 (RegDst, RegSrc1, RegSrc2 must be zero)")
-    flag = regs[enc.GPRS[ior["rs0"]]] if ior else 0
+    flag = _word(regs, ior["rs0"]) if ior else 0
     if flag not in (0, 1):
         raise _legality(f"the descending flag (GPR {enc.GPRS[ior['rs0']]} = {flag}) is neither 0 nor 1")
     return int(flag)
 
 
-def _commit_tmrgsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, int], capacity: int
+def _commit_tmrgsort(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, Register], capacity: int
                      ) -> BlockResult:
     """pto-spec TMRGSORT: two sources, one destination whose shape comes from both (one row of their columns,
     the smallest power-of-two physical width; ``asl/block/model/dispatch/destination-shape.asl``)."""
@@ -439,6 +499,97 @@ def _commit_tpart(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> 
         raise _legality(bad.fault.reason)
     return _two_sources(block, tiles, capacity, (hand, size), a, b, dt, cols, (valid_rows, valid_cols), (),
                         tpart_oracle.spec)
+
+
+def _word(regs: Mapping[str, Register], selector: int) -> int:
+    """A GPR that a check reads: one integer (batched values are for the data path only, see :func:`execute`)."""
+    value = regs[enc.GPRS[selector]]
+    if isinstance(value, np.ndarray):
+        raise ValueError(f"GPR {enc.GPRS[selector]} holds batched values, but a check reads it")
+    return value
+
+
+def _raw_element(value: Register, dt: dtypes.DType) -> np.ndarray:
+    """TileRawElementValue (``asl/tile/model/execution/elementwise.asl``): a GPR's low element bits, as a 1x1
+    tile (with the batch axis of batched values)."""
+    mask = (1 << dt.bits) - 1
+    if isinstance(value, np.ndarray):
+        low = value.astype(np.uint64) & np.uint64(mask)
+    else:
+        low = np.array(value & mask, dtype=np.uint64)
+    out: np.ndarray = low.astype(dt.bits_dtype).reshape((*low.shape, 1, 1))
+    return out
+
+
+def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile], regs: Mapping[str, Register],
+                   capacity: int) -> BlockResult:
+    """A TEPL operation of :data:`CLOSED`, in the order of ``tile-execution.asl``: binding completeness and the
+    B.IOR fields (Fault_BundleControl); the B.DATR fields (Fault_TileLegality: only PadValue may be nonzero); the
+    closed schema (Fault_TileLegality); the destination (Fault_TileAllocation); then the tile operation's own
+    legality (the spec oracle's, and one element type for all tiles: Fault_TileLegality) and its values."""
+    module, function = form.oracle.split(":")
+    oracle = getattr(importlib.import_module(module), function)
+    srcs, dsts = _counts(block, len(form.sources), 1)
+    ((hand, size),) = dsts
+    ior = block.ior or {}
+    used = ("rs0",) if form.scalar else ()
+    extra = [k for k in ("rd", "rs0", "rs1", "rs2") if ior.get(k) and k not in used]
+    if extra:  # BundleOperationScalarBindingSchemaLegal, part of the binding completeness
+        uses = "only B.IOR RegSrc0 (its scalar)" if form.scalar else "no B.IOR register"
+        raise _control(f"{block.op} uses {uses}; {', '.join(extra)} nonzero")
+    if block.datr is not None:  # TileOperationDATRFieldsLegal: the catalog's datr_contract allows PadValue only
+        bad = [k for k, v in block.datr.items() if v and k != "pad"]
+        if bad:
+            raise _legality(f"{block.op} takes only PadValue in B.DATR; {', '.join(bad)} nonzero")
+    b = block.bindings[0]  # the schema: one terminal B.IOT with every source and the destination
+    if len(block.bindings) != 1 or b.dest is None or len(b.sources) != len(form.sources) or not b.last:
+        raise _legality(f"{block.op} binds its sources and destination in one B.IOT marked <last>; the block has "
+                        f"{len(block.bindings)} bindings")
+    if not block.lbs.get(0):
+        raise _legality(f"{block.op} needs LB0 = ValidCol in 1..65535")
+    for lb in (1, 2):
+        if lb in block.lbs and not block.lbs[lb]:
+            raise _legality(f"LB{lb} = 0; it must be 1..65535 when present")
+    valid = (block.lbs.get(1, 1), block.lbs[0])
+    cols = block.lbs.get(2, valid[1])
+    bstart = enc.DATATYPES[block.datatype]
+    if bstart not in form.accepts:
+        raise _legality(f"{block.op} does not take {bstart}")
+    for k in srcs if form.schema == "tile-scalar" else ():  # SelectedBundleTileScalarSourceLegal, before allocation
+        from ptofuzz.oracles import descriptors
+
+        src = _source(tiles, k)
+        problem = descriptors.problem(src.tile, dtypes.get(src.dtype), max_bytes=descriptors.LOCAL_MAX)
+        if src.dtype != SPEC_DTYPES.get(bstart) or problem:
+            raise _legality(f"the source {enc.tile_name(k)} must be a legal {bstart} tile (it is "
+                            f"{src.dtype}{'; ' + problem if problem else ''})")
+        if (src.valid_rows, src.valid_cols, src.cols) != (*valid, cols):
+            raise _legality(f"the source {enc.tile_name(k)} (valid {src.valid_rows}x{src.valid_cols}, "
+                            f"{src.cols} columns) does not match LB1 x LB0 = {valid[0]}x{valid[1]}, LB2 = {cols}")
+    # ResolveBundleEffectiveDataType: a B.DATR's DataType (0, FP64, as it must be here) overrides BSTART's
+    effective = enc.DATATYPES[block.datr["datatype"]] if block.datr is not None else bstart
+    mask = enc.PE_MASKS[b.pemode]
+    scalar = regs[enc.GPRS[ior.get("rs0", 0)]] if form.scalar else 0
+    lead = np.broadcast_shapes(*(t.data.shape[:-2] for k in srcs if (t := tiles.get(k)) is not None),
+                               np.shape(scalar))
+    dt = SPEC_DTYPES.get(effective)
+    if dt is None:  # sized like any destination; then no source (all of modelled types) matches its type
+        _allocation_shape(tiles, set(), hand, size, cols, UNMODELLED_BITS[effective], effective, valid, mask,
+                          _used(tiles), capacity)
+        raise _legality(f"the destination is {effective} (B.DATR's DataType or BSTART's), the sources are not")
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, mask, _used(tiles), capacity, lead)
+    sources = [_source(tiles, k) for k in srcs]  # then the tile operation's legality
+    if any(s.dtype != dt for s in sources):
+        raise _legality(f"the destination is {effective}, the sources {', '.join(s.dtype for s in sources)}: "
+                        f"{block.op} takes one element type")
+    roles = [(role, s.tile) for role, s in zip(form.sources, sources)]
+    inputs = {role: s.data for role, s in zip(form.sources, sources)}
+    if form.scalar:
+        inputs[form.scalar] = _raw_element(scalar, dtypes.get(dt))
+        roles.append((form.scalar, Tile(1, 1, 1, 1)))
+    outcome = _run(oracle, Case(block.op, "spec", dt, (("dst", dst.tile), *roles)), inputs)
+    dst.data[...] = outcome.outputs["dst"]
+    return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
 
 
 def _two_sources(block: _Block, tiles: dict[int, LocalTile], capacity: int, binding: tuple[int, int],

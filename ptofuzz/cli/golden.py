@@ -61,8 +61,9 @@ def gen(
     allow_undefined: Annotated[bool, typer.Option(
         "--allow-undefined", help="Keep inputs that leave golden elements undefined on the platform (by default "
                                   "they are redrawn, so goldens hold no placeholders).")] = False,
-    bundle: Annotated[bool, typer.Option("--bundle", help="spec TSORT/TPART*: also write the case as a PTO bundle "
-                                                          "(bundle.bin, bundle.s, expected outcome).")] = False,
+    bundle: Annotated[bool, typer.Option("--bundle", help="spec TSORT/TMRGSORT/TPART*/elementwise: also write the "
+                                                          "case as a PTO bundle (bundle.bin, bundle.s, expected "
+                                                          "outcome).")] = False,
     json_out: JsonOpt = False,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="A line per case folder, however many (by "
                                                                    "default beyond 100 only the summary).")] = False,

@@ -243,8 +243,9 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     requested case is unsupported on the platform. ``special`` picks special-value kinds or a profile
     (see :class:`ptofuzz.generators.values.ValueMix`), ``special_rate`` their share; ``allow_undefined``
     keeps inputs that leave golden elements undefined on the platform (see :func:`realize`). ``bundle`` (spec
-    TSORT, TMRGSORT and TPART* only) adds the case as a PTO bundle: ``bundle.bin`` (little-endian u32 words),
-    ``bundle.s`` (its assembly, with the tiles it reads) and the executor's expected outcome in the manifest.
+    TSORT, TMRGSORT, TPART* and the elementwise operations only) adds the case as a PTO bundle: ``bundle.bin``
+    (little-endian u32 words), ``bundle.s`` (its assembly, with the tiles and the register it reads) and the
+    executor's expected outcome in the manifest.
 
     Folders are drawn, written and moved into place a batch at a time (a batch holds at most
     :data:`REALIZE_BYTES` of tiles), so memory stays flat however many are asked for and the first appear at
@@ -353,11 +354,15 @@ def _add_bundle(content: casefolder.FolderContent, case: Case, inputs: Mapping[s
     b = gb.bundle_for(case, inputs)
     result = ex.execute(b.words, b.tiles, b.gprs)
     files = {role: fname for fname, role in registry.get(case.op).support("spec").profile.inputs}
-    roles = {gb.SRC0: "src"} if case.op == "TSORT" else {gb.SRC0: "src0", gb.SRC1: "src1"}
+    roles = {gb.SRC0: "src"} if case.op == "TSORT" else \
+        dict(zip((gb.SRC0, gb.SRC1), ex.CLOSED[case.op].sources)) if case.op in ex.CLOSED else \
+        {gb.SRC0: "src0", gb.SRC1: "src1"}
+    scalar = ex.CLOSED[case.op].scalar if case.op in ex.CLOSED else None
     header = [f"# {case.op} {case.dtype}: source tiles preloaded: " + ", ".join(
         f"{encoding.tile_name(k)} = {files[roles[k]]} ({t.rows}x{t.cols}, valid {t.valid_rows}x{t.valid_cols})"
         for k, t in sorted(b.tiles.items()))
-        + (f"; registers {', '.join(f'{r} = {v}' for r, v in b.gprs.items())}" if b.gprs else "")]
+        + (f"; registers {', '.join(f'{r} = {v}' for r, v in b.gprs.items())}" if b.gprs and not scalar else "")
+        + (f"; register a0 = {b.gprs['a0']:#x} ({files[scalar]}, the scalar in its low bits)" if scalar else "")]
     content.files["bundle.bin"] = struct.pack(f"<{len(b.words)}I", *b.words)
     content.files["bundle.s"] = ("\n".join(header + asm.disassemble(b.words)) + "\n").encode()
     content.manifest["bundle"] = {"words": [f"{w:#010x}" for w in b.words], "gprs": b.gprs,

@@ -442,5 +442,5 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             options=("dtype", "shape", "dst"), random_options=("dtype", "shape"), replay_flags=replay_flags,
             redraw=redraw,
             draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class, regions=regions,
-            known_difference=known_difference, illegal_case=illegal))
+            known_difference=known_difference, illegal_case=illegal, bundle=True))
     return out

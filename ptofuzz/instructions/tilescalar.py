@@ -596,7 +596,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             options=("dtype", "shape", "dst"), random_options=("dtype", "shape"), replay_flags=replay_flags,
             redraw=redraw, draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
             regions=regions, known_difference=known_difference,
-            illegal_case=illegal if op != "TLRELU" else None, explain=explain,
+            illegal_case=illegal if op != "TLRELU" else None, explain=explain, bundle=op != "TLRELU",
             unmodelled={"spec": "pto-spec deleted TLRELU (spec/catalog/tile-operations.json deleted_names)"}
             if op == "TLRELU" else {}))
     return out

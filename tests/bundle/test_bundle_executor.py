@@ -96,7 +96,10 @@ REASONS = {"reserved-datatype": "DataType 21 is reserved", "gpr-selector": "sele
            "missing-last": "no binding is marked <last>", "duplicate-dim": "LB0 written twice",
            "duplicate-ior": "a second B.IOR", "datr-on-tpart": "takes no B.DATR",
            "sort-width": "sort_width 65 is above 64", "descending-flag": "is neither 0 nor 1",
-           "dst-too-small": "the valid region needs", "dst-too-large": "destinations match the source's shape"}
+           "dst-too-small": "the valid region needs", "dst-too-large": "destinations match the source's shape",
+           "missing-lb0": "needs LB0 = ValidCol", "split-binding": "in one B.IOT marked <last>",
+           "ior-on-tadd": "uses no B.IOR register", "datr-on-tadd": "the destination is FP64",
+           "scalar-source-shape": "does not match LB1 x LB0"}
 
 
 @pytest.mark.parametrize("kind", sorted(gb.ILLEGAL))
@@ -134,7 +137,9 @@ def test_a_mask_zero_binding_after_last_is_dropped_and_nothing_ran_is_not_ok():
     r = ex.execute(b.words[:-1] + extra + b.words[-1:], b.tiles, b.gprs)
     assert r.outcome == "ok"  # the strict no-op is dropped before the stream's end is checked
     assert ex.execute([], {}).outcome == "empty"
-    assert ex.execute(asm.assemble("BSTART.VEC TADD, FP32; BSTOP"), {}).outcome == "unsupported"
+    assert ex.execute(asm.assemble("BSTART.SFU TDIV, FP32; BSTOP"), {}).outcome == "unsupported"
+    empty_tadd = ex.execute(asm.assemble("BSTART.VEC TADD, FP32; BSTOP"), {})  # TADD runs: it binds nothing
+    assert (empty_tadd.fault.name, empty_tadd.fault.point) == ("Fault_BundleControl", "commit")
     assert ex.execute(b.words[:-1], b.tiles, b.gprs).outcome == "open"
 
 

@@ -168,7 +168,7 @@ def test_differential_tells_faults_apart_by_name_and_point_only_where_both_model
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("op", ["tsort", "tpartadd"])
+@pytest.mark.parametrize("op", ["tsort", "tpartadd", "tadds"])
 @pytest.mark.parametrize("plant", ["name", "point"])
 def test_spec_bundle_fuzzing_reports_a_planted_fault_change_of_one_trap(cli, tmp_path, monkeypatch, op, plant):
     """The executor's commit faults planted as another fault of trap 5, or as raised at a word instead of at

@@ -6,7 +6,9 @@ tile geometry, the expected values, indices, status flags or fault name, and whe
 Covered: TSORT (``tile/irregular-and-complex/sorting/TSORT``, ``tile/model/{execution,legality}/sorting``), TPARTADD,
 TPARTMUL, TPARTMAX, TPARTMIN (``tile/irregular-and-complex/union``), the partial schema
 (``block/model/dispatch/partial-schema``), and the header commands B.IOT, B.IOS, B.IOR (``block/operands``), B.DIM
-and B.DATR (``block/attributes``).
+and B.DATR (``block/attributes``); the elementwise TEPL operations' bundle tests (LB defaults, a missing LB0, the
+one-binding schema, PE mask zero, destination capacity, TADDS's RegSrc0, decoded BF16 TABS) and static contracts
+(``tile/elementwise-tile-tile/{arithmetic,logical}``, ``tile/tile-scalar-and-immediate/arithmetic``).
 
 How the facts map onto ptofuzz:
 
@@ -260,6 +262,7 @@ class Expect:
     absent: tuple[int, ...] = ()
     kept: tuple[int, ...] = ()
     flags: tuple[str, ...] | None = None
+    desc: dict[int, tuple[str, int, int, int]] = dataclasses.field(default_factory=dict)  # dtype, VR, VC, Col
 
 
 def faults(name: str, word: int) -> Expect:
@@ -289,6 +292,9 @@ def check(result: ex.ExecResult, expect: Expect, tiles: dict[int, ex.LocalTile])
         assert np.array_equal(result.tiles[slot].data, tiles[slot].data)
     if expect.flags is not None:
         assert result.blocks[-1].flags == expect.flags
+    for slot, desc in expect.desc.items():
+        t = result.tiles[slot]
+        assert (t.dtype, t.valid_rows, t.valid_cols, t.cols) == desc, slot
 
 
 def sort_source() -> dict[int, ex.LocalTile]:
@@ -322,6 +328,90 @@ TPART_SCHEMA = [tepl(0x71, 18), dim(0, 0, 3), dim(2, 0, 4), iot(32, 33, size=1, 
 ORDERED_GPR = (("PTO-AVS-BLOCK-B-IOR-ORDER-EXEC-002", IOR + "block-exec-b-ior-order-002.asl"),
                ("PTO-AVS-BLOCK-B-IOR-ORDERED-GPR-EXECUTION-001", IOR + "block-exec-b-ior-ordered-gpr-001.asl"),
                ("PTO-AVS-BLOCK-B-IOR-EXECUTION-001", IOR + "block-exec-b-ior-ordered-gpr-helper-coverage-001.asl"))
+
+ARITH, LOGICAL, SCALAR = ("tile/elementwise-tile-tile/arithmetic/", "tile/elementwise-tile-tile/logical/",
+                           "tile/tile-scalar-and-immediate/arithmetic/")
+U64 = 24  # the elementwise ASL tests' element type (BSTART 0xc0019181 is TADD U64)
+SEL = {"TADD": 0x00, "TMAX": 0x0B, "TMIN": 0x0C, "TABS": 0x0F, "TNOT": 0x10, "TNEG": 0x11, "TRELU": 0x17,
+       "TADDS": 0x20}
+
+
+def u64_pair(a: Sequence[int], b: Sequence[int]) -> dict[int, ex.LocalTile]:
+    # tiles 1 and 2 (T#2, T#3): 128 B U64 with 2 columns (8x2), valid 1x2
+    return {1: local("uint64", 128, 2, (1, 2), [a]), 2: local("uint64", 128, 2, (1, 2), [b])}
+
+
+def u64_one(a: Sequence[int], capacity: int = 128, cols: int = 2, valid: tuple[int, int] = (1, 2)
+            ) -> dict[int, ex.LocalTile]:
+    return {1: local("uint64", capacity, cols, valid, [a])}
+
+
+def ew(op: str, test: str, label: str = "") -> tuple[str, str, str]:
+    """The ASL test id and file of an elementwise operation's test ``test`` (``exec-defaults`` ...)."""
+    kind, name = test.split("-", 1)
+    folder = (SCALAR if op in ("TADDS", "TSUBS", "TMULS", "TMAXS", "TMINS") else ARITH
+              if op in ("TADD", "TSUB", "TMUL", "TMAX", "TMIN") else LOGICAL) + op + "/"
+    ids = {"exec-dim-defaults": "DIM-DEFAULTS", "fault-missing-lb0": "MISSING-LB0", "exec-mask": "MASK-ZERO",
+           "exec-mask-zero": "MASK-ZERO"}
+    tid = f"PTO-AVS-TILE-{op}-{ids.get(test, name.upper())}-001"
+    return tid, f"{folder}tile-{kind}-{op.lower()}-{name}-001.asl", label
+
+
+def pew(op: str, test: str, *facts, label: str = ""):
+    tid, file, _ = ew(op, test)
+    return P(tid, file, *facts, label=label)
+
+
+ELEMENTWISE_BUNDLES = [
+    # LB0 = 2 alone: ValidRow 1, Col 2; T#2 + T#3 into T#1 (tile 0)
+    pew("TADD", "exec-dim-defaults", [tepl(SEL["TADD"], U64), dim(0, 0, 2), iot(1, 2, size=1, dst=0, last=True),
+                                      BSTOP], u64_pair([3, 4], [5, 6]), {},
+        Expect(outcome="ok", cells={(0, 0, 0): 8, (0, 0, 1): 10}, desc={0: ("uint64", 1, 2, 2)})),
+    pew("TMAX", "exec-defaults", [tepl(SEL["TMAX"], U64), dim(0, 0, 2), iot(1, 2, size=1, dst=0, last=True), BSTOP],
+        u64_pair([3, 7], [5, 4]), {},
+        Expect(outcome="ok", cells={(0, 0, 0): 5, (0, 0, 1): 7}, desc={0: ("uint64", 1, 2, 2)})),
+    pew("TMIN", "exec-defaults", [tepl(SEL["TMIN"], U64), dim(0, 0, 2), iot(1, 2, size=1, dst=0, last=True), BSTOP],
+        u64_pair([3, 7], [5, 4]), {},
+        Expect(outcome="ok", cells={(0, 0, 0): 3, (0, 0, 1): 4}, desc={0: ("uint64", 1, 2, 2)})),
+    *[pew(op, "exec-defaults", [tepl(SEL[op], U64), dim(0, 0, 2), iot(1, size=1, dst=0, last=True), BSTOP],
+          u64_one([3, 7]), {}, Expect(outcome="ok", desc={0: ("uint64", 1, 2, 2)}, kept=(1,)))
+      for op in ("TABS", "TNEG", "TNOT", "TRELU")],
+    # no LB0: Fault_TileLegality before allocation, the sources untouched
+    pew("TADD", "fault-missing-lb0", [tepl(SEL["TADD"], U64), iot(1, 2, size=1, dst=0, last=True), BSTOP],
+        u64_pair([3, 4], [5, 6]), {}, dataclasses.replace(at_commit(LEGALITY), absent=(0,), kept=(1, 2))),
+    *[pew(op, "fault-lb0", [tepl(SEL[op], U64), iot(1, 2, size=1, dst=0, last=True), BSTOP],
+          u64_pair([3, 0], [5, 0]), {}, dataclasses.replace(at_commit(LEGALITY), absent=(0,), kept=(1, 2)))
+      for op in ("TMAX", "TMIN")],
+    *[pew(op, "fault-lb0", [tepl(SEL[op], U64), iot(1, size=1, dst=0, last=True), BSTOP], u64_one([3, 0]), {},
+          dataclasses.replace(at_commit(LEGALITY), absent=(0,), kept=(1,)))
+      for op in ("TABS", "TNEG", "TNOT", "TRELU")],
+    # the operands in two bindings (complete, but not the one terminal B.IOT of the schema): Fault_TileLegality
+    *[pew(op, "fault-schema", [tepl(SEL[op], U64), dim(0, 0, 1), iot(1, size=1, dst=0), iot(2, last=True), BSTOP],
+          {1: local("uint64", 128, 1, (1, 1), [[3]]), 2: local("uint64", 128, 1, (1, 1), [[5]])}, {},
+          dataclasses.replace(at_commit(LEGALITY), absent=(0,), kept=(1, 2)))
+      for op in ("TMAX", "TMIN")],
+    *[pew(op, "fault-schema", [tepl(SEL[op], U64), dim(0, 0, 1), iot(1), iot(size=1, dst=0, last=True), BSTOP],
+          {1: local("uint64", 128, 1, (1, 1), [[3]])}, {},
+          dataclasses.replace(at_commit(LEGALITY), absent=(0,), kept=(1,)))
+      for op in ("TABS", "TNEG", "TNOT", "TRELU")],
+    # a mask-0000 binding with <last> on source 63 is the block's only binding: a strict no-op, nothing allocated
+    *[pew(op, "exec-mask" if op in ("TMAX", "TMIN") else "exec-mask-zero",
+          [tepl(SEL[op], U64), iot(63, mode=0, last=True), BSTOP], {}, {}, Expect(outcome="noop", absent=(0,)))
+      for op in ("TMAX", "TMIN", "TABS", "TNEG", "TNOT", "TRELU")],
+    # 17 valid of 32 U64 columns: 128 B holds no whole row, so the destination cannot be allocated
+    *[pew(op, "fault-capacity", [tepl(SEL[op], U64), dim(0, 0, 17), dim(2, 0, 32), iot(1, size=1, dst=0, last=True),
+                                 BSTOP], u64_one(list(range(17)), 256, 32, (1, 17)), {},
+          dataclasses.replace(at_commit(ALLOCATION), absent=(0,)))
+      for op in ("TABS", "TNEG", "TNOT", "TRELU")],
+    # TADDS: the scalar is B.IOR RegSrc0 = GPR 2 (a0) = 5
+    pew("TADDS", "exec-bundle", [tepl(SEL["TADDS"], U64), dim(0, 0, 2), iot(1, size=1, dst=0, last=True),
+                                 ior(rs0=GPR["a0"]), BSTOP], u64_one([7, 9]), {"a0": 5},
+        Expect(outcome="ok", cells={(0, 0, 0): 12, (0, 0, 1): 14}, kept=(1,))),
+    # BSTART with Mode 0, Function 15, DataType 5 (BF16): |-1| = 1
+    pew("TABS", "exec-bf16-decoded", [tepl(0x0F, 5), dim(0, 0, 1), iot(1, size=1, dst=0, last=True), BSTOP],
+        {1: local("bfloat16", 128, 1, (1, 1), [[0xBF80]])}, {},
+        Expect(outcome="ok", cells={(0, 0, 0): 0x3F80}, desc={0: ("bfloat16", 1, 1, 1)})),
+]
 
 BUNDLES = [
     # -- TSORT ------------------------------------------------------------------------------------------------
@@ -444,7 +534,7 @@ BUNDLES = [
 ]
 
 
-@pytest.mark.parametrize(("test_id", "file", "words", "tiles", "gprs", "expect"), BUNDLES)
+@pytest.mark.parametrize(("test_id", "file", "words", "tiles", "gprs", "expect"), BUNDLES + ELEMENTWISE_BUNDLES)
 def test_bundle(test_id, file, words, tiles, gprs, expect):
     check(ex.execute(words, tiles, gprs), expect, tiles)
 
@@ -527,6 +617,8 @@ def test_pe_mask_of_pe_mode(test_id, file, mode):
     assert (r.outcome == "noop") == (mode == 0), r.outcome
     if mode and "B.IOS" in file:  # a Shared binding no TEPL operation consumes (tile-execution.asl)
         assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT)
+    elif mode:  # the binding counts: TADD binds two sources and a destination, this block one source
+        assert (r.fault.name, r.fault.point) == (CONTROL, COMMIT)
     else:
         assert r.fault is None
 
@@ -609,3 +701,86 @@ def test_size_code_capacity(test_id, file, code, nbytes, role, legal):
     t = Tile(nbytes // 4 // 64, 64, 1, 1)  # FP32, 64 columns
     limit = descriptors.SHARED_MAX if role == "shared" else descriptors.LOCAL_MAX
     assert (descriptors.problem(t, dtypes.get("float32"), max_bytes=limit) == "") == legal
+
+
+# ---- the elementwise operations: element facts, run as one-row bundles ----------------------------------------
+
+DT = {"float32": 1, "int8": 19, "uint8": 27, "uint64": 24}
+SEL.update({"TSUB": 0x01, "TMAXS": 0x2B, "TMINS": 0x2C, "TMULS": 0x22, "TSUBS": 0x21})
+QNAN1, QNAN, SNAN, NEG0 = 0x7FC00001, 0x7FC00000, 0x7F800001, 0x80000000
+
+
+def element_bundle(op: str, dtype: str, a: Sequence[int], b: Sequence[int] | None, scalar: int | None
+                   ) -> tuple[list[int], dict[int, ex.LocalTile], dict[str, int]]:
+    """One row of ``len(a)`` elements: M#1 (and M#2) in 128 B tiles, LB0 = the row, LB2 = the power of two that
+    holds it; the scalar in a0 through B.IOR RegSrc0."""
+    n = len(a)
+    cols = 1 << (n - 1).bit_length()
+    tiles = {32: local(dtype, 128, cols, (1, n), [a])}
+    if b is not None:
+        tiles[33] = local(dtype, 128, cols, (1, n), [b])
+    words = [tepl(SEL[op], DT[dtype]), dim(0, 0, n), *([dim(2, 0, cols)] if cols != n else []),
+             iot(32, 33 if b is not None else None, size=1, dst=0, last=True),
+             *([ior(rs0=GPR["a0"])] if scalar is not None else []), BSTOP]
+    return words, tiles, {"a0": scalar} if scalar is not None else {}
+
+
+def fact(op: str, test: str, dtype: str, a, b, scalar, expected, flags=(), label: str = ""):
+    return pew(op, test, dtype, a, b, scalar, expected, flags, label=label)
+
+
+@pytest.mark.parametrize(("test_id", "file", "dtype", "a", "b", "scalar", "expected", "flags"), [
+    fact("TADD", "exec-elements", "uint64", [7, 9], [5, 2], None, [12, 11]),
+    fact("TSUB", "exec-order", "uint64", [19], [7], None, [12]),
+    fact("TMAX", "exec-float", "float32", [0xC0000000], [0xBF800000], None, [0xBF800000]),
+    fact("TMIN", "exec-float", "float32", [0xC0000000], [0xBF800000], None, [0xC0000000]),
+    # -1 (0xFF) against 1 at 8 bits: signed below, unsigned above
+    fact("TMAX", "exec-integers", "int8", [0xFF], [1], None, [1], label="s8"),
+    fact("TMAX", "exec-integers", "uint8", [0xFF], [1], None, [0xFF], label="u8"),
+    fact("TMIN", "exec-integers", "int8", [0xFF], [1], None, [0xFF], label="s8"),
+    fact("TMIN", "exec-integers", "uint8", [0xFF], [1], None, [1], label="u8"),
+    # a quiet NaN loses to a number; two give the canonical NaN; a signaling one loses too and raises invalid
+    *[fact(op, "exec-nan", "float32", a, b, None, want, flags, label=label) for op in ("TMAX", "TMIN")
+      for label, a, b, want, flags in (("qnan-number", [QNAN1], [F1], [F1], ()),
+                                       ("qnan-qnan", [QNAN1], [QNAN1], [QNAN], ()),
+                                       ("snan-number", [SNAN], [F1], [F1], ("NV",)))],
+    # signed zeros: max(-0, +0) = max(+0, -0) = +0, min of them -0, in either order
+    fact("TMAX", "exec-zero", "float32", [NEG0, 0, NEG0], [0, NEG0, NEG0], None, [0, 0, NEG0]),
+    fact("TMIN", "exec-zero", "float32", [NEG0, 0, 0], [0, NEG0, 0], None, [NEG0, NEG0, 0]),
+    # the sign bit alone, no flag, the NaN's payload kept
+    fact("TABS", "exec-float", "float32", [0xFF800001], None, None, [0x7F800001]),
+    fact("TNEG", "exec-float", "float32", [0xFF800001], None, None, [0x7F800001]),
+    fact("TABS", "exec-width", "int8", [0xFF], None, None, [1]),
+    fact("TNEG", "exec-width", "uint8", [1], None, None, [0xFF]),
+    fact("TNOT", "exec-width", "uint8", [0x0F], None, None, [0xF0]),
+    fact("TRELU", "exec-float", "float32", [0xFF800000], None, None, [0]),
+    fact("TRELU", "exec-signed", "int8", [0xFF], None, None, [0]),
+    fact("TRELU", "state-nan", "float32", [SNAN], None, None, [QNAN], ("NV",)),
+    # tile-scalar: the scalar as the element type (U8), wrapping at 8 bits
+    fact("TMAXS", "exec-unsigned", "uint8", [2, 250], None, 9, [9, 250]),
+    fact("TMINS", "exec-unsigned", "uint8", [2, 250], None, 9, [2, 9]),
+    fact("TMULS", "exec-width", "uint8", [7, 86], None, 3, [21, 2]),
+    fact("TSUBS", "exec-order", "uint8", [3, 9], None, 5, [254, 4]),
+])
+def test_elementwise_element_facts(test_id, file, dtype, a, b, scalar, expected, flags):
+    words, tiles, gprs = element_bundle(test_id.split("-")[3], dtype, a, b, scalar)
+    r = ex.execute(words, tiles, gprs)
+    assert r.fault is None and r.outcome == "ok", r.fault
+    assert r.tiles[0].data[0, :len(expected)].tolist() == expected
+    assert r.blocks[0].flags == flags
+    assert np.array_equal(r.tiles[32].data, tiles[32].data)  # the source persists
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "selector"), [
+    P(f"PTO-AVS-TILE-{op}-STATIC-001", folder + f"{op}/tile-static-{op.lower()}-contract-001.asl", op, sel)
+    for folder, ops in ((ARITH, {"TADD": 0x000, "TSUB": 0x001, "TMUL": 0x002, "TMAX": 0x00B, "TMIN": 0x00C}),
+                        (LOGICAL, {"TABS": 0x00F, "TNOT": 0x010, "TNEG": 0x011, "TRELU": 0x017}),
+                        (SCALAR, {"TADDS": 0x020, "TSUBS": 0x021, "TMULS": 0x022, "TMAXS": 0x02B, "TMINS": 0x02C}))
+    for op, sel in ops.items()
+])
+def test_elementwise_static_contract(test_id, file, op, selector):
+    assert enc.SELECTORS[selector] == op and enc.ENGINE[op] == "VEC"
+    word = tepl(selector, 1)
+    assert enc.decode(word).fields == {"datatype": 1, "selector": selector}
+    assert asm.assemble(f"BSTART.VEC {op}, FP32") == [word]
+    assert op in ex.CLOSED and registry.get(op).bundle
