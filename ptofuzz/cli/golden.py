@@ -130,14 +130,33 @@ def check(
             from ptofuzz.backends.cpusim.backend import CpusimBackend
             from ptofuzz.io import casefolder
 
-            backend = CpusimBackend(_sim_settings(pto_isa, cache_dir, None))
-            casefolder.discover(list(paths))  # a missing path is said before a first build's minute
-            _built_first(backend.settings)
+            folders = casefolder.discover(list(paths))  # a missing path is said before a first build's minute
+            backend = CpusimBackend(_sim_settings(pto_isa, cache_dir, None, ops=_ops_of(folders, platform)))
+            if backend.settings.ops:  # none: no folder the simulator runs (the check says why of each)
+                _built_first(backend.settings)
         verdicts = run_check(paths, platform, backend)
         if junit is not None:
             ci.checked_junit(junit, verdicts)
         case_folders.checked(verdicts, as_json=json_out, html=html, svg=svg)
         _exit_for([v.verdict for v in verdicts], "fail")
+
+
+def _ops_of(folders: list[Path], platform: str | None) -> tuple[str, ...]:
+    """The instructions of the cpu case folders the simulator can run (its build then compiles only those); a folder
+    that does not load is left to the check, which reports it."""
+    from ptofuzz.backends.cpusim import build
+    from ptofuzz.core import platforms
+    from ptofuzz.io import casefolder
+
+    ops = set()
+    for folder in folders:
+        try:
+            case = casefolder.load(folder, platform).case
+        except Exception:  # noqa: BLE001 - reported by the check itself, with its reason
+            continue
+        if platforms.get(case.platform).kind == platforms.CPU:
+            ops.add(case.op)
+    return tuple(sorted(ops & set(build.OPS)))
 
 
 @app.command("st")

@@ -180,3 +180,20 @@ def test_a_failed_gen_leaves_no_out_folder_it_created(tmp_path):
     with pytest.raises(KeyboardInterrupt):
         api.generate("tpartadd", "a5", tmp_path / "keep", on_case=interrupt)
     assert (tmp_path / "keep").is_dir() and not any((tmp_path / "keep").iterdir())
+
+
+def test_check_with_the_simulator_builds_only_the_instructions_of_its_cpu_folders(cli, tmp_path):
+    """`check --oracle cpusim` compiles the simulator objects of the cpu folders it checks, not every instruction's:
+    an NPU folder (the check refuses it) and a folder that does not load (the check reports it) add none."""
+    from ptofuzz.cli.golden import _ops_of
+
+    for op, platform in (("tadd", "cpu"), ("tabs", "cpu"), ("tpartadd", "a5")):
+        assert cli("gen", op, "--platform", platform, "--random", "2", "--seed", "1",
+                   "--out", tmp_path / "cases").code == 0
+    broken = tmp_path / "cases" / "broken"
+    broken.mkdir()
+    (broken / "input1.bin").write_bytes(b"\0" * 4)
+    folders = casefolder.discover([tmp_path / "cases"])
+    assert len(folders) == 7
+    assert _ops_of(folders, None) == ("TABS", "TADD")
+    assert _ops_of([f for f in folders if "TPARTADD" in f.name or f == broken], None) == ()
