@@ -336,6 +336,48 @@ def test_hand_worked_tile_scalar_in_the_real_simulator(sim, op, want, classes):
 
 
 @needs_sim
+def test_hand_worked_bitwise_in_the_real_simulator(sim):
+    """int16 through the simulator's TAND..TSHRS: src0 = [MIN, -1, 0x1234, 5, -8], src1 / the scalar as written;
+    the bits, and the classes it is compared under (the cpu model's: a shift count outside [0, 16) undefined,
+    what the promoted C++ shift gives there is no golden)."""
+    from ptofuzz.engine.differential import compare_batch
+
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
+    t = Tile(1, 32, 1, 5)
+    a = np.zeros((1, 32), np.int16)
+    a[0, :5] = [-32768, -1, 0x1234, 5, -8]
+    other = np.zeros((1, 32), np.int16)
+    other[0, :5] = [-1, 0x00FF, 0x0F0F, 0, 0x5555]
+    counts = np.zeros((1, 32), np.int16)
+    counts[0, :5] = [15, 3, 4, 16, 1]  # 16: outside [0, 16)
+    want = {"TAND": [-32768, 0xFF, 0x0204, 0, 0x5550], "TOR": [-1, -1, 0x1F3F, 5, -3],
+            "TXOR": [0x7FFF, -256, 0x1D3B, 5, 0x5555 ^ -8], "TSHL": [0, -8, 0x2340, 0, -16],
+            "TSHR": [-1, -1, 0x123, 0, -4]}
+    for op, bits in want.items():
+        inst = registry.get(op)
+        second = counts if op in ("TSHL", "TSHR") else other
+        case = Case(op, "cpusim", "int16", (("dst", t), ("src0", t), ("src1", t)))
+        inputs = {"src0": a.view(np.uint16), "src1": second.view(np.uint16)}
+        out = real.evaluate(inst, case, inputs)
+        got = out.outputs["dst"][0, :5].view(np.int16).tolist()
+        assert got == np.array(bits, np.int64).astype(np.int16).tolist(), op
+        model = inst.evaluate(dataclasses.replace(case, platform="cpu"), inputs)
+        open_ = [UNDEFINED if op in ("TSHL", "TSHR") and k == 3 else EXACT for k in range(5)]
+        assert model.classes["dst"][0, :5].tolist() == open_, op
+        assert not compare_batch(inst, case, {"cpu": model, "cpusim": out}, None).counts, op
+    s = Tile(1, 1, 1, 1)
+    for op, scalar, bits in (("TANDS", 0x0F0F, [0, 0x0F0F, 0x0204, 5, 0x0F08]), ("TORS", 0x0F0F,
+                             [-32768 | 0x0F0F, -1, 0x1F3F, 0x0F0F, -1]), ("TXORS", -1, [32767, 0, ~0x1234, -6, 7]),
+                             ("TSHLS", 4, [0, -16, 0x2340, 80, -128]), ("TSHRS", 4, [-2048, -1, 0x123, 0, -1])):
+        case = Case(op, "cpusim", "int16", (("dst", t), ("src0", t), ("scalar", s)))
+        out = real.evaluate(registry.get(op), case, {"src0": a.view(np.uint16),
+                                                     "scalar": np.array([[scalar]], np.int16).view(np.uint16)})
+        got = out.outputs["dst"][0, :5].view(np.int16).tolist()
+        assert got == np.array(bits, np.int64).astype(np.int16).tolist(), op
+        assert list(out.classes["dst"][0, :6]) == [EXACT] * 5 + [UNDEFINED]
+
+
+@needs_sim
 def test_hand_worked_unary_in_the_real_simulator(sim):
     """src = [-0, -1.5, 2, -inf, NaN, +0] (float32) through TABS, TNEG, TRELU, once in place: the simulator's
     bits, the one disagreement with the cpu model being TABS(-0) = -0 (cpusim-tabs-negative-zero); TNOT of
