@@ -310,6 +310,23 @@ def test_elementwise_signed_overflow_is_undefined_behaviour_in_the_simulator(cli
     assert header in rec["expect"]["cpusim"]["reason"]
 
 
+@pytest.mark.slow
+@needs_sim
+@pytest.mark.parametrize(("op", "dtype"), [("tshl", "int32"), ("tshrs", "int8")])
+def test_a_shift_count_outside_the_promoted_width_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_path, op,
+                                                                                          dtype):
+    """cpusim-shift-count-ub: ElementOp.h shifts by the count as C++ does; UBSan reports a negative count and one
+    of 32 or more as crash findings, labelled as the defect (saved, not new)."""
+    r = cli("fuzz", op, "--oracles", "cpu,cpusim", "--runs", "1000", "--dtype", dtype, "--sanitize", "undefined",
+            "--seed", "1", "--out", tmp_path / "o", "--json")
+    assert r.code == 0, r
+    sigs = sorted((s["signature"], s["defect"], s["new"]) for s in json.loads(r.out)["signatures"])
+    assert sigs == [(f"{op.upper()}/int/cpusim/crash/shift-exponent-{why}/-", "cpusim-shift-count-ub", False)
+                    for why in ("negative", "too-large")]
+    reasons = [json.loads(p.read_text())["expect"]["cpusim"]["reason"] for p in (tmp_path / "o").glob("*/record.json")]
+    assert all("ElementOp.h" in x and "runtime error: shift exponent" in x for x in reasons)
+
+
 @needs_sim
 @pytest.mark.parametrize(("op", "want", "classes"), [
     ("TADDS", [2.0, -1.5, "nan", 0.5, 4.5], [EXACT, EXACT, NAN, EXACT, EXACT]),
