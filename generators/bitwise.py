@@ -37,10 +37,10 @@ def counts(source: Source, dt: DType, shape: tuple[int, ...], rate: float) -> np
     """Shift counts of ``dt`` with the given shape: ordinary ones, and at ``rate`` (raised to
     :data:`COUNT_SPECIAL_RATE` when positive) an edge (three in four) or a random bit pattern."""
     n = int(np.prod(shape))
-    out = source.integers(0, dt.bits - 1, n).astype(dt.bits_dtype)
+    out = ordinary(source, dt, n)
     if rate > 0 and n:
         rate = max(rate, COUNT_SPECIAL_RATE)
-        special = np.flatnonzero(source.random(n) < rate)
+        special = np.flatnonzero(source.bits(16, n) < int(rate * 65536))
         if special.size:
             pool = edges(dt)
             picked = pool[source.integers(0, len(pool) - 1, special.size)]
@@ -51,8 +51,9 @@ def counts(source: Source, dt: DType, shape: tuple[int, ...], rate: float) -> np
 
 
 def ordinary(source: Source, dt: DType, n: int) -> np.ndarray:
-    """``n`` counts every document defines alike: [0, W)."""
-    return source.integers(0, dt.bits - 1, n).astype(dt.bits_dtype)
+    """``n`` counts every document defines alike: [0, W) (W is a power of two: the low bits of random bytes)."""
+    out: np.ndarray = (source.bits(8, n) & np.uint8(dt.bits - 1)).astype(dt.bits_dtype)
+    return out
 
 
 def operand(source: Source, dt: DType, shape: tuple[int, ...], mix: values.ValueMix, *, shift: bool,

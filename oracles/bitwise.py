@@ -65,7 +65,7 @@ def in_range(b: np.ndarray, dt: DType) -> np.ndarray:
 
 def shifted(op: str, a: np.ndarray, count: np.ndarray, dt: DType) -> np.ndarray:
     """``a << count`` (low W bits) or ``a >> count`` (arithmetic when signed), for counts in [0, W)."""
-    c = count.astype(a.dtype)
+    c = count.astype(a.dtype, copy=False)
     if op == "shl":
         out: np.ndarray = a << c
         return out
