@@ -91,23 +91,31 @@ NPU_NINE = """
     case7 int8 32x32 32x32
     case8 int16 16x16 16x16
     case9 int32 8x8 8x8"""
-A2A3_TAND_TOR_HEAD = """
+A2A3_TAND = """
     case1 uint16 64x64 64x64
     case2 uint16 64x64 63x63
     case3 uint16 1x16384 1x16384
     case4 uint16 2048x16 2048x16
-    case5 int16 64x64 64x64"""
-A2A3_TAND_TOR_TAIL = """
-    uint8 64x64 63x63
-    int8 64x64 63x63
-    uint32 64x64 64x64
-    uint32 64x64 61x61
-    uint32 1x16384 1x16384
-    uint32 1024x16 1024x16"""
-A2A3_TAND = A2A3_TAND_TOR_HEAD + "\n    case6 uint16 64x64 64x64 kernel=float16\n" + "\n".join(
-    f"    case{k} {line.strip()}" for k, line in enumerate(A2A3_TAND_TOR_TAIL.strip().splitlines(), 7))
-A2A3_TOR = A2A3_TAND_TOR_HEAD + "\n" + "\n".join(
-    f"    case{k} {line.strip()}" for k, line in enumerate(A2A3_TAND_TOR_TAIL.strip().splitlines(), 6))
+    case5 int16 64x64 64x64
+    case6 uint16 64x64 64x64 kernel=float16
+    case7 uint8 64x64 63x63
+    case8 int8 64x64 63x63
+    case9 uint32 64x64 64x64
+    case10 uint32 64x64 61x61
+    case11 uint32 1x16384 1x16384
+    case12 uint32 1024x16 1024x16"""
+A2A3_TOR = """
+    case1 uint16 64x64 64x64
+    case2 uint16 64x64 63x63
+    case3 uint16 1x16384 1x16384
+    case4 uint16 2048x16 2048x16
+    case5 int16 64x64 64x64
+    case6 uint8 64x64 63x63
+    case7 int8 64x64 63x63
+    case8 uint32 64x64 64x64
+    case9 uint32 64x64 61x61
+    case10 uint32 1x16384 1x16384
+    case11 uint32 1024x16 1024x16"""
 CPU_SHIFTS = """
     case_int16_64x64_64x64_64x64 int16 64x64 64x64
     case_int32_16x256_16x256_16x256 int32 16x256 16x256"""
