@@ -41,7 +41,9 @@ RANDOM_TARGET = 60_000
 SORT_TARGET = 20_000  # cases/s of the sorts' campaigns (issue 15)
 SORTS = {"tsort32": None, "tmrgsort": None, "tsort": ["spec", "bundle"]}  # the oracles `fuzz OP` is run with
 ELEMENTWISE = ("tpartadd", "tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs", "tmuls", "tmaxs", "tmins",
-               "tlrelu", "tabs", "tneg", "trelu", "tnot")  # the anchor first
+               "tlrelu", "tabs", "tneg", "trelu", "tnot",
+               "tand", "tor", "txor", "tshl", "tshr", "tands", "tors", "txors", "tshls", "tshrs")  # the anchor first
+INTEGER_ONLY = ("tnot", "tand", "tor", "txor", "tshl", "tshr", "tands", "tors", "txors", "tshls", "tshrs")
 ELEMENTWISE_TARGET = 20_000  # cases/s, 16x16, spec,cpu,a5 (issue 36)
 ATHERIS_TARGET = 10_000  # cases/s
 
@@ -100,13 +102,13 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def elementwise(args: argparse.Namespace) -> int:
-    """The elementwise family beside TPARTADD: float32 16x16 (TNOT int32), spec,cpu,a5, the random engine in this
-    process."""
-    print(f"float32 (TNOT int32) 16x16, oracles spec,cpu,a5, random engine, {args.cases:,} cases, best of "
+    """The elementwise family beside TPARTADD: float32 16x16 (TNOT and the bitwise ops int32), spec,cpu,a5, the
+    random engine in this process."""
+    print(f"float32 (TNOT, bitwise int32) 16x16, oracles spec,cpu,a5, random engine, {args.cases:,} cases, best of "
           f"{args.repeat} (python {platform.python_version()})")
     failed = False
     for op in ELEMENTWISE:
-        dtype = "int32" if op == "tnot" else "float32"  # TNOT takes integers only
+        dtype = "int32" if op in INTEGER_ONLY else "float32"  # TNOT and the bitwise ops take integers only
         oracles = ["cpu", "a5"] if op == "tlrelu" else ["spec", "cpu", "a5"]  # pto-spec has no TLRELU
         plan = campaign.make_plan(op, oracles, seed=args.seed, dtype=dtype, shape=(16, 16))
         campaign.run_random(plan, runs=20_000)  # warm-up

@@ -7,7 +7,7 @@ Per instruction family (``corpora/<op>/``):
   values drawn from a fixed seed (``{"draw": {...}}``: small JSON, no .bin files);
 * ``edge/``: hand-picked cases with exact inline values: the worked examples of pto-spec's TPART* tests
   (``tests/asl/tile/irregular-and-complex/union/TPART*/``), signalling NaNs, NaN payloads, signed zeros,
-  infinities, subnormals, integer wrap-around, ties.
+  infinities, subnormals, integer wrap-around, ties, shift counts at and around the width.
 
 Each record lists every oracle of its instruction, what each said (outcome and digest) and the disagreement
 signatures the case shows, so ``ptofuzz replay corpora/`` reports any change in any model. A test rebuilds
@@ -59,7 +59,7 @@ def _fill(case: Case, role: str, rows: list[list[int]]) -> np.ndarray:
 
 
 def edge_cases() -> list[tuple[str, Case, dict[str, np.ndarray], str]]:
-    """(name, case, inputs, note) for the hand-picked TPART*, sort and tile-scalar cases."""
+    """(name, case, inputs, note) for the hand-picked TPART*, sort, tile-scalar and shift cases."""
     out = []
 
     def tpart(name: str, op: str, dtype: str, dst, src0, src1, a, b, note: str) -> None:
@@ -120,6 +120,22 @@ def edge_cases() -> list[tuple[str, Case, dict[str, np.ndarray], str]]:
         out.append((f"i8-wrap-scalar-{op.lower()}", ts, {"src0": _fill(ts, "src0", [[0x7F, 0x80, 0xFF, 0x01] * 32]),
                                                          "scalar": np.array([[0x7F]], np.uint8)},
                     "int8 wrap-around against the scalar 127 (spec wraps; the pages leave overflow open)"))
+    # bitwise shifts: int8 extremes by counts at, above and below the width and negative ones (pto-spec masks the
+    # count to 3 bits; the pages leave counts outside [0, 8) open)
+    counts = [c & 0xFF for c in (0, 1, 7, 8, 9, 15, 16, -1, -8, 127, -128, 3)]
+    for op in ("TSHL", "TSHR"):
+        bw = registry.get(op).explicit_case("spec", {"dtype": "int8", "dst": (1, 128)})
+        out.append((f"i8-counts-{op.lower()}", bw,
+                    {"src0": _fill(bw, "src0", [[0x80, 0xFF, 0x7F, 0x01] * 32]),
+                     "src1": _fill(bw, "src1", [[counts[k % len(counts)] for k in range(128)]])},
+                    "int8 -128, -1, 127, 1 shifted by 0..W-1, W, W+1, 2W, -1, -W, 127, -128"))
+    for op in ("TSHLS", "TSHRS"):
+        for tag, scalar in (("width", 16), ("minus1", 0xFFFF)):
+            bw = registry.get(op).explicit_case("spec", {"dtype": "int16", "dst": (1, 64)})
+            out.append((f"i16-scalar-{tag}-{op.lower()}", bw,
+                        {"src0": _fill(bw, "src0", [[0x8000, 0xFFFF, 0x7FFF, 0x0001] * 16]),
+                         "scalar": np.array([[scalar]], np.uint16)},
+                        f"int16 extremes shifted by the scalar {tag} (pto-spec: the low 4 bits; the pages: open)"))
     return out
 
 

@@ -74,6 +74,14 @@ def _int_min_negation(sig: Signature) -> bool:
         and sig.region.startswith("negation-of-")
 
 
+SHIFTS = ("TSHL", "TSHR", "TSHLS", "TSHRS")
+
+
+def _shift_count(sig: Signature) -> bool:
+    """UBSan's report of a shift whose count is negative or at least the promoted width (``shift exponent ...``)."""
+    return sig.op in SHIFTS and sig.pair == CPUSIM and sig.kind == "crash" and sig.region.startswith("shift-exponent")
+
+
 DEFECTS: tuple[Defect, ...] = (
     Defect("cpusim-tsort32-16bit-overlap", ("TSORT32",), CPUSIM,
            "include/pto/cpu/TSort32.hpp:51: the block at source column j is written from dst element column 2*j "
@@ -120,6 +128,17 @@ DEFECTS: tuple[Defect, ...] = (
            "defined by undefined behaviour",
            "ptofuzz fuzz tneg --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
            _int_min_negation),
+    Defect("cpusim-shift-count-ub", SHIFTS, CPUSIM,
+           "include/pto/cpu/ElementOp.h:216 (TSHL: dst = src0 << src1), :221 (TSHR: src0 >> src1), :535 and :540 "
+           "(TSHLS/TSHRS: src << / >> scalar) shift by the count as C++ does, after the integer promotions: a "
+           "count that is negative or not below the promoted width (32 for 8- to 32-bit elements) is undefined "
+           "behaviour (UBSan: 'shift exponent -1 is negative', 'shift exponent 40 is too large for 32-bit type "
+           "int'); a count in [W, 32) of an 8- or 16-bit element is defined and shifts the promoted value",
+           "docs/isa/TSHL.md, TSHR.md, TSHLS.md and TSHRS.md give src0 << src1 and src0 >> src1 and state nothing "
+           "for counts outside [0, W) (TSHLS/TSHRS: 'Scalar only supports zero and positive values'); no result "
+           "is defined by undefined behaviour",
+           "ptofuzz fuzz tshl --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
+           _shift_count),
     Defect("cpusim-bf16-placeholder", ("*",), CPUSIM,
            "include/pto/common/type.hpp: without C++23 std::bfloat16_t (GCC before 13) bfloat16_t is an alias of "
            "_Float16, so a bf16 case compiles and does half arithmetic on bf16 bits",

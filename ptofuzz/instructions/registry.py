@@ -41,6 +41,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.elementwise": ("TADD", "TSUB", "TMUL", "TMAX", "TMIN"),
     "ptofuzz.instructions.tilescalar": ("TADDS", "TSUBS", "TMULS", "TMAXS", "TMINS", "TLRELU"),
     "ptofuzz.instructions.unary": ("TABS", "TNEG", "TRELU", "TNOT"),
+    "ptofuzz.instructions.bitwise": ("TAND", "TOR", "TXOR", "TSHL", "TSHR", "TANDS", "TORS", "TXORS", "TSHLS",
+                                     "TSHRS"),
 }
 
 

@@ -310,6 +310,23 @@ def test_elementwise_signed_overflow_is_undefined_behaviour_in_the_simulator(cli
     assert header in rec["expect"]["cpusim"]["reason"]
 
 
+@pytest.mark.slow
+@needs_sim
+@pytest.mark.parametrize(("op", "dtype"), [("tshl", "int32"), ("tshrs", "int8")])
+def test_a_shift_count_outside_the_promoted_width_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_path, op,
+                                                                                          dtype):
+    """cpusim-shift-count-ub: ElementOp.h shifts by the count as C++ does; UBSan reports a negative count and one
+    of 32 or more as crash findings, labelled as the defect (saved, not new)."""
+    r = cli("fuzz", op, "--oracles", "cpu,cpusim", "--runs", "1000", "--dtype", dtype, "--sanitize", "undefined",
+            "--seed", "1", "--out", tmp_path / "o", "--json")
+    assert r.code == 0, r
+    sigs = sorted((s["signature"], s["defect"], s["new"]) for s in json.loads(r.out)["signatures"])
+    assert sigs == [(f"{op.upper()}/int/cpusim/crash/shift-exponent-{why}/-", "cpusim-shift-count-ub", False)
+                    for why in ("negative", "too-large")]
+    reasons = [json.loads(p.read_text())["expect"]["cpusim"]["reason"] for p in (tmp_path / "o").glob("*/record.json")]
+    assert all("ElementOp.h" in x and "runtime error: shift exponent" in x for x in reasons)
+
+
 @needs_sim
 @pytest.mark.parametrize(("op", "want", "classes"), [
     ("TADDS", [2.0, -1.5, "nan", 0.5, 4.5], [EXACT, EXACT, NAN, EXACT, EXACT]),
@@ -333,6 +350,48 @@ def test_hand_worked_tile_scalar_in_the_real_simulator(sim, op, want, classes):
     assert [("nan" if np.isnan(g) else (float(g), bool(np.signbit(g)))) for g in got] == \
         [("nan" if w == "nan" else (float(w), bool(np.signbit(w)))) for w in want]
     assert list(out.classes["dst"][0, :6]) == [*classes, UNDEFINED]
+
+
+@needs_sim
+def test_hand_worked_bitwise_in_the_real_simulator(sim):
+    """int16 through the simulator's TAND..TSHRS: src0 = [MIN, -1, 0x1234, 5, -8], src1 / the scalar as written;
+    the bits, and the classes it is compared under (the cpu model's: a shift count outside [0, 16) undefined,
+    what the promoted C++ shift gives there is no golden)."""
+    from ptofuzz.engine.differential import compare_batch
+
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
+    t = Tile(1, 32, 1, 5)
+    a = np.zeros((1, 32), np.int16)
+    a[0, :5] = [-32768, -1, 0x1234, 5, -8]
+    other = np.zeros((1, 32), np.int16)
+    other[0, :5] = [-1, 0x00FF, 0x0F0F, 0, 0x5555]
+    counts = np.zeros((1, 32), np.int16)
+    counts[0, :5] = [15, 3, 4, 16, 1]  # 16: outside [0, 16)
+    want = {"TAND": [-32768, 0xFF, 0x0204, 0, 0x5550], "TOR": [-1, -1, 0x1F3F, 5, -3],
+            "TXOR": [0x7FFF, -256, 0x1D3B, 5, 0x5555 ^ -8], "TSHL": [0, -8, 0x2340, 0, -16],
+            "TSHR": [-1, -1, 0x123, 0, -4]}
+    for op, bits in want.items():
+        inst = registry.get(op)
+        second = counts if op in ("TSHL", "TSHR") else other
+        case = Case(op, "cpusim", "int16", (("dst", t), ("src0", t), ("src1", t)))
+        inputs = {"src0": a.view(np.uint16), "src1": second.view(np.uint16)}
+        out = real.evaluate(inst, case, inputs)
+        got = out.outputs["dst"][0, :5].view(np.int16).tolist()
+        assert got == np.array(bits, np.int64).astype(np.int16).tolist(), op
+        model = inst.evaluate(dataclasses.replace(case, platform="cpu"), inputs)
+        open_ = [UNDEFINED if op in ("TSHL", "TSHR") and k == 3 else EXACT for k in range(5)]
+        assert model.classes["dst"][0, :5].tolist() == open_, op
+        assert not compare_batch(inst, case, {"cpu": model, "cpusim": out}, None).counts, op
+    s = Tile(1, 1, 1, 1)
+    for op, scalar, bits in (("TANDS", 0x0F0F, [0, 0x0F0F, 0x0204, 5, 0x0F08]), ("TORS", 0x0F0F,
+                             [-32768 | 0x0F0F, -1, 0x1F3F, 0x0F0F, -1]), ("TXORS", -1, [32767, 0, ~0x1234, -6, 7]),
+                             ("TSHLS", 4, [0, -16, 0x2340, 80, -128]), ("TSHRS", 4, [-2048, -1, 0x123, 0, -1])):
+        case = Case(op, "cpusim", "int16", (("dst", t), ("src0", t), ("scalar", s)))
+        out = real.evaluate(registry.get(op), case, {"src0": a.view(np.uint16),
+                                                     "scalar": np.array([[scalar]], np.int16).view(np.uint16)})
+        got = out.outputs["dst"][0, :5].view(np.int16).tolist()
+        assert got == np.array(bits, np.int64).astype(np.int16).tolist(), op
+        assert list(out.classes["dst"][0, :6]) == [EXACT] * 5 + [UNDEFINED]
 
 
 @needs_sim
@@ -875,7 +934,9 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
     rows = [row for row in json.loads(r.out) if row["platform"] == "cpusim"]
     assert [row["op"] for row in rows] == ["TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TPARTARGMAX",
                                            "TPARTARGMIN", "TSORT32", "TMRGSORT", *ELEMENTWISE, "TADDS", "TSUBS",
-                                           "TMULS", "TMAXS", "TMINS", "TLRELU", "TABS", "TNEG", "TRELU", "TNOT"]
+                                           "TMULS", "TMAXS", "TMINS", "TLRELU", "TABS", "TNEG", "TRELU", "TNOT",
+                                           "TAND", "TOR", "TXOR", "TSHL", "TSHR", "TANDS", "TORS", "TXORS", "TSHLS",
+                                           "TSHRS"]
     assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
 
 

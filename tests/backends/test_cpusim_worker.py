@@ -114,6 +114,12 @@ def test_too_many_failures_skip_the_rest_of_the_batch(tmp_path):
     ("==7==ERROR: AddressSanitizer: heap-buffer-overflow on address 0x6020", 86, "heap-buffer-overflow"),
     ("x.hpp:30:49: runtime error: signed integer overflow: 2147483647 + 1 cannot be represented", 87,
      "signed-integer-overflow"),
+    ("ElementOp.h:216:82: runtime error: shift exponent -1512516592 is negative", 87, "shift-exponent-negative"),
+    ("ElementOp.h:216:82: runtime error: shift exponent -1 is negative", 87, "shift-exponent-negative"),
+    ("ElementOp.h:221:82: runtime error: shift exponent 40 is too large for 32-bit type 'int'", 87,
+     "shift-exponent-too-large"),
+    ("TAbs.hpp:25:9: runtime error: negation of -2147483648 cannot be represented in type 'int'", 87,
+     "negation-of-2147483648-cannot-be-represe"),
     ("", -11, "SIGSEGV"),
     ("", 3, "exit-3"),
 ])

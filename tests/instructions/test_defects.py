@@ -45,6 +45,10 @@ def test_the_overlap_defect_is_the_simulator_on_16_bit_rows_of_more_than_one_blo
     "TRELU/float/cpu~cpusim/signed-zero/op/-",  # relu(-0) is some zero; another instruction
     "TNOT/int/cpusim/crash/negation-of-2147483648-cannot-be-represe/-",
     "TABS/int/cpusim/crash/signed-integer-overflow/-",
+    "TSHL/int/cpusim/crash/signed-integer-overflow/-",  # a shift overflows nothing the defect names
+    "TSHL/int/cpu~cpusim/int-value/op/-",  # a wrong value is no UB report
+    "TAND/int/cpusim/crash/shift-exponent-negative/-",  # TAND shifts nothing
+    "TSHR/int/cpu~spec/int-value/op/-",
 ])
 def test_no_defect_excuses_its_neighbours(key):
     assert defects.matching(Signature.from_key(key)) is None
@@ -72,6 +76,13 @@ def test_the_tabs_zero_defect_is_the_simulator_s_signed_zero_in_the_operation(ke
 def test_the_int_min_defect_is_ubsans_negation_report_of_tabs_and_tneg(op):
     sig = Signature.from_key(f"{op}/int/cpusim/crash/negation-of-2147483648-cannot-be-represe/-")
     assert defects.matching(sig).name == "cpusim-int-min-negation-ub"
+
+
+@pytest.mark.parametrize("op", ["TSHL", "TSHR", "TSHLS", "TSHRS"])
+def test_the_shift_count_defect_is_ubsans_shift_exponent_report_of_the_shifts(op):
+    for cause in ("shift-exponent-negative", "shift-exponent-too-large"):
+        sig = Signature.from_key(f"{op}/int/cpusim/crash/{cause}/-")
+        assert defects.matching(sig).name == "cpusim-shift-count-ub"
 
 
 def test_every_defect_names_its_evidence_in_a_header_and_how_to_show_it():

@@ -71,6 +71,9 @@ ADAPTERS: dict[str, Adapter] = {
     "TABS": _unary, "TNEG": _unary, "TRELU": _unary, "TNOT": _unary,
     "TADDS": _tilescalar, "TSUBS": _tilescalar, "TMULS": _tilescalar, "TMAXS": _tilescalar, "TMINS": _tilescalar,
     "TLRELU": _tilescalar,
+    # bitwise: the tile-tile ones laid out as TADD's, the tile-scalar ones as TADDS's
+    "TAND": _tpart, "TOR": _tpart, "TXOR": _tpart, "TSHL": _tpart, "TSHR": _tpart,
+    "TANDS": _tilescalar, "TORS": _tilescalar, "TXORS": _tilescalar, "TSHLS": _tilescalar, "TSHRS": _tilescalar,
 }
 
 

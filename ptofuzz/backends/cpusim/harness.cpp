@@ -21,7 +21,8 @@
 // TADD/TSUB/TMUL/TMAX/TMIN lay out as TPART*: A = src0, B = src1, output = dst. TABS/TNEG/TRELU/TNOT: A = src,
 // no B, output = dst; valid regions dst, src (and two unused ints); `alias` 1 = in place (dst starts as src).
 // TADDS/TSUBS/TMULS/TMAXS/TMINS/TLRELU: A = src0, B = a tile whose first element is the scalar, output = dst;
-// valid regions dst, src0 (and 1, 1).
+// valid regions dst, src0 (and 1, 1). TAND/TOR/TXOR/TSHL/TSHR lay out as TADD, TANDS/TORS/TXORS/TSHLS/TSHRS as
+// TADDS.
 //
 // This file holds the protocol and includes nothing of pto-isa: the kernels are objects of their own (kernels.hpp,
 // one per instruction, compiled and cached apart) that register themselves before main runs; `--list` prints

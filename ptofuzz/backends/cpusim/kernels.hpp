@@ -145,6 +145,16 @@ void run_tpart(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid
             pto::TMUL(dt, at, bt);
         } else if constexpr (OpCode == TMAX_OP) {
             pto::TMAX(dt, at, bt);
+        } else if constexpr (OpCode == TAND_OP) {
+            pto::TAND(dt, at, bt);
+        } else if constexpr (OpCode == TOR_OP) {
+            pto::TOR(dt, at, bt);
+        } else if constexpr (OpCode == TXOR_OP) {
+            pto::TXOR(dt, at, bt, dt);  // tmp: the simulator ignores it (A5's test passes dst too)
+        } else if constexpr (OpCode == TSHL_OP) {
+            pto::TSHL(dt, at, bt);
+        } else if constexpr (OpCode == TSHR_OP) {
+            pto::TSHR(dt, at, bt);
         } else {
             static_assert(OpCode == TMIN_OP, "an opcode without a kernel");
             pto::TMIN(dt, at, bt);
@@ -234,6 +244,16 @@ void run_scalar(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* vali
             pto::TMAXS(dt, st, scalar);
         } else if constexpr (OpCode == TMINS_OP) {
             pto::TMINS(dt, st, scalar);
+        } else if constexpr (OpCode == TANDS_OP) {
+            pto::TANDS(dt, st, scalar);
+        } else if constexpr (OpCode == TORS_OP) {
+            pto::TORS(dt, st, scalar);
+        } else if constexpr (OpCode == TXORS_OP) {
+            pto::TXORS(dt, st, scalar, dt);  // tmp: the simulator ignores it
+        } else if constexpr (OpCode == TSHLS_OP) {
+            pto::TSHLS(dt, st, scalar);
+        } else if constexpr (OpCode == TSHRS_OP) {
+            pto::TSHRS(dt, st, scalar);
         } else {
             static_assert(OpCode == TLRELU_OP, "an opcode without a kernel");
             pto::TLRELU(dt, st, scalar);

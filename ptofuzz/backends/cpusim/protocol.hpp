@@ -26,12 +26,17 @@ enum Op : uint32_t {
     TPARTADD_OP = 0, TPARTMUL_OP = 1, TPARTMAX_OP = 2, TPARTMIN_OP = 3, TSORT32_OP = 4, TMRGSORT_OP = 5,
     TPARTARGMAX_OP = 6, TPARTARGMIN_OP = 7, TADD_OP = 8, TSUB_OP = 9, TMUL_OP = 10, TMAX_OP = 11, TMIN_OP = 12,
     TABS_OP = 13, TNEG_OP = 14, TRELU_OP = 15, TNOT_OP = 16, TADDS_OP = 17, TSUBS_OP = 18, TMULS_OP = 19,
-    TMAXS_OP = 20, TMINS_OP = 21, TLRELU_OP = 22
+    TMAXS_OP = 20, TMINS_OP = 21, TLRELU_OP = 22,
+    TAND_OP = 23, TOR_OP = 24, TXOR_OP = 25, TSHL_OP = 26, TSHR_OP = 27,                     // bitwise tile-tile
+    TANDS_OP = 28, TORS_OP = 29, TXORS_OP = 30, TSHLS_OP = 31, TSHRS_OP = 32,                // bitwise tile-scalar
 };
 
 constexpr bool is_arg(uint32_t op) { return op == TPARTARGMAX_OP || op == TPARTARGMIN_OP; }
 constexpr bool is_unary(uint32_t op) { return op >= TABS_OP && op <= TNOT_OP; }
-constexpr bool is_scalar(uint32_t op) { return op >= TADDS_OP && op <= TLRELU_OP; }
+constexpr bool is_scalar(uint32_t op)
+{
+    return (op >= TADDS_OP && op <= TLRELU_OP) || (op >= TANDS_OP && op <= TSHRS_OP);
+}
 
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in

@@ -46,6 +46,9 @@ def crash_cause(report: str, returncode: int | None) -> tuple[str, str]:
             if text.startswith("runtime error:"):
                 # "runtime error: signed integer overflow: ..." -> signed-integer-overflow
                 what = text[len("runtime error:"):].split(":")[0].strip()
+                # "shift exponent -7 is negative", "shift exponent 40 is too large for ...": one cause each,
+                # whatever the count
+                what = re.sub(r"^shift exponent -?\d+ is (negative|too large).*$", r"shift exponent \1", what)
                 what = re.sub(r"\s+\d.*$", "", what)
                 cause = re.sub(r"[^a-z0-9]+", "-", what.lower()).strip("-")[:40] or "ub"
             else:
