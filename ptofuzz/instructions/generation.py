@@ -548,10 +548,13 @@ def geometry_class(case: Case) -> str:
 
 
 REGIONS = ("op", "outside")
+TTRI_REGIONS = ("op", "outside", "int-edge")
+INT_MAX = (1 << 31) - 1
 
 
 def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
-    """Inside what the operation writes or outside it."""
+    """Inside what the operation writes or outside it; for TTRI, the rows whose boundary ``i + d`` reaches the
+    end of C++'s ``int`` (``int-edge``: the page's diagonal is an ``int``, and one past its end is no ``int``)."""
     d = case.tile(role)
     if case.op == "TCI":
         codes = np.ones(d.shape, dtype=np.uint8)
@@ -560,7 +563,11 @@ def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
     rows, cols = oracles.fill_region(case) if case.op == "TEXPANDS" else d.valid
     r = np.arange(d.rows)[:, None] < rows
     c = np.arange(d.cols)[None, :] < cols
-    return REGIONS, np.where(r & c, 0, 1).astype(np.uint8)
+    codes = np.where(r & c, 0, 1).astype(np.uint8)
+    if case.op != "TTRI":
+        return REGIONS, codes
+    edge = (np.arange(d.rows, dtype=np.int64)[:, None] + int(case.param(DIAGONAL, 0)) >= INT_MAX) & r & c
+    return TTRI_REGIONS, np.where(edge, np.uint8(2), codes).astype(np.uint8)
 
 
 _WHY = {
