@@ -42,6 +42,7 @@ SORT_TARGET = 20_000  # cases/s of the sorts' campaigns (issue 15)
 SORTS = {"tsort32": None, "tmrgsort": None, "tsort": ["spec", "bundle"]}  # the oracles `fuzz OP` is run with
 ELEMENTWISE = ("tpartadd", "tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs", "tmuls", "tmaxs", "tmins",
                "tlrelu", "tabs", "tneg", "trelu", "tnot")  # the anchor first
+ELEMENTWISE += ("texpands",)  # the generation family's batched op (TCI and TTRI read no data: no batches)
 ELEMENTWISE_TARGET = 20_000  # cases/s, 16x16, spec,cpu,a5 (issue 36)
 ATHERIS_TARGET = 10_000  # cases/s
 
