@@ -77,8 +77,8 @@ ADAPTERS: dict[str, Adapter] = {
     "TABS": _unary, "TNEG": _unary, "TRELU": _unary, "TNOT": _unary,
     "TADDS": _tilescalar, "TSUBS": _tilescalar, "TMULS": _tilescalar, "TMAXS": _tilescalar, "TMINS": _tilescalar,
     "TLRELU": _tilescalar,
+    "TEXPANDS": _generation, "TCI": _generation, "TTRI": _generation,  # the generation family
 }
-ADAPTERS.update({"TEXPANDS": _generation, "TCI": _generation, "TTRI": _generation})  # the generation family
 
 
 class _Live:
