@@ -69,7 +69,8 @@ class Profile:
         name_roles: roles whose tiles appear in a general-grammar name, in order.
         compact: True for valid-region-only files, False for whole physical tiles.
         spelling: dtype name -> how this test spells it in case names.
-        param_tokens: (param, prefix) of integer parameters written as ``_<prefix><value>`` after the tiles.
+        param_tokens: (param, prefix) of integer parameters written as ``_<prefix><value>`` after the tiles (a
+            negative value with its minus sign: TTRI's diagonal).
         derive: builds every role's tile from the named roles' tiles (roles that share a geometry).
         canonical: (case part of the name, case) of every case the pto-isa test defines, in its order; a whole
             ``<Suite>.<case>`` name where the platform has a second test of the instruction with its own suite.
@@ -179,7 +180,7 @@ class Profile:
             dt = self._checked_dtype(cpu.group(1), folder_name)
             R, C, r, c = (int(cpu.group(i)) for i in range(2, 6))
             return self._case(dt, [Tile(R, C, R, C), Tile(R, C, R, C), Tile(R, C, r, c)], None, folder_name)
-        params = "".join(rf"(?:_{prefix}(\d+))?" for _, prefix in self.param_tokens)
+        params = "".join(rf"(?:_{prefix}(-?\d+))?" for _, prefix in self.param_tokens)
         second = r"([a-z]+\d*)_" if self.dtype_param else "()"
         m = re.fullmatch(rf"case_([a-z]+\d*)_{second}((?:{_TOKEN}_)*{_TOKEN})(?:_inplace_(\w+?))?{params}(?:_n\d+)?",
                          rest)

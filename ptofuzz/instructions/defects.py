@@ -82,6 +82,21 @@ def _shift_count(sig: Signature) -> bool:
     return sig.op in SHIFTS and sig.pair == CPUSIM and sig.kind == "crash" and sig.region.startswith("shift-exponent")
 
 
+def _tci_overflow(sig: Signature) -> bool:
+    """UBSan's report of a signed overflow in TCI's int32 sequence."""
+    return sig.op == "TCI" and sig.pair == CPUSIM and sig.kind == "crash" and sig.region == "signed-integer-overflow"
+
+
+def _ttri_diagonal_overflow(sig: Signature) -> bool:
+    """The simulator against any other oracle on TTRI rows whose boundary reaches int's end (wrong values), or
+    UBSan's report of that overflow."""
+    if sig.op != "TTRI":
+        return False
+    if sig.pair == CPUSIM:
+        return sig.kind == "crash" and sig.region == "signed-integer-overflow"
+    return CPUSIM in sig.oracles() and sig.region == "int-edge" and sig.kind not in ("fault-vs-value", "fault-kind")
+
+
 DEFECTS: tuple[Defect, ...] = (
     Defect("cpusim-tsort32-16bit-overlap", ("TSORT32",), CPUSIM,
            "include/pto/cpu/TSort32.hpp:51: the block at source column j is written from dst element column 2*j "
@@ -139,6 +154,23 @@ DEFECTS: tuple[Defect, ...] = (
            "is defined by undefined behaviour",
            "ptofuzz fuzz tshl --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
            _shift_count),
+    Defect("cpusim-tci-signed-overflow-ub", ("TCI",), CPUSIM,
+           "include/pto/cpu/TCI.hpp:23 (dst[idx] = start - j) and :25 (start + j) compute in int after the "
+           "integer promotions: for int32_t a sequence that runs past INT32_MAX or INT32_MIN is signed-integer "
+           "overflow, undefined behaviour in C++ (UBSan reports it; -O2 happens to wrap)",
+           "docs/isa/TCI.md gives dst_k = S + k or S - k for int32 and states no overflow behaviour; no result is "
+           "defined by undefined behaviour",
+           "ptofuzz fuzz tci --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
+           _tci_overflow),
+    Defect("cpusim-ttri-diagonal-overflow", ("TTRI",), CPUSIM,
+           "include/pto/cpu/TTRI.hpp:36 (diagonal + r + 1, lower) and :54 (diagonal + r, upper) add the row to the "
+           "diagonal in int: for a diagonal near INT32_MAX the sum overflows (undefined behaviour; -O2 wraps it "
+           "negative), so a lower row that is all ones comes back all zeros and an upper row that is all zeros "
+           "comes back all ones",
+           "docs/isa/TTRI.md: lower dst = 1 where j <= i + d, upper 0 where j < i + d, for an int diagonal d; "
+           "with d = INT32_MAX every j <= i + d holds",
+           "ptofuzz fuzz ttri --oracles cpu,cpusim --dtype float32 --runs 2000 --out findings",
+           _ttri_diagonal_overflow),
     Defect("cpusim-bf16-placeholder", ("*",), CPUSIM,
            "include/pto/common/type.hpp: without C++23 std::bfloat16_t (GCC before 13) bfloat16_t is an alias of "
            "_Float16, so a bf16 case compiles and does half arithmetic on bf16 bits",

@@ -43,6 +43,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.unary": ("TABS", "TNEG", "TRELU", "TNOT"),
     "ptofuzz.instructions.bitwise": ("TAND", "TOR", "TXOR", "TSHL", "TSHR", "TANDS", "TORS", "TXORS", "TSHLS",
                                      "TSHRS"),
+    "ptofuzz.instructions.generation": ("TEXPANDS", "TCI", "TTRI"),
 }
 
 

@@ -936,7 +936,7 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
                                            "TPARTARGMIN", "TSORT32", "TMRGSORT", *ELEMENTWISE, "TADDS", "TSUBS",
                                            "TMULS", "TMAXS", "TMINS", "TLRELU", "TABS", "TNEG", "TRELU", "TNOT",
                                            "TAND", "TOR", "TXOR", "TSHL", "TSHR", "TANDS", "TORS", "TXORS", "TSHLS",
-                                           "TSHRS"]
+                                           "TSHRS", "TEXPANDS", "TCI", "TTRI"]
     assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
 
 
@@ -1119,3 +1119,93 @@ def test_a_killed_sim_build_leaves_nothing_after_the_next_build(tmp_path):
                         str(cache)], env=env, capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert not list(cache.glob("cpusim/.build-*"))
+
+
+# ---- the generation family (TEXPANDS, TCI, TTRI) ----------------------------------------------------------------
+
+@needs_sim
+def test_hand_worked_generation_in_the_real_simulator(sim):
+    """TEXPANDS of a signaling NaN with a payload and of -0 over a 2x3 region (bits copied, nothing written
+    outside); TCI int16 descending from -32767 (-32767, -32768, then past INT16_MIN: the page leaves it open);
+    TTRI lower and upper of a 3x4 region: the simulator's values and the cpu model's agree."""
+    from ptofuzz.engine.differential import compare_batch
+
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
+    inst = registry.get("TEXPANDS")
+    for bits in (0x7F800001, 0x80000000):
+        case = Case("TEXPANDS", "cpusim", "float32", (("dst", Tile(2, 8, 2, 3)), ("scalar", Tile(1, 1, 1, 1))))
+        inputs = {"scalar": np.array([[bits]], np.uint32)}
+        out = real.evaluate(inst, case, inputs)
+        assert (out.outputs["dst"][:, :3] == bits).all() and (out.classes["dst"][:, :3] == EXACT).all()
+        assert (out.classes["dst"][:, 3:] == UNDEFINED).all()
+        model = inst.evaluate(case.on("cpu"), inputs)
+        assert not compare_batch(inst, case, {"cpu": model, "cpusim": out}, None).counts
+    tci = registry.get("TCI")
+    case = Case("TCI", "cpusim", "int16", (("dst", Tile(1, 16, 1, 4)),), (("descending", 1), ("start", 0x8001)))
+    out = real.evaluate(tci, case, {})
+    assert out.outputs["dst"][0, :2].view(np.int16).tolist() == [-32767, -32768]
+    assert out.classes["dst"][0, :5].tolist() == [EXACT, EXACT, UNDEFINED, UNDEFINED, UNDEFINED]
+    ttri = registry.get("TTRI")
+    for upper, diag, want in ((0, 0, [[1, 0, 0, 0], [1, 1, 0, 0], [1, 1, 1, 0]]),
+                              (1, 1, [[0, 1, 1, 1], [0, 0, 1, 1], [0, 0, 0, 1]])):
+        case = Case("TTRI", "cpusim", "float32", (("dst", Tile(3, 8, 3, 4)),), (("diagonal", diag), ("upper", upper)))
+        out = real.evaluate(ttri, case, {})
+        assert out.outputs["dst"][:, :4].view(np.float32).tolist() == want
+        model = ttri.evaluate(case.on("cpu"), {})
+        assert not compare_batch(ttri, case, {"cpu": model, "cpusim": out}, None).counts
+
+
+@needs_sim
+def test_the_simulator_s_ttri_diagonal_overflow_against_the_page(sim):
+    """cpusim-ttri-diagonal-overflow: with diagonal INT32_MAX every j <= i + d holds (docs/isa/TTRI.md), so a
+    lower triangle is all ones; TTRI.hpp:36 computes diagonal + r + 1 in int, which wraps negative at -O2 and
+    leaves every row zero. The mismatch lies in the int-edge region and is labelled as the defect; a diagonal
+    that stays inside int is no instance of it."""
+    from ptofuzz.engine.differential import compare_batch
+    from ptofuzz.instructions import defects
+
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
+    ttri = registry.get("TTRI")
+    case = Case("TTRI", "cpusim", "int32", (("dst", Tile(2, 8, 2, 8)),), (("diagonal", 2**31 - 1), ("upper", 0)))
+    out, model = real.evaluate(ttri, case, {}), ttri.evaluate(case.on("cpu"), {})
+    assert (model.outputs["dst"] == 1).all() and (out.outputs["dst"] == 0).all()
+    (sig,) = compare_batch(ttri, case, {"cpu": model, "cpusim": out}, None).counts
+    assert sig.region == "int-edge" and defects.matching(sig).name == "cpusim-ttri-diagonal-overflow"
+    inside = case.replace(params=(("diagonal", 2**31 - 10), ("upper", 0)))
+    assert not compare_batch(ttri, inside, {"cpu": ttri.evaluate(inside.on("cpu"), {}),
+                                            "cpusim": real.evaluate(ttri, inside, {})}, None).counts
+
+
+@pytest.mark.slow
+@needs_sim
+def test_tci_int32_overflow_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_path):
+    """cpusim-tci-signed-overflow-ub: TCI.hpp's start + j on int32_t overflows a signed int; UBSan reports it as
+    a crash finding, labelled as the defect (saved, not new)."""
+    r = cli("fuzz", "tci", "--oracles", "cpu,cpusim", "--runs", "300", "--dtype", "int32", "--sanitize",
+            "undefined", "--seed", "1", "--out", tmp_path / "o", "--json")
+    assert r.code == 0, r
+    sigs = [(s["signature"], s["defect"], s["new"]) for s in json.loads(r.out)["signatures"]]
+    assert sigs == [("TCI/int/cpusim/crash/signed-integer-overflow/-", "cpusim-tci-signed-overflow-ub", False)]
+    rec = json.loads(next((tmp_path / "o").glob("*/record.json")).read_text())
+    assert "runtime error: signed integer overflow" in rec["expect"]["cpusim"]["reason"]
+    assert "TCI.hpp" in rec["expect"]["cpusim"]["reason"]
+
+
+@pytest.mark.slow
+@needs_sim
+@pytest.mark.parametrize("op", ["TEXPANDS", "TCI", "TTRI"])
+def test_the_cpu_generation_model_agrees_with_the_simulator(sim, op):
+    """Random geometries and parameters (the ends of the ranges included), every cpu dtype: nothing but the
+    named TTRI defect."""
+    from ptofuzz.core.signature import Signature
+    from ptofuzz.instructions import defects
+
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
+    for dtype in registry.get(op).platforms["cpu"].dtypes:
+        if dtype == "bfloat16" and not sim.manifest["bfloat16_native"]:
+            continue
+        plan = campaign.make_plan(op, ["cpu", "cpusim"], seed=13, batch=64, dtype=dtype, rate=0.3, sim=real.settings)
+        store, stats = campaign.run_random(plan, runs=300)
+        assert stats.cases == 300
+        named = {k: defects.matching(Signature.from_key(k)) for k in store.findings}
+        assert all(d is not None and d.name == "cpusim-ttri-diagonal-overflow" for d in named.values()), named

@@ -111,3 +111,26 @@ def test_a_campaign_reports_a_defect_as_such_and_not_as_new_or_known(tmp_path):
     assert by_key[OVERLAP]["defect"] == "cpusim-tsort32-16bit-overlap" and summary["new"] == 1
     entries = {e.name: e for e in ci.campaign_entries(summary)}
     assert entries[OVERLAP].status == ci.FAIL and "defect of the code under test" in entries[OVERLAP].message
+
+
+@pytest.mark.parametrize(("key", "name"), [
+    ("TCI/int/cpusim/crash/signed-integer-overflow/-", "cpusim-tci-signed-overflow-ub"),
+    ("TTRI/int/cpusim/crash/signed-integer-overflow/-", "cpusim-ttri-diagonal-overflow"),
+    ("TTRI/float/cpu~cpusim/ulp-large/int-edge/part,far", "cpusim-ttri-diagonal-overflow"),
+    ("TTRI/int/cpusim~spec/int-value/int-edge/nodesc", "cpusim-ttri-diagonal-overflow"),
+])
+def test_the_generation_defects_match_their_signatures(key, name):
+    assert defects.matching(Signature.from_key(key)).name == name
+
+
+@pytest.mark.parametrize("key", [
+    "TCI/int/cpu~cpusim/int-value/op/-",  # a wrong value is no overflow report
+    "TCI/int/cpusim/crash/heap-buffer-overflow/-",
+    "TTRI/float/cpu~cpusim/ulp-large/op/-",  # away from int's end: no instance of the diagonal overflow
+    "TTRI/float/cpu~spec/ulp-large/int-edge/part,far",  # two models: no defect of the code under test
+    "TTRI/float/cpusim~spec/fault-vs-value/-/diagonal",  # pto-spec's bound: a documented difference
+    "TEXPANDS/int/cpusim/crash/signed-integer-overflow/-",  # TEXPANDS computes nothing
+    "TEXPANDS/float/cpu~cpusim/ulp-large/op/-",
+])
+def test_the_generation_defects_excuse_no_neighbour(key):
+    assert defects.matching(Signature.from_key(key)) is None

@@ -3,9 +3,9 @@ its runners do: in a scratch build folder, ``tests/cpu/st`` on PYTHONPATH, bfloa
 ``ptofuzz check`` with no manifest: every folder parses, and every golden agrees with the documented semantics
 (elements the pages leave open, such as the wrap of pto-isa's unsigned TSUB goldens, are not pinned), or is named
 wrong with its reason: a5's and kirin's full-range int32/uint32 TADDS/TSUBS goldens use the scalar their script
-drew, but the test's scalar file is a float32, which rounds it (the kernel receives the rounded one).
-The NPU TSHL/TSHR goldens of counts from the element width on (numpy's zero or sign fill) pass: no page defines
-those elements."""
+drew, but the test's scalar file is a float32, which rounds it (the kernel receives the rounded one); so do the
+int32 TEXPANDS goldens of cpu, a2a3 and kirin. The NPU TSHL/TSHR goldens of counts from the element width on
+(numpy's zero or sign fill) pass: no page defines those elements."""
 
 from __future__ import annotations
 
@@ -25,9 +25,11 @@ DATA = Path(__file__).resolve().parents[1] / "data"
 ELEMENTWISE = ("tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs", "tmuls", "tmaxs", "tmins", "tlrelu", "tabs",
                "tneg", "trelu", "tnot")
 BITWISE = ("tand", "tor", "txor", "tshl", "tshr", "tands", "tors", "txors", "tshls", "tshrs")
+GENERATION = ("texpands", "tci", "ttri")
 KEYS = sorted(k for k in json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"]
-              if k.split("/")[0] in ELEMENTWISE + BITWISE)
+              if k.split("/")[0] in ELEMENTWISE + BITWISE + GENERATION)
 SECOND_TEST = {"tadd/a2a3": ("taddplus",)}  # a platform's other test folder of the same instruction
+SECOND_TEST.update({f"texpands/{p}": ("texpands_mat",) for p in ("a2a3", "a5", "kirin9030")})
 
 
 def _rounded(suite: str, used: int, received: int) -> tuple[str, str]:
@@ -44,6 +46,22 @@ WRONG = {
                  "TADDSTest.case7": _rounded("case7", 1547052186, 1547052160)},
     "tsubs/a5": _TSUBS_ROUNDED, "tsubs/kirin9030": _TSUBS_ROUNDED, "tsubs/kirinDev0000": _TSUBS_ROUNDED,
 }
+
+
+def _texpands(used: int, received: int) -> tuple[str, str]:
+    return "fail", (f"golden.bin was computed with the scalar {used}, but the kernel receives {received}: the scalar "
+                    f"file is a float32, which holds no int32 {used} (integers of 2**24 and more lose their low "
+                    "bits), so the golden is wrong")
+
+
+# TEXPANDS: the int32 goldens of the tests that carry the scalar in a float32 (cpu and kirin draw the same two)
+_TEXPANDS_CPU = {"TEXPANDSTest.case_int32_60x60_64x64_60x60_PAD_VALUE_MAX": _texpands(-576447841, -576447872),
+                 "TEXPANDSTest.case_int32_64x64_64x64_64x64_PAD_VALUE_NULL": _texpands(1269542645, 1269542656)}
+WRONG.update({
+    "texpands/cpu": _TEXPANDS_CPU, "texpands/kirin9030": _TEXPANDS_CPU, "texpands/kirinDev0000": _TEXPANDS_CPU,
+    "texpands/a2a3": {"TEXPANDSTest.case_int32_60x60_64x64_60x60_PAD_VALUE_MAX": _texpands(-1791003230, -1791003264),
+                      "TEXPANDSTest.case_int32_64x64_64x64_64x64_PAD_VALUE_NULL": _texpands(1122058988, 1122059008)},
+})
 
 
 def _scripts(tree: Path, key: str) -> list[Path]:

@@ -48,6 +48,12 @@ def _tilescalar(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) ->
     return tilescalar.evaluate(sim, case, inputs)
 
 
+def _generation(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import generation
+
+    return generation.evaluate(sim, case, inputs)
+
+
 def _tsort32(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     from ptofuzz.backends.cpusim import sort
 
@@ -74,6 +80,7 @@ ADAPTERS: dict[str, Adapter] = {
     # bitwise: the tile-tile ones laid out as TADD's, the tile-scalar ones as TADDS's
     "TAND": _tpart, "TOR": _tpart, "TXOR": _tpart, "TSHL": _tpart, "TSHR": _tpart,
     "TANDS": _tilescalar, "TORS": _tilescalar, "TXORS": _tilescalar, "TSHLS": _tilescalar, "TSHRS": _tilescalar,
+    "TEXPANDS": _generation, "TCI": _generation, "TTRI": _generation,  # the generation family
 }
 
 

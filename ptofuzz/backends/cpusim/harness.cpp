@@ -23,6 +23,8 @@
 // TADDS/TSUBS/TMULS/TMAXS/TMINS/TLRELU: A = src0, B = a tile whose first element is the scalar, output = dst;
 // valid regions dst, src0 (and 1, 1). TAND/TOR/TXOR/TSHL/TSHR lay out as TADD, TANDS/TORS/TXORS/TSHLS/TSHRS as
 // TADDS.
+// TEXPANDS/TCI/TTRI: A = a tile whose first element is TEXPANDS's scalar (unused by TCI and TTRI), no B, output =
+// dst; the six ints are dst's valid region, then TCI's start bits and direction or TTRI's diagonal and orientation.
 //
 // This file holds the protocol and includes nothing of pto-isa: the kernels are objects of their own (kernels.hpp,
 // one per instruction, compiled and cached apart) that register themselves before main runs; `--list` prints
@@ -57,7 +59,7 @@ void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, s
 {
     const size_t per = is_arg(op) ? es + 4 : es;  // TPARTARG*: a uint32 index beside every value
     a = elems * per;
-    b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP || is_unary(op) ? 0 : elems * per;
+    b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP || is_unary(op) || is_generation(op) ? 0 : elems * per;
     d = op == TSORT32_OP ? elems * 8 : op == TMRGSORT_OP ? n * (cols * es + 8) : elems * per;
 }
 

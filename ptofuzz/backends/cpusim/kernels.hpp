@@ -261,6 +261,48 @@ void run_scalar(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* vali
     }
 }
 
+// TEXPANDS, TCI, TTRI: no source tile. TEXPANDS's scalar is the first element of each case's A slice; the six
+// ints are dst's valid rows and columns, then TCI's start (its low bytes are the element's bits) and direction,
+// or TTRI's diagonal and orientation. TCI's tile has the one static row its header requires.
+template <uint32_t OpCode, typename T, int C>
+void run_generation(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using RowT = pto::Tile<pto::TileType::Vec, T, 1, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        T* d = reinterpret_cast<T*>(dbuf) + k * tile;
+        if constexpr (OpCode == TEXPANDS_OP) {
+            T scalar;
+            std::memcpy(&scalar, abuf + k * tile * sizeof(T), sizeof(T));
+            TileT dt(v[0], v[1]);
+            dt.data() = d;
+            pto::TEXPANDS(dt, scalar);
+        } else if constexpr (OpCode == TCI_OP) {
+            T start;
+            std::memcpy(&start, &v[2], sizeof(T));
+            RowT dt(v[0], v[1]);
+            dt.data() = d;
+            if (v[3]) {
+                pto::TCI<RowT, T, 1>(dt, start);
+            } else {
+                pto::TCI<RowT, T, 0>(dt, start);
+            }
+        } else {
+            static_assert(OpCode == TTRI_OP, "an opcode without a kernel");
+            TileT dt(v[0], v[1]);
+            dt.data() = d;
+            if (v[3]) {
+                pto::TTRI<TileT, 1>(dt, v[2]);
+            } else {
+                pto::TTRI<TileT, 0>(dt, v[2]);
+            }
+        }
+    }
+}
+
 template <uint32_t OpCode, typename T, int C>
 void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t rows, uint32_t n, uint32_t alias,
                 uint8_t* dend)
@@ -275,6 +317,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_unary<OpCode, T, C>(d, a, v, rows, n, alias);
     } else if constexpr (is_scalar(OpCode)) {
         run_scalar<OpCode, T, C>(d, a, b, v, rows, n);
+    } else if constexpr (is_generation(OpCode)) {
+        run_generation<OpCode, T, C>(d, a, v, rows, n);
     } else {
         run_tpart<OpCode, T, C>(d, a, b, v, rows, n, alias, dend);
     }

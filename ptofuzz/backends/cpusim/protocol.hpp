@@ -31,12 +31,16 @@ enum Op : uint32_t {
     TANDS_OP = 28, TORS_OP = 29, TXORS_OP = 30, TSHLS_OP = 31, TSHRS_OP = 32,                // bitwise tile-scalar
 };
 
+// the generation family (no tile source): opcodes of their own
+enum GenerationOp : uint32_t { TEXPANDS_OP = 37, TCI_OP = 38, TTRI_OP = 39 };
+
 constexpr bool is_arg(uint32_t op) { return op == TPARTARGMAX_OP || op == TPARTARGMIN_OP; }
 constexpr bool is_unary(uint32_t op) { return op >= TABS_OP && op <= TNOT_OP; }
 constexpr bool is_scalar(uint32_t op)
 {
     return (op >= TADDS_OP && op <= TLRELU_OP) || (op >= TANDS_OP && op <= TSHRS_OP);
 }
+constexpr bool is_generation(uint32_t op) { return op >= TEXPANDS_OP && op <= TTRI_OP; }
 
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in
