@@ -21,7 +21,7 @@ from ptofuzz import api
 PTO_ISA = os.environ.get("PTO_ISA_DIR", "")
 DATA = Path(__file__).resolve().parents[1] / "data"
 ELEMENTWISE = ("tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs", "tmuls", "tmaxs", "tmins", "tlrelu", "tabs",
-               "tneg", "trelu", "tnot")
+               "tneg", "trelu", "tnot", "tcmp", "tsel")
 KEYS = sorted(k for k in json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"]
               if k.split("/")[0] in ELEMENTWISE)
 SECOND_TEST = {"tadd/a2a3": ("taddplus",)}  # a platform's other test folder of the same instruction
