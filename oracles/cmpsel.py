@@ -1,10 +1,13 @@
-"""The compare and select instructions (TCMP, TSEL): packed predicate masks on raw bits.
+"""The compare and select instructions (TCMP, TCMPS, TSEL, TSELS): packed predicate masks on raw bits.
 
 Roles: TCMP reads ``src0`` and ``src1`` (tiles of the case's element type) and writes ``dst``, a mask tile of
-packed predicate words (uint8 on the NPUs; uint8 or uint32 on cpu, the case parameter ``mask``); TSEL reads
-``mask`` (uint8 words), ``src0`` (taken where a bit is one) and ``src1`` (where it is zero) and writes ``dst``.
-The comparison is the case parameter ``cmp``, numbered as pto-spec numbers CMode: 0 EQ, 1 NE, 2 LT, 3 GT, 4 LE,
-5 GE. A leading batch axis is allowed on every input.
+packed predicate words (uint8 on the NPUs; uint8 or uint32 on cpu, the case parameter ``mask``); TCMPS compares
+``src0`` with ``scalar`` (a 1x1 tile of the element type: the scalar form, or the tile form's ``src1[0, 0]``) into
+uint8 words. TSEL reads ``mask``, ``src0`` (taken where a bit is one) and ``src1`` (where it is zero) and writes
+``dst``; TSELS takes ``scalar`` where a bit is zero. A select's mask words are uint8, or TSELS's parameter
+``mask`` (uint8, uint16, uint32): each mask row is read as its little-endian bytes. The comparison is the case
+parameter ``cmp``, numbered as pto-isa's ``CmpMode`` (``include/pto/common/type.hpp``): 0 EQ, 1 NE, 2 LT, 3 LE,
+4 GT, 5 GE. A leading batch axis is allowed on every input.
 
 The mask layout (pto-isa ``docs/isa/TCMP.md`` and ``TSEL.md``: "packed predicate bits in a target-defined
 layout"; their examples give a 16x16 float source a uint8 mask tile with valid region 16x2, so one mask row per
@@ -18,10 +21,11 @@ logical indices in lower byte bits"; the pages do not say). What the pages leave
 - a float comparison with a NaN operand: the pages state ``src0 cmpMode src1`` and nothing about NaN, so such a
   bit, and its word, is ``undefined``; +0 and -0 are equal (the comparison is of values);
 - integers compare as signed or unsigned by their type;
-- a2a3's TCMP of int32 compares for equality whatever the mode (``docs/isa/TCMP.md``, "Implementation checks
-  (A2A3)": "uses the EQ compare path regardless of cmpMode").
+- a2a3's TCMP and TCMPS of int32 compare for equality whatever the mode (``docs/isa/TCMP.md``, "Implementation
+  checks (A2A3)": "uses the EQ compare path regardless of cmpMode"; ``TCMPS.md``: "other comparison modes fall
+  back to EQ").
 
-TSEL copies the selected source's element bits exactly (a NaN's payload too); outside the destination's valid
+TSEL and TSELS copy the selected element's bits exactly (a NaN's payload too); outside the destination's valid
 region nothing is written (``undefined``). A case whose sources' valid shape differs from the destination's, or
 whose mask tile cannot hold the packed valid region, is outside the pages' contract: "unsupported".
 """
@@ -32,11 +36,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.core.dtypes import DType, get
 from ptofuzz.oracles import ieee, integer
 
-MODES = ("EQ", "NE", "LT", "GT", "LE", "GE")  # index = the cmp parameter (pto-spec's CMode code)
+MODES = ("EQ", "NE", "LT", "LE", "GT", "GE")  # index = the cmp parameter (pto-isa's CmpMode)
 SYMBOL = {"EQ": "==", "NE": "!=", "LT": "<", "GT": ">", "LE": "<=", "GE": ">="}
 
 
@@ -45,7 +49,7 @@ def mode_name(case: Case) -> str:
 
 
 def word_bits(case: Case) -> int:
-    """Bits of one mask word: 8 (uint8), or 32 for cpu's uint32 masks."""
+    """Bits of one mask word: 8 (uint8), or the ``mask`` parameter's (cpu TCMP's uint32, TSELS's)."""
     return get(case.param("mask") or "uint8").bits
 
 
@@ -87,10 +91,18 @@ def pack(bits: np.ndarray, undefined: np.ndarray, width: int) -> tuple[np.ndarra
 
 
 def unpack(mask: np.ndarray, rows: int, cols: int) -> np.ndarray:
-    """The predicate bits of a ``rows`` x ``cols`` valid region from a uint8 mask tile (``(..., R, C)``)."""
+    """The predicate bits of a ``rows`` x ``cols`` valid region from a mask tile (``(..., R, C)`` words of any
+    width): bit ``j`` of row ``i`` is bit ``j mod 8`` of byte ``j div 8`` of the row's little-endian bytes."""
+    m = np.ascontiguousarray(mask[..., :rows, :]).astype(mask.dtype.newbyteorder("<"), copy=False)
+    row_bytes = m.view(np.uint8).reshape(*m.shape[:-1], m.shape[-1] * m.dtype.itemsize)
     j = np.arange(cols)
-    byte = mask[..., :rows, j // 8]
+    byte = row_bytes[..., j // 8]
     return ((byte >> (j % 8).astype(np.uint8)) & 1).astype(bool)
+
+
+def mask_holds(mask: Tile, itemsize: int, rows: int, cols: int) -> bool:
+    """Whether a mask tile of ``itemsize``-byte words holds a ``rows`` x ``cols`` region's bits."""
+    return mask.rows >= rows and mask.cols * itemsize * 8 >= cols
 
 
 def _contract(case: Case, sources: tuple[str, ...], domain: tuple[int, int]) -> Outcome | None:
@@ -103,10 +115,11 @@ def _contract(case: Case, sources: tuple[str, ...], domain: tuple[int, int]) -> 
 
 
 def tcmp(case: Case, inputs: Mapping[str, np.ndarray], *, eq_int32: bool = False) -> Outcome:
-    """TCMP as pto-isa's page states it (see the module docstring); ``eq_int32``: a2a3's int32 rule."""
+    """TCMP and TCMPS as pto-isa's pages state them (see the module docstring); ``eq_int32``: a2a3's int32 rule."""
     dt = get(case.dtype)
     rows, cols = case.tile("src0").valid
-    bad = _contract(case, ("src1",), (rows, cols))
+    scalar = case.op == "TCMPS"
+    bad = None if scalar else _contract(case, ("src1",), (rows, cols))
     if bad is not None:
         return bad
     width = word_bits(case)
@@ -115,13 +128,14 @@ def tcmp(case: Case, inputs: Mapping[str, np.ndarray], *, eq_int32: bool = False
     if d.valid != (rows, words) or d.rows < rows or d.cols < words:
         return Outcome.unsupported(f"TCMP: dst's valid region must be the packed source region {rows}x{words} "
                                    f"({width}-bit words); it is {d.valid_rows}x{d.valid_cols} of {d.rows}x{d.cols}")
-    a, b = inputs["src0"], inputs["src1"]
-    lead = a.shape[:-2]
+    a = inputs["src0"]
+    b = inputs["scalar"][..., :1, :1] if scalar else inputs["src1"][..., :rows, :cols]
+    lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     out = np.zeros((*lead, *d.shape), dtype=f"<u{width // 8}")
     classes = np.full((*lead, *d.shape), UNDEFINED, dtype=np.uint8)
     if rows and cols:
         mode = "EQ" if eq_int32 and dt.name == "int32" else mode_name(case)
-        p, open_ = predicate(mode, a[..., :rows, :cols], b[..., :rows, :cols], dt)
+        p, open_ = predicate(mode, a[..., :rows, :cols], b, dt)
         packed, undefined = pack(p, open_, width)
         out[..., :rows, :words] = packed
         classes[..., :rows, :words] = np.where(undefined, np.uint8(UNDEFINED), np.uint8(EXACT))
@@ -133,22 +147,25 @@ def tcmp_a2a3(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
 
 
 def tsel(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    """TSEL as pto-isa's page states it: ``dst = mask ? src0 : src1`` over dst's valid region, bits copied."""
+    """TSEL and TSELS as pto-isa's pages state them: ``dst = mask ? src0 : src1`` (TSELS: ``: scalar``) over
+    dst's valid region, bits copied."""
     d = case.tile("dst")
     rows, cols = d.valid
-    bad = _contract(case, ("src0", "src1"), (rows, cols))
+    scalar = case.op == "TSELS"
+    bad = _contract(case, ("src0",) if scalar else ("src0", "src1"), (rows, cols))
     if bad is not None:
         return bad
-    m = case.tile("mask")
-    if m.rows < rows or m.cols < packed_cols(cols, 8):
-        return Outcome.unsupported(f"TSEL: a {m.rows}x{m.cols} mask tile cannot hold the {rows}x{cols} region's "
-                                   f"bits ({rows}x{packed_cols(cols, 8)} bytes)")
-    a, b = inputs["src0"], inputs["src1"]
-    lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], inputs["mask"].shape[:-2])
+    m, words = case.tile("mask"), inputs["mask"]
+    if not mask_holds(m, words.dtype.itemsize, rows, cols):
+        return Outcome.unsupported(f"{case.op}: a {m.rows}x{m.cols} mask tile of {words.dtype.itemsize}-byte words "
+                                   f"cannot hold the {rows}x{cols} region's bits")
+    a = inputs["src0"]
+    b = inputs["scalar"][..., :1, :1] if scalar else inputs["src1"][..., :rows, :cols]
+    lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2], words.shape[:-2])
     out = np.zeros((*lead, *d.shape), dtype=a.dtype)
     classes = np.full((*lead, *d.shape), UNDEFINED, dtype=np.uint8)
     if rows and cols:
-        bit = unpack(inputs["mask"], rows, cols)
-        out[..., :rows, :cols] = np.where(bit, a[..., :rows, :cols], b[..., :rows, :cols])
+        bit = unpack(words, rows, cols)
+        out[..., :rows, :cols] = np.where(bit, a[..., :rows, :cols], b)
         classes[..., :rows, :cols] = EXACT
     return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})

@@ -41,7 +41,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.elementwise": ("TADD", "TSUB", "TMUL", "TMAX", "TMIN"),
     "ptofuzz.instructions.tilescalar": ("TADDS", "TSUBS", "TMULS", "TMAXS", "TMINS", "TLRELU"),
     "ptofuzz.instructions.unary": ("TABS", "TNEG", "TRELU", "TNOT"),
-    "ptofuzz.instructions.cmpsel": ("TCMP", "TSEL"),
+    "ptofuzz.instructions.cmpsel": ("TCMP", "TCMPS", "TSEL", "TSELS"),
 }
 
 

@@ -39,7 +39,7 @@ def test_all_instructions_keeps_the_module_order_whatever_was_looked_up_first():
 def test_an_unknown_mnemonic_lists_every_instruction():
     with pytest.raises(UsageError, match=r"unknown instruction 'tpartsub'; use one of: tpartadd, .*, tmrgsort, "
                                          r"tadd, tsub, tmul, tmax, tmin, tadds, tsubs, tmuls, tmaxs, tmins, tlrelu, "
-                                         r"tabs, tneg, trelu, tnot, tcmp, tsel$"):
+                                         r"tabs, tneg, trelu, tnot, tcmp, tcmps, tsel, tsels$"):
         registry.get("tpartsub")
 
 

@@ -162,7 +162,7 @@ def test_outside_the_pages_contract_is_unsupported():
 
 
 @pytest.mark.parametrize("platform", ["cpu", "a2a3", "a5", "kirin9030"])
-@pytest.mark.parametrize("op", ["TCMP", "TSEL"])
+@pytest.mark.parametrize("op", ["TCMP", "TCMPS", "TSEL", "TSELS"])
 def test_random_cases_against_an_element_by_element_recomputation(op, platform):
     inst = registry.get(op)
     src = seeded(11, op, platform)
@@ -170,11 +170,12 @@ def test_random_cases_against_an_element_by_element_recomputation(op, platform):
         case = inst.random_case(src, platform, {})
         inputs = inst.draw_inputs(src, case, ValueMix())
         out = inst.evaluate(case, inputs)
-        if op == "TCMP":
+        if op in ("TCMP", "TCMPS"):
             rows, cols = case.tile("src0").valid
             width = cmpsel.word_bits(case)
             dt = dtypes.get(case.dtype)
             mode = "EQ" if platform == "a2a3" and case.dtype == "int32" else cmpsel.mode_name(case)
+            second = inputs["src1"] if op == "TCMP" else np.broadcast_to(inputs["scalar"], inputs["src0"].shape)
             for i in range(rows):
                 for w in range(-(-cols // width)):
                     word, open_ = 0, False
@@ -183,7 +184,7 @@ def test_random_cases_against_an_element_by_element_recomputation(op, platform):
                         if j >= cols:
                             open_ = True
                             continue
-                        x, y = value(inputs["src0"][i, j], dt), value(inputs["src1"][i, j], dt)
+                        x, y = value(inputs["src0"][i, j], dt), value(second[i, j], dt)
                         if math.isnan(x) or math.isnan(y):
                             open_ = True
                             continue
@@ -193,8 +194,34 @@ def test_random_cases_against_an_element_by_element_recomputation(op, platform):
                         assert int(out.outputs["dst"][i, w]) == word
         else:
             rows, cols = case.tile("dst").valid
+            width = inputs["mask"].dtype.itemsize * 8
             for i in range(rows):
                 for j in range(cols):
-                    bit = (int(inputs["mask"][i, j // 8]) >> (j % 8)) & 1
-                    want = inputs["src0" if bit else "src1"][i, j]
+                    bit = (int(inputs["mask"][i, j // width]) >> (j % width)) & 1
+                    want = inputs["src0"][i, j] if bit else \
+                        inputs["src1"][i, j] if op == "TSEL" else inputs["scalar"][0, 0]
                     assert out.outputs["dst"][i, j] == want and out.classes["dst"][i, j] == EXACT
+
+
+def test_tcmps_compares_every_element_with_the_scalar():
+    case = Case("TCMPS", "a5", "int16", (("dst", Tile(2, 2, 2, 2)), ("src0", Tile(2, 16, 2, 16)),
+                                          ("scalar", Tile(1, 1, 1, 1))), (("cmp", cmpsel.MODES.index("GT")),))
+    a = np.arange(32, dtype=np.uint16).reshape(2, 16) - np.uint16(8)  # -8 .. 23 as int16 bits
+    out = run(case, src0=a, scalar=np.array([[3]], dtype=np.uint16))
+    # row 0: -8..7 > 3 -> columns 12..15; row 1: 8..23 > 3 -> all
+    assert out.outputs["dst"].tolist() == [[0x00, 0xF0], [0xFF, 0xFF]]
+    assert (out.classes["dst"] == EXACT).all()
+    a2a3 = run(case.on("a2a3").replace(dtype="int32"), src0=np.full((2, 16), 3, np.uint32),
+               scalar=np.array([[3]], dtype=np.uint32))
+    assert a2a3.outputs["dst"].tolist() == [[0xFF, 0xFF], [0xFF, 0xFF]]  # int32 on a2a3: EQ, 3 == 3
+
+
+def test_tsels_reads_wide_mask_words_as_their_little_endian_bytes():
+    t = Tile(1, 40, 1, 40)
+    case = Case("TSELS", "a5", "uint8", (("dst", t), ("mask", Tile(1, 2, 1, 2)), ("src0", t),
+                                         ("scalar", Tile(1, 1, 1, 1))), (("mask", "uint32"),))
+    mask = np.array([[0x000000FF, 0x00000080]], dtype=np.uint32)  # columns 0..7 and 39
+    out = run(case, src0=np.arange(40, dtype=np.uint8).reshape(1, 40), scalar=np.array([[200]], np.uint8),
+              mask=mask)
+    want = [c if c < 8 or c == 39 else 200 for c in range(40)]
+    assert out.outputs["dst"][0].tolist() == want
