@@ -464,6 +464,9 @@ def random_case(source: Source, op: str, platform: str, sup: tuple[str, ...], co
     r, c = whole_rows(*valid, dt)
     c += int(source.integers(0, 3)) * gen.block(dt)
     data = Tile(r, c, *valid)
+    if op == "TCMPS" and platform == "cpu":  # a tile of 32 * 2**k columns (the strides cpusim compiles)
+        c = max(32, 1 << max(valid[1] - 1, 0).bit_length()) << int(source.integers(0, 1))
+        data = Tile(r, c, *valid)
     if op in COMPARES:
         mask = _cpu_mask(source, dt.name) if platform == "cpu" and op == "TCMP" else None
         return _compare_case(op, platform, dt.name, data, int(source.integers(0, len(oracles.MODES) - 1)), mask)
@@ -595,15 +598,32 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
 # ---- fuzzing: geometry classes, regions ------------------------------------------------------------------------
 
 def geometry_class(case: Case) -> str:
-    """``empty`` (no valid element), else whether the valid region fills the data tile (``full``) or not
-    (``part``), and on a compare whether the last mask word of a row is partly padding (``,pad``)."""
+    """``empty`` (no valid element); TCMPS: whether each row's packed bytes fill the source tile's row
+    (``packed=tile``: the valid columns rounded up to whole bytes are the tile's columns, or one row) or not
+    (``packed<tile``), what pto-isa's simulator packs by (``cpusim-tcmps-row-stride``); the others: whether the
+    valid region fills the data tile (``full``) or not (``part``), and whether a row's last mask word is partly
+    padding (``,pad``: the valid columns no multiple of the word's bits), where the simulator's TSEL reads its
+    mask as one stream (``cpusim-tsel-mask-stream``)."""
     s = case.tile("src0")
     if 0 in s.valid:
         return "empty"
+    if case.op == "TCMPS":
+        fills = s.valid_rows == 1 or oracles.packed_cols(s.valid_cols, 8) * 8 == s.cols
+        return "packed=tile" if fills else "packed<tile"
     base = "full" if s.valid == s.shape else "part"
-    if case.op in COMPARES and s.valid_cols % oracles.word_bits(case):
+    width = 8 if case.op == "TSEL" else oracles.word_bits(case)
+    if s.valid_cols % width:
         base += ",pad"
     return base
+
+
+REGIONS = ("valid", "outside")
+
+
+def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
+    """Inside the destination's valid region or outside it. The first region is not named ``op``: a mismatch
+    inside keeps the geometry in its signature (where the simulator's packing goes wrong depends on it)."""
+    return REGIONS, ew.regions(case, role)[1]
 
 
 def known_difference(sig: Signature) -> str | None:
@@ -661,7 +681,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             role_dtype_params={"dst": ("mask", "uint8")} if compare else
             {"mask": ("mask", "uint8")} if op == "TSELS" else {},
             options=("dtype", "shape", "dst"), random_options=("dtype", "shape"), replay_flags=replay_flags,
-            redraw=redraw, draw_batch=draw_batch, geometry_class=geometry_class, regions=ew.regions,
+            redraw=redraw, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
             known_difference=known_difference,
             unmodelled={"spec": "pto-spec's packed predicate storage (one bit per element of a Row x Col tile, "
                                 "Row*Col/8 bytes) has no ptofuzz file layout yet"}))

@@ -875,7 +875,8 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
     rows = [row for row in json.loads(r.out) if row["platform"] == "cpusim"]
     assert [row["op"] for row in rows] == ["TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN", "TPARTARGMAX",
                                            "TPARTARGMIN", "TSORT32", "TMRGSORT", *ELEMENTWISE, "TADDS", "TSUBS",
-                                           "TMULS", "TMAXS", "TMINS", "TLRELU", "TABS", "TNEG", "TRELU", "TNOT"]
+                                           "TMULS", "TMAXS", "TMINS", "TLRELU", "TABS", "TNEG", "TRELU", "TNOT",
+                                           "TCMP", "TCMPS", "TSEL", "TSELS"]
     assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
 
 

@@ -48,6 +48,12 @@ def _tilescalar(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) ->
     return tilescalar.evaluate(sim, case, inputs)
 
 
+def _cmpsel(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import cmpsel
+
+    return cmpsel.evaluate(sim, case, inputs)
+
+
 def _tsort32(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     from ptofuzz.backends.cpusim import sort
 
@@ -72,6 +78,7 @@ ADAPTERS: dict[str, Adapter] = {
     "TADDS": _tilescalar, "TSUBS": _tilescalar, "TMULS": _tilescalar, "TMAXS": _tilescalar, "TMINS": _tilescalar,
     "TLRELU": _tilescalar,
 }
+ADAPTERS.update({"TCMP": _cmpsel, "TCMPS": _cmpsel, "TSEL": _cmpsel, "TSELS": _cmpsel})  # compare/select
 
 
 class _Live:

@@ -29,6 +29,12 @@ enum Op : uint32_t {
     TMAXS_OP = 20, TMINS_OP = 21, TLRELU_OP = 22
 };
 
+// the compare/select family: its own opcodes; its compares' tiles hold kCmpRows static rows (TCmp.h zeroes, and
+// TCmps.hpp packs, the whole static tile)
+enum CmpSelOp : uint32_t { TCMP_OP = 33, TCMPS_OP = 34, TSEL_OP = 35, TSELS_OP = 36 };
+constexpr int kCmpRows = 128;
+constexpr bool is_cmpsel(uint32_t op) { return op >= TCMP_OP && op <= TSELS_OP; }
+
 constexpr bool is_arg(uint32_t op) { return op == TPARTARGMAX_OP || op == TPARTARGMIN_OP; }
 constexpr bool is_unary(uint32_t op) { return op >= TABS_OP && op <= TNOT_OP; }
 constexpr bool is_scalar(uint32_t op) { return op >= TADDS_OP && op <= TLRELU_OP; }
