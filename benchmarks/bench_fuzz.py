@@ -41,7 +41,8 @@ RANDOM_TARGET = 60_000
 SORT_TARGET = 20_000  # cases/s of the sorts' campaigns (issue 15)
 SORTS = {"tsort32": None, "tmrgsort": None, "tsort": ["spec", "bundle"]}  # the oracles `fuzz OP` is run with
 ELEMENTWISE = ("tpartadd", "tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs", "tmuls", "tmaxs", "tmins",
-               "tlrelu", "tabs", "tneg", "trelu", "tnot")  # the anchor first
+               "tlrelu", "tabs", "tneg", "trelu", "tnot", "tcmp", "tcmps", "tsel", "tsels")  # the anchor first
+NO_SPEC = ("tlrelu", "tcmp", "tcmps", "tsel", "tsels")  # pto-spec has no TLRELU; the compare/select family no model
 ELEMENTWISE_TARGET = 20_000  # cases/s, 16x16, spec,cpu,a5 (issue 36)
 ATHERIS_TARGET = 10_000  # cases/s
 
@@ -107,7 +108,7 @@ def elementwise(args: argparse.Namespace) -> int:
     failed = False
     for op in ELEMENTWISE:
         dtype = "int32" if op == "tnot" else "float32"  # TNOT takes integers only
-        oracles = ["cpu", "a5"] if op == "tlrelu" else ["spec", "cpu", "a5"]  # pto-spec has no TLRELU
+        oracles = ["cpu", "a5"] if op in NO_SPEC else ["spec", "cpu", "a5"]
         plan = campaign.make_plan(op, oracles, seed=args.seed, dtype=dtype, shape=(16, 16))
         campaign.run_random(plan, runs=20_000)  # warm-up
         best, sigs = 0.0, 0
