@@ -36,9 +36,9 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind, Tile
+from ptofuzz.core.case import COMMIT, EXACT, UNDEFINED, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.core.dtypes import DType, get
-from ptofuzz.oracles import ieee, integer
+from ptofuzz.oracles import descriptors, ieee, integer
 
 MODES = ("EQ", "NE", "LT", "LE", "GT", "GE")  # index = the cmp parameter (pto-isa's CmpMode)
 SYMBOL = {"EQ": "==", "NE": "!=", "LT": "<", "GT": ">", "LE": "<=", "GE": ">="}
@@ -146,6 +146,19 @@ def tcmp_a2a3(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     return tcmp(case, inputs, eq_int32=True)
 
 
+#: cpu TCMP's element types for uint8 mask words (``include/pto/cpu/TCmp.h``'s TCmpCheck: int32_t, half, float;
+#: uint32 words take all nine)
+CPU_U8_WORDS = ("float32", "float16", "int32")
+
+
+def tcmp_cpu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    """cpu TCMP and TCMPS: TCMP of uint8 words takes only the types its header checks for them."""
+    if case.op == "TCMP" and word_bits(case) == 8 and case.dtype not in CPU_U8_WORDS:
+        return Outcome.unsupported(f"TCMP on cpu writes uint8 mask words only for {', '.join(CPU_U8_WORDS)} "
+                                   f"(TCmp.h); a {case.dtype} source takes uint32 words (the parameter mask)")
+    return tcmp(case, inputs)
+
+
 def tsel(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """TSEL and TSELS as pto-isa's pages state them: ``dst = mask ? src0 : src1`` (TSELS: ``: scalar``) over
     dst's valid region, bits copied."""
@@ -169,3 +182,104 @@ def tsel(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
         out[..., :rows, :cols] = np.where(bit, a[..., :rows, :cols], b)
         classes[..., :rows, :cols] = EXACT
     return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes})
+
+
+# ---- pto-spec 0.58 ----------------------------------------------------------------------------------------------
+# asl/tile/elementwise-tile-tile/logical/T{CMP,SEL}.asl, asl/tile/tile-scalar-and-immediate/logical/T{CMPS,SELS}.asl,
+# asl/tile/model/execution/comparison.asl, the predicate storage of asl/tile/model/definedness/elements.asl and
+# the legality of asl/tile/model/legality/operand-schema.asl. A predicate tile has its data tile's Row x Col
+# logical shape, element (r, c) at bit (r*Col + c) mod 8 of byte (r*Col + c) div 8: with Col a multiple of 8 that is
+# ptofuzz's row-by-row layout of a Row x Col/8 byte tile, so a spec case's mask (and TCMP's destination) is that
+# byte tile; a tile of fewer than 8 columns packs rows into one byte, which ptofuzz's files do not lay out
+# (unsupported).
+
+#: the element types the four take in pto-spec: their contracts list S32, U32, FP32, S16, U16, FP16, BF16, S8, U8
+#: (TSEL's also fp8 types ptofuzz has not, and it rejects the 64-bit ones by name)
+SPEC_DTYPES = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint32", "uint16", "uint8")
+
+
+def spec_predicate(data: Tile) -> Tile:
+    """The byte tile of a predicate with ``data``'s logical shape (Col a multiple of 8)."""
+    return Tile(data.rows, data.cols // 8, data.valid_rows, packed_cols(data.valid_cols, 8))
+
+
+def spec_legality(case: Case) -> Outcome | None:
+    """Fault_TileLegality (trap 5) when the tiles break pto-spec's rules, "unsupported" for a legal geometry
+    ptofuzz's files cannot hold (fewer than 8 columns a row, or a 64-bit element when ``dt`` is such), else
+    None."""
+    dt = get(case.dtype)
+    compare = case.op in ("TCMP", "TCMPS")
+    main = case.tile("src0")
+    data = [r for r in ("src0", "src1", "dst") if r in dict(case.tiles) and not (compare and r == "dst")]
+    pred = "dst" if compare else "mask"
+    why = ""
+    if any(case.tile(r).shape != main.shape for r in data):
+        why = "the data tiles' physical shapes differ"
+    elif any(case.tile(r).valid != main.valid for r in data):
+        why = "the data tiles' valid shapes differ"
+    elif 0 in main.valid:
+        why = "an empty valid region (LB0 must be nonzero; LB1 defaults to 1)"
+    elif (case.param("mask") or "uint8") != "uint8":
+        why = f"{pred}: {case.param('mask')} words are ordinary numeric storage, not a predicate tile"
+    else:
+        for role in data:
+            problem = descriptors.problem(case.tile(role), dt, max_bytes=descriptors.LOCAL_MAX)
+            if problem:
+                why = f"{role}: {problem}"
+                break
+    if not why and main.cols % 8 == 0 and case.tile(pred) != spec_predicate(main):
+        p = case.tile(pred)
+        why = (f"{pred}: a predicate tile must have the data's shape and valid shape ({main.rows}x{main.cols} valid "
+               f"{main.valid_rows}x{main.valid_cols}: {main.rows}x{main.cols // 8} bytes, valid "
+               f"{main.valid_rows}x{packed_cols(main.valid_cols, 8)}); it is {p.rows}x{p.cols} valid "
+               f"{p.valid_rows}x{p.valid_cols}")
+    if why:
+        return Outcome.faulted("Fault_TileLegality", 5, f"{case.op}: {why}", COMMIT)
+    if main.cols % 8:
+        return Outcome.unsupported(f"{case.op}: a {main.cols}-column predicate packs several rows into a byte, "
+                                   "which ptofuzz's spec files do not lay out")
+    return None
+
+
+def spec_predicate_bits(mode: str, a: np.ndarray, b: np.ndarray, dt: DType) -> tuple[np.ndarray, np.ndarray]:
+    """pto-spec's comparison on raw bits (``TileCompareElement``): a NaN makes EQ, LT, GT, LE, GE false and NE
+    true, +0 and -0 are equal, integers compare signed or unsigned by type; and where a signaling NaN raised NV."""
+    res, nan = predicate(mode, a, b, dt)
+    if not dt.is_float:
+        return res, np.zeros(res.shape, dtype=bool)
+    res = np.where(nan, mode == "NE", res)
+    return res, np.broadcast_to(ieee.is_snan(a, dt) | ieee.is_snan(b, dt), res.shape)
+
+
+def spec_tcmp(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    """TCMP and TCMPS as pto-spec defines them: every valid bit pinned, padding and the rest undefined (the
+    bundle's default PadValue is Null), NV where a signaling NaN was compared."""
+    bad = spec_legality(case)
+    if bad is not None:
+        return bad
+    dt = get(case.dtype)
+    rows, cols = case.tile("src0").valid
+    a = inputs["src0"]
+    b = inputs["scalar"][..., :1, :1] if case.op == "TCMPS" else inputs["src1"][..., :rows, :cols]
+    d = case.tile("dst")
+    lead = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    out = np.zeros((*lead, *d.shape), dtype=np.uint8)
+    classes = np.full((*lead, *d.shape), UNDEFINED, dtype=np.uint8)
+    p, snan = spec_predicate_bits(mode_name(case), a[..., :rows, :cols], b, dt)
+    packed, padded = pack(p, np.zeros(p.shape, dtype=bool), 8)
+    words = packed_cols(cols, 8)
+    out[..., :rows, :words] = packed
+    classes[..., :rows, :words] = np.where(padded, np.uint8(UNDEFINED), np.uint8(EXACT))
+    flags = ("NV",) if bool(np.any(snan)) else ()
+    return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes}, flags=flags)
+
+
+def spec_tsel(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    """TSEL and TSELS as pto-spec defines them: the chosen carrier bits, no conversion, no flag; padding
+    undefined (PadValue Null)."""
+    bad = spec_legality(case)
+    if bad is not None:
+        return bad
+    out = tsel(case, inputs)
+    return Outcome(out.kind, outputs=out.outputs, classes=out.classes, flags=()) if out.kind is OutcomeKind.OK \
+        else out

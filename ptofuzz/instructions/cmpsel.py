@@ -65,16 +65,18 @@ COMPARES = ("TCMP", "TCMPS")
 _NINE = ("float32", "float16", "bfloat16", "int32", "int16", "int8", "uint32", "uint16", "uint8")
 _A5 = ("float32", "float16", "bfloat16", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8")
 #: TCMP on cpu: a uint32 mask takes the nine types, a uint8 mask int32, half and float (TCmp.h's TCmpCheck)
-CPU_U8_MASK = ("float32", "float16", "int32")
+CPU_U8_MASK = oracles.CPU_U8_WORDS
 DTYPES: dict[str, dict[str, tuple[str, ...]]] = {
-    "TCMP": {"cpu": _NINE, "a2a3": ("float32", "float16", "int32"), "a5": _A5},
+    "TCMP": {"spec": oracles.SPEC_DTYPES, "cpu": _NINE, "a2a3": ("float32", "float16", "int32"), "a5": _A5},
     # TCMPS on cpu: TCmps.hpp is a template over the element type
-    "TCMPS": {"cpu": _NINE, "a2a3": ("float32", "float16", "int32", "int16", "uint16"), "a5": _A5},
+    "TCMPS": {"spec": oracles.SPEC_DTYPES, "cpu": _NINE, "a2a3": ("float32", "float16", "int32", "int16", "uint16"),
+              "a5": _A5},
     # TSEL on cpu: TSel.hpp is a template over the element type
-    "TSEL": {"cpu": _NINE, "a2a3": ("float32", "float16", "bfloat16", "int32", "int16", "uint32", "uint16"),
-             "a5": _A5},
+    "TSEL": {"spec": oracles.SPEC_DTYPES, "cpu": _NINE,
+             "a2a3": ("float32", "float16", "bfloat16", "int32", "int16", "uint32", "uint16"), "a5": _A5},
     # TSELS on cpu: TSelS.hpp is a template over the element and mask word types
-    "TSELS": {"cpu": _NINE, "a2a3": ("float32", "float16", "bfloat16", "int32", "int16", "uint32", "uint16"),
+    "TSELS": {"spec": oracles.SPEC_DTYPES, "cpu": _NINE,
+              "a2a3": ("float32", "float16", "bfloat16", "int32", "int16", "uint32", "uint16"),
               "a5": ("float32", "float16", "int64", "int32", "int16", "int8", "uint64", "uint32", "uint16", "uint8")},
 }
 MASKS = ("uint8", "uint32")  # cpu TCMP's mask words
@@ -406,6 +408,47 @@ def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
 PLAIN_BACK = {spelled: name for name, spelled in PLAIN.items()}
 
 
+def spec_tile(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[int, int]:
+    """The smallest legal pto-spec descriptor of at least 8 columns holding a valid region (a predicate of
+    fewer columns packs several rows into a byte, which ptofuzz's files do not lay out)."""
+    cols = max(8, 1 << max(valid_cols - 1, 0).bit_length())
+    capacity = 128
+    while capacity < max(valid_rows, 1) * cols * dt.itemsize:
+        capacity *= 2
+    return max(capacity // (cols * dt.itemsize), 1), cols
+
+
+def spec_case(op: str, dt: str, valid: tuple[int, int], mode: int, phys: tuple[int, int] | None = None) -> Case:
+    """A spec case: the data tiles one legal descriptor, the predicate (TCMP's destination, a select's mask) its
+    byte tile."""
+    data = Tile(*(phys or spec_tile(*valid, dtypes.get(dt))), *valid)
+    pred = oracles.spec_predicate(data)
+    if op == "TCMP":
+        return Case(op, "spec", dt, (("dst", pred), ("src0", data), ("src1", data)), (("cmp", mode),))
+    if op == "TCMPS":
+        return Case(op, "spec", dt, (("dst", pred), ("src0", data), ("scalar", SCALAR)), (("cmp", mode),))
+    if op == "TSEL":
+        return Case(op, "spec", dt, (("dst", data), ("mask", pred), ("src0", data), ("src1", data)))
+    return Case(op, "spec", dt, (("dst", data), ("mask", pred), ("src0", data), ("scalar", SCALAR)),
+                (("mask", "uint8"),))
+
+
+def _spec_union(op: str, lists: list[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+    """spec's canonical list: every platform case's dtype (those pto-spec takes), valid region and comparison
+    once, its tiles the smallest legal descriptor."""
+    seen: dict[tuple[str, tuple[int, int], int], Case] = {}
+    for cases in lists:
+        for _, c in cases:
+            if c.dtype in oracles.SPEC_DTYPES and 0 not in c.tile("src0").valid:
+                key = (c.dtype, c.tile("src0").valid, int(c.param("cmp", 0)))
+                seen.setdefault(key, spec_case(op, c.dtype, key[1], key[2]))
+    out = []
+    for c in seen.values():
+        mode = f"_{oracles.MODES[int(c.param('cmp'))]}" if op in COMPARES else ""
+        out.append((f"case_{c.dtype}_{c.tile('src0').token()}{mode}", c))
+    return tuple(out)
+
+
 def _files(op: str, platform: str) -> tuple[tuple[str, str], ...]:
     if op in COMPARES:
         return (("input1.bin", "src0"), ("input2.bin", "src1" if op == "TCMP" else "scalar"))
@@ -430,7 +473,13 @@ def _profiles(op: str) -> dict[str, Profile]:
             param_tokens=(("cmp", "cmp"),) if op in COMPARES else (), derive=_derive(op),
             dtype_param="mask" if mask_named else None,
             note=f"{root}/testcase/{op.lower()}: {'valid-region files' if compact else 'each file its whole tile'}")
-    return out
+    out["spec"] = Profile(
+        op, "spec", f"{op}Spec", _files(op, "a5"), golden, output, NAME_ROLES[op], compact=False, spelling={},
+        canonical=_spec_union(op, [p.canonical for p in out.values()]),
+        param_tokens=(("cmp", "cmp"),) if op in COMPARES else (), derive=_derive(op),
+        dtype_param="mask" if op == "TSELS" else None,
+        note="ptofuzz full-tile layout; the data tiles one legal pto-spec descriptor, the predicate its byte tile")
+    return {"spec": out.pop("spec"), **out}
 
 
 # ---- cases ----------------------------------------------------------------------------------------------------
@@ -460,7 +509,10 @@ def random_case(source: Source, op: str, platform: str, sup: tuple[str, ...], co
     spare), a random comparison; the mask tile of the platform's layout (a few words wider now and then: a
     mask's row stride is its own)."""
     dt = dtypes.get(constraints.get("dtype") or source.choice(sup))
-    valid = gen.valid_region(source, dt, allow_zero=True, shape=constraints.get("shape"))
+    spec = platforms.get(platform).kind == platforms.SPEC
+    valid = gen.valid_region(source, dt, allow_zero=not spec, shape=constraints.get("shape"))
+    if spec:
+        return spec_case(op, dt.name, valid, int(source.integers(0, len(oracles.MODES) - 1)))
     r, c = whole_rows(*valid, dt)
     c += int(source.integers(0, 3)) * gen.block(dt)
     data = Tile(r, c, *valid)
@@ -486,6 +538,8 @@ def explicit_case(op: str, sup: Mapping[str, tuple[str, ...]], platform: str, op
     dt = dtypes.get(opts.get("dtype") or sup[platforms.canonical(platform)][0])
     shape: tuple[int, int] | None = opts.get("shape")
     valid: tuple[int, int] = opts.get("dst") or shape or (16, 16)
+    if platforms.get(platform).kind == platforms.SPEC:
+        return spec_case(op, dt.name, valid, 0, shape)
     shape = shape or whole_rows(*valid, dt)
     if valid[0] > shape[0] or valid[1] > shape[1]:
         raise UsageError(f"--dst {valid[0]}x{valid[1]} is larger than the tile {shape[0]}x{shape[1]}; pass a bigger "
@@ -626,10 +680,29 @@ def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
     return REGIONS, ew.regions(case, role)[1]
 
 
+def fault_class(case: Case) -> str:
+    """For a fault against a value: which pto-spec rule the case breaks, or ``spec-legal``."""
+    fault = oracles.spec_legality(case.on("spec"))
+    if fault is None or fault.fault is None:
+        return "spec-legal"
+    why = fault.fault.reason
+    return "shape" if "physical shapes" in why else "valid" if "valid shapes" in why else \
+        "empty" if "empty" in why else "mask-words" if "numeric storage" in why else \
+        "predicate" if "predicate tile must" in why else "nodesc"
+
+
 def known_difference(sig: Signature) -> str | None:
     """The documented difference: a2a3's int32 compares are EQ (its only integer compare types besides int32,
     TCMPS's int16 and uint16, compare as everywhere else, so an integer difference with a2a3 is int32's)."""
     a, b = sig.oracles()
+    if sig.kind == "fault-vs-value" and "spec" in (a, b):
+        if sig.dtype_class == "int64":
+            return f"pto-spec's {sig.op} takes no 64-bit integers (its contract lists the types); a5 does"
+        if sig.geometry != "spec-legal":
+            return ("pto-spec faults where the data tiles' shapes or valid shapes differ, on an empty valid region, "
+                    "on tiles that are no legal descriptor and on a mask or destination that is no predicate of "
+                    "the data's shape (cpu's uint32 or TSELS's wider mask words are numeric storage); pto-isa "
+                    "reads each tile at its own stride")
     if "a2a3" in (a, b) and sig.dtype_class == "int" and sig.op in COMPARES and sig.kind == "int-value":
         return (f"a2a3's {sig.op} of int32 compares for equality whatever the mode (docs/isa/{sig.op}.md, "
                 "Implementation checks (A2A3))")
@@ -659,12 +732,16 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
         compare = op in COMPARES
         oracle: dict[str, Callable[[Case, Mapping[str, np.ndarray]], Any]]
         if compare:
-            oracle = {p: oracles.tcmp for p in PLATFORMS} | {"a2a3": oracles.tcmp_a2a3}
+            oracle = {p: oracles.tcmp for p in PLATFORMS} | {"a2a3": oracles.tcmp_a2a3, "cpu": oracles.tcmp_cpu}
         else:
             oracle = {p: oracles.tsel for p in PLATFORMS}
-        support = {p: PlatformSupport(sup[p], oracle[p], profiles[p],
-                                      notes=NOTES[op] + ("" if p in ("cpu", "a2a3", "a5") else "; a5's headers"))
-                   for p in PLATFORMS}
+        support = {"spec": PlatformSupport(sup["spec"], oracles.spec_tcmp if compare else oracles.spec_tsel,
+                                           profiles["spec"], bad_dtype="fault", has_system_test=False,
+                                           notes="pto-spec: NaN compares false but NE; one shape for the data "
+                                                 "tiles, the predicate theirs, else Fault_TileLegality"),
+                   **{p: PlatformSupport(sup[p], oracle[p], profiles[p],
+                                         notes=NOTES[op] + ("" if p in ("cpu", "a2a3", "a5") else "; a5's headers"))
+                      for p in PLATFORMS}}
 
         def rnd(source: Source, platform: str, constraints: Mapping[str, Any], *, _op: str = op,
                 _sup: dict[str, tuple[str, ...]] = sup) -> Case:
@@ -684,7 +761,5 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             {"mask": ("mask", "uint8")} if op == "TSELS" else {},
             options=("dtype", "shape", "dst"), random_options=("dtype", "shape"), replay_flags=replay_flags,
             redraw=redraw, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
-            known_difference=known_difference,
-            unmodelled={"spec": "pto-spec's packed predicate storage (one bit per element of a Row x Col tile, "
-                                "Row*Col/8 bytes) has no ptofuzz file layout yet"}))
+            fault_class=fault_class, known_difference=known_difference))
     return out

@@ -111,11 +111,11 @@ CMPSEL_DEFECTS: tuple[Defect, ...] = (
            _tcmps_row_stride),
     Defect("cpusim-tcmps-eq-tolerance", ("TCMPS",), CPUSIM,
            "include/pto/cpu/TCmps.hpp:27-33 (CmpCall): EQ is |a - b| < 1e-9 and NE |a - b| > 1e-9 in double, so "
-           "two different floats closer than 1e-9 (tiny normals and subnormals of float32 and float16) compare "
-           "equal",
+           "two different floats closer than 1e-9 (tiny float32 normals and subnormals) compare equal, and two "
+           "equal infinities unequal (inf - inf is a NaN)",
            "docs/isa/TCMPS.md: dst = src0 cmpMode scalar, a comparison of the two values (EQ true only for equal "
            "values)",
-           "ptofuzz fuzz tcmps --oracles cpu,cpusim --dtype float32 --shape 8x64 --special subnormal "
+           "ptofuzz fuzz tcmps --oracles cpu,cpusim --dtype float32 --shape 8x64 --special subnormal,inf "
            "--special-rate 0.5 --runs 2000 --out findings",
            _tcmps_eq_tolerance),
     Defect("cpusim-tsel-mask-stream", ("TSEL",), CPUSIM,

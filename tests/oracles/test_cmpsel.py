@@ -225,3 +225,49 @@ def test_tsels_reads_wide_mask_words_as_their_little_endian_bytes():
               mask=mask)
     want = [c if c < 8 or c == 39 else 200 for c in range(40)]
     assert out.outputs["dst"][0].tolist() == want
+
+
+def spec_tcmp_case(op: str, dtype: str, rows: int, cols: int, mode: str, valid: tuple[int, int] | None = None
+                   ) -> Case:
+    vr, vc = valid or (rows, cols)
+    t = Tile(rows, cols, vr, vc)
+    pred = Tile(rows, cols // 8, vr, -(-vc // 8))
+    second = ("src1", t) if op == "TCMP" else ("scalar", Tile(1, 1, 1, 1))
+    return Case(op, "spec", dtype, (("dst", pred), ("src0", t), second), (("cmp", cmpsel.MODES.index(mode)),))
+
+
+@pytest.mark.parametrize("mode,expected", [("EQ", 0b0101), ("NE", 0b1010), ("LT", 0), ("GT", 0), ("LE", 0b0101),
+                                           ("GE", 0b0101)])
+def test_spec_pins_nan_comparisons_false_but_ne(mode, expected):
+    # columns: 1 vs 1, NaN vs 1, -0 vs +0, 1 vs sNaN; padding columns 4..7 undefined
+    case = spec_tcmp_case("TCMP", "float32", 4, 8, mode, valid=(4, 4))
+    a = np.zeros((4, 8), np.uint32)
+    b = np.zeros((4, 8), np.uint32)
+    a[:, :4] = [f32(1)[0], 0x7FC00000, NEG_ZERO, f32(1)[0]]
+    b[:, :4] = [f32(1)[0], f32(1)[0], 0, 0x7F800001]
+    out = run(case, src0=a, src1=b)
+    assert [int(v) & 0x0F for v in out.outputs["dst"][:, 0]] == [expected] * 4
+    assert (out.classes["dst"] == UNDEFINED).all()  # every byte holds padding bits (PadValue Null)
+    assert out.flags == ("NV",)  # the signaling NaN
+    full = spec_tcmp_case("TCMP", "float32", 4, 8, mode)
+    quiet = run(full, src0=a, src1=np.where(b == 0x7F800001, np.uint32(0x7FC00000), b))
+    assert quiet.flags == () and (quiet.classes["dst"] == EXACT).all()
+
+
+def test_spec_faults_and_the_layout_ptofuzz_cannot_write():
+    case = spec_tcmp_case("TCMPS", "int16", 8, 16, "EQ")
+    good = run(case, src0=np.zeros((8, 16), np.uint16), scalar=np.zeros((1, 1), np.uint16))
+    assert good.kind.value == "ok" and (good.outputs["dst"] == 0xFF).all()
+    bad = case.replace(tiles=(("dst", Tile(8, 4, 8, 2)), *case.tiles[1:]))  # a predicate of another shape
+    assert run(bad, src0=np.zeros((8, 16), np.uint16), scalar=np.zeros((1, 1), np.uint16)).fault.trap == 5
+    empty = spec_tcmp_case("TCMPS", "int16", 8, 16, "EQ", valid=(0, 16))
+    assert run(empty, src0=np.zeros((8, 16), np.uint16), scalar=np.zeros((1, 1), np.uint16)).kind.value == "fault"
+    narrow = spec_tcmp_case("TCMP", "float32", 32, 4, "EQ")  # 4 columns: rows share predicate bytes
+    out = run(narrow.replace(tiles=(("dst", Tile(32, 1, 32, 1)), *narrow.tiles[1:])),
+              src0=np.zeros((32, 4), np.uint32), src1=np.zeros((32, 4), np.uint32))
+    assert out.kind.value == "unsupported"
+    wide = Case("TSELS", "spec", "int16", (("dst", Tile(8, 16, 8, 16)), ("mask", Tile(8, 1, 8, 1)),
+                                           ("src0", Tile(8, 16, 8, 16)), ("scalar", Tile(1, 1, 1, 1))),
+                (("mask", "uint16"),))
+    assert run(wide, src0=np.zeros((8, 16), np.uint16), scalar=np.zeros((1, 1), np.uint16),
+               mask=np.zeros((8, 1), np.uint16)).fault.trap == 5  # wider words are no predicate

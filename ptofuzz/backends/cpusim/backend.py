@@ -78,7 +78,7 @@ ADAPTERS: dict[str, Adapter] = {
     "TADDS": _tilescalar, "TSUBS": _tilescalar, "TMULS": _tilescalar, "TMAXS": _tilescalar, "TMINS": _tilescalar,
     "TLRELU": _tilescalar,
 }
-ADAPTERS.update({"TCMP": _cmpsel, "TCMPS": _cmpsel, "TSEL": _cmpsel, "TSELS": _cmpsel})  # compare/select
+ADAPTERS = {**ADAPTERS, "TCMP": _cmpsel, "TCMPS": _cmpsel, "TSEL": _cmpsel, "TSELS": _cmpsel}  # compare/select
 
 
 class _Live:

@@ -48,7 +48,7 @@ REDUCEIDX_GUARD = "-DTCOLREDUCEIDX_CPU_HPP"
 OPS = {"TPARTADD": 0, "TPARTMUL": 1, "TPARTMAX": 2, "TPARTMIN": 3, "TSORT32": 4, "TMRGSORT": 5, "TPARTARGMAX": 6,
        "TPARTARGMIN": 7, "TADD": 8, "TSUB": 9, "TMUL": 10, "TMAX": 11, "TMIN": 12, "TABS": 13, "TNEG": 14,
        "TRELU": 15, "TNOT": 16, "TADDS": 17, "TSUBS": 18, "TMULS": 19, "TMAXS": 20, "TMINS": 21, "TLRELU": 22}
-OPS.update({"TCMP": 33, "TCMPS": 34, "TSEL": 35, "TSELS": 36})  # the compare/select family
+OPS = {**OPS, "TCMP": 33, "TCMPS": 34, "TSEL": 35, "TSELS": 36}  # the compare/select family
 DTYPES = {"float32": (0, "float"), "float16": (1, "half"), "bfloat16": (2, "bfloat16_t"), "int32": (3, "int32_t"),
           "int16": (4, "int16_t"), "int8": (5, "int8_t"), "uint8": (6, "uint8_t"), "uint32": (7, "uint32_t"),
           "uint16": (8, "uint16_t"), "int64": (9, "int64_t"), "uint64": (10, "uint64_t")}
