@@ -53,7 +53,6 @@ if TYPE_CHECKING:
 NAMES = ("TCMP", "TCMPS", "TSEL", "TSELS")  # registry.MODULES lists the same, in this order
 PLAIN = {"float32": "float", "float16": "half", "bfloat16": "bf16"}  # others: numpy names (int16, uint64...)
 PLATFORMS = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")
-NPUS = ("a2a3", "a5", "kirin9030", "kirinDev0000")
 ROLES = {"TCMP": ("dst", "src0", "src1"), "TCMPS": ("dst", "src0", "scalar"), "TSEL": ("dst", "mask", "src0", "src1"),
          "TSELS": ("dst", "mask", "src0", "scalar")}
 NAME_ROLES = {"TCMP": ("dst", "src0"), "TCMPS": ("dst", "src0"), "TSEL": ("dst", "mask"),
