@@ -736,8 +736,10 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             oracle = {p: oracles.tsel for p in PLATFORMS}
         support = {"spec": PlatformSupport(sup["spec"], oracles.spec_tcmp if compare else oracles.spec_tsel,
                                            profiles["spec"], bad_dtype="fault", has_system_test=False,
-                                           notes="pto-spec: NaN compares false but NE; one shape for the data "
-                                                 "tiles, the predicate theirs, else Fault_TileLegality"),
+                                           notes=("pto-spec: NaN compares false but NE, +0 == -0" if compare
+                                                  else "pto-spec: the chosen element's bits") +
+                                           "; data tiles of one shape, a predicate of theirs, else "
+                                           "Fault_TileLegality"),
                    **{p: PlatformSupport(sup[p], oracle[p], profiles[p],
                                          notes=NOTES[op] + ("" if p in ("cpu", "a2a3", "a5") else "; a5's headers"))
                       for p in PLATFORMS}}
