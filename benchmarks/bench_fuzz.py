@@ -42,9 +42,11 @@ SORT_TARGET = 20_000  # cases/s of the sorts' campaigns (issue 15)
 SORTS = {"tsort32": None, "tmrgsort": None, "tsort": ["spec", "bundle"]}  # the oracles `fuzz OP` is run with
 ELEMENTWISE = ("tpartadd", "tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs", "tmuls", "tmaxs", "tmins",
                "tlrelu", "tabs", "tneg", "trelu", "tnot",
-               "tand", "tor", "txor", "tshl", "tshr", "tands", "tors", "txors", "tshls", "tshrs")  # the anchor first
+               "tand", "tor", "txor", "tshl", "tshr", "tands", "tors", "txors", "tshls", "tshrs",
+               "tcmp", "tcmps", "tsel", "tsels")  # the anchor first
 INTEGER_ONLY = ("tnot", "tand", "tor", "txor", "tshl", "tshr", "tands", "tors", "txors", "tshls", "tshrs")
 ELEMENTWISE += ("texpands",)  # the generation family's batched op (TCI and TTRI read no data: no batches)
+NO_SPEC = ("tlrelu",)  # pto-spec has no TLRELU
 ELEMENTWISE_TARGET = 20_000  # cases/s, 16x16, spec,cpu,a5 (issue 36)
 ATHERIS_TARGET = 10_000  # cases/s
 
@@ -110,7 +112,7 @@ def elementwise(args: argparse.Namespace) -> int:
     failed = False
     for op in ELEMENTWISE:
         dtype = "int32" if op in INTEGER_ONLY else "float32"  # TNOT and the bitwise ops take integers only
-        oracles = ["cpu", "a5"] if op == "tlrelu" else ["spec", "cpu", "a5"]  # pto-spec has no TLRELU
+        oracles = ["cpu", "a5"] if op in NO_SPEC else ["spec", "cpu", "a5"]
         plan = campaign.make_plan(op, oracles, seed=args.seed, dtype=dtype, shape=(16, 16))
         campaign.run_random(plan, runs=20_000)  # warm-up
         best, sigs = 0.0, 0

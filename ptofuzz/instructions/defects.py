@@ -97,6 +97,62 @@ def _ttri_diagonal_overflow(sig: Signature) -> bool:
     return CPUSIM in sig.oracles() and sig.region == "int-edge" and sig.kind not in ("fault-vs-value", "fault-kind")
 
 
+def _tcmps_row_stride(sig: Signature) -> bool:
+    """The simulator against any other oracle: a TCMPS result inside the valid region, on a case whose packed
+    rows do not fill the source tile's rows."""
+    return sig.op == "TCMPS" and CPUSIM in sig.oracles() and sig.region == "valid" \
+        and sig.geometry == "packed<tile" and sig.kind not in ("crash", "hang", "fault-vs-value")
+
+
+def _tcmps_eq_tolerance(sig: Signature) -> bool:
+    """The simulator against any other oracle: a float TCMPS result inside the valid region, where the packing
+    cannot be the cause (packed rows fill the tile)."""
+    return sig.op == "TCMPS" and CPUSIM in sig.oracles() and sig.region == "valid" and sig.dtype_class == "float" \
+        and sig.geometry == "packed=tile" and sig.kind not in ("crash", "hang", "fault-vs-value")
+
+
+def _tsel_mask_stream(sig: Signature) -> bool:
+    """The simulator against any other oracle: a TSEL result inside the valid region of a case whose valid
+    columns are no multiple of 8."""
+    return sig.op == "TSEL" and CPUSIM in sig.oracles() and sig.region == "valid" and sig.geometry.endswith(",pad") \
+        and sig.kind not in ("crash", "hang", "fault-vs-value")
+
+
+# the compare/select family's defects (appended to DEFECTS below)
+CMPSEL_DEFECTS: tuple[Defect, ...] = (
+    Defect("cpusim-tcmps-row-stride", ("TCMPS",), CPUSIM,
+           "include/pto/cpu/TCmps.hpp:72 and 87-95 (scalar form; 150 and 164-172, tile form): the bits are packed "
+           "W/8 bytes a row, W the source tile's static column count, into one byte stream, which is then laid "
+           "into dst rows of dst.GetValidCol() bytes; when the valid columns rounded up to bytes are fewer than "
+           "the tile's columns, source row i's bytes start at stream offset i*W/8, in dst row "
+           "i*W/8/dstValidCol: every dst row after the first holds other rows' bytes (zeros past the valid region "
+           "among them)",
+           "docs/isa/TCMPS.md: dst(i, j) = src0(i, j) cmpMode scalar for each element of the valid region; its "
+           "example gives a 16x16 source a dst of valid 16x2, one row of packed bits per source row, as the cpu "
+           "TCMP (TCmp.h) packs",
+           "ptofuzz fuzz tcmps --oracles cpu,cpusim --dtype int16 --shape 4x20 --runs 200 --out findings",
+           _tcmps_row_stride),
+    Defect("cpusim-tcmps-eq-tolerance", ("TCMPS",), CPUSIM,
+           "include/pto/cpu/TCmps.hpp:27-33 (CmpCall): EQ is |a - b| < 1e-9 and NE |a - b| > 1e-9 in double, so "
+           "two different floats closer than 1e-9 (tiny float32 normals and subnormals) compare equal, and two "
+           "equal infinities unequal (inf - inf is a NaN)",
+           "docs/isa/TCMPS.md: dst = src0 cmpMode scalar, a comparison of the two values (EQ true only for equal "
+           "values)",
+           "ptofuzz fuzz tcmps --oracles cpu,cpusim --dtype float32 --shape 8x64 --special subnormal,inf "
+           "--special-rate 0.5 --runs 2000 --out findings",
+           _tcmps_eq_tolerance),
+    Defect("cpusim-tsel-mask-stream", ("TSEL",), CPUSIM,
+           "include/pto/cpu/TSel.hpp:29-40: one bit counter runs over the whole valid region; it moves to the next "
+           "mask row only after validMaskCol bytes and is not reset at a data row's end, so when the valid "
+           "columns are no multiple of 8, row i > 0 reads the bits left over in row i-1's last byte and the "
+           "rows' bits shift",
+           "docs/isa/TSEL.md: dst(i, j) = mask(i, j) ? src0 : src1 for each element of the valid region; its "
+           "example gives a 16x16 tile a mask of valid 16x2, one row of packed bits per data row, as the cpu "
+           "TCMP (TCmp.h) writes and TSELS (TSelS.hpp) reads them",
+           "ptofuzz fuzz tsel --oracles cpu,cpusim --dtype float32 --shape 4x12 --runs 200 --out findings",
+           _tsel_mask_stream),
+)
+
 DEFECTS: tuple[Defect, ...] = (
     Defect("cpusim-tsort32-16bit-overlap", ("TSORT32",), CPUSIM,
            "include/pto/cpu/TSort32.hpp:51: the block at source column j is written from dst element column 2*j "
@@ -177,7 +233,7 @@ DEFECTS: tuple[Defect, ...] = (
            "the pages list bfloat16 for the cpu; a bf16 result is bf16 arithmetic",
            "ptofuzz sim build (it names the placeholder); ptofuzz fuzz tpartadd --oracles cpu,cpusim --dtype bf16 "
            "--sim-placeholder-bf16 --runs 2000 --out findings"),
-)
+) + CMPSEL_DEFECTS
 
 BY_NAME = {d.name: d for d in DEFECTS}
 

@@ -44,6 +44,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.bitwise": ("TAND", "TOR", "TXOR", "TSHL", "TSHR", "TANDS", "TORS", "TXORS", "TSHLS",
                                      "TSHRS"),
     "ptofuzz.instructions.generation": ("TEXPANDS", "TCI", "TTRI"),
+    "ptofuzz.instructions.cmpsel": ("TCMP", "TCMPS", "TSEL", "TSELS"),
 }
 
 

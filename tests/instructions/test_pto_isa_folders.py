@@ -23,7 +23,7 @@ from ptofuzz import api
 PTO_ISA = os.environ.get("PTO_ISA_DIR", "")
 DATA = Path(__file__).resolve().parents[1] / "data"
 ELEMENTWISE = ("tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsubs", "tmuls", "tmaxs", "tmins", "tlrelu", "tabs",
-               "tneg", "trelu", "tnot")
+               "tneg", "trelu", "tnot", "tcmp", "tcmps", "tsel", "tsels")
 BITWISE = ("tand", "tor", "txor", "tshl", "tshr", "tands", "tors", "txors", "tshls", "tshrs")
 GENERATION = ("texpands", "tci", "ttri")
 KEYS = sorted(k for k in json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"]
@@ -76,7 +76,9 @@ def test_pto_isa_s_own_folders_pass_check(key, st_cases, tmp_path):
     if not PTO_ISA or not (Path(PTO_ISA) / "tests").is_dir():
         pytest.skip("needs PTO_ISA_DIR (a pto-isa tree with its tests/)")
     tree = Path(PTO_ISA)
-    env = {**os.environ, "PYTHONPATH": str(tree / "tests" / "cpu" / "st"), "PTO_CPU_SIM_ENABLE_BF16": "1",
+    # as pto-isa's runners: tests/cpu/st for `utils`, the tree's root for `tests.cpu.st.utils` (cpu TSELS)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(tree / "tests" / "cpu" / "st"), str(tree))),
+           "PTO_CPU_SIM_ENABLE_BF16": "1",
            "PYTHONDONTWRITEBYTECODE": "1"}
     for script in _scripts(tree, key):
         run = tmp_path / script.parent.name

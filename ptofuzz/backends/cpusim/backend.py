@@ -54,6 +54,12 @@ def _generation(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) ->
     return generation.evaluate(sim, case, inputs)
 
 
+def _cmpsel(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import cmpsel
+
+    return cmpsel.evaluate(sim, case, inputs)
+
+
 def _tsort32(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     from ptofuzz.backends.cpusim import sort
 
@@ -82,6 +88,7 @@ ADAPTERS: dict[str, Adapter] = {
     "TANDS": _tilescalar, "TORS": _tilescalar, "TXORS": _tilescalar, "TSHLS": _tilescalar, "TSHRS": _tilescalar,
     "TEXPANDS": _generation, "TCI": _generation, "TTRI": _generation,  # the generation family
 }
+ADAPTERS = {**ADAPTERS, "TCMP": _cmpsel, "TCMPS": _cmpsel, "TSEL": _cmpsel, "TSELS": _cmpsel}  # compare/select
 
 
 class _Live:

@@ -25,6 +25,9 @@
 // TADDS.
 // TEXPANDS/TCI/TTRI: A = a tile whose first element is TEXPANDS's scalar (unused by TCI and TTRI), no B, output =
 // dst; the six ints are dst's valid region, then TCI's start bits and direction or TTRI's diagonal and orientation.
+// TCMP/TCMPS/TSEL/TSELS: see cmpsel_bytes; valid regions dst, src0, src1 (TCMP) or dst, src0 (TCMPS, and 1, 1)
+// or dst, mask, src (the selects); `alias` = the CmpMode (+ 8: uint32 words, TCMP) or TSELS's mask word (0 uint8,
+// 1 uint16, 2 uint32).
 //
 // This file holds the protocol and includes nothing of pto-isa: the kernels are objects of their own (kernels.hpp,
 // one per instruction, compiled and cached apart) that register themselves before main runs; `--list` prints
@@ -55,8 +58,21 @@ struct Entry {
 Entry g_kernels[kMaxOps][kMaxDtypes];  // zero-initialised before any object's initialisers run
 
 // bytes of the A, B and output buffers of a request of n cases of `elems` elements (n x rows x cols)
+// the compare/select family (per case, at stride `cols`): TCMP A = src0, B = src1, output = dst words (kCmpRows
+// rows, up to 4 bytes); TCMPS A = src0, B = the scalar (8 bytes), output = dst bytes (kCmpRows rows); TSEL A =
+// src0 then src1, B = mask bytes, output = dst; TSELS A = src, B = mask words (up to 4 bytes) then the scalar (8
+// bytes), output = dst
+void cmpsel_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, size_t& a, size_t& b, size_t& d)
+{
+    const size_t cmp_tile = size_t(kCmpRows) * cols;
+    a = op == TSEL_OP ? 2 * elems * es : elems * es;
+    b = op == TCMP_OP ? elems * es : op == TCMPS_OP ? n * 8 : op == TSEL_OP ? elems : elems * 4 + n * 8;
+    d = op == TCMP_OP ? n * cmp_tile * 4 : op == TCMPS_OP ? n * cmp_tile : elems * es;
+}
+
 void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, size_t& a, size_t& b, size_t& d)
 {
+    if (is_cmpsel(op)) return cmpsel_bytes(op, es, n, elems, cols, a, b, d);
     const size_t per = is_arg(op) ? es + 4 : es;  // TPARTARG*: a uint32 index beside every value
     a = elems * per;
     b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP || is_unary(op) || is_generation(op) ? 0 : elems * per;

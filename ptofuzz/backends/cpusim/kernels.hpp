@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include <pto/pto-inst.hpp>
 
@@ -303,6 +304,97 @@ void run_generation(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t
     }
 }
 
+// TCMP / TCMPS / TSEL / TSELS (harness.cpp says what the buffers hold). The mask and destination words of a case
+// lie at the request's stride C too (C words a row), the compares' destination kCmpRows rows.
+template <typename T>
+constexpr bool u8_mask_compare()
+{
+    return std::is_same_v<T, int32_t> || std::is_same_v<T, half> || std::is_same_v<T, float>;
+}
+
+template <typename T, typename W, int C>
+void run_tsels_words(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using MaskT = pto::Tile<pto::TileType::Vec, W, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using TmpT = pto::Tile<pto::TileType::Vec, T, 1, 32 / sizeof(T), pto::BLayout::RowMajor, -1, -1>;
+    static T tmp_buf[32 / sizeof(T)];
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        uint8_t* b = bbuf + k * (tile * 4 + 8);
+        T scalar;
+        std::memcpy(&scalar, b + tile * 4, sizeof(T));
+        TileT dt(v[0], v[1]), st(v[4], v[5]);
+        MaskT mt(v[2], v[3]);
+        TmpT tt(1, 32 / sizeof(T));
+        dt.data() = reinterpret_cast<T*>(dbuf) + k * tile;
+        st.data() = reinterpret_cast<T*>(abuf) + k * tile;
+        mt.data() = reinterpret_cast<W*>(b);
+        tt.data() = tmp_buf;
+        pto::TSELS(dt, mt, st, tt, scalar);
+    }
+}
+
+template <uint32_t OpCode, typename T, int C>
+void run_cmpsel(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n,
+                uint32_t alias)
+{
+    using SrcT = pto::Tile<pto::TileType::Vec, T, kCmpRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n && OpCode != TSELS_OP; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        if constexpr (OpCode == TCMP_OP) {
+            const auto mode = static_cast<pto::CmpMode>(alias & 7);
+            SrcT s0(v[2], v[3]), s1(v[4], v[5]);
+            s0.data() = reinterpret_cast<T*>(abuf) + k * tile;
+            s1.data() = reinterpret_cast<T*>(bbuf) + k * tile;
+            uint8_t* d = dbuf + k * size_t(kCmpRows) * C * 4;
+            if (alias & 8) {
+                using DstT = pto::Tile<pto::TileType::Vec, uint32_t, kCmpRows, C, pto::BLayout::RowMajor, -1, -1>;
+                DstT dt(v[0], v[1]);
+                dt.data() = reinterpret_cast<uint32_t*>(d);
+                pto::TCMP(dt, s0, s1, mode);
+            } else if constexpr (u8_mask_compare<T>()) {
+                using DstT = pto::Tile<pto::TileType::Vec, uint8_t, kCmpRows, C, pto::BLayout::RowMajor, -1, -1>;
+                DstT dt(v[0], v[1]);
+                dt.data() = d;
+                pto::TCMP(dt, s0, s1, mode);
+            }
+        } else if constexpr (OpCode == TCMPS_OP) {
+            using DstT = pto::Tile<pto::TileType::Vec, uint8_t, kCmpRows, C, pto::BLayout::RowMajor, -1, -1>;
+            T scalar;
+            std::memcpy(&scalar, bbuf + k * 8, sizeof(T));
+            SrcT s0(v[2], v[3]);
+            DstT dt(v[0], v[1]);
+            s0.data() = reinterpret_cast<T*>(abuf) + k * tile;
+            dt.data() = dbuf + k * size_t(kCmpRows) * C;
+            pto::TCMPS(dt, s0, scalar, static_cast<pto::CmpMode>(alias & 7));
+        } else if constexpr (OpCode == TSEL_OP) {
+            using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+            using MaskT = pto::Tile<pto::TileType::Vec, uint8_t, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+            using TmpT = pto::Tile<pto::TileType::Vec, uint8_t, 1, 32, pto::BLayout::RowMajor, -1, -1>;
+            static uint8_t tmp_buf[32];
+            TileT dt(v[0], v[1]), s0(v[4], v[5]), s1(v[4], v[5]);
+            MaskT mt(v[2], v[3]);
+            TmpT tt(1, 32);
+            dt.data() = reinterpret_cast<T*>(dbuf) + k * tile;
+            s0.data() = reinterpret_cast<T*>(abuf) + 2 * k * tile;
+            s1.data() = reinterpret_cast<T*>(abuf) + (2 * k + 1) * tile;
+            mt.data() = bbuf + k * tile;
+            tt.data() = tmp_buf;
+            pto::TSEL(dt, mt, s0, s1, tt);
+        }
+    }
+    if constexpr (OpCode == TSELS_OP) {
+        if (alias == 0) run_tsels_words<T, uint8_t, C>(dbuf, abuf, bbuf, valid, rows, n);
+        else if (alias == 1) run_tsels_words<T, uint16_t, C>(dbuf, abuf, bbuf, valid, rows, n);
+        else run_tsels_words<T, uint32_t, C>(dbuf, abuf, bbuf, valid, rows, n);
+    }
+}
+
 template <uint32_t OpCode, typename T, int C>
 void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t rows, uint32_t n, uint32_t alias,
                 uint8_t* dend)
@@ -319,6 +411,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_scalar<OpCode, T, C>(d, a, b, v, rows, n);
     } else if constexpr (is_generation(OpCode)) {
         run_generation<OpCode, T, C>(d, a, v, rows, n);
+    } else if constexpr (is_cmpsel(OpCode)) {
+        run_cmpsel<OpCode, T, C>(d, a, b, v, rows, n, alias);
     } else {
         run_tpart<OpCode, T, C>(d, a, b, v, rows, n, alias, dend);
     }

@@ -33,6 +33,11 @@ enum Op : uint32_t {
 
 // the generation family (no tile source): opcodes of their own
 enum GenerationOp : uint32_t { TEXPANDS_OP = 37, TCI_OP = 38, TTRI_OP = 39 };
+// the compare/select family: its own opcodes; its compares' tiles hold kCmpRows static rows (TCmp.h zeroes, and
+// TCmps.hpp packs, the whole static tile)
+enum CmpSelOp : uint32_t { TCMP_OP = 33, TCMPS_OP = 34, TSEL_OP = 35, TSELS_OP = 36 };
+constexpr int kCmpRows = 128;
+constexpr bool is_cmpsel(uint32_t op) { return op >= TCMP_OP && op <= TSELS_OP; }
 
 constexpr bool is_arg(uint32_t op) { return op == TPARTARGMAX_OP || op == TPARTARGMIN_OP; }
 constexpr bool is_unary(uint32_t op) { return op >= TABS_OP && op <= TNOT_OP; }
