@@ -64,8 +64,11 @@ Register = int | np.ndarray  # a GPR's value; an array: one value per batched ma
 VEC_ARITHMETIC = frozenset("FP64 FP32 TF32 HF32 FP16 BF16 E4M3 E5M2 S64 S32 S16 S8 U64 U32 U16 U8".split())
 #: TileVecScalarIntegerDataTypeSupported: TNOT's (and the bitwise operations') types
 VEC_INTEGER = frozenset("S64 S32 S16 S8 U64 U32 U16 U8".split())
-#: TileElementBits of the accepted types ptofuzz has no element model of (a destination of them is still sized)
-UNMODELLED_BITS = {"FP64": 64, "TF32": 32, "HF32": 32, "E4M3": 8, "E5M2": 8}
+#: TileElementBits (asl/tile/model/state/descriptors.asl) of the types ptofuzz has no element model of (a
+#: destination of them is still sized; a generic operation sizes it before it checks its type)
+UNMODELLED_BITS = {"FP64": 64, "TF32": 32, "HF32": 32, "E4M3": 8, "E5M2": 8,
+                   "HiF8": 8, "E3M2": 8, "E2M3": 8, "E8M0": 8, "E2M1X2": 4, "E1M2X2": 4, "HiF4X2": 4, "S4X2": 4,
+                   "U4X2": 4}
 
 
 @dataclasses.dataclass(frozen=True)
