@@ -100,7 +100,8 @@ class ClosedTepl:
 _BINARY, _UNARY, _SCALAR = "ptofuzz.oracles.elementwise:spec", "ptofuzz.oracles.unary:spec", \
     "ptofuzz.oracles.tilescalar:spec"
 _BITWISE = "ptofuzz.oracles.bitwise:spec"
-#: every TEPL operation the executor runs through a closed schema: one entry each
+#: every TEPL operation the executor runs through a closed schema (or, for one without, the generic path): one
+#: entry each
 CLOSED: dict[str, ClosedTepl] = {
     **{op: ClosedTepl("binary", _BINARY, ("src0", "src1")) for op in ("TADD", "TSUB", "TMUL", "TMAX", "TMIN")},
     **{op: ClosedTepl("unary", _UNARY, ("src",)) for op in ("TABS", "TNEG", "TRELU")},
