@@ -27,6 +27,9 @@ def target():
     tadd = registry.get("TADD")  # FP32 sources at M#1, M#2 (16x2, valid 1x2): the elementwise operations' state
     case = tadd.explicit_case("spec", {"dtype": "float32", "dst": (1, 2)})
     machines.append(gb.bundle_for(case, tadd.draw_inputs(seeded(0, "fuzz-bundle", "tadd"), case, values.ValueMix())))
+    tand = registry.get("TAND")  # S16 sources at M#1, M#2 (valid 2x8): the bitwise operations' state
+    case = tand.explicit_case("spec", {"dtype": "int16", "dst": (2, 8)})
+    machines.append(gb.bundle_for(case, tand.draw_inputs(seeded(0, "fuzz-bundle", "tand"), case, values.ValueMix())))
 
     def test_one_input(data: bytes) -> None:
         if not data:

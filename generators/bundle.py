@@ -78,6 +78,10 @@ def spelling_problem(case: Case) -> str | None:
         d = case.tile("dst")
         sizes = {"destination": d.rows * d.cols * dt.itemsize}
         dims = {"ValidCol": d.valid_cols, "ValidRow": d.valid_rows, "Col": d.cols}
+        if case.op in CLOSED and CLOSED[case.op].schema == "generic":
+            zero = [n for n, (lb, v) in _generic_dims(case).items() if v == 0]
+            if zero:  # an LB of 0 means "the first source's": a generic destination cannot be given one
+                return f"the destination's {zero[0]} 0 differs from the first source's; an LB of 0 is its default"
     else:
         return f"{case.op} has no bundle selector"
     for what, nbytes in sizes.items():
@@ -155,10 +159,20 @@ def scalar_register(bits: np.ndarray, dtype: str) -> int | np.ndarray:
     return int(wide) if wide.ndim == 0 else wide
 
 
+def _generic_dims(case: Case) -> dict[str, tuple[int, int]]:
+    """The LBs a generic operation's bundle writes (``ClosedTepl`` ``generic``): {name: (LB, value)} for each of
+    the destination's ValidCol, ValidRow, Col that differs from the first source's, which the omitted LB gives."""
+    d, s = case.tile("dst"), case.tile(CLOSED[case.op].sources[0])
+    return {name: (lb, v) for name, lb, v, default in (("ValidCol", 0, d.valid_cols, s.valid_cols),
+                                                       ("ValidRow", 1, d.valid_rows, s.valid_rows),
+                                                       ("Col", 2, d.cols, s.cols)) if v != default}
+
+
 def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
     """The bundle that runs spec ``case`` of an elementwise TEPL operation (:data:`CLOSED`): its sources at M#1
     (and M#2), the destination to T with TSize its capacity; LB0 = ValidCol, LB1 = ValidRow only when not 1 and
-    LB2 = Col only when not ValidCol (the omission defaults); a tile-scalar operation's scalar in a0 through B.IOR
+    LB2 = Col only when not ValidCol (the omission defaults; a generic operation's: each LB only when it differs
+    from the first source's, :func:`_generic_dims`); a tile-scalar operation's scalar in a0 through B.IOR
     RegSrc0 (:func:`scalar_register`)."""
     form = CLOSED[case.op]
     dt = dtypes.get(case.dtype)
@@ -170,9 +184,13 @@ def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | N
         t.mask = enc.PE_MASKS[mask]
     words = [enc.encode(enc.Command("BSTART.TEPL", {"datatype": DT_CODE[dt.name], "selector": enc.SELECTOR_OF[
         case.op]}))]
-    for lb, value, default in ((0, d.valid_cols, None), (1, d.valid_rows, 1), (2, d.cols, d.valid_cols)):
-        if value != default:
-            words.append(enc.encode(enc.Command("B.DIM", {"lb": lb, "rs": 0, "imm": value})))
+    if form.schema == "generic":  # no closed schema: an omitted LB is the first source's
+        lbs = list(_generic_dims(case).values())
+    else:
+        lbs = [(lb, value) for lb, value, default in ((0, d.valid_cols, None), (1, d.valid_rows, 1),
+                                                       (2, d.cols, d.valid_cols)) if value != default]
+    for lb, value in lbs:
+        words.append(enc.encode(enc.Command("B.DIM", {"lb": lb, "rs": 0, "imm": value})))
     srcs = dict(zip(("src0", "src1"), tiles))  # the B.IOT source fields: M#1 (and M#2)
     words.append(enc.encode(enc.Command(("B.IOT.D", "B.IOT.SD", "B.IOT.SSD")[len(srcs)],
                                         {**srcs, "last": 1, "pemode": mask, "size": _size_code(dst_bytes),

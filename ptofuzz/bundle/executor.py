@@ -1,5 +1,6 @@
 """A spec-level executor of PTO bundles for TSORT, TMRGSORT, TPARTADD/MUL/MAX/MIN and the elementwise TEPL
-operations of :data:`CLOSED` (TADD TSUB TMUL TMAX TMIN, TABS TNEG TRELU TNOT, TADDS TSUBS TMULS TMAXS TMINS), after
+operations of :data:`CLOSED` (TADD TSUB TMUL TMAX TMIN, TABS TNEG TRELU TNOT, TADDS TSUBS TMULS TMAXS TMINS, the
+bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS), after
 pto-spec 0.58.3: the block lifecycle (``asl/block/model/commit/validation.asl``), the trap numbers
 (``asl/arch/memory-model/fault-precision.asl``) and the operations' bundle schemas
 (``asl/block/model/dispatch/sorting-schema.asl``, ``partial-schema.asl``, ``tile-schema.asl``,
@@ -29,8 +30,9 @@ faults, ``commit`` for a block's. A faulting block publishes nothing and stops e
 spec oracle of its operation (:mod:`ptofuzz.oracles.sort`, :mod:`ptofuzz.oracles.tpart`) on the source tiles and
 publishes the new destination tiles and the numeric status flags. The elementwise operations are one table,
 :data:`CLOSED`: an entry names the closed schema, the spec oracle and its roles (:func:`_commit_closed` runs
-them all; :mod:`ptofuzz.oracles.elementwise`, :mod:`~ptofuzz.oracles.unary`, :mod:`~ptofuzz.oracles.tilescalar`
-compute the values). Per-PE fragments are modelled as one payload
+them all; :mod:`ptofuzz.oracles.elementwise`, :mod:`~ptofuzz.oracles.unary`, :mod:`~ptofuzz.oracles.tilescalar`,
+:mod:`~ptofuzz.oracles.bitwise` compute the values; TAND..TSHR have no closed schema in pto-spec and run the
+generic path, :class:`ClosedTepl`). Per-PE fragments are modelled as one payload
 (every enabled PE computes the same); the PE mask decides no-ops, mask consistency and the capacity charged.
 """
 
@@ -62,8 +64,11 @@ Register = int | np.ndarray  # a GPR's value; an array: one value per batched ma
 VEC_ARITHMETIC = frozenset("FP64 FP32 TF32 HF32 FP16 BF16 E4M3 E5M2 S64 S32 S16 S8 U64 U32 U16 U8".split())
 #: TileVecScalarIntegerDataTypeSupported: TNOT's (and the bitwise operations') types
 VEC_INTEGER = frozenset("S64 S32 S16 S8 U64 U32 U16 U8".split())
-#: TileElementBits of the accepted types ptofuzz has no element model of (a destination of them is still sized)
-UNMODELLED_BITS = {"FP64": 64, "TF32": 32, "HF32": 32, "E4M3": 8, "E5M2": 8}
+#: TileElementBits (asl/tile/model/state/descriptors.asl) of the types ptofuzz has no element model of (a
+#: destination of them is still sized; a generic operation sizes it before it checks its type)
+UNMODELLED_BITS = {"FP64": 64, "TF32": 32, "HF32": 32, "E4M3": 8, "E5M2": 8,
+                   "HiF8": 8, "E3M2": 8, "E2M3": 8, "E8M0": 8, "E2M1X2": 4, "E1M2X2": 4, "HiF4X2": 4, "S4X2": 4,
+                   "U4X2": 4}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,7 +79,16 @@ class ClosedTepl:
     oracle's role, a 1x1 tile) is B.IOR RegSrc0's low element bits; ``schema`` names the check pto-spec runs
     before allocation (``binary``: SelectedBundleClosedBinarySchemaLegal, ``unary``: ...UnarySchemaLegal,
     ``tile-scalar``: ...TileScalarBinarySchemaLegal, which also checks the source against LB0..LB2 and the BSTART
-    type); ``oracle``: ``module:function`` of the spec oracle the commit runs (its legality, then its values)."""
+    type); ``oracle``: ``module:function`` of the spec oracle the commit runs (its legality, then its values).
+
+    ``generic``: an operation pto-spec gives no closed schema (TAND TOR TXOR TSHL TSHR: none of the
+    ``TileOperationUses*Schema`` predicates of ``tile-schema.asl``, ``tile-scalar-schema.asl`` and
+    ``comparison-schema.asl`` names them), so nothing is checked between the B.DATR fields and allocation; the
+    bindings need only be complete (the counts and ``<last>``: they may span several B.IOTs, sources taken in
+    binding order); the destination is shaped as ``ResolveBundleTileDestinations`` of ``destination-shape.asl``
+    does it: each LB when it is 1..65535, else the first bound source's descriptor (LB0: its ValidCol, LB1: its
+    ValidRow, LB2: its Col), else 1 (LB2: the resolved ValidCol); the type (``accepts``) and the sources are the
+    operation's own legality, after allocation."""
 
     schema: str
     oracle: str
@@ -85,13 +99,21 @@ class ClosedTepl:
 
 _BINARY, _UNARY, _SCALAR = "ptofuzz.oracles.elementwise:spec", "ptofuzz.oracles.unary:spec", \
     "ptofuzz.oracles.tilescalar:spec"
-#: every TEPL operation the executor runs through a closed schema: one entry each
+_BITWISE = "ptofuzz.oracles.bitwise:spec"
+#: every TEPL operation the executor runs through a closed schema (or, for one without, the generic path): one
+#: entry each
 CLOSED: dict[str, ClosedTepl] = {
     **{op: ClosedTepl("binary", _BINARY, ("src0", "src1")) for op in ("TADD", "TSUB", "TMUL", "TMAX", "TMIN")},
     **{op: ClosedTepl("unary", _UNARY, ("src",)) for op in ("TABS", "TNEG", "TRELU")},
     "TNOT": ClosedTepl("unary", _UNARY, ("src",), accepts=VEC_INTEGER),
     **{op: ClosedTepl("tile-scalar", _SCALAR, ("src0",), "scalar")
        for op in ("TADDS", "TSUBS", "TMULS", "TMAXS", "TMINS")},
+    # the bitwise family: no closed schema for the tile-tile five (generic); the tile-scalar five are in
+    # TileOperationUsesClosedTileScalarBinarySchema, their types TileBinaryDataTypeSupported's integer ones
+    **{op: ClosedTepl("generic", _BITWISE, ("src0", "src1"), accepts=VEC_INTEGER)
+       for op in ("TAND", "TOR", "TXOR", "TSHL", "TSHR")},
+    **{op: ClosedTepl("tile-scalar", _BITWISE, ("src0",), "scalar", accepts=VEC_INTEGER)
+       for op in ("TANDS", "TORS", "TXORS", "TSHLS", "TSHRS")},
 }
 SUPPORTED = ("TSORT", "TMRGSORT", *TPART, *CLOSED)
 
@@ -541,20 +563,23 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
         bad = [k for k, v in block.datr.items() if v and k != "pad"]
         if bad:
             raise _legality(f"{block.op} takes only PadValue in B.DATR; {', '.join(bad)} nonzero")
-    b = block.bindings[0]  # the schema: one terminal B.IOT with every source and the destination
-    if len(block.bindings) != 1 or b.dest is None or len(b.sources) != len(form.sources) or not b.last:
-        raise _legality(f"{block.op} binds its sources and destination in one B.IOT marked <last>; the block has "
-                        f"{len(block.bindings)} bindings")
-    if not block.lbs.get(0):
-        raise _legality(f"{block.op} needs LB0 = ValidCol in 1..65535")
-    for lb in (1, 2):
-        if lb in block.lbs and not block.lbs[lb]:
-            raise _legality(f"LB{lb} = 0; it must be 1..65535 when present")
-    valid = (block.lbs.get(1, 1), block.lbs[0])
-    cols = block.lbs.get(2, valid[1])
+    b = block.bindings[0]
     bstart = enc.DATATYPES[block.datatype]
-    if bstart not in form.accepts:
-        raise _legality(f"{block.op} does not take {bstart}")
+    if form.schema == "generic":
+        valid, cols = _generic_shape(block, tiles, srcs[0])
+    else:  # the closed schema: one terminal B.IOT with every source and the destination
+        if len(block.bindings) != 1 or b.dest is None or len(b.sources) != len(form.sources) or not b.last:
+            raise _legality(f"{block.op} binds its sources and destination in one B.IOT marked <last>; the block "
+                            f"has {len(block.bindings)} bindings")
+        if not block.lbs.get(0):
+            raise _legality(f"{block.op} needs LB0 = ValidCol in 1..65535")
+        for lb in (1, 2):
+            if lb in block.lbs and not block.lbs[lb]:
+                raise _legality(f"LB{lb} = 0; it must be 1..65535 when present")
+        valid = (block.lbs.get(1, 1), block.lbs[0])
+        cols = block.lbs.get(2, valid[1])
+        if bstart not in form.accepts:
+            raise _legality(f"{block.op} does not take {bstart}")
     for k in srcs if form.schema == "tile-scalar" else ():  # SelectedBundleTileScalarSourceLegal, before allocation
         from ptofuzz.oracles import descriptors
 
@@ -579,6 +604,8 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
         raise _legality(f"the destination is {effective} (B.DATR's DataType or BSTART's), the sources are not")
     slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, mask, _used(tiles), capacity, lead)
     sources = [_source(tiles, k) for k in srcs]  # then the tile operation's legality
+    if bstart not in form.accepts:  # a generic operation's type (a closed schema has checked it already)
+        raise _legality(f"{block.op} does not take {bstart}")
     if any(s.dtype != dt for s in sources):
         raise _legality(f"the destination is {effective}, the sources {', '.join(s.dtype for s in sources)}: "
                         f"{block.op} takes one element type")
@@ -590,6 +617,18 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
     outcome = _run(oracle, Case(block.op, "spec", dt, (("dst", dst.tile), *roles)), inputs)
     dst.data[...] = outcome.outputs["dst"]
     return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def _generic_shape(block: _Block, tiles: Mapping[int, LocalTile], first: int) -> tuple[tuple[int, int], int]:
+    """The destination's (ValidRow, ValidCol) and Col when no closed schema shapes it
+    (``BundleDestinationValidRows`` / ``ValidColumns`` / ``PhysicalColumns`` of ``destination-shape.asl``): an LB
+    of 1..65535, else the first bound source's descriptor (``first``; an unallocated one has none), else 1 (Col:
+    the resolved ValidCol without a source)."""
+    src = tiles.get(first)
+    rows = block.lbs.get(1) or (src.valid_rows if src is not None else 1)
+    valid_cols = block.lbs.get(0) or (src.valid_cols if src is not None else 1)
+    cols = block.lbs.get(2) or (src.cols if src is not None else block.lbs.get(0) or 1)
+    return (rows, valid_cols), cols
 
 
 def _two_sources(block: _Block, tiles: dict[int, LocalTile], capacity: int, binding: tuple[int, int],

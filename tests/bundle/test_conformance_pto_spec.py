@@ -8,7 +8,9 @@ TPARTMUL, TPARTMAX, TPARTMIN (``tile/irregular-and-complex/union``), the partial
 (``block/model/dispatch/partial-schema``), and the header commands B.IOT, B.IOS, B.IOR (``block/operands``), B.DIM
 and B.DATR (``block/attributes``); the elementwise TEPL operations' bundle tests (LB defaults, a missing LB0, the
 one-binding schema, PE mask zero, destination capacity, TADDS's RegSrc0, decoded BF16 TABS) and static contracts
-(``tile/elementwise-tile-tile/{arithmetic,logical}``, ``tile/tile-scalar-and-immediate/arithmetic``).
+(``tile/elementwise-tile-tile/{arithmetic,logical}``, ``tile/tile-scalar-and-immediate/arithmetic``); the bitwise
+family's element, type and static-contract tests (``tile/elementwise-tile-tile/logical/T{AND,OR,XOR,SHL,SHR}``,
+``tile/tile-scalar-and-immediate/logical/T{AND,OR,XOR,SHL,SHR}S``), run as bundles.
 
 How the facts map onto ptofuzz:
 
@@ -784,3 +786,103 @@ def test_elementwise_static_contract(test_id, file, op, selector):
     assert enc.decode(word).fields == {"datatype": 1, "selector": selector}
     assert asm.assemble(f"BSTART.VEC {op}, FP32") == [word]
     assert op in ex.CLOSED and registry.get(op).bundle
+
+
+# ---- the bitwise family: element facts as one-row bundles, types, static contracts ----------------------------
+# (tile/elementwise-tile-tile/logical/T{AND,OR,XOR,SHL,SHR}, tile/tile-scalar-and-immediate/logical/T*S). The
+# tile-state-*-padding tests (B.DATR PadValue filling the destination outside the valid region) are not restated:
+# the executor writes the valid region only, as for the elementwise operations.
+
+SCALAR_LOGICAL = "tile/tile-scalar-and-immediate/logical/"
+BITWISE_SEL = {"TAND": 0x006, "TOR": 0x007, "TXOR": 0x008, "TSHL": 0x009, "TSHR": 0x00A,
+               "TANDS": 0x026, "TORS": 0x027, "TXORS": 0x028, "TSHLS": 0x029, "TSHRS": 0x02A}
+SEL.update(BITWISE_SEL)
+
+
+def bw(op: str, test: str, *facts, label: str = ""):
+    """A bitwise operation's ASL test ``test`` (``exec-bits``, ``bound-types`` ...): its id and file, then facts."""
+    kind, name = test.split("-", 1)
+    folder = (SCALAR_LOGICAL if op in ("TANDS", "TORS", "TXORS", "TSHLS", "TSHRS") else LOGICAL) + op + "/"
+    return P(f"PTO-AVS-TILE-{op}-{name.upper()}-001", f"{folder}tile-{kind}-{op.lower()}-{name}-001.asl", *facts,
+             label=label)
+
+
+@pytest.mark.parametrize(("test_id", "file", "dtype", "a", "b", "scalar", "expected"), [
+    # one U8 element each: AND, OR, XOR of the bits, nothing above bit 7
+    bw("TAND", "exec-bits", "uint8", [240], [90], None, [80]),
+    bw("TOR", "exec-bits", "uint8", [240], [15], None, [255]),
+    bw("TXOR", "exec-bits", "uint8", [170], [15], None, [165]),
+    # a U8 count of 10 is its low three bits, 2: 1 << 2
+    bw("TSHL", "exec-mask", "uint8", [1], [10], None, [4]),
+    # 0x80 >> 1: arithmetic for S8, logical for U8
+    bw("TSHR", "exec-signed", "int8", [0x80], [1], None, [0xC0], label="s8"),
+    bw("TSHR", "exec-signed", "uint8", [0x80], [1], None, [0x40], label="u8"),
+    # tile-scalar, the scalar in a0: 15 against two U8 elements
+    bw("TANDS", "exec-bits", "uint8", [170, 243], None, 15, [10, 3]),
+    bw("TORS", "exec-bits", "uint8", [160, 240], None, 15, [175, 255]),
+    bw("TXORS", "exec-bits", "uint8", [170, 243], None, 15, [165, 252]),
+    # a scalar count of 9 at 8 bits is 1; the result stays 8 bits wide
+    bw("TSHLS", "exec-mask", "uint8", [129, 3], None, 9, [2, 6]),
+    bw("TSHRS", "exec-signed", "int8", [128, 126], None, 9, [192, 63]),
+])
+def test_bitwise_element_facts(test_id, file, dtype, a, b, scalar, expected):
+    words, tiles, gprs = element_bundle(test_id.split("-")[3], dtype, a, b, scalar)
+    r = ex.execute(words, tiles, gprs)
+    assert r.fault is None and r.outcome == "ok", r.fault
+    assert r.tiles[0].data[0, :len(expected)].tolist() == expected
+    assert r.blocks[0].flags == ()
+    assert np.array_equal(r.tiles[32].data, tiles[32].data)  # the source persists
+
+
+def bitwise_type_bundle(op: str, type_name: str) -> ex.ExecResult:
+    """``op`` started with DataType ``type_name``: 1x1 valid in 128 B tiles of 16 columns of that type (U8 tiles
+    for a type ptofuzz does not model), LB0 = 1, LB2 = 16; a tile-scalar operation's scalar 1 in a0."""
+    code = {name: c for c, name in enc.DATATYPES.items()}[type_name]
+    dtype = ex.SPEC_DTYPES.get(type_name, "uint8")
+    scalar = op in ("TANDS", "TORS", "TXORS", "TSHLS", "TSHRS")
+    tiles = {k: local(dtype, 128, 16, (1, 1), [[1]]) for k in ((32,) if scalar else (32, 33))}
+    words = [tepl(BITWISE_SEL[op], code), dim(0, 0, 1), dim(2, 0, 16),
+             iot(32, None if scalar else 33, size=1, dst=0, last=True), *([ior(rs0=GPR["a0"])] if scalar else []),
+             BSTOP]
+    return ex.execute(words, tiles, {"a0": 1})
+
+
+BITWISE_TYPES = (  # each test's accepted types, then its rejected ones
+    ("TAND", ("S64", "U8"), ("FP32", "U4X2")), ("TOR", ("S8", "U64"), ("BF16", "S4X2")),
+    ("TXOR", ("S32", "U16"), ("E4M3", "HiF4X2")), ("TSHL", ("S16", "U32"), ("FP16", "U4X2")),
+    ("TSHR", ("S32", "U32", "S8", "U8", "U64"), ("BF16", "S4X2")),
+    *((op, ("S8", "U8"), ("FP32", "U4X2")) for op in ("TANDS", "TORS", "TXORS", "TSHLS")),
+    ("TSHRS", ("S8", "U8", "S32", "U64"), ("FP32", "U4X2")))
+# 1 against 1 (a count of 1): AND 1, OR 1, XOR 0, << 2, >> 0
+ONE_WITH_ONE = {"TAND": 1, "TOR": 1, "TXOR": 0, "TSHL": 2, "TSHR": 0}
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "type_name", "legal"), [
+    bw(op, "bound-types", op, t, t in accepted, label=t)
+    for op, accepted, rejected in BITWISE_TYPES for t in (*accepted, *rejected)
+])
+def test_bitwise_contract_data_types(test_id, file, op, type_name, legal):
+    r = bitwise_type_bundle(op, type_name)
+    if legal:
+        assert r.fault is None and r.outcome == "ok", r.fault
+        assert int(r.tiles[0].data[0, 0]) == ONE_WITH_ONE[op if op in ONE_WITH_ONE else op[:-1]]
+    else:  # a float or packed start: Fault_TileLegality at commit, nothing published
+        assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT), r.fault
+        assert 0 not in r.tiles
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "selector"), [
+    P(f"PTO-AVS-TILE-{op}-STATIC-001", (SCALAR_LOGICAL if sel >= 0x20 else LOGICAL)
+      + f"{op}/tile-static-{op.lower()}-contract-001.asl", op, sel)
+    for op, sel in BITWISE_SEL.items()
+])
+def test_bitwise_static_contract(test_id, file, op, selector):
+    assert enc.SELECTORS[selector] == op and enc.ENGINE[op] == "VEC"
+    word = tepl(selector, 27)
+    assert enc.decode(word).fields == {"datatype": 27, "selector": selector}
+    assert asm.assemble(f"BSTART.VEC {op}, U8") == [word]
+    assert op in ex.CLOSED and registry.get(op).bundle
+    # the contract's canonical block (LB0 = ValidCol, one B.IOT with <last>) runs; the tile-scalar ones under the
+    # closed tile-scalar schema, the tile-tile ones under none (the generic path)
+    assert ex.CLOSED[op].schema == ("tile-scalar" if selector >= 0x20 else "generic")
+    assert bitwise_type_bundle(op, "U8").outcome == "ok"
