@@ -50,8 +50,8 @@ OPS = {"TPARTADD": 0, "TPARTMUL": 1, "TPARTMAX": 2, "TPARTMIN": 3, "TSORT32": 4,
        "TRELU": 15, "TNOT": 16, "TADDS": 17, "TSUBS": 18, "TMULS": 19, "TMAXS": 20, "TMINS": 21, "TLRELU": 22,
        "TAND": 23, "TOR": 24, "TXOR": 25, "TSHL": 26, "TSHR": 27,
        "TANDS": 28, "TORS": 29, "TXORS": 30, "TSHLS": 31, "TSHRS": 32,
-       "TEXPANDS": 37, "TCI": 38, "TTRI": 39}  # the generation family: protocol.hpp's GenerationOp
-OPS = {**OPS, "TCMP": 33, "TCMPS": 34, "TSEL": 35, "TSELS": 36}  # the compare/select family
+       "TCMP": 33, "TCMPS": 34, "TSEL": 35, "TSELS": 36,  # protocol.hpp's CmpSelOp
+       "TEXPANDS": 37, "TCI": 38, "TTRI": 39}  # protocol.hpp's GenerationOp
 DTYPES = {"float32": (0, "float"), "float16": (1, "half"), "bfloat16": (2, "bfloat16_t"), "int32": (3, "int32_t"),
           "int16": (4, "int16_t"), "int8": (5, "int8_t"), "uint8": (6, "uint8_t"), "uint32": (7, "uint32_t"),
           "uint16": (8, "uint16_t"), "int64": (9, "int64_t"), "uint64": (10, "uint64_t")}
