@@ -38,7 +38,7 @@ RUN_MODES = ("npu", "sim")
 # run_st.py's -v value and the folder under tests/npu it then works in, per platform name (kirinX90 has its own
 # device and folder, with the cases of kirin9030)
 SOC = {"a2a3": ("a3", "a2a3"), "a5": ("a5", "a5"), "kirin9030": ("kirin9030", "kirin9030"),
-       "kirinX90": ("kirinX90", "kirinX90"), "kirinDev0000": ("kirinDev0000", "kirinDev0000")}
+       "kirinX90": ("kirinX90", "kirinX90"), "kirinDev0000": ("kirinDev0000", "kirinDev0000"), "a6": ("a6", "a6")}
 GEN_DATA = """\
 # Written by `ptofuzz st` in its overlay of a pto-isa tree, in place of this test's own gen_data.py (the tree
 # itself is not touched): pto-isa's runner copies this file into the test's build folder and runs it there,

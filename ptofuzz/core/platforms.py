@@ -64,6 +64,9 @@ TABLE: tuple[Platform, ...] = (
              aliases=("kirinX90",)),
     Platform("kirinDev0000", NPU, "a5", "tests/npu/kirinDev0000/src/st",
              {"TPART": 1e-3, "TSORT32": 1e-3, "TMRGSORT": 1e-3, **_scalar_eps(("TMAXS", "TMINS"))}, half_as_bits=True),
+    # a6 (dav-920r1): its vector instructions are a5's headers (include/pto/npu/a6/header.hpp includes
+    # pto/npu/a5/TAdd.hpp); of the instructions ptofuzz covers, only TADD has an a6 system test
+    Platform("a6", NPU, "a5", "tests/npu/a6/src/st", {"TADD": 1e-3}, half_as_bits=True),
 )
 _BY_NAME = {n: p for p in TABLE for n in (p.name, *p.aliases)}
 _NAMES = tuple(p.name for p in TABLE)

@@ -73,7 +73,7 @@ def pick_runner(platform: str, runner: str | None, stand_in: Path | None, run_mo
         raise UsageError(f"--runner {chosen}: use one of {', '.join(runners.RUNNERS)}")
     if cpu and chosen == "run_st":
         raise UsageError("--runner run_st runs pto-isa's NPU tests: use an NPU --platform (a2a3, a5, kirin9030, "
-                         "kirinX90, kirinDev0000), or --runner run_cpu for the CPU tests")
+                         "kirinX90, kirinDev0000, a6), or --runner run_cpu for the CPU tests")
     if not cpu and chosen != "run_st":
         raise UsageError(f"--runner {chosen} runs pto-isa's CPU system tests (--platform cpu); {platform}'s tests run "
                          "through --runner run_st")

@@ -122,6 +122,14 @@ CANONICAL: dict[tuple[str, str], tuple[tuple[str, str, str], ...]] = {
             int16_32x128_32x128_32x256_32x128 int16_64x64_64x64_64x64_64x64 int32_16x32_16x64_16x32_16x31
             int32_16x32_16x64_16x32_16x32 int32_64x64_64x64_64x64_64x64"""),
     ),
+    ("TADD", "a6"): (  # a5's script without its 64-bit cases
+        ("TADDTest", "dsv", """
+            float_16x32_16x64_16x32_16x31 float_16x32_16x64_16x32_16x32 float_64x128_64x128_64x128_64x128
+            float_64x64_64x64_64x64_64x64 half_16x256_16x256_16x256_16x256 half_16x64_16x128_16x128_16x63
+            half_16x64_16x128_16x128_16x64 half_2x128_2x128_2x128_1x106 int16_32x128_32x128_32x256_32x127
+            int16_32x128_32x128_32x256_32x128 int16_64x64_64x64_64x64_64x64 int32_16x32_16x64_16x32_16x31
+            int32_16x32_16x64_16x32_16x32 int32_64x64_64x64_64x64_64x64"""),
+    ),
     ("TSUB", "cpu"): (
         ("TSUBTest", "gtv", """
             bf16_16x256_16x256_16x256 float_64x64_64x64_64x64 half_16x256_16x256_16x256 int16_64x64_64x64_64x64
@@ -283,7 +291,7 @@ def _profiles(op: str) -> dict[str, Profile]:
     golden = (("golden.bin", "dst"),)
     output = (("output.bin", "dst"),)
     out: dict[str, Profile] = {}
-    for platform in ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000"):
+    for platform in (p for p in ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000", "a6") if (op, p) in CANONICAL):
         cases = canonical(op, platform)
         forms = {form for _, form, _ in CANONICAL[(op, platform)]}
         compact = platform == "a2a3" and op in ("TMUL", "TMAX", "TMIN")  # files of the valid region only
@@ -406,9 +414,9 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
         profiles = _profiles(op)
         a5 = A5_DTYPES_MUL if op == "TMUL" else A5_DTYPES
         sup = {"spec": SPEC_DTYPES, "cpu": CPU_DTYPES, "a2a3": A2A3_DTYPES, "a5": a5, "kirin9030": a5,
-               "kirinDev0000": a5}
+               "kirinDev0000": a5, "a6": a5}
         notes = "docs/isa/" + op + ".md: the formula over dst's valid region; "
-        support = {
+        support: dict[str, PlatformSupport] = {
             "spec": PlatformSupport(sup["spec"], oracles.spec, profiles["spec"], bad_dtype="fault",
                                     has_system_test=False,
                                     notes="one physical and valid shape for the three tiles, else "
@@ -418,7 +426,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             **{p: PlatformSupport(sup[p], oracles.npu, profiles[p],
                                   notes=notes + "integer overflow, float overflow and subnormal effects undefined"
                                   + ("" if p in ("a2a3", "a5") else "; a5's headers"))
-               for p in ("a2a3", "a5", "kirin9030", "kirinDev0000")},
+               for p in ("a2a3", "a5", "kirin9030", "kirinDev0000", "a6") if p in profiles},
         }
 
         def random_case(source: Source, platform: str, constraints: Mapping[str, Any], *, _op: str = op,

@@ -147,7 +147,7 @@ def test_a_git_link_stored_as_a_file_is_followed_and_other_small_files_are_not(t
     (["--platform", "a5", "--runner", "run_cpu"], "--runner run_cpu runs pto-isa's CPU system tests (--platform cpu); "
                                                   "a5's tests run through --runner run_st"),
     (["--runner", "run_st"], "--runner run_st runs pto-isa's NPU tests: use an NPU --platform (a2a3, a5, kirin9030, "
-                             "kirinX90, kirinDev0000), or --runner run_cpu for the CPU tests"),
+                             "kirinX90, kirinDev0000, a6), or --runner run_cpu for the CPU tests"),
     (["--runner", "make"], "--runner make: use one of cmake, run_cpu, run_st"),
     (["--runner", "run_cpu", "--stand-in", "x"], "--stand-in goes with --runner run_st (an NPU platform)"),
     (["--run-mode", "sim"], "--run-mode goes with --runner run_st (an NPU platform)"),
