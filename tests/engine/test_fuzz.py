@@ -142,7 +142,8 @@ def test_a_spec_only_instruction_fuzzes_its_model_against_its_bundle_form_by_def
 
 
 @pytest.mark.parametrize("args, needle", [
-    (["--oracles", "spec,a6", "--runs", "5"], "unknown platform 'a6'"),
+    (["--oracles", "spec,a9", "--runs", "5"], "unknown platform 'a9'"),
+    (["--oracles", "spec,a6", "--runs", "5"], "TPARTADD has no a6 model"),
     (["--oracles", "cpu", "--runs", "5"], "needs two oracles"),
     (["--oracles", "cpu,cpu", "--runs", "5"], "names an oracle twice"),
     ([], "--time SECONDS or --runs N"),

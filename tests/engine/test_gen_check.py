@@ -15,7 +15,7 @@ from ptofuzz.instructions import registry
 from ptofuzz.io import casefolder
 
 WITH_FILES = [(op, p) for op in ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN") for p in registry.PLATFORMS
-              if registry.get(op).support(p).profile.canonical]
+              if p in registry.get(op).platforms and registry.get(op).support(p).profile.canonical]
 
 
 def _digest(folder: Path) -> dict[str, str]:

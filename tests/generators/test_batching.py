@@ -34,7 +34,7 @@ def _planned(op: str, platform: str, n: int, seed: int) -> list[tuple[str, objec
 
 
 @pytest.mark.parametrize("op", TPART)
-@pytest.mark.parametrize("platform", registry.PLATFORMS)
+@pytest.mark.parametrize("platform", registry.get("TPARTADD").platforms)  # the TPART* ops' platforms
 def test_a_batch_realizes_each_case_as_it_is_realized_alone(op, platform):
     inst = registry.get(op)
     named = _planned(op, platform, 40, seed=11)
@@ -53,7 +53,7 @@ def test_a_batch_realizes_each_case_as_it_is_realized_alone(op, platform):
 
 
 @pytest.mark.parametrize("op", TPART)
-@pytest.mark.parametrize("platform", registry.PLATFORMS)
+@pytest.mark.parametrize("platform", registry.get("TPARTADD").platforms)  # the TPART* ops' platforms
 def test_a_shared_batch_evaluates_like_the_plain_oracle(op, platform):
     inst = registry.get(op)
     named = _planned(op, platform, 40, seed=12)
