@@ -1,6 +1,6 @@
 """A spec-level executor of PTO bundles for TSORT, TMRGSORT, TPARTADD/MUL/MAX/MIN and the elementwise TEPL
 operations of :data:`CLOSED` (TADD TSUB TMUL TMAX TMIN, TABS TNEG TRELU TNOT, TADDS TSUBS TMULS TMAXS TMINS, the
-bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS), after
+bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS, the generation family's TEXPANDS), after
 pto-spec 0.58.3: the block lifecycle (``asl/block/model/commit/validation.asl``), the trap numbers
 (``asl/arch/memory-model/fault-precision.asl``) and the operations' bundle schemas
 (``asl/block/model/dispatch/sorting-schema.asl``, ``partial-schema.asl``, ``tile-schema.asl``,
@@ -114,6 +114,9 @@ CLOSED: dict[str, ClosedTepl] = {
        for op in ("TAND", "TOR", "TXOR", "TSHL", "TSHR")},
     **{op: ClosedTepl("tile-scalar", _BITWISE, ("src0",), "scalar", accepts=VEC_INTEGER)
        for op in ("TANDS", "TORS", "TXORS", "TSHLS", "TSHRS")},
+    # TEXPANDS: SelectedBundleClosedTEXPANDSSchemaLegal (tile-scalar-schema.asl): the tile-scalar schema's
+    # binding and LBs with no source, the arithmetic types; its scalar is B.IOR RegSrc0's low element bits
+    "TEXPANDS": ClosedTepl("tile-scalar", "ptofuzz.oracles.generation:texpands_spec", (), "scalar"),
 }
 SUPPORTED = ("TSORT", "TMRGSORT", *TPART, *CLOSED)
 
@@ -601,6 +604,9 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
     if dt is None:  # sized like any destination; then no source (all of modelled types) matches its type
         _allocation_shape(tiles, set(), hand, size, cols, UNMODELLED_BITS[effective], effective, valid, mask,
                           _used(tiles), capacity)
+        if not form.sources:  # TEXPANDS: pto-spec fills it; ptofuzz has no element model of the type
+            return BlockResult(block.op, "unsupported", reason=f"{block.op} of {effective}: ptofuzz has no element "
+                                                               "model of the type")
         raise _legality(f"the destination is {effective} (B.DATR's DataType or BSTART's), the sources are not")
     slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, mask, _used(tiles), capacity, lead)
     sources = [_source(tiles, k) for k in srcs]  # then the tile operation's legality

@@ -886,3 +886,52 @@ def test_bitwise_static_contract(test_id, file, op, selector):
     # closed tile-scalar schema, the tile-tile ones under none (the generic path)
     assert ex.CLOSED[op].schema == ("tile-scalar" if selector >= 0x20 else "generic")
     assert bitwise_type_bundle(op, "U8").outcome == "ok"
+
+
+# ---- the generation family: TEXPANDS (tile/tile-scalar-and-immediate/initialization/TEXPANDS) -----------------
+# The tile-state-texpands-padding test (B.DATR PadValue Zero defining the padding) is not restated: the executor
+# writes the valid region only, as for the elementwise operations.
+
+INIT = "tile/tile-scalar-and-immediate/initialization/"
+
+
+def texpands_bundle(type_name: str, a0: int) -> ex.ExecResult:
+    """TEXPANDS started with DataType ``type_name``: LB0 = 2, one B.IOT with <last> binding only a destination
+    (T, SizeCode 1, all PEs), the scalar in a0 through B.IOR RegSrc0."""
+    code = {name: c for c, name in enc.DATATYPES.items()}[type_name]
+    return ex.execute([tepl(0x3B, code), dim(0, 0, 2), iot(size=1, dst=0, last=True), ior(rs0=GPR["a0"]), BSTOP],
+                      {}, {"a0": a0})
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TEXPANDS-BUNDLE-001", INIT + "TEXPANDS/tile-exec-texpands-bundle-001.asl")])
+def test_texpands_bundle(test_id, file):
+    # BSTART 0xdbb19181 (TEXPANDS U8); GPR 2 (a0) = 0x1ff: its low 8 bits in both valid elements
+    assert tepl(0x3B, 27) == 0xDBB19181
+    r = texpands_bundle("U8", 0x1FF)
+    assert r.fault is None and r.outcome == "ok", r.fault
+    assert r.tiles[0].data[0, :2].tolist() == [0xFF, 0xFF]
+    assert (r.tiles[0].valid_rows, r.tiles[0].valid_cols) == (1, 2)
+
+
+@pytest.mark.parametrize(("test_id", "file", "type_name", "legal"), [
+    P("PTO-AVS-TILE-TEXPANDS-TYPES-001", INIT + "TEXPANDS/tile-bound-texpands-types-001.asl", t, legal, label=t)
+    for t, legal in (("FP32", True), ("U8", True), ("HiF8", False), ("U4X2", False))])
+def test_texpands_contract_data_types(test_id, file, type_name, legal):
+    r = texpands_bundle(type_name, 1)
+    if legal:
+        assert r.fault is None and r.outcome == "ok", r.fault
+        assert r.tiles[0].data[0, :2].tolist() == [1, 1]
+    else:  # outside the arithmetic types: the closed schema's Fault_TileLegality, nothing allocated
+        assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT), r.fault
+        assert 0 not in r.tiles
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TEXPANDS-STATIC-001", INIT + "TEXPANDS/tile-static-texpands-contract-001.asl")])
+def test_texpands_static_contract(test_id, file):
+    # selector 0x03B, the VEC engine; the canonical block (LB0, one B.IOT with <last> and a destination, B.IOR)
+    assert enc.SELECTORS[0x3B] == "TEXPANDS" and enc.ENGINE["TEXPANDS"] == "VEC"
+    assert asm.assemble("BSTART.VEC TEXPANDS, FP32") == [tepl(0x3B, 1)]
+    assert "TEXPANDS" in ex.CLOSED and registry.get("TEXPANDS").bundle
+    assert texpands_bundle("FP32", 0x3F800000).tiles[0].data[0, :2].tolist() == [0x3F800000] * 2
