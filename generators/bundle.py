@@ -12,9 +12,9 @@ from collections.abc import Mapping
 import numpy as np
 
 from ptofuzz.bundle import encoding as enc
-from ptofuzz.bundle.executor import CLOSED, CORE_CAPACITY, LocalTile
+from ptofuzz.bundle.executor import CLOSED, CMODE_TO_CMP, CORE_CAPACITY, LocalTile
 from ptofuzz.core import dtypes
-from ptofuzz.core.case import Case
+from ptofuzz.core.case import Case, Tile
 from ptofuzz.generators.source import Source
 
 SRC0, SRC1 = 32, 33  # M#1, M#2: the hands the destinations go to (T, U) stay free
@@ -74,6 +74,16 @@ def spelling_problem(case: Case) -> str | None:
         d = case.tile("dst")
         sizes = {"destination": d.rows * d.cols * dt.itemsize}
         dims = {}
+    elif case.op in CLOSED and CLOSED[case.op].schema == "compare":
+        from ptofuzz.oracles import cmpsel
+
+        s = case.tile("src0")
+        if (case.param("mask") or "uint8") != "uint8":
+            return f"a predicate of {case.param('mask')} words: a bundle's predicate is bytes"
+        if s.cols % 8 == 0 and case.tile("dst") != cmpsel.spec_predicate(s):
+            return "the predicate destination is shaped as the first source; this case's differs"
+        sizes = {}
+        dims = {"ValidCol": s.valid_cols, "ValidRow": s.valid_rows, "Col": s.cols}
     elif case.op in enc.SELECTOR_OF and (case.op in CLOSED or case.op.startswith("TPART")):
         d = case.tile("dst")
         sizes = {"destination": d.rows * d.cols * dt.itemsize}
@@ -168,6 +178,17 @@ def _generic_dims(case: Case) -> dict[str, tuple[int, int]]:
                                                        ("Col", 2, d.cols, s.cols)) if v != default}
 
 
+#: the oracles' ``cmp`` (pto-isa's CmpMode order) -> B.DATR CMode
+CMP_TO_CMODE = {cmp: cmode for cmode, cmp in CMODE_TO_CMP.items()}
+
+
+def predicate_size(data: Tile) -> int:
+    """TSize of a predicate destination shaped as ``data``: the smallest Local size holding its packed bits
+    ((Row*Col + 7) / 8 bytes, PredicateTileStorageBytes)."""
+    need = (data.rows * data.cols + 7) // 8
+    return max(128, 1 << (need - 1).bit_length())
+
+
 def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
     """The bundle that runs spec ``case`` of an elementwise TEPL operation (:data:`CLOSED`): its sources at M#1
     (and M#2), the destination to T with TSize its capacity; LB0 = ValidCol, LB1 = ValidRow only when not 1 and
@@ -176,9 +197,10 @@ def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | N
     RegSrc0 (:func:`scalar_register`)."""
     form = CLOSED[case.op]
     dt = dtypes.get(case.dtype)
-    d = case.tile("dst")
+    compare = form.schema == "compare"
+    d = case.tile("src0" if compare else "dst")  # a predicate destination is shaped as the first source
     tiles = {slot: _local(case, role, inputs[role]) for slot, role in zip((SRC0, SRC1), form.sources)}
-    dst_bytes = d.rows * d.cols * dt.itemsize
+    dst_bytes = predicate_size(d) if compare else d.rows * d.cols * dt.itemsize
     mask = _pemode(sum(t.capacity for t in tiles.values()) + dst_bytes, mask)
     for t in tiles.values():
         t.mask = enc.PE_MASKS[mask]
@@ -191,6 +213,10 @@ def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | N
                                                        (2, d.cols, d.valid_cols)) if value != default]
     for lb, value in lbs:
         words.append(enc.encode(enc.Command("B.DIM", {"lb": lb, "rs": 0, "imm": value})))
+    cmode = CMP_TO_CMODE[int(case.param("cmp", 0) or 0)] if compare else 0
+    if cmode:  # the comparison: B.DATR CMode (EQ, CMode 0, is the default)
+        words.append(enc.encode(enc.Command("B.DATR", {"cmode": cmode, "pad": 0, "sat": 0, "canon": 0,
+                                                       "datatype": 0, "rmode": 0, "layout": 0})))
     srcs = dict(zip(("src0", "src1"), tiles))  # the B.IOT source fields: M#1 (and M#2)
     words.append(enc.encode(enc.Command(("B.IOT.D", "B.IOT.SD", "B.IOT.SSD")[len(srcs)],
                                         {**srcs, "last": 1, "pemode": mask, "size": _size_code(dst_bytes),
@@ -282,7 +308,6 @@ SPECIAL = {
 
 def _base(op: str, src: Source) -> BundleCase:
     """A small legal bundle of ``op`` with drawn values."""
-    from ptofuzz.core.case import Tile
     from ptofuzz.core.layouts import spec_physical
     from ptofuzz.generators import values
 

@@ -1,6 +1,6 @@
 """A spec-level executor of PTO bundles for TSORT, TMRGSORT, TPARTADD/MUL/MAX/MIN and the elementwise TEPL
 operations of :data:`CLOSED` (TADD TSUB TMUL TMAX TMIN, TABS TNEG TRELU TNOT, TADDS TSUBS TMULS TMAXS TMINS, the
-bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS, the generation family's TEXPANDS), after
+bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS, TEXPANDS, TCMP, TCMPS), after
 pto-spec 0.58.3: the block lifecycle (``asl/block/model/commit/validation.asl``), the trap numbers
 (``asl/arch/memory-model/fault-precision.asl``) and the operations' bundle schemas
 (``asl/block/model/dispatch/sorting-schema.asl``, ``partial-schema.asl``, ``tile-schema.asl``,
@@ -100,6 +100,10 @@ class ClosedTepl:
 _BINARY, _UNARY, _SCALAR = "ptofuzz.oracles.elementwise:spec", "ptofuzz.oracles.unary:spec", \
     "ptofuzz.oracles.tilescalar:spec"
 _BITWISE = "ptofuzz.oracles.bitwise:spec"
+_CMPSEL = "ptofuzz.oracles.cmpsel:spec_tcmp"
+#: B.DATR CMode (0 EQ, 1 NE, 2 LT, 3 GT, 4 LE, 5 GE: BundleTileInstructionOperands, tile-schema.asl) -> the
+#: oracles' ``cmp`` parameter (pto-isa's CmpMode order: EQ NE LT LE GT GE)
+CMODE_TO_CMP = {0: 0, 1: 1, 2: 2, 3: 4, 4: 3, 5: 5}
 #: every TEPL operation the executor runs through a closed schema (or, for one without, the generic path): one
 #: entry each
 CLOSED: dict[str, ClosedTepl] = {
@@ -117,6 +121,11 @@ CLOSED: dict[str, ClosedTepl] = {
     # TEXPANDS: SelectedBundleClosedTEXPANDSSchemaLegal (tile-scalar-schema.asl): the tile-scalar schema's
     # binding and LBs with no source, the arithmetic types; its scalar is B.IOR RegSrc0's low element bits
     "TEXPANDS": ClosedTepl("tile-scalar", "ptofuzz.oracles.generation:texpands_spec", (), "scalar"),
+    # TCMP, TCMPS: SelectedBundleClosedTCMPSchemaLegal (comparison-schema.asl), ...TCMPSSchemaLegal
+    # (tile-scalar-schema.asl): a packed predicate destination shaped as the first source
+    # (ResolveBundlePredicateDestination, destination-shape.asl), the comparison B.DATR's CMode
+    "TCMP": ClosedTepl("compare", _CMPSEL, ("src0", "src1")),
+    "TCMPS": ClosedTepl("compare", _CMPSEL, ("src0",), "scalar"),
 }
 SUPPORTED = ("TSORT", "TMRGSORT", *TPART, *CLOSED)
 
@@ -554,6 +563,8 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
     legality (the spec oracle's, and one element type for all tiles: Fault_TileLegality) and its values."""
     module, function = form.oracle.split(":")
     oracle = getattr(importlib.import_module(module), function)
+    if form.schema == "compare":
+        return _commit_compare(block, form, oracle, tiles, regs, capacity)
     srcs, dsts = _counts(block, len(form.sources), 1)
     ((hand, size),) = dsts
     ior = block.ior or {}
@@ -621,6 +632,90 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
         inputs[form.scalar] = _raw_element(scalar, dtypes.get(dt))
         roles.append((form.scalar, Tile(1, 1, 1, 1)))
     outcome = _run(oracle, Case(block.op, "spec", dt, (("dst", dst.tile), *roles)), inputs)
+    dst.data[...] = outcome.outputs["dst"]
+    return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def _closed_dims(block: _Block) -> tuple[tuple[int, int], int]:
+    """SelectedBundleComparisonDimensionsLegal: LB0 required, each LB 1..65535 when present; the shape they give
+    ((LB1 or 1, LB0), LB2 or LB0)."""
+    if not block.lbs.get(0):
+        raise _legality(f"{block.op} needs LB0 = ValidCol in 1..65535")
+    for lb in (1, 2):
+        if lb in block.lbs and not block.lbs[lb]:
+            raise _legality(f"LB{lb} = 0; it must be 1..65535 when present")
+    return (block.lbs.get(1, 1), block.lbs[0]), block.lbs.get(2, block.lbs[0])
+
+
+def _commit_compare(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome],
+                    tiles: dict[int, LocalTile], regs: Mapping[str, Register], capacity: int) -> BlockResult:
+    """TCMP and TCMPS (``comparison-schema.asl``, ``tile-scalar-schema.asl``): binding completeness and unused
+    B.IOR fields (Fault_BundleControl); B.DATR CMode and PadValue only (TileOperationDATRFieldsLegal,
+    Fault_TileLegality); the closed schema (TCMP: no B.IOR at all, even an all-zero one; one B.IOT with <last>,
+    LB0; the arithmetic types; the sources of the BSTART type matching LB0..LB2, TCMP's two of one shape and type);
+    then the predicate destination, shaped as the first source, its packed bytes ((Row*Col + 7) / 8) within TSize
+    (Fault_TileAllocation); then the spec oracle. ptofuzz's predicate is a Row x Col/8 byte tile, so a source of
+    a Col that is no multiple of 8 is answered unsupported after allocation, as the direct oracle does."""
+    from ptofuzz.oracles import descriptors
+
+    srcs, ((hand, size),) = _counts(block, len(form.sources), 1)
+    ior = block.ior or {}
+    extra = [k for k in ("rd", "rs0", "rs1", "rs2") if ior.get(k) and not (form.scalar and k == "rs0")]
+    if extra:  # BundleOperationScalarBindingSchemaLegal
+        uses = "only B.IOR RegSrc0 (its scalar)" if form.scalar else "no B.IOR register"
+        raise _control(f"{block.op} uses {uses}; {', '.join(extra)} nonzero")
+    datr = block.datr or {}
+    bad = [k for k, v in datr.items() if v and k not in ("cmode", "pad")]
+    if bad:
+        raise _legality(f"{block.op} takes only CMode and PadValue in B.DATR; {', '.join(bad)} nonzero")
+    if not form.scalar and block.ior is not None:
+        raise _legality("TCMP takes no B.IOR, not even an all-zero one")
+    b = block.bindings[0]
+    if len(block.bindings) != 1 or b.dest is None or len(b.sources) != len(form.sources) or not b.last:
+        raise _legality(f"{block.op} binds its sources and destination in one B.IOT marked <last>; the block has "
+                        f"{len(block.bindings)} bindings")
+    valid, cols = _closed_dims(block)
+    bstart = enc.DATATYPES[block.datatype]
+    if bstart not in form.accepts:
+        raise _legality(f"{block.op} does not take {bstart}")
+    sources = [_source(tiles, k) for k in srcs]
+    first = sources[0]
+    for k, src in zip(srcs, sources):
+        problem = descriptors.problem(src.tile, dtypes.get(src.dtype), max_bytes=descriptors.LOCAL_MAX)
+        if src.dtype != SPEC_DTYPES.get(bstart) or problem:
+            raise _legality(f"the source {enc.tile_name(k)} must be a legal {bstart} tile (it is "
+                            f"{src.dtype}{'; ' + problem if problem else ''})")
+        if src.tile != first.tile:
+            raise _legality("TCMP's sources differ in shape (TileShapeAndTypeMatch)")
+    if (first.valid_rows, first.valid_cols, first.cols) != (*valid, cols):
+        raise _legality(f"the source (valid {first.valid_rows}x{first.valid_cols}, {first.cols} columns) does not "
+                        f"match LB1 x LB0 = {valid[0]}x{valid[1]}, LB2 = {cols}")
+    # ResolveBundlePredicateDestination: the first source's geometry, packed bits within TSize, then capacity and
+    # a free tile of the hand
+    nbytes = enc.size_bytes(size)
+    if (first.rows * first.cols + 7) // 8 > nbytes:
+        raise _allocation(f"{first.rows}x{first.cols} predicate bits take more than TSize {nbytes} B")
+    mask = enc.PE_MASKS[b.pemode]
+    if _used(tiles) + mask.count("1") * nbytes > capacity:
+        raise _allocation(f"the core's tile capacity {capacity} B is exhausted")
+    slot = next((i for i in range(hand * 16, hand * 16 + 16) if i not in tiles), None)
+    if slot is None:
+        raise _allocation(f"no free tile in hand {enc.HANDS[hand]}")
+    if first.cols % 8:
+        why = f"a {first.cols}-column predicate packs several rows into a byte, which ptofuzz's tiles do not lay out"
+        return BlockResult(block.op, "unsupported", reason=why)
+    scalar = regs[enc.GPRS[ior.get("rs0", 0)]] if form.scalar else 0
+    lead = np.broadcast_shapes(*(s.data.shape[:-2] for s in sources), np.shape(scalar))
+    dst = LocalTile("uint8", first.rows, first.cols // 8, first.valid_rows, -(-first.valid_cols // 8),
+                    np.zeros((*lead, first.rows, first.cols // 8), dtype=np.uint8), nbytes, mask)
+    dt = first.dtype
+    roles = [(role, s.tile) for role, s in zip(form.sources, sources)]
+    inputs = {role: s.data for role, s in zip(form.sources, sources)}
+    if form.scalar:
+        inputs[form.scalar] = _raw_element(scalar, dtypes.get(dt))
+        roles.append((form.scalar, Tile(1, 1, 1, 1)))
+    case = Case(block.op, "spec", dt, (("dst", dst.tile), *roles), (("cmp", CMODE_TO_CMP[datr.get("cmode", 0)]),))
+    outcome = _run(oracle, case, inputs)
     dst.data[...] = outcome.outputs["dst"]
     return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
 
