@@ -1,6 +1,6 @@
 """A spec-level executor of PTO bundles for TSORT, TMRGSORT, TPARTADD/MUL/MAX/MIN and the elementwise TEPL
 operations of :data:`CLOSED` (TADD TSUB TMUL TMAX TMIN, TABS TNEG TRELU TNOT, TADDS TSUBS TMULS TMAXS TMINS, the
-bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS, TEXPANDS, TCMP, TCMPS), after
+bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS, TEXPANDS, TCMP, TCMPS, TSEL, TSELS), after
 pto-spec 0.58.3: the block lifecycle (``asl/block/model/commit/validation.asl``), the trap numbers
 (``asl/arch/memory-model/fault-precision.asl``) and the operations' bundle schemas
 (``asl/block/model/dispatch/sorting-schema.asl``, ``partial-schema.asl``, ``tile-schema.asl``,
@@ -101,6 +101,7 @@ _BINARY, _UNARY, _SCALAR = "ptofuzz.oracles.elementwise:spec", "ptofuzz.oracles.
     "ptofuzz.oracles.tilescalar:spec"
 _BITWISE = "ptofuzz.oracles.bitwise:spec"
 _CMPSEL = "ptofuzz.oracles.cmpsel:spec_tcmp"
+_SELECT = "ptofuzz.oracles.cmpsel:spec_tsel"
 #: B.DATR CMode (0 EQ, 1 NE, 2 LT, 3 GT, 4 LE, 5 GE: BundleTileInstructionOperands, tile-schema.asl) -> the
 #: oracles' ``cmp`` parameter (pto-isa's CmpMode order: EQ NE LT LE GT GE)
 CMODE_TO_CMP = {0: 0, 1: 1, 2: 2, 3: 4, 4: 3, 5: 5}
@@ -126,6 +127,12 @@ CLOSED: dict[str, ClosedTepl] = {
     # (ResolveBundlePredicateDestination, destination-shape.asl), the comparison B.DATR's CMode
     "TCMP": ClosedTepl("compare", _CMPSEL, ("src0", "src1")),
     "TCMPS": ClosedTepl("compare", _CMPSEL, ("src0",), "scalar"),
+    # TSEL, TSELS: SelectedBundleClosedTSELSchemaLegal (comparison-schema.asl: the predicate and the true source
+    # in a first B.IOT, the false source and the destination in a terminal one), ...TSELSSchemaLegal
+    # (tile-scalar-schema.asl: the predicate and the true source in one terminal B.IOT, the false value B.IOR
+    # RegSrc0's)
+    "TSEL": ClosedTepl("select", _SELECT, ("mask", "src0", "src1")),
+    "TSELS": ClosedTepl("select", _SELECT, ("mask", "src0"), "scalar"),
 }
 SUPPORTED = ("TSORT", "TMRGSORT", *TPART, *CLOSED)
 
@@ -142,6 +149,9 @@ class LocalTile:
     data: np.ndarray
     capacity: int
     mask: str = "1111"
+    #: a predicate tile's logical (rows, cols, valid rows, valid cols): the data tile's it was computed from (its
+    #: payload is ptofuzz's Row x Col/8 byte tile); None: numeric storage
+    logical: tuple[int, int, int, int] | None = None
 
     @property
     def tile(self) -> Tile:
@@ -565,6 +575,8 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
     oracle = getattr(importlib.import_module(module), function)
     if form.schema == "compare":
         return _commit_compare(block, form, oracle, tiles, regs, capacity)
+    if form.schema == "select":
+        return _commit_select(block, form, oracle, tiles, regs, capacity)
     srcs, dsts = _counts(block, len(form.sources), 1)
     ((hand, size),) = dsts
     ior = block.ior or {}
@@ -656,14 +668,8 @@ def _commit_compare(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Map
     then the predicate destination, shaped as the first source, its packed bytes ((Row*Col + 7) / 8) within TSize
     (Fault_TileAllocation); then the spec oracle. ptofuzz's predicate is a Row x Col/8 byte tile, so a source of
     a Col that is no multiple of 8 is answered unsupported after allocation, as the direct oracle does."""
-    from ptofuzz.oracles import descriptors
-
     srcs, ((hand, size),) = _counts(block, len(form.sources), 1)
-    ior = block.ior or {}
-    extra = [k for k in ("rd", "rs0", "rs1", "rs2") if ior.get(k) and not (form.scalar and k == "rs0")]
-    if extra:  # BundleOperationScalarBindingSchemaLegal
-        uses = "only B.IOR RegSrc0 (its scalar)" if form.scalar else "no B.IOR register"
-        raise _control(f"{block.op} uses {uses}; {', '.join(extra)} nonzero")
+    ior = _scalar_fields(block, form)
     datr = block.datr or {}
     bad = [k for k, v in datr.items() if v and k not in ("cmode", "pad")]
     if bad:
@@ -678,15 +684,10 @@ def _commit_compare(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Map
     bstart = enc.DATATYPES[block.datatype]
     if bstart not in form.accepts:
         raise _legality(f"{block.op} does not take {bstart}")
-    sources = [_source(tiles, k) for k in srcs]
+    sources = [_numeric_source(tiles, k, bstart) for k in srcs]
     first = sources[0]
-    for k, src in zip(srcs, sources):
-        problem = descriptors.problem(src.tile, dtypes.get(src.dtype), max_bytes=descriptors.LOCAL_MAX)
-        if src.dtype != SPEC_DTYPES.get(bstart) or problem:
-            raise _legality(f"the source {enc.tile_name(k)} must be a legal {bstart} tile (it is "
-                            f"{src.dtype}{'; ' + problem if problem else ''})")
-        if src.tile != first.tile:
-            raise _legality("TCMP's sources differ in shape (TileShapeAndTypeMatch)")
+    if any(src.tile != first.tile for src in sources):
+        raise _legality("TCMP's sources differ in shape (TileShapeAndTypeMatch)")
     if (first.valid_rows, first.valid_cols, first.cols) != (*valid, cols):
         raise _legality(f"the source (valid {first.valid_rows}x{first.valid_cols}, {first.cols} columns) does not "
                         f"match LB1 x LB0 = {valid[0]}x{valid[1]}, LB2 = {cols}")
@@ -707,7 +708,8 @@ def _commit_compare(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Map
     scalar = regs[enc.GPRS[ior.get("rs0", 0)]] if form.scalar else 0
     lead = np.broadcast_shapes(*(s.data.shape[:-2] for s in sources), np.shape(scalar))
     dst = LocalTile("uint8", first.rows, first.cols // 8, first.valid_rows, -(-first.valid_cols // 8),
-                    np.zeros((*lead, first.rows, first.cols // 8), dtype=np.uint8), nbytes, mask)
+                    np.zeros((*lead, first.rows, first.cols // 8), dtype=np.uint8), nbytes, mask,
+                    (first.rows, first.cols, first.valid_rows, first.valid_cols))
     dt = first.dtype
     roles = [(role, s.tile) for role, s in zip(form.sources, sources)]
     inputs = {role: s.data for role, s in zip(form.sources, sources)}
@@ -716,6 +718,97 @@ def _commit_compare(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Map
         roles.append((form.scalar, Tile(1, 1, 1, 1)))
     case = Case(block.op, "spec", dt, (("dst", dst.tile), *roles), (("cmp", CMODE_TO_CMP[datr.get("cmode", 0)]),))
     outcome = _run(oracle, case, inputs)
+    dst.data[...] = outcome.outputs["dst"]
+    return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def _scalar_fields(block: _Block, form: ClosedTepl) -> Mapping[str, int]:
+    """BundleOperationScalarBindingSchemaLegal (Fault_BundleControl): B.IOR fields the operation does not read
+    (RegSrc0 only for one with a scalar; none else) must be zero. The B.IOR fields."""
+    ior = block.ior or {}
+    extra = [k for k in ("rd", "rs0", "rs1", "rs2") if ior.get(k) and not (form.scalar and k == "rs0")]
+    if extra:
+        uses = "only B.IOR RegSrc0 (its scalar)" if form.scalar else "no B.IOR register"
+        raise _control(f"{block.op} uses {uses}; {', '.join(extra)} nonzero")
+    return ior
+
+
+def _numeric_source(tiles: Mapping[int, LocalTile], k: int, bstart: str) -> LocalTile:
+    """A source a closed schema reads as numbers: allocated, numeric storage, a legal descriptor of the BSTART
+    type (Fault_TileLegality)."""
+    from ptofuzz.oracles import descriptors
+
+    src = _source(tiles, k)
+    problem = descriptors.problem(src.tile, dtypes.get(src.dtype), max_bytes=descriptors.LOCAL_MAX)
+    if src.logical is not None or src.dtype != SPEC_DTYPES.get(bstart) or problem:
+        kind = "a predicate" if src.logical is not None else src.dtype
+        raise _legality(f"the source {enc.tile_name(k)} must be a legal numeric {bstart} tile (it is "
+                        f"{kind}{'; ' + problem if problem else ''})")
+    return src
+
+
+def _commit_select(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome],
+                   tiles: dict[int, LocalTile], regs: Mapping[str, Register], capacity: int) -> BlockResult:
+    """TSEL and TSELS (``comparison-schema.asl``, ``tile-scalar-schema.asl``): binding completeness and unused
+    B.IOR fields (Fault_BundleControl); B.DATR PadValue only (Fault_TileLegality); the closed schema
+    (Fault_TileLegality: TSEL no B.IOR at all, a first B.IOT with the predicate and the true source and no
+    destination, a terminal one with the false source and the destination; TSELS one terminal B.IOT with the
+    predicate, the true source and the destination; LB0; the arithmetic types; the predicate a predicate tile of
+    the true source's logical shape; the true (and false) source numeric tiles of the BSTART type, of one shape,
+    matching LB0..LB2); then the destination (LB0..LB2, the effective type: Fault_TileAllocation); then the
+    select spec oracle (its own legality, then the chosen bits)."""
+    srcs, ((hand, size),) = _counts(block, len(form.sources), 1)
+    ior = _scalar_fields(block, form)
+    if block.datr is not None:
+        bad = [k for k, v in block.datr.items() if v and k != "pad"]
+        if bad:
+            raise _legality(f"{block.op} takes only PadValue in B.DATR; {', '.join(bad)} nonzero")
+    if not form.scalar and block.ior is not None:
+        raise _legality("TSEL takes no B.IOR, not even an all-zero one")
+    shape = [(len(b.sources), b.dest is not None, b.last) for b in block.bindings]
+    want = [(2, True, True)] if form.scalar else [(2, False, False), (1, True, True)]
+    if shape != want:
+        raise _legality(f"{block.op} binds the predicate and the true source "
+                        + ("with the destination in one B.IOT marked <last>" if form.scalar else
+                           "in a first B.IOT, the false source and the destination in a second marked <last>"))
+    valid, cols = _closed_dims(block)
+    bstart = enc.DATATYPES[block.datatype]
+    if bstart not in form.accepts:
+        raise _legality(f"{block.op} does not take {bstart}")
+    pred = _source(tiles, srcs[0])
+    if pred.logical is None:
+        raise _legality(f"the predicate {enc.tile_name(srcs[0])} is no predicate tile (TilePredicateValuesLegal)")
+    data = [_numeric_source(tiles, k, bstart) for k in srcs[1:]]
+    true = data[0]
+    if any(d.tile != true.tile for d in data):
+        raise _legality("TSEL's true and false sources differ in shape (TileShapeAndTypeMatch)")
+    if pred.logical != (true.rows, true.cols, true.valid_rows, true.valid_cols):
+        raise _legality(f"the predicate's logical shape {pred.logical} is not the true source's "
+                        f"(TileLogicalShapeMatch)")
+    if (true.valid_rows, true.valid_cols, true.cols) != (*valid, cols):
+        raise _legality(f"the true source (valid {true.valid_rows}x{true.valid_cols}, {true.cols} columns) does not "
+                        f"match LB1 x LB0 = {valid[0]}x{valid[1]}, LB2 = {cols}")
+    effective = enc.DATATYPES[block.datr["datatype"]] if block.datr is not None else bstart
+    mask = enc.PE_MASKS[block.bindings[-1].pemode]
+    scalar = regs[enc.GPRS[ior.get("rs0", 0)]] if form.scalar else 0
+    dt = SPEC_DTYPES.get(effective)
+    if dt is None:  # sized in its type, then no source (all of modelled types) matches it
+        _allocation_shape(tiles, set(), hand, size, cols, UNMODELLED_BITS[effective], effective, valid, mask,
+                          _used(tiles), capacity)
+        raise _legality(f"the destination is {effective} (B.DATR's DataType), the sources are not")
+    lead = np.broadcast_shapes(pred.data.shape[:-2], *(d.data.shape[:-2] for d in data), np.shape(scalar))
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, mask, _used(tiles), capacity, lead)
+    if dt != true.dtype:
+        raise _legality(f"the destination is {effective}, the sources {true.dtype}: {block.op} takes one type")
+    if true.cols % 8:  # as _commit_compare: ptofuzz's predicate bytes hold whole rows only
+        why = f"a {true.cols}-column predicate packs several rows into a byte, which ptofuzz's tiles do not lay out"
+        return BlockResult(block.op, "unsupported", reason=why)
+    roles = [("mask", pred.tile), *((role, d.tile) for role, d in zip(form.sources[1:], data))]
+    inputs = {"mask": pred.data, **{role: d.data for role, d in zip(form.sources[1:], data)}}
+    if form.scalar:
+        inputs[form.scalar] = _raw_element(scalar, dtypes.get(dt))
+        roles.append((form.scalar, Tile(1, 1, 1, 1)))
+    outcome = _run(oracle, Case(block.op, "spec", dt, (("dst", dst.tile), *roles)), inputs)
     dst.data[...] = outcome.outputs["dst"]
     return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
 

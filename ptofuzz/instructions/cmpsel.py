@@ -723,7 +723,7 @@ NOTES = {"TCMP": "docs/isa/TCMP.md: bit j%W of word (i, j/W) = src0 cmp src1, lo
 
 
 #: the operations with a bundle form the executor runs (:data:`ptofuzz.bundle.executor.CLOSED`)
-BUNDLED = ("TCMP", "TCMPS")
+BUNDLED = ("TCMP", "TCMPS", "TSEL", "TSELS")
 
 
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:

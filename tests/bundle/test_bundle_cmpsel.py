@@ -212,3 +212,138 @@ def test_fuzz_cli_spec_bundle_finds_nothing(cli, tmp_path, op):
     assert res.code == 0, res
     out = json.loads(res.out)
     assert out["cases"] == 3000 and out["signatures"] == [] and out["oracles"] == ["spec", "bundle"]
+
+
+# ---- TSEL, TSELS ----------------------------------------------------------------------------------------------
+# TSEL 0x1A, TSELS 0x3A (Mode 1, Function 26)
+TSEL_U8 = 0xD9A19181
+TSELS_U8 = 0xDBA19181
+TSEL_FP32 = 0x09A19181  # pto-spec's TSEL bundle test's start word
+IOT_P_TRUE = 0x80004E13  # B.IOT T#1, M#1, mask=1111: the predicate and the true source, no <last>
+IOT_FALSE_D = 0x0218DE13  # B.IOT M#2, mask=1111, <last>, ->T<SizeCode 1>: the false source and the destination
+IOT_P_TRUE_D = 0x8008CE13  # B.IOT T#1, M#1, mask=1111, <last>, ->T<SizeCode 1> (TSELS)
+A4, B4 = [3, 9, 0, 7], [5, 2, 0, 8]
+
+
+def test_select_word_forms():
+    assert asm.disassemble([TSEL_U8, TSELS_U8, IOT_P_TRUE, IOT_FALSE_D, IOT_P_TRUE_D]) == [
+        "BSTART.VEC TSEL, U8", "BSTART.VEC TSELS, U8", "B.IOT T#1, M#1, mask=1111",
+        "B.IOT M#2, mask=1111, <last>, ->T<SizeCode 1>", "B.IOT T#1, M#1, mask=1111, <last>, ->T<SizeCode 1>"]
+    assert ex.CLOSED["TSEL"] == ex.ClosedTepl("select", "ptofuzz.oracles.cmpsel:spec_tsel", ("mask", "src0", "src1"))
+    assert ex.CLOSED["TSELS"] == ex.ClosedTepl("select", "ptofuzz.oracles.cmpsel:spec_tsel", ("mask", "src0"),
+                                               "scalar")
+    assert registry.get("TSEL").bundle and registry.get("TSELS").bundle
+
+
+def test_tcmp_then_tsel_is_the_maximum():
+    """TCMP GT writes the predicate a > b to T#1; the next block selects a where it holds, b elsewhere."""
+    words = [TCMP_U8, lb(0, 4), lb(2, 16), datr(3), IOT_SSD,
+             TSEL_U8, lb(0, 4), lb(2, 16), IOT_P_TRUE, IOT_FALSE_D, BSTOP]
+    r = ex.execute(words, u8_row(A4, B4))
+    assert r.fault is None and r.outcome == "ok", r.fault
+    assert int(r.tiles[0].data[0, 0]) & 0x0F == 0b0010 and r.tiles[0].logical == (8, 16, 1, 4)
+    out = r.tiles[1]  # the next free T tile
+    assert (out.dtype, out.rows, out.cols, out.valid_rows, out.valid_cols) == ("uint8", 8, 16, 1, 4)
+    assert out.data[0, :4].tolist() == [5, 9, 0, 8] and out.logical is None
+
+
+def test_tcmps_then_tsels_clamps_below_the_scalar():
+    """TCMPS GE 5 then TSELS with the false value 0 in a0: a where a >= 5, else 0."""
+    words = [TCMPS_U8, lb(0, 10), lb(2, 16), datr(5), IOT_SD, IOR_A0,
+             TSELS_U8, lb(0, 10), lb(2, 16), IOT_P_TRUE_D, 0x00018013, BSTOP]  # B.IOR a1: RegSrc0 = GPR 3
+    r = ex.execute(words, u8_row(A10), {"a0": 5, "a1": 0x100})  # a1's low 8 bits: 0
+    assert r.fault is None and r.outcome == "ok", r.fault
+    assert r.tiles[1].data[0, :10].tolist() == [0, 0, 0, 0, 0, 5, 6, 7, 8, 9]
+
+
+def predicate_of(a, b, cols: int = 16) -> dict[int, ex.LocalTile]:
+    """T#1 the predicate a > b (as TCMP GT leaves it), M#1 = a, M#2 = b."""
+    r = ex.execute([TCMP_U8, lb(0, len(a)), lb(2, cols), datr(3), IOT_SSD, BSTOP], u8_row(a, b, cols))
+    return {0: r.tiles[0], **u8_row(a, b, cols)}
+
+
+SEL_BASE = [TSEL_U8, lb(0, 4), lb(2, 16), IOT_P_TRUE, IOT_FALSE_D, BSTOP]
+
+
+@pytest.mark.parametrize(("words", "fault"), [
+    # any B.IOR is illegal for TSEL: all-zero fails the schema, one naming a register binding completeness
+    ([*SEL_BASE[:-1], IOR_ZERO, BSTOP], LEGALITY),
+    ([*SEL_BASE[:-1], IOR_A0, BSTOP], CONTROL),
+    # B.DATR: PadValue only (CMode is the comparisons')
+    ([*SEL_BASE[:3], datr(cmode=1), *SEL_BASE[3:]], LEGALITY),
+    # the bindings the other way round (the false source with the destination first): complete, not the schema's
+    ([TSEL_U8, lb(0, 4), lb(2, 16), 0x0210DE13, 0x80084E13, BSTOP], LEGALITY),
+    # all three sources and the destination in one B.IOT is no form; two sources only: binding completeness
+    ([TSEL_U8, lb(0, 4), lb(2, 16), IOT_P_TRUE_D, BSTOP], CONTROL),
+    # no LB0; a start type the schema takes that is not the sources' (S8)
+    ([TSEL_U8, lb(2, 16), IOT_P_TRUE, IOT_FALSE_D, BSTOP], LEGALITY),
+    ([0x99A19181, lb(0, 4), lb(2, 16), IOT_P_TRUE, IOT_FALSE_D, BSTOP], LEGALITY),
+    # the predicate in the true source's place and a numeric tile in the predicate's
+    ([TSEL_U8, lb(0, 4), lb(2, 16), 0x02004E13, IOT_FALSE_D, BSTOP], LEGALITY),
+])
+def test_tsel_schema_both_sides(words, fault):
+    tiles = predicate_of(A4, B4)
+    r = ex.execute(words, tiles, {"a0": 1})
+    assert (r.fault.name, r.fault.point) == (fault, COMMIT), (r.fault, asm.disassemble(words))
+    assert set(r.tiles) == {0, 32, 33}
+    ok = ex.execute(SEL_BASE, tiles)
+    assert ok.fault is None and ok.tiles[1].data[0, :4].tolist() == [5, 9, 0, 8]
+    # a B.DATR of PadValue alone passes the B.DATR rule, but its DataType 0 makes the destination FP64
+    # (ResolveBundleEffectiveDataType), as for the elementwise operations: allocated, then not the sources' type
+    r = ex.execute([*SEL_BASE[:3], datr(pad=1), *SEL_BASE[3:]], tiles)
+    assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT) and "FP64" in r.fault.reason
+
+
+def test_tsel_predicate_shape_and_false_source_type():
+    tiles = predicate_of(A4, B4)
+    wide = predicate_of([*A4, 1], [*B4, 1])[0]  # a predicate of 5 valid columns against 4-column sources
+    r = ex.execute(SEL_BASE, {**tiles, 0: wide})
+    assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT)
+    r = ex.execute(SEL_BASE, {**tiles, 33: ex.LocalTile.of("int8", 8, 16, (1, 4), [B4])})  # the false source S8
+    assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT)
+
+
+def test_tsels_reads_only_regsrc0_and_defaults_to_zero():
+    tiles = predicate_of(A4, B4)
+    base = [TSELS_U8, lb(0, 4), lb(2, 16), IOT_P_TRUE_D]
+    r = ex.execute([*base, 0x00318013, BSTOP], tiles, {"a0": 1, "a1": 1})  # B.IOR a0, a1
+    assert (r.fault.name, r.fault.point) == (CONTROL, COMMIT)
+    r = ex.execute([*base, BSTOP], tiles)  # no B.IOR: the false value 0
+    assert r.fault is None and r.tiles[1].data[0, :4].tolist() == [0, 9, 0, 0]
+
+
+def test_select_spelling():
+    t = Tile(8, 16, 1, 4)
+    case = Case("TSEL", "spec", "uint8", (("dst", t), ("mask", Tile(8, 2, 1, 1)), ("src0", t), ("src1", t)))
+    inputs = {"mask": np.zeros((8, 2), np.uint8), "src0": np.zeros(t.shape, np.uint8),
+              "src1": np.zeros(t.shape, np.uint8)}
+    b = gb.bundle_for(case, inputs)
+    assert asm.disassemble(b.words) == ["BSTART.VEC TSEL, U8", "B.DIM zero, 4, ->LB0", "B.DIM zero, 16, ->LB2",
+                                        "B.IOT M#1, M#2, mask=1111", "B.IOT M#3, mask=1111, <last>, ->T<SizeCode 1>",
+                                        "BSTOP"]
+    assert b.tiles[32].logical == (8, 16, 1, 4) and b.tiles[33].logical is None
+    # a predicate tile not of the true source's shape has no spelling
+    assert gb.spelling_problem(case.replace(tiles=(("dst", t), ("mask", Tile(8, 4, 1, 1)), ("src0", t),
+                                                   ("src1", t)))) is not None
+
+
+@pytest.mark.parametrize("op", ["TSEL", "TSELS"])
+def test_selects_equal_the_direct_spec_oracle(op):
+    inst = registry.get(op)
+    for k in range(200):
+        src = seeded(12, op, str(k))
+        case = inst.random_case(src, "spec", {})
+        inputs = inst.draw_inputs(src, case, values.ValueMix(0.3))
+        direct, bundled = inst.evaluate(case, inputs), backend.evaluate(case, inputs)
+        assert direct.kind == bundled.kind == "ok", (case, bundled.reason, direct.reason)
+        exact = direct.classes["dst"] == 0
+        assert exact.any() and np.array_equal(bundled.outputs["dst"][exact], direct.outputs["dst"][exact]), case
+        assert bundled.flags == direct.flags == ()
+
+
+@pytest.mark.parametrize("op", ["tsel", "tsels"])
+def test_fuzz_cli_spec_bundle_selects_find_nothing(cli, tmp_path, op):
+    res = cli("fuzz", op, "--oracles", "spec,bundle", "--runs", "3000", "--seed", "1", "--out", tmp_path, "--json")
+    assert res.code == 0, res
+    out = json.loads(res.out)
+    assert out["cases"] == 3000 and out["signatures"] == [] and out["oracles"] == ["spec", "bundle"]
