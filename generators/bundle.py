@@ -232,6 +232,12 @@ def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | N
                                         {**srcs, "last": 1, "pemode": mask, "size": _size_code(dst_bytes),
                                          "dst": 0})))
     gprs: dict[str, int | np.ndarray] = {}
+    if form.registers:  # TCI's start and direction, TTRI's diagonal and orientation: a0 and a1 (64-bit words)
+        first, second = (("start", "descending") if case.op == "TCI" else ("diagonal", "upper"))
+        gprs = {"a0": int(case.param(first, 0) or 0) & ((1 << 64) - 1), "a1": int(case.param(second, 0) or 0)
+                & ((1 << 64) - 1)}
+        words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"],
+                                                      "rs1": enc.GPR_CODES["a1"], "rs2": 0})))
     if form.scalar:  # after the binding, as the operations' contract blocks place it
         gprs["a0"] = scalar_register(inputs[form.scalar], dt.name)
         words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0})))

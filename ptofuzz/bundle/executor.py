@@ -1,6 +1,6 @@
 """A spec-level executor of PTO bundles for TSORT, TMRGSORT, TPARTADD/MUL/MAX/MIN and the elementwise TEPL
 operations of :data:`CLOSED` (TADD TSUB TMUL TMAX TMIN, TABS TNEG TRELU TNOT, TADDS TSUBS TMULS TMAXS TMINS, the
-bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS, TEXPANDS, TCMP, TCMPS, TSEL, TSELS), after
+bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS, TEXPANDS, TCMP, TCMPS, TSEL, TSELS, TCI, TTRI), after
 pto-spec 0.58.3: the block lifecycle (``asl/block/model/commit/validation.asl``), the trap numbers
 (``asl/arch/memory-model/fault-precision.asl``) and the operations' bundle schemas
 (``asl/block/model/dispatch/sorting-schema.asl``, ``partial-schema.asl``, ``tile-schema.asl``,
@@ -95,6 +95,8 @@ class ClosedTepl:
     sources: tuple[str, ...]
     scalar: str | None = None
     accepts: frozenset[str] = VEC_ARITHMETIC
+    #: the B.IOR fields the operation reads, when more than a scalar's RegSrc0 (TCI: start, direction)
+    registers: tuple[str, ...] = ()
 
 
 _BINARY, _UNARY, _SCALAR = "ptofuzz.oracles.elementwise:spec", "ptofuzz.oracles.unary:spec", \
@@ -133,6 +135,12 @@ CLOSED: dict[str, ClosedTepl] = {
     # RegSrc0's)
     "TSEL": ClosedTepl("select", _SELECT, ("mask", "src0", "src1")),
     "TSELS": ClosedTepl("select", _SELECT, ("mask", "src0"), "scalar"),
+    # TCI, TTRI: SelectedBundleClosedGenerationSchemaLegal (generation-schema.asl): a destination-only terminal
+    # B.IOT; B.IOR RegSrc0 the start (TCI) or the signed diagonal (TTRI), RegSrc1 the direction or orientation
+    "TCI": ClosedTepl("generation", "ptofuzz.oracles.generation:tci_spec", (),
+                      accepts=frozenset({"S32", "S16", "U32", "U16"}), registers=("rs0", "rs1")),
+    "TTRI": ClosedTepl("generation", "ptofuzz.oracles.generation:ttri_spec", (),
+                       accepts=frozenset({"FP32", "FP16", "S32", "S16", "U32", "U16"}), registers=("rs0", "rs1")),
 }
 SUPPORTED = ("TSORT", "TMRGSORT", *TPART, *CLOSED)
 
@@ -577,6 +585,8 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
         return _commit_compare(block, form, oracle, tiles, regs, capacity)
     if form.schema == "select":
         return _commit_select(block, form, oracle, tiles, regs, capacity)
+    if form.schema == "generation":
+        return _commit_generation(block, form, oracle, tiles, regs, capacity)
     srcs, dsts = _counts(block, len(form.sources), 1)
     ((hand, size),) = dsts
     ior = block.ior or {}
@@ -726,9 +736,10 @@ def _scalar_fields(block: _Block, form: ClosedTepl) -> Mapping[str, int]:
     """BundleOperationScalarBindingSchemaLegal (Fault_BundleControl): B.IOR fields the operation does not read
     (RegSrc0 only for one with a scalar; none else) must be zero. The B.IOR fields."""
     ior = block.ior or {}
-    extra = [k for k in ("rd", "rs0", "rs1", "rs2") if ior.get(k) and not (form.scalar and k == "rs0")]
+    used = form.registers or (("rs0",) if form.scalar else ())
+    extra = [k for k in ("rd", "rs0", "rs1", "rs2") if ior.get(k) and k not in used]
     if extra:
-        uses = "only B.IOR RegSrc0 (its scalar)" if form.scalar else "no B.IOR register"
+        uses = f"only B.IOR {', '.join(used)}" if used else "no B.IOR register"
         raise _control(f"{block.op} uses {uses}; {', '.join(extra)} nonzero")
     return ior
 
@@ -809,6 +820,68 @@ def _commit_select(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Mapp
         inputs[form.scalar] = _raw_element(scalar, dtypes.get(dt))
         roles.append((form.scalar, Tile(1, 1, 1, 1)))
     outcome = _run(oracle, Case(block.op, "spec", dt, (("dst", dst.tile), *roles)), inputs)
+    dst.data[...] = outcome.outputs["dst"]
+    return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def _signed64(value: int) -> int:
+    """SInt of a 64-bit GPR."""
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >> 63 else value
+
+
+def _commit_generation(block: _Block, form: ClosedTepl,
+                       oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome], tiles: dict[int, LocalTile],
+                       regs: Mapping[str, Register], capacity: int) -> BlockResult:
+    """TCI and TTRI (``generation-schema.asl``), in the order of ``tile-execution.asl``: binding completeness and
+    B.IOR fields other than RegSrc0/RegSrc1 (Fault_BundleControl); the B.IOR values
+    (``BundleOperationGPRBindingValuesLegal``: RegSrc1 the flag, exactly 0 or 1; TTRI's RegSrc0 the diagonal,
+    SInt within -65535..65535; Fault_TileLegality); B.DATR every field zero (Fault_TileLegality); the schema (one
+    terminal destination-only B.IOT, LB0 1..65535, LB2 at least LB0, TCI's LB1 absent or 1, TTRI's 1..65535; the
+    operation's types); the destination (LB0..LB2 in the effective type: Fault_TileAllocation); then the spec
+    oracle. Without a B.IOR: start / diagonal 0, ascending / lower."""
+    _counts(block, 0, 1)
+    ior = _scalar_fields(block, form)
+    if block.ior is not None:
+        flag = _word(regs, ior["rs1"])
+        if flag not in (0, 1):
+            raise _legality(f"{block.op}'s {'direction' if block.op == 'TCI' else 'orientation'} (RegSrc1 = "
+                            f"{flag}) is neither 0 nor 1")
+        value = _word(regs, ior["rs0"])
+        if block.op == "TTRI" and not -65535 <= _signed64(value) <= 65535:
+            raise _legality(f"TTRI's diagonal {_signed64(value)} is outside -65535..65535")
+    else:
+        flag, value = 0, 0
+    if block.datr is not None and any(block.datr.values()):
+        raise _legality(f"{block.op} takes B.DATR only with every field 0")
+    b = block.bindings[0]
+    if len(block.bindings) != 1 or b.dest is None or b.sources or not b.last:
+        raise _legality(f"{block.op} binds one destination in one B.IOT marked <last>")
+    lb0, lb1, lb2 = block.lbs.get(0, 0), block.lbs.get(1), block.lbs.get(2)
+    if not lb0:
+        raise _legality(f"{block.op} needs LB0 = ValidCol in 1..65535")
+    if lb2 is not None and lb2 < lb0:
+        raise _legality(f"LB2 = {lb2} (Col) is below LB0 = {lb0} (ValidCol)")
+    if lb1 is not None and (lb1 != 1 if block.op == "TCI" else lb1 == 0):
+        raise _legality(f"LB1 = {lb1}: {'TCI writes one row' if block.op == 'TCI' else 'it must be 1..65535'}")
+    bstart = enc.DATATYPES[block.datatype]
+    if bstart not in form.accepts:
+        raise _legality(f"{block.op} does not take {bstart}")
+    valid, cols = (lb1 or 1, lb0), lb2 or lb0
+    effective = enc.DATATYPES[block.datr["datatype"]] if block.datr is not None else bstart
+    mask = enc.PE_MASKS[b.pemode]
+    hand, size = b.dest
+    dt = SPEC_DTYPES.get(effective)
+    if dt is None:  # a B.DATR's DataType 0: an FP64 destination, sized, then not the operation's type
+        _allocation_shape(tiles, set(), hand, size, cols, UNMODELLED_BITS[effective], effective, valid, mask,
+                          _used(tiles), capacity)
+        raise _legality(f"the destination is {effective} (B.DATR's DataType), which {block.op} does not take")
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, mask, _used(tiles), capacity)
+    from ptofuzz.oracles import generation
+
+    params = ((generation.START, value & ((1 << dtypes.get(dt).bits) - 1)), (generation.DESCENDING, flag)) \
+        if block.op == "TCI" else ((generation.UPPER, flag), (generation.DIAGONAL, _signed64(value)))
+    outcome = _run(oracle, Case(block.op, "spec", dt, (("dst", dst.tile),), params), {})
     dst.data[...] = outcome.outputs["dst"]
     return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
 

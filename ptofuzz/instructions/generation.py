@@ -609,7 +609,7 @@ NOTES = {"TEXPANDS": "the scalar's bits over the valid region (a Mat tile: the w
 
 
 #: the operations with a bundle form the executor runs (:data:`ptofuzz.bundle.executor.CLOSED`)
-BUNDLED = ("TEXPANDS",)
+BUNDLED = ("TEXPANDS", "TCI", "TTRI")
 
 
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:

@@ -1,8 +1,10 @@
 """Bundles of the generation family (pto-spec 0.58.3): TEXPANDS under its closed schema
 (``SelectedBundleClosedTEXPANDSSchemaLegal``, ``asl/block/model/dispatch/tile-scalar-schema.asl``): one B.IOT with
 ``<last>`` binding a destination and no source, LB0 required, the arithmetic types, the scalar B.IOR RegSrc0's low
-element bits. Hand-worked words and results, each rule on both sides, and the executor against the direct spec
-oracle (``fuzz --oracles spec,bundle``)."""
+element bits; TCI and TTRI under the generation schema (``generation-schema.asl``), their B.IOR RegSrc0 / RegSrc1
+checked before allocation (``BundleOperationGPRBindingValuesLegal``, ``scalar-schema.asl``). Hand-worked words
+and results, each rule on both sides, and the executor against the direct spec oracle
+(``fuzz --oracles spec,bundle``)."""
 
 from __future__ import annotations
 
@@ -151,3 +153,113 @@ def test_fuzz_cli_spec_bundle_finds_nothing(cli, tmp_path):
     assert res.code == 0, res
     out = json.loads(res.out)
     assert out["cases"] == 5000 and out["signatures"] == [] and out["oracles"] == ["spec", "bundle"]
+
+
+# ---- TCI, TTRI --------------------------------------------------------------------------------------------------
+TCI_U16 = 0xD6619181  # Mode 3, Function 6, U16 = 26: BSTART.SFU TCI, U16
+TCI_S16 = 0x96619181  # S16 = 18
+TTRI_FP16 = 0x26719181  # Function 7, FP16 = 4
+IOR_A0_A1_GEN = 0x00310013  # B.IOR a0, a1: RegSrc0 = GPR 2, RegSrc1 = GPR 3
+
+
+def test_the_table_holds_tci_and_ttri():
+    assert asm.disassemble([TCI_U16, TTRI_FP16, IOR_A0_A1_GEN]) == ["BSTART.SFU TCI, U16", "BSTART.SFU TTRI, FP16",
+                                                                     "B.IOR a0, a1"]
+    assert ex.CLOSED["TCI"].accepts == {"S32", "S16", "U32", "U16"}
+    assert ex.CLOSED["TTRI"].accepts == {"FP32", "FP16", "S32", "S16", "U32", "U16"}
+    assert all(ex.CLOSED[op].schema == "generation" and registry.get(op).bundle for op in ("TCI", "TTRI"))
+
+
+@pytest.mark.parametrize(("words", "gprs", "row"), [
+    # no B.IOR: start 0, ascending
+    ([TCI_U16, lb(0, 4), IOT_D_LAST, BSTOP], {}, [0, 1, 2, 3]),
+    # start 0xfffe (a0's low 16 bits of 0x1fffe), ascending: wraps at 16 bits
+    ([TCI_U16, lb(0, 4), IOT_D_LAST, IOR_A0_A1_GEN, BSTOP], {"a0": 0x1FFFE, "a1": 0}, [0xFFFE, 0xFFFF, 0, 1]),
+    # S16 start -1 (sign-extended in a0), descending: -1 -2 -3 as 16-bit patterns
+    ([TCI_S16, lb(0, 3), lb(2, 4), IOT_D_LAST, IOR_A0_A1_GEN, BSTOP], {"a0": (1 << 64) - 1, "a1": 1},
+     [0xFFFF, 0xFFFE, 0xFFFD]),
+])
+def test_tci_hand_worked(words, gprs, row):
+    r = ex.execute(words, {}, gprs)
+    assert r.fault is None and r.outcome == "ok", r.fault
+    t = r.tiles[0]
+    assert (t.valid_rows, t.valid_cols) == (1, len(row)) and t.data[0, :len(row)].tolist() == row
+
+
+@pytest.mark.parametrize(("gprs", "rows"), [
+    # lower, diagonal 0 over 2x3 (Col 4): ones where c <= r
+    ({}, [[0x3C00, 0, 0], [0x3C00, 0x3C00, 0]]),
+    # upper (a1 = 1), diagonal -1 (a0 = 2**64 - 1): ones where c >= r - 1
+    ({"a0": (1 << 64) - 1, "a1": 1}, [[0x3C00] * 3, [0x3C00] * 3]),
+    # lower, diagonal -65535: no ones
+    ({"a0": (1 << 64) - 65535, "a1": 0}, [[0, 0, 0], [0, 0, 0]]),
+])
+def test_ttri_hand_worked(gprs, rows):
+    words = [TTRI_FP16, lb(0, 3), lb(1, 2), lb(2, 4), IOT_D_LAST, *([IOR_A0_A1_GEN] if gprs else []), BSTOP]
+    r = ex.execute(words, {}, gprs)
+    assert r.fault is None, r.fault
+    t = r.tiles[0]
+    assert (t.rows, t.cols, t.valid_rows, t.valid_cols) == (16, 4, 2, 3)
+    assert t.data[:2, :3].tolist() == rows
+
+
+@pytest.mark.parametrize(("words", "gprs", "fault"), [
+    # the B.IOR values, before allocation: the direction / orientation exactly 0 or 1; TTRI's diagonal bound
+    ([TCI_U16, lb(0, 2), IOT_D_LAST, IOR_A0_A1_GEN, BSTOP], {"a1": 2}, LEGALITY),
+    ([TTRI_FP16, lb(0, 2), IOT_D_LAST, IOR_A0_A1_GEN, BSTOP], {"a1": 2}, LEGALITY),
+    ([TTRI_FP16, lb(0, 2), IOT_D_LAST, IOR_A0_A1_GEN, BSTOP], {"a0": 65536}, LEGALITY),
+    ([TTRI_FP16, lb(0, 2), IOT_D_LAST, IOR_A0_A1_GEN, BSTOP], {"a0": (1 << 64) - 65536}, LEGALITY),
+    # RegSrc2 is read by neither (binding completeness)
+    ([TCI_U16, lb(0, 2), IOT_D_LAST, IOR_A0_A1_GEN | 4 << 27, BSTOP], {}, CONTROL),
+    # B.DATR: every field zero (a nonzero PadValue is illegal)
+    ([TCI_U16, 0x08001023, lb(0, 2), IOT_D_LAST, BSTOP], {}, LEGALITY),
+    # LBs: LB0 required; LB2 below LB0; TCI's LB1 other than 1; TTRI's LB1 of 0
+    ([TCI_U16, IOT_D_LAST, BSTOP], {}, LEGALITY),
+    ([TTRI_FP16, lb(0, 3), lb(2, 2), IOT_D_LAST, BSTOP], {}, LEGALITY),
+    ([TCI_U16, lb(0, 2), lb(1, 2), IOT_D_LAST, BSTOP], {}, LEGALITY),
+    ([TTRI_FP16, lb(0, 2), lb(1, 0), IOT_D_LAST, BSTOP], {}, LEGALITY),
+    # a type outside the operation's; a bound source
+    ([0x06619181 | 19 << 27, lb(0, 2), IOT_D_LAST, BSTOP], {}, LEGALITY),  # BSTART.SFU TCI, S8
+    ([TCI_U16, lb(0, 2), IOT_S1_D_LAST, BSTOP], {}, CONTROL),
+    # 3 columns of U16 (no power of two): the destination cannot be allocated
+    ([TCI_U16, lb(0, 3), IOT_D_LAST, BSTOP], {}, ALLOCATION),
+])
+def test_generation_rules_both_sides(words, gprs, fault):
+    src = {32: ex.LocalTile.of("uint16", 4, 16, (1, 2), [[1, 2]])}
+    r = ex.execute(words, src, {"a0": 0, "a1": 0, **gprs})
+    assert (r.fault.name, r.fault.point) == (fault, COMMIT), (r.fault, asm.disassemble(words))
+    assert set(r.tiles) == {32}
+    legal = {"a0": 5, "a1": 1}
+    for start in (TCI_U16, TTRI_FP16):
+        ok = ex.execute([start, lb(0, 2), IOT_D_LAST, IOR_A0_A1_GEN, BSTOP], src, legal)
+        assert ok.fault is None and 0 in ok.tiles
+
+
+def test_a_b_datr_makes_the_destination_fp64():
+    """An all-zero B.DATR passes the B.DATR rule; its DataType 0 makes the destination FP64
+    (ResolveBundleEffectiveDataType), which TCI does not take: sized, then Fault_TileLegality."""
+    r = ex.execute([TCI_U16, 0x00001023, lb(0, 2), IOT_D_LAST, BSTOP], {})
+    assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT) and "FP64" in r.fault.reason
+
+
+def test_generation_spelling():
+    case = Case("TTRI", "spec", "float16", (("dst", Tile(16, 4, 2, 3)),), (("upper", 1), ("diagonal", -1)))
+    b = gb.bundle_for(case, {})
+    assert asm.disassemble(b.words) == ["BSTART.SFU TTRI, FP16", "B.DIM zero, 3, ->LB0", "B.DIM zero, 2, ->LB1",
+                                        "B.DIM zero, 4, ->LB2", "B.IOT mask=1111, <last>, ->T<SizeCode 1>",
+                                        "B.IOR a0, a1", "BSTOP"]
+    assert b.gprs == {"a0": (1 << 64) - 1, "a1": 1}
+
+
+@pytest.mark.parametrize("op", ["TCI", "TTRI"])
+def test_tci_ttri_bundles_equal_the_direct_spec_oracle(op):
+    counts = agreement(op, 200)
+    assert counts["ok"] >= 120 and counts["fault"] >= 40, counts
+
+
+@pytest.mark.parametrize("op", ["tci", "ttri"])
+def test_fuzz_cli_spec_bundle_tci_ttri_find_nothing(cli, tmp_path, op):
+    res = cli("fuzz", op, "--oracles", "spec,bundle", "--runs", "1500", "--seed", "1", "--out", tmp_path, "--json")
+    assert res.code == 0, res
+    out = json.loads(res.out)
+    assert out["cases"] == 1500 and out["signatures"] == [] and out["oracles"] == ["spec", "bundle"]

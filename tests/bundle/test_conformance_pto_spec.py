@@ -1186,3 +1186,105 @@ def test_select_static_contract(test_id, file, op, selector):
     assert enc.SELECTORS[selector] == op and enc.ENGINE[op] == "VEC"
     assert asm.assemble(f"BSTART.VEC {op}, FP32") == [tepl(selector, 1)]
     assert ex.CLOSED[op].schema == "select" and registry.get(op).bundle
+
+
+# ---- TCI, TTRI (tile/irregular-and-complex/initialization/T{CI,TRI}, block/model/dispatch/generation-schema),
+# run as bundles: BSTART.SFU Mode 3 Function 6 (TCI) / 7 (TTRI); B.IOR RegSrc0 the start or diagonal, RegSrc1 the
+# direction or orientation
+
+GEN, GEN_SCHEMA = "tile/irregular-and-complex/initialization/", "block/model/dispatch/generation-schema/"
+
+
+def generation_bundle(op: str, type_name: str, lbs: Sequence[tuple[int, int]], gprs: dict[str, int] | None = None
+                      ) -> ex.ExecResult:
+    """``op`` started with ``type_name``, the LBs given, one destination-only B.IOT with <last> (T, SizeCode 1),
+    and, when ``gprs`` is given, B.IOR a0, a1."""
+    code = {name: c for c, name in enc.DATATYPES.items()}[type_name]
+    words = [tepl(0x66 if op == "TCI" else 0x67, code), *(dim(lb, 0, v) for lb, v in lbs),
+             iot(size=1, dst=0, last=True), *([ior(rs0=GPR["a0"], rs1=GPR["a1"])] if gprs is not None else []),
+             BSTOP]
+    return ex.execute(words, {}, gprs or {})
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TCI-BUNDLE-001", GEN + "TCI/tile-exec-tci-bundle-001.asl")])
+def test_tci_bundle(test_id, file):
+    # U16, LB0 = 2, no B.IOR: start 0, ascending; one valid row of 2
+    r = generation_bundle("TCI", "U16", [(0, 2)])
+    assert r.fault is None and r.tiles[0].dtype == "uint16"
+    assert (r.tiles[0].valid_rows, r.tiles[0].valid_cols) == (1, 2) and r.tiles[0].data[0, :2].tolist() == [0, 1]
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TTRI-BUNDLE-001", GEN + "TTRI/tile-exec-ttri-bundle-001.asl")])
+def test_ttri_bundle(test_id, file):
+    # FP16, LB0 = 3, LB1 = 2, LB2 = 4, no B.IOR: diagonal 0, lower
+    r = generation_bundle("TTRI", "FP16", [(0, 3), (1, 2), (2, 4)])
+    t = r.tiles[0]
+    assert r.fault is None and (t.dtype, t.valid_rows, t.valid_cols) == ("float16", 2, 3)
+    assert (int(t.data[0, 0]), int(t.data[0, 1]), int(t.data[1, 1])) == (0x3C00, 0, 0x3C00)
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "type_name", "legal"), [
+    *[P("PTO-AVS-BLOCK-TCI-SCHEMA-001", GEN_SCHEMA + "block-bound-tci-schema-001.asl", "TCI", t, t in (
+        "S32", "S16", "U32", "U16"), label=t) for t in ("S32", "S16", "U32", "U16", "BF16", "S8", "U8", "FP64")],
+    *[P("PTO-AVS-BLOCK-TTRI-SCHEMA-001", GEN_SCHEMA + "block-bound-ttri-schema-001.asl", "TTRI", t, t in (
+        "FP32", "FP16", "S32", "S16", "U32", "U16"), label=t)
+      for t in ("FP32", "FP16", "S32", "S16", "U32", "U16", "BF16", "S8", "U8", "FP64")],
+])
+def test_generation_schema_types(test_id, file, op, type_name, legal):
+    r = generation_bundle(op, type_name, [(0, 2), (2, 16)])  # 16 columns: 128 B holds a row of any of them
+    if legal:
+        assert r.fault is None and r.outcome == "ok", r.fault
+    else:
+        assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT) and 0 not in r.tiles
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "lbs", "legal"), [
+    # TCI: LB0 = 2 alone passes; LB1 = 2 (more than one row) fails the schema
+    P("PTO-AVS-BLOCK-TCI-SCHEMA-001", GEN_SCHEMA + "block-bound-tci-schema-001.asl", "TCI", [(0, 2)], True,
+      label="lb0"),
+    P("PTO-AVS-BLOCK-TCI-SCHEMA-001", GEN_SCHEMA + "block-bound-tci-schema-001.asl", "TCI", [(0, 2), (1, 2)],
+      False, label="lb1"),
+    # TTRI: LB0 = 3, LB1 = 2, LB2 = 4 passes; LB2 = 2 below LB0 fails
+    P("PTO-AVS-BLOCK-TTRI-SCHEMA-001", GEN_SCHEMA + "block-bound-ttri-schema-001.asl", "TTRI",
+      [(0, 3), (1, 2), (2, 4)], True, label="lb2-4"),
+    P("PTO-AVS-BLOCK-TTRI-SCHEMA-001", GEN_SCHEMA + "block-bound-ttri-schema-001.asl", "TTRI",
+      [(0, 3), (1, 2), (2, 2)], False, label="lb2-2"),
+])
+def test_generation_schema_dimensions(test_id, file, op, lbs, legal):
+    r = generation_bundle(op, "U16" if op == "TCI" else "FP16", lbs)
+    assert (r.fault is None) == legal, r.fault
+    if not legal:
+        assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT) and 0 not in r.tiles
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "type_name", "lbs"), [
+    P("PTO-AVS-TILE-TCI-DIRECTION-001", GEN + "TCI/tile-fault-tci-direction-001.asl", "TCI", "U16", [(0, 2)]),
+    P("PTO-AVS-TILE-TTRI-ORIENT-001", GEN + "TTRI/tile-fault-ttri-orient-001.asl", "TTRI", "FP16",
+      [(0, 3), (1, 2), (2, 4)]),
+])
+def test_generation_flag_of_two(test_id, file, op, type_name, lbs):
+    # RegSrc1 = GPR 2 = 2 (here a1 = 2): Fault_TileLegality before allocation; 0 and 1 pass
+    r = generation_bundle(op, type_name, lbs, {"a0": 0, "a1": 2})
+    assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT) and 0 not in r.tiles
+    assert all(generation_bundle(op, type_name, lbs, {"a0": 0, "a1": f}).fault is None for f in (0, 1))
+
+
+@pytest.mark.parametrize(("test_id", "file", "descending", "expect"), [
+    P("PTO-AVS-TILE-TCI-WRAP-001", GEN + "TCI/tile-exec-tci-wrap-001.asl", 0, [0xFFFF, 0], label="ascending"),
+    P("PTO-AVS-TILE-TCI-WRAP-001", GEN + "TCI/tile-exec-tci-wrap-001.asl", 1, [0xFFFF, 0xFFFE], label="descending"),
+])
+def test_tci_wrap(test_id, file, descending, expect):
+    # U16 start all ones (its low 16 bits 0xffff), two columns: the sequence wraps at 16 bits
+    r = generation_bundle("TCI", "U16", [(0, 2)], {"a0": (1 << 64) - 1, "a1": descending})
+    assert r.fault is None and r.tiles[0].data[0, :2].tolist() == expect
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "selector"), [
+    P("PTO-AVS-TILE-TCI-STATIC-001", GEN + "TCI/tile-static-tci-contract-001.asl", "TCI", 0x66),
+    P("PTO-AVS-TILE-TTRI-STATIC-001", GEN + "TTRI/tile-static-ttri-contract-001.asl", "TTRI", 0x67)])
+def test_generation_static_contract(test_id, file, op, selector):
+    assert enc.SELECTORS[selector] == op and enc.ENGINE[op] == "SFU"
+    assert asm.assemble(f"BSTART.SFU {op}, S32") == [tepl(selector, 17)]
+    assert ex.CLOSED[op].schema == "generation" and registry.get(op).bundle
