@@ -263,3 +263,20 @@ def test_fuzz_cli_spec_bundle_tci_ttri_find_nothing(cli, tmp_path, op):
     assert res.code == 0, res
     out = json.loads(res.out)
     assert out["cases"] == 1500 and out["signatures"] == [] and out["oracles"] == ["spec", "bundle"]
+
+
+def test_gen_bundle_of_ttri_checks_including_cases_without_a_spelling(cli, tmp_path):
+    """gen --bundle writes a bundle for every TTRI case a Local tile holds and says why for the others (a 128 KiB
+    destination); check reads both kinds of manifest."""
+    from ptofuzz.io import validate
+
+    assert cli("gen", "ttri", "--platform", "spec", "--bundle", "-o", tmp_path).code == 0
+    manifests = [json.loads((p / "ptofuzz.json").read_text())["bundle"] for p in tmp_path.iterdir() if p.is_dir()]
+    spelled = [m for m in manifests if "words" in m]
+    unspelled = [m for m in manifests if "none" in m]
+    assert spelled and unspelled and all("Local tile size" in m["none"] for m in unspelled)
+    assert all(m["expected"]["outcome"] == "ok" for m in spelled)
+    assert cli("check", tmp_path).code == 0
+    validate.validate("bundle", unspelled[0])
+    with pytest.raises(ValueError):  # neither a bundle nor the reason there is none
+        validate.validate("bundle", {"gprs": {}})
