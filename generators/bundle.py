@@ -12,12 +12,12 @@ from collections.abc import Mapping
 import numpy as np
 
 from ptofuzz.bundle import encoding as enc
-from ptofuzz.bundle.executor import CLOSED, CORE_CAPACITY, LocalTile
+from ptofuzz.bundle.executor import CLOSED, CMODE_TO_CMP, CORE_CAPACITY, LocalTile
 from ptofuzz.core import dtypes
-from ptofuzz.core.case import Case
+from ptofuzz.core.case import Case, Tile
 from ptofuzz.generators.source import Source
 
-SRC0, SRC1 = 32, 33  # M#1, M#2: the hands the destinations go to (T, U) stay free
+SRC0, SRC1, SRC2 = 32, 33, 34  # M#1, M#2, M#3: the hands the destinations go to (T, U) stay free
 DEST_SLOTS = {"dst": 0, "idx": 16}  # where the executor puts the destinations: the first free T and U tiles
 DT_CODE = {"float32": 1, "float16": 4, "bfloat16": 5, "int64": 16, "int32": 17, "int16": 18, "int8": 19, "uint64": 24,
            "uint32": 25,
@@ -74,6 +74,26 @@ def spelling_problem(case: Case) -> str | None:
         d = case.tile("dst")
         sizes = {"destination": d.rows * d.cols * dt.itemsize}
         dims = {}
+    elif case.op in CLOSED and CLOSED[case.op].schema == "compare":
+        from ptofuzz.oracles import cmpsel
+
+        s = case.tile("src0")
+        if (case.param("mask") or "uint8") != "uint8":
+            return f"a predicate of {case.param('mask')} words: a bundle's predicate is bytes"
+        if s.cols % 8 == 0 and case.tile("dst") != cmpsel.spec_predicate(s):
+            return "the predicate destination is shaped as the first source; this case's differs"
+        sizes = {}
+        dims = {"ValidCol": s.valid_cols, "ValidRow": s.valid_rows, "Col": s.cols}
+    elif case.op in CLOSED and CLOSED[case.op].schema == "select":
+        from ptofuzz.oracles import cmpsel
+
+        s, d = case.tile("src0"), case.tile("dst")
+        if (case.param("mask") or "uint8") != "uint8":
+            return f"a predicate of {case.param('mask')} words: a bundle's predicate is bytes"
+        if s.cols % 8 or case.tile("mask") != cmpsel.spec_predicate(s):
+            return "the predicate is no byte tile of the true source's logical shape (a bundle's predicate is one)"
+        sizes = {"destination": d.rows * d.cols * dt.itemsize}
+        dims = {"ValidCol": d.valid_cols, "ValidRow": d.valid_rows, "Col": d.cols}
     elif case.op in enc.SELECTOR_OF and (case.op in CLOSED or case.op.startswith("TPART")):
         d = case.tile("dst")
         sizes = {"destination": d.rows * d.cols * dt.itemsize}
@@ -168,6 +188,17 @@ def _generic_dims(case: Case) -> dict[str, tuple[int, int]]:
                                                        ("Col", 2, d.cols, s.cols)) if v != default}
 
 
+#: the oracles' ``cmp`` (pto-isa's CmpMode order) -> B.DATR CMode
+CMP_TO_CMODE = {cmp: cmode for cmode, cmp in CMODE_TO_CMP.items()}
+
+
+def predicate_size(data: Tile) -> int:
+    """TSize of a predicate destination shaped as ``data``: the smallest Local size holding its packed bits
+    ((Row*Col + 7) / 8 bytes, PredicateTileStorageBytes)."""
+    need = (data.rows * data.cols + 7) // 8
+    return max(128, 1 << (need - 1).bit_length())
+
+
 def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
     """The bundle that runs spec ``case`` of an elementwise TEPL operation (:data:`CLOSED`): its sources at M#1
     (and M#2), the destination to T with TSize its capacity; LB0 = ValidCol, LB1 = ValidRow only when not 1 and
@@ -176,9 +207,10 @@ def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | N
     RegSrc0 (:func:`scalar_register`)."""
     form = CLOSED[case.op]
     dt = dtypes.get(case.dtype)
-    d = case.tile("dst")
+    compare = form.schema == "compare"
+    d = case.tile("src0" if compare else "dst")  # a predicate destination is shaped as the first source
     tiles = {slot: _local(case, role, inputs[role]) for slot, role in zip((SRC0, SRC1), form.sources)}
-    dst_bytes = d.rows * d.cols * dt.itemsize
+    dst_bytes = predicate_size(d) if compare else d.rows * d.cols * dt.itemsize
     mask = _pemode(sum(t.capacity for t in tiles.values()) + dst_bytes, mask)
     for t in tiles.values():
         t.mask = enc.PE_MASKS[mask]
@@ -191,12 +223,59 @@ def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | N
                                                        (2, d.cols, d.valid_cols)) if value != default]
     for lb, value in lbs:
         words.append(enc.encode(enc.Command("B.DIM", {"lb": lb, "rs": 0, "imm": value})))
+    cmode = CMP_TO_CMODE[int(case.param("cmp", 0) or 0)] if compare else 0
+    if cmode:  # the comparison: B.DATR CMode (EQ, CMode 0, is the default)
+        words.append(enc.encode(enc.Command("B.DATR", {"cmode": cmode, "pad": 0, "sat": 0, "canon": 0,
+                                                       "datatype": 0, "rmode": 0, "layout": 0})))
     srcs = dict(zip(("src0", "src1"), tiles))  # the B.IOT source fields: M#1 (and M#2)
     words.append(enc.encode(enc.Command(("B.IOT.D", "B.IOT.SD", "B.IOT.SSD")[len(srcs)],
                                         {**srcs, "last": 1, "pemode": mask, "size": _size_code(dst_bytes),
                                          "dst": 0})))
     gprs: dict[str, int | np.ndarray] = {}
+    if form.registers:  # TCI's start and direction, TTRI's diagonal and orientation: a0 and a1 (64-bit words)
+        first, second = (("start", "descending") if case.op == "TCI" else ("diagonal", "upper"))
+        gprs = {"a0": int(case.param(first, 0) or 0) & ((1 << 64) - 1), "a1": int(case.param(second, 0) or 0)
+                & ((1 << 64) - 1)}
+        words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"],
+                                                      "rs1": enc.GPR_CODES["a1"], "rs2": 0})))
     if form.scalar:  # after the binding, as the operations' contract blocks place it
+        gprs["a0"] = scalar_register(inputs[form.scalar], dt.name)
+        words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0})))
+    words.append(enc.BSTOP_WORD)
+    return BundleCase(case.op.lower(), case.op, words, tiles, gprs, "ok", case=case, inputs=inputs)
+
+
+def select_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
+    """The bundle that runs spec ``case`` of TSEL or TSELS: the predicate at M#1 (a predicate tile of the true
+    source's logical shape), the true source at M#2, TSEL's false source at M#3; TSEL binds the first two in a
+    B.IOT of their own and the false source with the destination in a terminal one, TSELS all in one; LBs as
+    :func:`closed_bundle` writes them; TSELS's false value in a0 through B.IOR RegSrc0."""
+    form = CLOSED[case.op]
+    dt = dtypes.get(case.dtype)
+    d, s = case.tile("dst"), case.tile("src0")
+    m = case.tile("mask")
+    pred = LocalTile("uint8", m.rows, m.cols, m.valid_rows, m.valid_cols, np.array(inputs["mask"], dtype=np.uint8),
+                     m.rows * m.cols, logical=(s.rows, s.cols, s.valid_rows, s.valid_cols))
+    tiles = {SRC0: pred, SRC1: _local(case, "src0", inputs["src0"])}
+    if not form.scalar:
+        tiles[SRC2] = _local(case, "src1", inputs["src1"])
+    dst_bytes = d.rows * d.cols * dt.itemsize
+    pe = _pemode(sum(t.capacity for t in tiles.values()) + dst_bytes, mask)
+    for t in tiles.values():
+        t.mask = enc.PE_MASKS[pe]
+    words = [enc.encode(enc.Command("BSTART.TEPL", {"datatype": DT_CODE[dt.name],
+                                                    "selector": enc.SELECTOR_OF[case.op]}))]
+    for lb, value, default in ((0, d.valid_cols, None), (1, d.valid_rows, 1), (2, d.cols, d.valid_cols)):
+        if value != default:
+            words.append(enc.encode(enc.Command("B.DIM", {"lb": lb, "rs": 0, "imm": value})))
+    dest = {"pemode": pe, "size": _size_code(dst_bytes), "dst": 0}
+    if form.scalar:
+        words.append(enc.encode(enc.Command("B.IOT.SSD", {"src0": SRC0, "src1": SRC1, "last": 1, **dest})))
+    else:
+        words.append(enc.encode(enc.Command("B.IOT.SS", {"src0": SRC0, "src1": SRC1, "last": 0, "pemode": pe})))
+        words.append(enc.encode(enc.Command("B.IOT.SD", {"src0": SRC2, "last": 1, **dest})))
+    gprs: dict[str, int | np.ndarray] = {}
+    if form.scalar:
         gprs["a0"] = scalar_register(inputs[form.scalar], dt.name)
         words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"], "rs1": 0, "rs2": 0})))
     words.append(enc.BSTOP_WORD)
@@ -210,6 +289,8 @@ def bundle_for(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase:
         raise ValueError(f"no bundle spelling: {why}")
     if case.op == "TMRGSORT":
         return tmrgsort_bundle(case, inputs)
+    if case.op in CLOSED and CLOSED[case.op].schema == "select":
+        return select_bundle(case, inputs)
     if case.op in CLOSED:
         return closed_bundle(case, inputs)
     return tsort_bundle(case, inputs) if case.op == "TSORT" else tpart_bundle(case, inputs)
@@ -282,7 +363,6 @@ SPECIAL = {
 
 def _base(op: str, src: Source) -> BundleCase:
     """A small legal bundle of ``op`` with drawn values."""
-    from ptofuzz.core.case import Tile
     from ptofuzz.core.layouts import spec_physical
     from ptofuzz.generators import values
 

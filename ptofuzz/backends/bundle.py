@@ -72,7 +72,7 @@ def _one(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
         published = block.published.get(gb.DEST_SLOTS[role])
         if published is None:
             return Outcome.unsupported(f"nothing published in {encoding.tile_name(gb.DEST_SLOTS[role])}")
-        dt = dtypes.get("uint32" if role == "idx" else case.dtype)
+        dt = dtypes.get(published.dtype)  # TSORT's indices uint32, a TCMP's predicate bytes
         lead = published.data.shape[:-2]
         out = np.zeros((*lead, *t.shape), dtype=dt.bits_dtype)
         r, c = min(t.rows, published.rows), min(t.cols, published.cols)

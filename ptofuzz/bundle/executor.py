@@ -1,6 +1,6 @@
 """A spec-level executor of PTO bundles for TSORT, TMRGSORT, TPARTADD/MUL/MAX/MIN and the elementwise TEPL
 operations of :data:`CLOSED` (TADD TSUB TMUL TMAX TMIN, TABS TNEG TRELU TNOT, TADDS TSUBS TMULS TMAXS TMINS, the
-bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS), after
+bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS, TEXPANDS, TCMP, TCMPS, TSEL, TSELS, TCI, TTRI), after
 pto-spec 0.58.3: the block lifecycle (``asl/block/model/commit/validation.asl``), the trap numbers
 (``asl/arch/memory-model/fault-precision.asl``) and the operations' bundle schemas
 (``asl/block/model/dispatch/sorting-schema.asl``, ``partial-schema.asl``, ``tile-schema.asl``,
@@ -95,11 +95,18 @@ class ClosedTepl:
     sources: tuple[str, ...]
     scalar: str | None = None
     accepts: frozenset[str] = VEC_ARITHMETIC
+    #: the B.IOR fields the operation reads, when more than a scalar's RegSrc0 (TCI: start, direction)
+    registers: tuple[str, ...] = ()
 
 
 _BINARY, _UNARY, _SCALAR = "ptofuzz.oracles.elementwise:spec", "ptofuzz.oracles.unary:spec", \
     "ptofuzz.oracles.tilescalar:spec"
 _BITWISE = "ptofuzz.oracles.bitwise:spec"
+_CMPSEL = "ptofuzz.oracles.cmpsel:spec_tcmp"
+_SELECT = "ptofuzz.oracles.cmpsel:spec_tsel"
+#: B.DATR CMode (0 EQ, 1 NE, 2 LT, 3 GT, 4 LE, 5 GE: BundleTileInstructionOperands, tile-schema.asl) -> the
+#: oracles' ``cmp`` parameter (pto-isa's CmpMode order: EQ NE LT LE GT GE)
+CMODE_TO_CMP = {0: 0, 1: 1, 2: 2, 3: 4, 4: 3, 5: 5}
 #: every TEPL operation the executor runs through a closed schema (or, for one without, the generic path): one
 #: entry each
 CLOSED: dict[str, ClosedTepl] = {
@@ -114,6 +121,26 @@ CLOSED: dict[str, ClosedTepl] = {
        for op in ("TAND", "TOR", "TXOR", "TSHL", "TSHR")},
     **{op: ClosedTepl("tile-scalar", _BITWISE, ("src0",), "scalar", accepts=VEC_INTEGER)
        for op in ("TANDS", "TORS", "TXORS", "TSHLS", "TSHRS")},
+    # TEXPANDS: SelectedBundleClosedTEXPANDSSchemaLegal (tile-scalar-schema.asl): the tile-scalar schema's
+    # binding and LBs with no source, the arithmetic types; its scalar is B.IOR RegSrc0's low element bits
+    "TEXPANDS": ClosedTepl("tile-scalar", "ptofuzz.oracles.generation:texpands_spec", (), "scalar"),
+    # TCMP, TCMPS: SelectedBundleClosedTCMPSchemaLegal (comparison-schema.asl), ...TCMPSSchemaLegal
+    # (tile-scalar-schema.asl): a packed predicate destination shaped as the first source
+    # (ResolveBundlePredicateDestination, destination-shape.asl), the comparison B.DATR's CMode
+    "TCMP": ClosedTepl("compare", _CMPSEL, ("src0", "src1")),
+    "TCMPS": ClosedTepl("compare", _CMPSEL, ("src0",), "scalar"),
+    # TSEL, TSELS: SelectedBundleClosedTSELSchemaLegal (comparison-schema.asl: the predicate and the true source
+    # in a first B.IOT, the false source and the destination in a terminal one), ...TSELSSchemaLegal
+    # (tile-scalar-schema.asl: the predicate and the true source in one terminal B.IOT, the false value B.IOR
+    # RegSrc0's)
+    "TSEL": ClosedTepl("select", _SELECT, ("mask", "src0", "src1")),
+    "TSELS": ClosedTepl("select", _SELECT, ("mask", "src0"), "scalar"),
+    # TCI, TTRI: SelectedBundleClosedGenerationSchemaLegal (generation-schema.asl): a destination-only terminal
+    # B.IOT; B.IOR RegSrc0 the start (TCI) or the signed diagonal (TTRI), RegSrc1 the direction or orientation
+    "TCI": ClosedTepl("generation", "ptofuzz.oracles.generation:tci_spec", (),
+                      accepts=frozenset({"S32", "S16", "U32", "U16"}), registers=("rs0", "rs1")),
+    "TTRI": ClosedTepl("generation", "ptofuzz.oracles.generation:ttri_spec", (),
+                       accepts=frozenset({"FP32", "FP16", "S32", "S16", "U32", "U16"}), registers=("rs0", "rs1")),
 }
 SUPPORTED = ("TSORT", "TMRGSORT", *TPART, *CLOSED)
 
@@ -130,6 +157,9 @@ class LocalTile:
     data: np.ndarray
     capacity: int
     mask: str = "1111"
+    #: a predicate tile's logical (rows, cols, valid rows, valid cols): the data tile's it was computed from (its
+    #: payload is ptofuzz's Row x Col/8 byte tile); None: numeric storage
+    logical: tuple[int, int, int, int] | None = None
 
     @property
     def tile(self) -> Tile:
@@ -551,6 +581,12 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
     legality (the spec oracle's, and one element type for all tiles: Fault_TileLegality) and its values."""
     module, function = form.oracle.split(":")
     oracle = getattr(importlib.import_module(module), function)
+    if form.schema == "compare":
+        return _commit_compare(block, form, oracle, tiles, regs, capacity)
+    if form.schema == "select":
+        return _commit_select(block, form, oracle, tiles, regs, capacity)
+    if form.schema == "generation":
+        return _commit_generation(block, form, oracle, tiles, regs, capacity)
     srcs, dsts = _counts(block, len(form.sources), 1)
     ((hand, size),) = dsts
     ior = block.ior or {}
@@ -601,6 +637,9 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
     if dt is None:  # sized like any destination; then no source (all of modelled types) matches its type
         _allocation_shape(tiles, set(), hand, size, cols, UNMODELLED_BITS[effective], effective, valid, mask,
                           _used(tiles), capacity)
+        if not form.sources:  # TEXPANDS: pto-spec fills it; ptofuzz has no element model of the type
+            return BlockResult(block.op, "unsupported", reason=f"{block.op} of {effective}: ptofuzz has no element "
+                                                               "model of the type")
         raise _legality(f"the destination is {effective} (B.DATR's DataType or BSTART's), the sources are not")
     slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, mask, _used(tiles), capacity, lead)
     sources = [_source(tiles, k) for k in srcs]  # then the tile operation's legality
@@ -615,6 +654,234 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
         inputs[form.scalar] = _raw_element(scalar, dtypes.get(dt))
         roles.append((form.scalar, Tile(1, 1, 1, 1)))
     outcome = _run(oracle, Case(block.op, "spec", dt, (("dst", dst.tile), *roles)), inputs)
+    dst.data[...] = outcome.outputs["dst"]
+    return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def _closed_dims(block: _Block) -> tuple[tuple[int, int], int]:
+    """SelectedBundleComparisonDimensionsLegal: LB0 required, each LB 1..65535 when present; the shape they give
+    ((LB1 or 1, LB0), LB2 or LB0)."""
+    if not block.lbs.get(0):
+        raise _legality(f"{block.op} needs LB0 = ValidCol in 1..65535")
+    for lb in (1, 2):
+        if lb in block.lbs and not block.lbs[lb]:
+            raise _legality(f"LB{lb} = 0; it must be 1..65535 when present")
+    return (block.lbs.get(1, 1), block.lbs[0]), block.lbs.get(2, block.lbs[0])
+
+
+def _commit_compare(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome],
+                    tiles: dict[int, LocalTile], regs: Mapping[str, Register], capacity: int) -> BlockResult:
+    """TCMP and TCMPS (``comparison-schema.asl``, ``tile-scalar-schema.asl``): binding completeness and unused
+    B.IOR fields (Fault_BundleControl); B.DATR CMode and PadValue only (TileOperationDATRFieldsLegal,
+    Fault_TileLegality); the closed schema (TCMP: no B.IOR at all, even an all-zero one; one B.IOT with <last>,
+    LB0; the arithmetic types; the sources of the BSTART type matching LB0..LB2, TCMP's two of one shape and type);
+    then the predicate destination, shaped as the first source, its packed bytes ((Row*Col + 7) / 8) within TSize
+    (Fault_TileAllocation); then the spec oracle. ptofuzz's predicate is a Row x Col/8 byte tile, so a source of
+    a Col that is no multiple of 8 is answered unsupported after allocation, as the direct oracle does."""
+    srcs, ((hand, size),) = _counts(block, len(form.sources), 1)
+    ior = _scalar_fields(block, form)
+    datr = block.datr or {}
+    bad = [k for k, v in datr.items() if v and k not in ("cmode", "pad")]
+    if bad:
+        raise _legality(f"{block.op} takes only CMode and PadValue in B.DATR; {', '.join(bad)} nonzero")
+    if not form.scalar and block.ior is not None:
+        raise _legality("TCMP takes no B.IOR, not even an all-zero one")
+    b = block.bindings[0]
+    if len(block.bindings) != 1 or b.dest is None or len(b.sources) != len(form.sources) or not b.last:
+        raise _legality(f"{block.op} binds its sources and destination in one B.IOT marked <last>; the block has "
+                        f"{len(block.bindings)} bindings")
+    valid, cols = _closed_dims(block)
+    bstart = enc.DATATYPES[block.datatype]
+    if bstart not in form.accepts:
+        raise _legality(f"{block.op} does not take {bstart}")
+    sources = [_numeric_source(tiles, k, bstart) for k in srcs]
+    first = sources[0]
+    if any(src.tile != first.tile for src in sources):
+        raise _legality("TCMP's sources differ in shape (TileShapeAndTypeMatch)")
+    if (first.valid_rows, first.valid_cols, first.cols) != (*valid, cols):
+        raise _legality(f"the source (valid {first.valid_rows}x{first.valid_cols}, {first.cols} columns) does not "
+                        f"match LB1 x LB0 = {valid[0]}x{valid[1]}, LB2 = {cols}")
+    # ResolveBundlePredicateDestination: the first source's geometry, packed bits within TSize, then capacity and
+    # a free tile of the hand
+    nbytes = enc.size_bytes(size)
+    if (first.rows * first.cols + 7) // 8 > nbytes:
+        raise _allocation(f"{first.rows}x{first.cols} predicate bits take more than TSize {nbytes} B")
+    mask = enc.PE_MASKS[b.pemode]
+    if _used(tiles) + mask.count("1") * nbytes > capacity:
+        raise _allocation(f"the core's tile capacity {capacity} B is exhausted")
+    slot = next((i for i in range(hand * 16, hand * 16 + 16) if i not in tiles), None)
+    if slot is None:
+        raise _allocation(f"no free tile in hand {enc.HANDS[hand]}")
+    if first.cols % 8:
+        why = f"a {first.cols}-column predicate packs several rows into a byte, which ptofuzz's tiles do not lay out"
+        return BlockResult(block.op, "unsupported", reason=why)
+    scalar = regs[enc.GPRS[ior.get("rs0", 0)]] if form.scalar else 0
+    lead = np.broadcast_shapes(*(s.data.shape[:-2] for s in sources), np.shape(scalar))
+    dst = LocalTile("uint8", first.rows, first.cols // 8, first.valid_rows, -(-first.valid_cols // 8),
+                    np.zeros((*lead, first.rows, first.cols // 8), dtype=np.uint8), nbytes, mask,
+                    (first.rows, first.cols, first.valid_rows, first.valid_cols))
+    dt = first.dtype
+    roles = [(role, s.tile) for role, s in zip(form.sources, sources)]
+    inputs = {role: s.data for role, s in zip(form.sources, sources)}
+    if form.scalar:
+        inputs[form.scalar] = _raw_element(scalar, dtypes.get(dt))
+        roles.append((form.scalar, Tile(1, 1, 1, 1)))
+    case = Case(block.op, "spec", dt, (("dst", dst.tile), *roles), (("cmp", CMODE_TO_CMP[datr.get("cmode", 0)]),))
+    outcome = _run(oracle, case, inputs)
+    dst.data[...] = outcome.outputs["dst"]
+    return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def _scalar_fields(block: _Block, form: ClosedTepl) -> Mapping[str, int]:
+    """BundleOperationScalarBindingSchemaLegal (Fault_BundleControl): B.IOR fields the operation does not read
+    (RegSrc0 only for one with a scalar; none else) must be zero. The B.IOR fields."""
+    ior = block.ior or {}
+    used = form.registers or (("rs0",) if form.scalar else ())
+    extra = [k for k in ("rd", "rs0", "rs1", "rs2") if ior.get(k) and k not in used]
+    if extra:
+        uses = f"only B.IOR {', '.join(used)}" if used else "no B.IOR register"
+        raise _control(f"{block.op} uses {uses}; {', '.join(extra)} nonzero")
+    return ior
+
+
+def _numeric_source(tiles: Mapping[int, LocalTile], k: int, bstart: str) -> LocalTile:
+    """A source a closed schema reads as numbers: allocated, numeric storage, a legal descriptor of the BSTART
+    type (Fault_TileLegality)."""
+    from ptofuzz.oracles import descriptors
+
+    src = _source(tiles, k)
+    problem = descriptors.problem(src.tile, dtypes.get(src.dtype), max_bytes=descriptors.LOCAL_MAX)
+    if src.logical is not None or src.dtype != SPEC_DTYPES.get(bstart) or problem:
+        kind = "a predicate" if src.logical is not None else src.dtype
+        raise _legality(f"the source {enc.tile_name(k)} must be a legal numeric {bstart} tile (it is "
+                        f"{kind}{'; ' + problem if problem else ''})")
+    return src
+
+
+def _commit_select(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome],
+                   tiles: dict[int, LocalTile], regs: Mapping[str, Register], capacity: int) -> BlockResult:
+    """TSEL and TSELS (``comparison-schema.asl``, ``tile-scalar-schema.asl``): binding completeness and unused
+    B.IOR fields (Fault_BundleControl); B.DATR PadValue only (Fault_TileLegality); the closed schema
+    (Fault_TileLegality: TSEL no B.IOR at all, a first B.IOT with the predicate and the true source and no
+    destination, a terminal one with the false source and the destination; TSELS one terminal B.IOT with the
+    predicate, the true source and the destination; LB0; the arithmetic types; the predicate a predicate tile of
+    the true source's logical shape; the true (and false) source numeric tiles of the BSTART type, of one shape,
+    matching LB0..LB2); then the destination (LB0..LB2, the effective type: Fault_TileAllocation); then the
+    select spec oracle (its own legality, then the chosen bits)."""
+    srcs, ((hand, size),) = _counts(block, len(form.sources), 1)
+    ior = _scalar_fields(block, form)
+    if block.datr is not None:
+        bad = [k for k, v in block.datr.items() if v and k != "pad"]
+        if bad:
+            raise _legality(f"{block.op} takes only PadValue in B.DATR; {', '.join(bad)} nonzero")
+    if not form.scalar and block.ior is not None:
+        raise _legality("TSEL takes no B.IOR, not even an all-zero one")
+    shape = [(len(b.sources), b.dest is not None, b.last) for b in block.bindings]
+    want = [(2, True, True)] if form.scalar else [(2, False, False), (1, True, True)]
+    if shape != want:
+        raise _legality(f"{block.op} binds the predicate and the true source "
+                        + ("with the destination in one B.IOT marked <last>" if form.scalar else
+                           "in a first B.IOT, the false source and the destination in a second marked <last>"))
+    valid, cols = _closed_dims(block)
+    bstart = enc.DATATYPES[block.datatype]
+    if bstart not in form.accepts:
+        raise _legality(f"{block.op} does not take {bstart}")
+    pred = _source(tiles, srcs[0])
+    if pred.logical is None:
+        raise _legality(f"the predicate {enc.tile_name(srcs[0])} is no predicate tile (TilePredicateValuesLegal)")
+    data = [_numeric_source(tiles, k, bstart) for k in srcs[1:]]
+    true = data[0]
+    if any(d.tile != true.tile for d in data):
+        raise _legality("TSEL's true and false sources differ in shape (TileShapeAndTypeMatch)")
+    if pred.logical != (true.rows, true.cols, true.valid_rows, true.valid_cols):
+        raise _legality(f"the predicate's logical shape {pred.logical} is not the true source's "
+                        f"(TileLogicalShapeMatch)")
+    if (true.valid_rows, true.valid_cols, true.cols) != (*valid, cols):
+        raise _legality(f"the true source (valid {true.valid_rows}x{true.valid_cols}, {true.cols} columns) does not "
+                        f"match LB1 x LB0 = {valid[0]}x{valid[1]}, LB2 = {cols}")
+    effective = enc.DATATYPES[block.datr["datatype"]] if block.datr is not None else bstart
+    mask = enc.PE_MASKS[block.bindings[-1].pemode]
+    scalar = regs[enc.GPRS[ior.get("rs0", 0)]] if form.scalar else 0
+    dt = SPEC_DTYPES.get(effective)
+    if dt is None:  # sized in its type, then no source (all of modelled types) matches it
+        _allocation_shape(tiles, set(), hand, size, cols, UNMODELLED_BITS[effective], effective, valid, mask,
+                          _used(tiles), capacity)
+        raise _legality(f"the destination is {effective} (B.DATR's DataType), the sources are not")
+    lead = np.broadcast_shapes(pred.data.shape[:-2], *(d.data.shape[:-2] for d in data), np.shape(scalar))
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, mask, _used(tiles), capacity, lead)
+    if dt != true.dtype:
+        raise _legality(f"the destination is {effective}, the sources {true.dtype}: {block.op} takes one type")
+    if true.cols % 8:  # as _commit_compare: ptofuzz's predicate bytes hold whole rows only
+        why = f"a {true.cols}-column predicate packs several rows into a byte, which ptofuzz's tiles do not lay out"
+        return BlockResult(block.op, "unsupported", reason=why)
+    roles = [("mask", pred.tile), *((role, d.tile) for role, d in zip(form.sources[1:], data))]
+    inputs = {"mask": pred.data, **{role: d.data for role, d in zip(form.sources[1:], data)}}
+    if form.scalar:
+        inputs[form.scalar] = _raw_element(scalar, dtypes.get(dt))
+        roles.append((form.scalar, Tile(1, 1, 1, 1)))
+    outcome = _run(oracle, Case(block.op, "spec", dt, (("dst", dst.tile), *roles)), inputs)
+    dst.data[...] = outcome.outputs["dst"]
+    return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def _signed64(value: int) -> int:
+    """SInt of a 64-bit GPR."""
+    value &= (1 << 64) - 1
+    return value - (1 << 64) if value >> 63 else value
+
+
+def _commit_generation(block: _Block, form: ClosedTepl,
+                       oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome], tiles: dict[int, LocalTile],
+                       regs: Mapping[str, Register], capacity: int) -> BlockResult:
+    """TCI and TTRI (``generation-schema.asl``), in the order of ``tile-execution.asl``: binding completeness and
+    B.IOR fields other than RegSrc0/RegSrc1 (Fault_BundleControl); the B.IOR values
+    (``BundleOperationGPRBindingValuesLegal``: RegSrc1 the flag, exactly 0 or 1; TTRI's RegSrc0 the diagonal,
+    SInt within -65535..65535; Fault_TileLegality); B.DATR every field zero (Fault_TileLegality); the schema (one
+    terminal destination-only B.IOT, LB0 1..65535, LB2 at least LB0, TCI's LB1 absent or 1, TTRI's 1..65535; the
+    operation's types); the destination (LB0..LB2 in the effective type: Fault_TileAllocation); then the spec
+    oracle. Without a B.IOR: start / diagonal 0, ascending / lower."""
+    _counts(block, 0, 1)
+    ior = _scalar_fields(block, form)
+    if block.ior is not None:
+        flag = _word(regs, ior["rs1"])
+        if flag not in (0, 1):
+            raise _legality(f"{block.op}'s {'direction' if block.op == 'TCI' else 'orientation'} (RegSrc1 = "
+                            f"{flag}) is neither 0 nor 1")
+        value = _word(regs, ior["rs0"])
+        if block.op == "TTRI" and not -65535 <= _signed64(value) <= 65535:
+            raise _legality(f"TTRI's diagonal {_signed64(value)} is outside -65535..65535")
+    else:
+        flag, value = 0, 0
+    if block.datr is not None and any(block.datr.values()):
+        raise _legality(f"{block.op} takes B.DATR only with every field 0")
+    b = block.bindings[0]
+    if len(block.bindings) != 1 or b.dest is None or b.sources or not b.last:
+        raise _legality(f"{block.op} binds one destination in one B.IOT marked <last>")
+    lb0, lb1, lb2 = block.lbs.get(0, 0), block.lbs.get(1), block.lbs.get(2)
+    if not lb0:
+        raise _legality(f"{block.op} needs LB0 = ValidCol in 1..65535")
+    if lb2 is not None and lb2 < lb0:
+        raise _legality(f"LB2 = {lb2} (Col) is below LB0 = {lb0} (ValidCol)")
+    if lb1 is not None and (lb1 != 1 if block.op == "TCI" else lb1 == 0):
+        raise _legality(f"LB1 = {lb1}: {'TCI writes one row' if block.op == 'TCI' else 'it must be 1..65535'}")
+    bstart = enc.DATATYPES[block.datatype]
+    if bstart not in form.accepts:
+        raise _legality(f"{block.op} does not take {bstart}")
+    valid, cols = (lb1 or 1, lb0), lb2 or lb0
+    effective = enc.DATATYPES[block.datr["datatype"]] if block.datr is not None else bstart
+    mask = enc.PE_MASKS[b.pemode]
+    hand, size = b.dest
+    dt = SPEC_DTYPES.get(effective)
+    if dt is None:  # a B.DATR's DataType 0: an FP64 destination, sized, then not the operation's type
+        _allocation_shape(tiles, set(), hand, size, cols, UNMODELLED_BITS[effective], effective, valid, mask,
+                          _used(tiles), capacity)
+        raise _legality(f"the destination is {effective} (B.DATR's DataType), which {block.op} does not take")
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, mask, _used(tiles), capacity)
+    from ptofuzz.oracles import generation
+
+    params = ((generation.START, value & ((1 << dtypes.get(dt).bits) - 1)), (generation.DESCENDING, flag)) \
+        if block.op == "TCI" else ((generation.UPPER, flag), (generation.DIAGONAL, _signed64(value)))
+    outcome = _run(oracle, Case(block.op, "spec", dt, (("dst", dst.tile),), params), {})
     dst.data[...] = outcome.outputs["dst"]
     return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
 

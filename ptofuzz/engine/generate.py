@@ -355,7 +355,7 @@ def _add_bundle(content: casefolder.FolderContent, case: Case, inputs: Mapping[s
     result = ex.execute(b.words, b.tiles, b.gprs)
     files = {role: fname for fname, role in registry.get(case.op).support("spec").profile.inputs}
     roles = {gb.SRC0: "src"} if case.op == "TSORT" else \
-        dict(zip((gb.SRC0, gb.SRC1), ex.CLOSED[case.op].sources)) if case.op in ex.CLOSED else \
+        dict(zip((gb.SRC0, gb.SRC1, gb.SRC2), ex.CLOSED[case.op].sources)) if case.op in ex.CLOSED else \
         {gb.SRC0: "src0", gb.SRC1: "src1"}
     scalar = ex.CLOSED[case.op].scalar if case.op in ex.CLOSED else None
     header = [f"# {case.op} {case.dtype}: source tiles preloaded: " + ", ".join(

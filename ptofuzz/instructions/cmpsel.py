@@ -722,6 +722,10 @@ NOTES = {"TCMP": "docs/isa/TCMP.md: bit j%W of word (i, j/W) = src0 cmp src1, lo
          "TSELS": "docs/isa/TSELS.md: dst = bit j of mask row i ? src0 : scalar, bits copied"}
 
 
+#: the operations with a bundle form the executor runs (:data:`ptofuzz.bundle.executor.CLOSED`)
+BUNDLED = ("TCMP", "TCMPS", "TSEL", "TSELS")
+
+
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
     """The instructions named (all by default), in :data:`NAMES` order."""
     out = []
@@ -762,5 +766,5 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             {"mask": ("mask", "uint8")} if op == "TSELS" else {},
             options=("dtype", "shape", "dst"), random_options=("dtype", "shape"), replay_flags=replay_flags,
             redraw=redraw, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
-            fault_class=fault_class, known_difference=known_difference))
+            fault_class=fault_class, known_difference=known_difference, bundle=op in BUNDLED))
     return out

@@ -608,6 +608,10 @@ NOTES = {"TEXPANDS": "the scalar's bits over the valid region (a Mat tile: the w
          "TTRI": "1 where j <= i + d (lower) or j >= i + d (upper), else 0, over the valid region; any int d"}
 
 
+#: the operations with a bundle form the executor runs (:data:`ptofuzz.bundle.executor.CLOSED`)
+BUNDLED = ("TEXPANDS", "TCI", "TTRI")
+
+
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
     """The instructions named (all by default), in :data:`NAMES` order."""
     out = []
@@ -639,5 +643,5 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_options=("dtype", "shape"), replay_flags=replay_flags,
             draw_batch=draw_batch if op == "TEXPANDS" else None, geometry_class=geometry_class,
             fault_class=fault_class, regions=regions, known_difference=known_difference, illegal_case=illegal,
-            explain=explain if op == "TEXPANDS" else None))
+            explain=explain if op == "TEXPANDS" else None, bundle=op in BUNDLED))
     return out

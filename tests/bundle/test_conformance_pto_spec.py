@@ -886,3 +886,405 @@ def test_bitwise_static_contract(test_id, file, op, selector):
     # closed tile-scalar schema, the tile-tile ones under none (the generic path)
     assert ex.CLOSED[op].schema == ("tile-scalar" if selector >= 0x20 else "generic")
     assert bitwise_type_bundle(op, "U8").outcome == "ok"
+
+
+# ---- the generation family: TEXPANDS (tile/tile-scalar-and-immediate/initialization/TEXPANDS) -----------------
+# The tile-state-texpands-padding test (B.DATR PadValue Zero defining the padding) is not restated: the executor
+# writes the valid region only, as for the elementwise operations.
+
+INIT = "tile/tile-scalar-and-immediate/initialization/"
+
+
+def texpands_bundle(type_name: str, a0: int) -> ex.ExecResult:
+    """TEXPANDS started with DataType ``type_name``: LB0 = 2, one B.IOT with <last> binding only a destination
+    (T, SizeCode 1, all PEs), the scalar in a0 through B.IOR RegSrc0."""
+    code = {name: c for c, name in enc.DATATYPES.items()}[type_name]
+    return ex.execute([tepl(0x3B, code), dim(0, 0, 2), iot(size=1, dst=0, last=True), ior(rs0=GPR["a0"]), BSTOP],
+                      {}, {"a0": a0})
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TEXPANDS-BUNDLE-001", INIT + "TEXPANDS/tile-exec-texpands-bundle-001.asl")])
+def test_texpands_bundle(test_id, file):
+    # BSTART 0xdbb19181 (TEXPANDS U8); GPR 2 (a0) = 0x1ff: its low 8 bits in both valid elements
+    assert tepl(0x3B, 27) == 0xDBB19181
+    r = texpands_bundle("U8", 0x1FF)
+    assert r.fault is None and r.outcome == "ok", r.fault
+    assert r.tiles[0].data[0, :2].tolist() == [0xFF, 0xFF]
+    assert (r.tiles[0].valid_rows, r.tiles[0].valid_cols) == (1, 2)
+
+
+@pytest.mark.parametrize(("test_id", "file", "type_name", "legal"), [
+    P("PTO-AVS-TILE-TEXPANDS-TYPES-001", INIT + "TEXPANDS/tile-bound-texpands-types-001.asl", t, legal, label=t)
+    for t, legal in (("FP32", True), ("U8", True), ("HiF8", False), ("U4X2", False))])
+def test_texpands_contract_data_types(test_id, file, type_name, legal):
+    r = texpands_bundle(type_name, 1)
+    if legal:
+        assert r.fault is None and r.outcome == "ok", r.fault
+        assert r.tiles[0].data[0, :2].tolist() == [1, 1]
+    else:  # outside the arithmetic types: the closed schema's Fault_TileLegality, nothing allocated
+        assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT), r.fault
+        assert 0 not in r.tiles
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TEXPANDS-STATIC-001", INIT + "TEXPANDS/tile-static-texpands-contract-001.asl")])
+def test_texpands_static_contract(test_id, file):
+    # selector 0x03B, the VEC engine; the canonical block (LB0, one B.IOT with <last> and a destination, B.IOR)
+    assert enc.SELECTORS[0x3B] == "TEXPANDS" and enc.ENGINE["TEXPANDS"] == "VEC"
+    assert asm.assemble("BSTART.VEC TEXPANDS, FP32") == [tepl(0x3B, 1)]
+    assert "TEXPANDS" in ex.CLOSED and registry.get("TEXPANDS").bundle
+    assert texpands_bundle("FP32", 0x3F800000).tiles[0].data[0, :2].tolist() == [0x3F800000] * 2
+
+
+# ---- the compare family: TCMP, TCMPS (tile/elementwise-tile-tile/logical/TCMP,
+# tile/tile-scalar-and-immediate/logical/TCMPS), run as bundles. ptofuzz's predicate tile is Row x Col/8 bytes, so
+# the bundle tests' 2-column sources (a predicate packing several rows into a byte) are restated up to what ptofuzz
+# observes: every check passes, the destination is allocated, and the block is answered unsupported. The
+# tile-state-tcmp-padding test (B.DATR PadValue) is not restated, as for the other operations.
+
+CMP_DIR, CMPS_DIR = LOGICAL + "TCMP/", SCALAR_LOGICAL + "TCMPS/"
+CMODE = {"EQ": 0, "NE": 1, "LT": 2, "GT": 3, "LE": 4, "GE": 5}
+
+
+def compare_bundle(op: str, type_name: str, a: Sequence[int], b: Sequence[int] | None, mode: str,
+                   scalar: int | None = None, cols: int = 16) -> ex.ExecResult:
+    """One valid row of ``len(a)`` elements in 128 B sources of ``cols`` columns (M#1, M#2), LB0 = the row,
+    LB2 = ``cols``; B.DATR CMode ``mode`` unless EQ; TCMPS's scalar in a0 through B.IOR RegSrc0."""
+    code = {name: c for c, name in enc.DATATYPES.items()}[type_name]
+    dtype = ex.SPEC_DTYPES[type_name]
+    tiles = {32: local(dtype, 128, cols, (1, len(a)), [a])}
+    if b is not None:
+        tiles[33] = local(dtype, 128, cols, (1, len(b)), [b])
+    words = [tepl(0x0D if op == "TCMP" else 0x2D, code), dim(0, 0, len(a)), dim(2, 0, cols),
+             *([datr(cmode=CMODE[mode])] if mode != "EQ" else []),
+             iot(32, 33 if b is not None else None, size=1, dst=0, last=True),
+             *([ior(rs0=GPR["a0"])] if scalar is not None else []), BSTOP]
+    return ex.execute(words, tiles, {"a0": scalar or 0})
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "a", "b", "scalar", "mode", "expect"), [
+    # 0..9 against 0,0,2,0,4,...,8,0 (EQ): low logical indices in low bits, 0b01010101 then 0b00000001
+    P("PTO-AVS-TILE-TCMP-PACKED-001", CMP_DIR + "tile-exec-tcmp-packed-001.asl", "TCMP", list(range(10)),
+      [c if c % 2 == 0 else 0 for c in range(10)], None, "EQ", [0x55, 0x01]),
+    # 0..9 >= 5: 0b11100000 then 0b00000011
+    P("PTO-AVS-TILE-TCMPS-PACKED-001", CMPS_DIR + "tile-exec-tcmps-packed-001.asl", "TCMPS", list(range(10)), None,
+      5, "GE", [0xE0, 0x03]),
+])
+def test_compare_packed(test_id, file, op, a, b, scalar, mode, expect):
+    r = compare_bundle(op, "U8", a, b, mode, scalar)
+    assert r.fault is None and r.outcome == "ok", r.fault
+    p = r.tiles[0]
+    assert p.dtype == "uint8" and (p.rows, p.cols, p.valid_rows, p.valid_cols) == (8, 2, 1, 2)
+    assert [int(p.data[0, 0]), int(p.data[0, 1]) & 0x03] == expect  # bit 9 the last valid one
+
+
+@pytest.mark.parametrize(("test_id", "file", "type_name", "a", "b", "mode", "bit", "flags"), [
+    *[P("PTO-AVS-TILE-TCMP-ORDER-001", CMP_DIR + "tile-exec-tcmp-order-001.asl", t, a, b, m, bit, fl, label=label)
+      for label, t, a, b, m, bit, fl in (("s8", "S8", 0xFF, 1, "LT", 1, ()), ("u8", "U8", 0xFF, 1, "LT", 0, ()),
+                                         ("zero", "FP32", 0x80000000, 0, "EQ", 1, ()),
+                                         ("snan", "FP32", 0x7F800001, 0x3F800000, "EQ", 0, ("NV",)))],
+])
+def test_compare_order(test_id, file, type_name, a, b, mode, bit, flags):
+    r = compare_bundle("TCMP", type_name, [a], [b], mode, cols=8 if type_name == "FP32" else 16)
+    assert r.fault is None and int(r.tiles[0].data[0, 0]) & 1 == bit
+    assert r.blocks[0].flags == flags
+
+
+@pytest.mark.parametrize(("test_id", "file", "code", "name", "legal"), [
+    P("PTO-AVS-TILE-TCMP-MODES-001", CMP_DIR + "tile-bound-tcmp-modes-001.asl", c, n, c < 6, label=n)
+    for c, n in enumerate(("EQ", "NE", "LT", "GT", "LE", "GE", "6", "7"))])
+def test_compare_modes(test_id, file, code, name, legal):
+    word = datr(cmode=code)
+    if legal:  # the CMode runs: 3 >= 5 ... against the scalar 5 (bit 0 of 3 <op> 5)
+        assert asm.disassemble([word])[0].startswith(f"B.DATR cmode={name},")
+        r = compare_bundle("TCMPS", "U8", [3], None, name, 5)
+        assert r.fault is None
+        assert int(r.tiles[0].data[0, 0]) & 1 == {"EQ": 0, "NE": 1, "LT": 1, "GT": 0, "LE": 1, "GE": 0}[name]
+    else:  # reserved codes do not decode
+        with pytest.raises(enc.DecodeError):
+            enc.decode(word)
+
+
+@pytest.mark.parametrize(("test_id", "file", "type_name", "legal"), [
+    P("PTO-AVS-TILE-TCMP-TYPES-001", CMP_DIR + "tile-bound-tcmp-types-001.asl", t, legal, label=t)
+    for t, legal in (("FP32", True), ("FP16", True), ("BF16", True), ("S32", True), ("S16", True), ("S8", True),
+                     ("U64", True), ("S64", True), ("U32", True), ("U16", True), ("U8", True), ("HiF8", False),
+                     ("U4X2", False))])
+def test_tcmp_contract_data_types(test_id, file, type_name, legal):
+    if legal:  # 1 == 1 in 16-column 128 B tiles (8-column ones for the 64-bit types)
+        dtype = ex.SPEC_DTYPES[type_name]
+        cols = 8 if dtypes.get(dtype).itemsize == 8 else 16
+        r = compare_bundle("TCMP", type_name, [1], [1], "EQ", cols=cols)
+        assert r.fault is None and int(r.tiles[0].data[0, 0]) & 1 == 1, r.fault
+    else:  # a start type outside the schema: Fault_TileLegality at commit, nothing allocated
+        code = {name: c for c, name in enc.DATATYPES.items()}[type_name]
+        tiles = {32: local("uint8", 128, 16, (1, 1), [[1]]), 33: local("uint8", 128, 16, (1, 1), [[1]])}
+        r = ex.execute([tepl(0x0D, code), dim(0, 0, 1), dim(2, 0, 16), iot(32, 33, size=1, dst=0, last=True), BSTOP],
+                       tiles)
+        assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT) and 0 not in r.tiles
+
+
+def tcmp_u64_8x2(words_between: Sequence[int] = (), lb0: bool = True) -> tuple[ex.ExecResult, dict]:
+    """The TCMP blocks of the bundle and schema tests: U64 sources T#2 = 7, 9 and T#3 = 7, 8 (8x2, valid 1x2),
+    BSTART 0xc0d19181, LB0 = 2, one B.IOT T#2, T#3 -> T with <last>."""
+    tiles = {1: local("uint64", 128, 2, (1, 2), [[7, 9]]), 2: local("uint64", 128, 2, (1, 2), [[7, 8]])}
+    words = [0xC0D19181, *([dim(0, 0, 2)] if lb0 else []), iot(1, 2, size=1, dst=0, last=True), *words_between,
+             BSTOP]
+    return ex.execute(words, tiles), tiles
+
+
+@pytest.mark.parametrize(("test_id", "file", "variant", "fault"), [
+    P("PTO-AVS-TILE-TCMP-BUNDLE-001", CMP_DIR + "tile-exec-tcmp-bundle-001.asl", "canonical", None),
+    P("PTO-AVS-TILE-TCMP-SCHEMA-001", CMP_DIR + "tile-fault-tcmp-schema-001.asl", "canonical", None,
+      label="canonical"),
+    # a scalar binding (RegSrc0 = 1): in a full commit binding completeness rejects it first; an all-zero B.IOR
+    # reaches the schema, which rejects any B.IOR for TCMP
+    P("PTO-AVS-TILE-TCMP-SCHEMA-001", CMP_DIR + "tile-fault-tcmp-schema-001.asl", "ior", CONTROL, label="ior"),
+    P("PTO-AVS-TILE-TCMP-SCHEMA-001", CMP_DIR + "tile-fault-tcmp-schema-001.asl", "zero-ior", LEGALITY,
+      label="zero-ior"),
+    P("PTO-AVS-TILE-TCMP-SCHEMA-001", CMP_DIR + "tile-fault-tcmp-schema-001.asl", "no-lb0", LEGALITY,
+      label="no-lb0"),
+])
+def test_tcmp_bundle_and_schema(test_id, file, variant, fault):
+    extra = {"ior": [ior(rs0=1)], "zero-ior": [ior()]}.get(variant, [])
+    r, tiles = tcmp_u64_8x2(extra, lb0=variant != "no-lb0")
+    if fault is None:  # every check passes and the predicate is allocated; its 2 columns ptofuzz does not lay out
+        assert r.fault is None and r.outcome == "unsupported", r.fault
+    else:
+        assert (r.fault.name, r.fault.point) == (fault, COMMIT), r.fault
+    assert 0 not in r.tiles and all(np.array_equal(r.tiles[k].data, tiles[k].data) for k in (1, 2))
+
+
+@pytest.mark.parametrize(("test_id", "file", "size", "fault"), [
+    P("PTO-AVS-TILE-TCMP-CAPACITY-001", CMP_DIR + "tile-fault-tcmp-capacity-001.asl", 1, ALLOCATION, label="128B"),
+    P("PTO-AVS-TILE-TCMP-CAPACITY-001", CMP_DIR + "tile-fault-tcmp-capacity-001.asl", 4, None, label="1KiB")])
+def test_tcmp_predicate_capacity(test_id, file, size, fault):
+    # 64x128 U8 sources (8 KiB): 1024 predicate bytes; TSize 128 B faults, 1 KiB (the other side) fits; mask 0001
+    tiles = {1: local("uint8", 8192, 128, (64, 128)), 2: local("uint8", 8192, 128, (64, 128))}
+    r = ex.execute([0xD8D19181, dim(0, 0, 128), dim(1, 0, 64), dim(2, 0, 128),
+                    iot(1, 2, size=size, dst=0, mode=4, last=True), BSTOP], tiles)
+    assert (None if r.fault is None else (r.fault.name, r.fault.point)) == (None if fault is None else
+                                                                            (fault, COMMIT))
+    assert (0 in r.tiles) == (fault is None) and set(r.tiles) >= {1, 2}
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TCMPS-BUNDLE-001", CMPS_DIR + "tile-exec-tcmps-bundle-001.asl")])
+def test_tcmps_bundle(test_id, file):
+    # BSTART 0xdad19181 (TCMPS U8), GPR 2 = 2, T#2 a 2-column U8 source: accepted, allocated, unsupported (its
+    # predicate packs rows into a byte); the same block on a 16-column source gives bits 1, 0
+    assert tepl(0x2D, 27) == 0xDAD19181
+    r = ex.execute([0xDAD19181, dim(0, 0, 2), iot(1, size=1, dst=0, last=True), ior(rs0=GPR["a0"]), BSTOP],
+                   {1: local("uint8", 128, 2, (1, 2), [[2, 3]])}, {"a0": 2})
+    assert r.fault is None and r.outcome == "unsupported"
+    r = compare_bundle("TCMPS", "U8", [2, 3], None, "EQ", 2)
+    assert r.fault is None and int(r.tiles[0].data[0, 0]) & 3 == 1
+    assert r.tiles[32].data[0, :2].tolist() == [2, 3]
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "selector"), [
+    P("PTO-AVS-TILE-TCMP-STATIC-001", CMP_DIR + "tile-static-tcmp-contract-001.asl", "TCMP", 0x0D),
+    P("PTO-AVS-TILE-TCMPS-STATIC-001", CMPS_DIR + "tile-static-tcmps-contract-001.asl", "TCMPS", 0x2D)])
+def test_compare_static_contract(test_id, file, op, selector):
+    assert enc.SELECTORS[selector] == op and enc.ENGINE[op] == "VEC"
+    assert asm.assemble(f"BSTART.VEC {op}, FP32") == [tepl(selector, 1)]
+    assert ex.CLOSED[op].schema == "compare" and registry.get(op).bundle
+
+
+# ---- the select family: TSEL, TSELS (tile/elementwise-tile-tile/logical/TSEL,
+# tile/tile-scalar-and-immediate/logical/TSELS), run as bundles; the predicate a tile of predicate storage
+# (ex.LocalTile.logical). As for TCMP, the 2-column bundle tests are restated up to what ptofuzz observes (every
+# check and allocation pass, then unsupported), and once more on 8-column tiles with the same elements.
+
+SEL_DIR, SELS_DIR = LOGICAL + "TSEL/", SCALAR_LOGICAL + "TSELS/"
+
+
+def predicate(cols: int, capacity_rows: int, valid: tuple[int, int], bits: Sequence[int]) -> ex.LocalTile:
+    """A predicate of a ``capacity_rows`` x ``cols`` data tile's logical shape, ``bits`` its row-0 bits; stored as
+    ptofuzz's Row x Col/8 bytes (a Col below 8 keeps one byte a row, which only the unsupported path reads)."""
+    word = sum(1 << k for k, b in enumerate(bits) if b)
+    t = ex.LocalTile.of("uint8", capacity_rows, max(cols // 8, 1), (valid[0], -(-valid[1] // 8)), [[word]])
+    t.logical = (capacity_rows, cols, *valid)
+    return t
+
+
+def select_block(op: str, type_code: int, cols: int, scalar: bool = False, extra: Sequence[int] = ()) -> list[int]:
+    """T#2 the predicate, T#3 the true source, T#4 TSEL's false source; LB0 = 2 (LB2 = ``cols`` when not 2)."""
+    words = [tepl(0x1A if op == "TSEL" else 0x3A, type_code), dim(0, 0, 2), *([dim(2, 0, cols)] if cols != 2 else [])]
+    if scalar:
+        return [*words, iot(1, 2, size=1, dst=0, last=True), ior(rs0=GPR["a1"]), *extra, BSTOP]
+    return [*words, iot(1, 2), iot(3, size=1, dst=0, last=True), *extra, BSTOP]
+
+
+def select_tiles(cols: int, bits: Sequence[int], true: Sequence[int], false: Sequence[int] | None
+                 ) -> dict[int, ex.LocalTile]:
+    rows = rows_of(128, cols, "float32")
+    tiles = {1: predicate(cols, rows, (1, 2), bits), 2: local("float32", 128, cols, (1, 2), [true])}
+    if false is not None:
+        tiles[3] = local("float32", 128, cols, (1, 2), [false])
+    return tiles
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "bits", "scalar", "expect"), [
+    P("PTO-AVS-TILE-TSEL-BUNDLE-001", SEL_DIR + "tile-exec-tsel-bundle-001.asl", "TSEL", (1, 0), None, [10, 21]),
+    P("PTO-AVS-TILE-TSELS-BUNDLE-001", SELS_DIR + "tile-exec-tsels-bundle-001.asl", "TSELS", (0, 1), 99, [99, 11]),
+])
+def test_select_bundle(test_id, file, op, bits, scalar, expect):
+    # BSTART 0x09a19181 / 0x0ba19181 (FP32); true 10, 11; false 20, 21 (TSEL) or GPR 3 (a1) = 99 (TSELS)
+    assert tepl(0x1A if op == "TSEL" else 0x3A, 1) == (0x09A19181 if op == "TSEL" else 0x0BA19181)
+    false = None if scalar is not None else [20, 21]
+    tiles = select_tiles(2, bits, [10, 11], false)
+    r = ex.execute(select_block(op, 1, 2, scalar is not None), tiles, {"a1": scalar or 0})
+    assert r.fault is None and r.outcome == "unsupported", r.fault  # 2 columns: ptofuzz does not lay it out
+    tiles = select_tiles(8, bits, [10, 11], false)
+    r = ex.execute(select_block(op, 1, 8, scalar is not None), tiles, {"a1": scalar or 0})
+    assert r.fault is None and r.outcome == "ok", r.fault
+    assert r.tiles[0].data[0, :2].tolist() == expect and r.tiles[0].logical is None
+    assert r.tiles[1].data[0, 0] == tiles[1].data[0, 0]  # the predicate persists
+
+
+@pytest.mark.parametrize(("test_id", "file"), [P("PTO-AVS-TILE-TSEL-PACKED-001",
+                                                 SEL_DIR + "tile-exec-tsel-packed-001.asl")])
+def test_tsel_packed(test_id, file):
+    # a 16x8 U8 predicate, bits 1, 0, 1, 0 over valid 1x4; true 10..13, false 20..23 -> 10, 21, 12, 23
+    tiles = {1: predicate(8, 16, (1, 4), (1, 0, 1, 0)), 2: local("uint8", 128, 8, (1, 4), [[10, 11, 12, 13]]),
+             3: local("uint8", 128, 8, (1, 4), [[20, 21, 22, 23]])}
+    words = [tepl(0x1A, 27), dim(0, 0, 4), dim(2, 0, 8), iot(1, 2), iot(3, size=1, dst=0, last=True), BSTOP]
+    r = ex.execute(words, tiles)
+    assert r.fault is None and r.tiles[0].data[0, :4].tolist() == [10, 21, 12, 23]
+
+
+@pytest.mark.parametrize(("test_id", "file", "variant", "fault"), [
+    P("PTO-AVS-TILE-TSEL-SCHEMA-001", SEL_DIR + "tile-fault-tsel-schema-001.asl", v, f, label=v)
+    for v, f in (("canonical", None), ("first-last", LEGALITY), ("ior", CONTROL), ("zero-ior", LEGALITY),
+                 ("false-u32", LEGALITY))])
+def test_tsel_schema(test_id, file, variant, fault):
+    tiles = select_tiles(2, (1, 0), [10, 11], [20, 21])
+    if variant == "false-u32":
+        tiles[3] = local("uint32", 128, 2, (1, 2), [[20, 21]])
+    words = select_block("TSEL", 1, 2, extra={"ior": [ior(rs0=1)], "zero-ior": [ior()]}.get(variant, []))
+    if variant == "first-last":  # the predicate/true binding marked <last>, the false one after it: complete
+        # counts, but the schema's first binding must not end the stream (here the header rejects the B.IOT after
+        # <last> at its word; one binding holding all three is no form)
+        words = [words[0], words[1], iot(1, 2, last=True), words[3], BSTOP]
+        r = ex.execute(words, tiles)
+        assert (r.fault.name, r.fault.point) == (CONTROL, at_word(3))
+        return
+    r = ex.execute(words, tiles)
+    if fault is None:
+        assert r.fault is None and r.outcome == "unsupported"
+    else:
+        assert (r.fault.name, r.fault.point) == (fault, COMMIT), r.fault
+        assert 0 not in r.tiles
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "selector"), [
+    P("PTO-AVS-TILE-TSEL-STATIC-001", SEL_DIR + "tile-static-tsel-contract-001.asl", "TSEL", 0x1A),
+    P("PTO-AVS-TILE-TSELS-STATIC-001", SELS_DIR + "tile-static-tsels-contract-001.asl", "TSELS", 0x3A)])
+def test_select_static_contract(test_id, file, op, selector):
+    assert enc.SELECTORS[selector] == op and enc.ENGINE[op] == "VEC"
+    assert asm.assemble(f"BSTART.VEC {op}, FP32") == [tepl(selector, 1)]
+    assert ex.CLOSED[op].schema == "select" and registry.get(op).bundle
+
+
+# ---- TCI, TTRI (tile/irregular-and-complex/initialization/T{CI,TRI}, block/model/dispatch/generation-schema),
+# run as bundles: BSTART.SFU Mode 3 Function 6 (TCI) / 7 (TTRI); B.IOR RegSrc0 the start or diagonal, RegSrc1 the
+# direction or orientation
+
+GEN, GEN_SCHEMA = "tile/irregular-and-complex/initialization/", "block/model/dispatch/generation-schema/"
+
+
+def generation_bundle(op: str, type_name: str, lbs: Sequence[tuple[int, int]], gprs: dict[str, int] | None = None
+                      ) -> ex.ExecResult:
+    """``op`` started with ``type_name``, the LBs given, one destination-only B.IOT with <last> (T, SizeCode 1),
+    and, when ``gprs`` is given, B.IOR a0, a1."""
+    code = {name: c for c, name in enc.DATATYPES.items()}[type_name]
+    words = [tepl(0x66 if op == "TCI" else 0x67, code), *(dim(lb, 0, v) for lb, v in lbs),
+             iot(size=1, dst=0, last=True), *([ior(rs0=GPR["a0"], rs1=GPR["a1"])] if gprs is not None else []),
+             BSTOP]
+    return ex.execute(words, {}, gprs or {})
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TCI-BUNDLE-001", GEN + "TCI/tile-exec-tci-bundle-001.asl")])
+def test_tci_bundle(test_id, file):
+    # U16, LB0 = 2, no B.IOR: start 0, ascending; one valid row of 2
+    r = generation_bundle("TCI", "U16", [(0, 2)])
+    assert r.fault is None and r.tiles[0].dtype == "uint16"
+    assert (r.tiles[0].valid_rows, r.tiles[0].valid_cols) == (1, 2) and r.tiles[0].data[0, :2].tolist() == [0, 1]
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TTRI-BUNDLE-001", GEN + "TTRI/tile-exec-ttri-bundle-001.asl")])
+def test_ttri_bundle(test_id, file):
+    # FP16, LB0 = 3, LB1 = 2, LB2 = 4, no B.IOR: diagonal 0, lower
+    r = generation_bundle("TTRI", "FP16", [(0, 3), (1, 2), (2, 4)])
+    t = r.tiles[0]
+    assert r.fault is None and (t.dtype, t.valid_rows, t.valid_cols) == ("float16", 2, 3)
+    assert (int(t.data[0, 0]), int(t.data[0, 1]), int(t.data[1, 1])) == (0x3C00, 0, 0x3C00)
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "type_name", "legal"), [
+    *[P("PTO-AVS-BLOCK-TCI-SCHEMA-001", GEN_SCHEMA + "block-bound-tci-schema-001.asl", "TCI", t, t in (
+        "S32", "S16", "U32", "U16"), label=t) for t in ("S32", "S16", "U32", "U16", "BF16", "S8", "U8", "FP64")],
+    *[P("PTO-AVS-BLOCK-TTRI-SCHEMA-001", GEN_SCHEMA + "block-bound-ttri-schema-001.asl", "TTRI", t, t in (
+        "FP32", "FP16", "S32", "S16", "U32", "U16"), label=t)
+      for t in ("FP32", "FP16", "S32", "S16", "U32", "U16", "BF16", "S8", "U8", "FP64")],
+])
+def test_generation_schema_types(test_id, file, op, type_name, legal):
+    r = generation_bundle(op, type_name, [(0, 2), (2, 16)])  # 16 columns: 128 B holds a row of any of them
+    if legal:
+        assert r.fault is None and r.outcome == "ok", r.fault
+    else:
+        assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT) and 0 not in r.tiles
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "lbs", "legal"), [
+    # TCI: LB0 = 2 alone passes; LB1 = 2 (more than one row) fails the schema
+    P("PTO-AVS-BLOCK-TCI-SCHEMA-001", GEN_SCHEMA + "block-bound-tci-schema-001.asl", "TCI", [(0, 2)], True,
+      label="lb0"),
+    P("PTO-AVS-BLOCK-TCI-SCHEMA-001", GEN_SCHEMA + "block-bound-tci-schema-001.asl", "TCI", [(0, 2), (1, 2)],
+      False, label="lb1"),
+    # TTRI: LB0 = 3, LB1 = 2, LB2 = 4 passes; LB2 = 2 below LB0 fails
+    P("PTO-AVS-BLOCK-TTRI-SCHEMA-001", GEN_SCHEMA + "block-bound-ttri-schema-001.asl", "TTRI",
+      [(0, 3), (1, 2), (2, 4)], True, label="lb2-4"),
+    P("PTO-AVS-BLOCK-TTRI-SCHEMA-001", GEN_SCHEMA + "block-bound-ttri-schema-001.asl", "TTRI",
+      [(0, 3), (1, 2), (2, 2)], False, label="lb2-2"),
+])
+def test_generation_schema_dimensions(test_id, file, op, lbs, legal):
+    r = generation_bundle(op, "U16" if op == "TCI" else "FP16", lbs)
+    assert (r.fault is None) == legal, r.fault
+    if not legal:
+        assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT) and 0 not in r.tiles
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "type_name", "lbs"), [
+    P("PTO-AVS-TILE-TCI-DIRECTION-001", GEN + "TCI/tile-fault-tci-direction-001.asl", "TCI", "U16", [(0, 2)]),
+    P("PTO-AVS-TILE-TTRI-ORIENT-001", GEN + "TTRI/tile-fault-ttri-orient-001.asl", "TTRI", "FP16",
+      [(0, 3), (1, 2), (2, 4)]),
+])
+def test_generation_flag_of_two(test_id, file, op, type_name, lbs):
+    # RegSrc1 = GPR 2 = 2 (here a1 = 2): Fault_TileLegality before allocation; 0 and 1 pass
+    r = generation_bundle(op, type_name, lbs, {"a0": 0, "a1": 2})
+    assert (r.fault.name, r.fault.point) == (LEGALITY, COMMIT) and 0 not in r.tiles
+    assert all(generation_bundle(op, type_name, lbs, {"a0": 0, "a1": f}).fault is None for f in (0, 1))
+
+
+@pytest.mark.parametrize(("test_id", "file", "descending", "expect"), [
+    P("PTO-AVS-TILE-TCI-WRAP-001", GEN + "TCI/tile-exec-tci-wrap-001.asl", 0, [0xFFFF, 0], label="ascending"),
+    P("PTO-AVS-TILE-TCI-WRAP-001", GEN + "TCI/tile-exec-tci-wrap-001.asl", 1, [0xFFFF, 0xFFFE], label="descending"),
+])
+def test_tci_wrap(test_id, file, descending, expect):
+    # U16 start all ones (its low 16 bits 0xffff), two columns: the sequence wraps at 16 bits
+    r = generation_bundle("TCI", "U16", [(0, 2)], {"a0": (1 << 64) - 1, "a1": descending})
+    assert r.fault is None and r.tiles[0].data[0, :2].tolist() == expect
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "selector"), [
+    P("PTO-AVS-TILE-TCI-STATIC-001", GEN + "TCI/tile-static-tci-contract-001.asl", "TCI", 0x66),
+    P("PTO-AVS-TILE-TTRI-STATIC-001", GEN + "TTRI/tile-static-ttri-contract-001.asl", "TTRI", 0x67)])
+def test_generation_static_contract(test_id, file, op, selector):
+    assert enc.SELECTORS[selector] == op and enc.ENGINE[op] == "SFU"
+    assert asm.assemble(f"BSTART.SFU {op}, S32") == [tepl(selector, 17)]
+    assert ex.CLOSED[op].schema == "generation" and registry.get(op).bundle
