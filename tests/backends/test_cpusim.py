@@ -1086,6 +1086,34 @@ def test_a_stale_build_folder_is_swept_and_a_running_one_kept(tmp_path):
     assert not list(root.glob(".build-*"))
 
 
+@needs_sim
+def test_a_second_build_of_a_key_waits_for_the_first_and_takes_its_build(tmp_path):
+    """Two processes asking for one build (two commands, two test workers) do not compile it twice: the second
+    waits for the first one's lock, says so, and then finds the build in the cache."""
+    import threading
+    import time
+
+    from ptofuzz.core import processes
+
+    settings = build.Settings(pto_isa=Path(PTO_ISA), cache_dir=tmp_path, ops=("TADD",))
+    final = build._identity(settings).final
+    said: list[str] = []
+    got: list[build.Build] = []
+    with processes.exclusive(final):  # the first process's build, under way
+        waiter = threading.Thread(target=lambda: got.append(build.get(settings, say=said.append)))
+        waiter.start()
+        deadline = time.monotonic() + 30
+        while not said and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert said == [f"waiting for another ptofuzz run using {final}"] and not got
+        final.mkdir(parents=True)  # what the first one leaves: a whole build
+        (final / "harness").write_text("the first one's harness")
+        (final / "manifest.json").write_text(json.dumps({"kernels": {"TADD": ["int32"]}, "ops": ["TADD"]}))
+    waiter.join(30)
+    assert got and got[0].cached and got[0].folder == final and got[0].manifest["kernels"] == {"TADD": ["int32"]}
+    assert not list((tmp_path / "cpusim").glob(".build-*")) and not (tmp_path / "cpusim" / "objects").exists()
+
+
 @pytest.mark.slow
 def test_a_killed_sim_build_leaves_nothing_after_the_next_build(tmp_path):
     import os

@@ -14,6 +14,7 @@ reported as unsupported with the compiler's first error.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import json
@@ -300,24 +301,41 @@ def lookup(settings: Settings) -> Build | None:
 
 def get(settings: Settings, *, jobs: int | None = None, say: Callable[[str], None] | None = None) -> Build:
     """The build for ``settings``: from the cache, or linked now from the instructions' objects (each from the
-    cache, else compiled now, in parallel); ``say`` hears what a build that compiles is doing."""
-    from ptofuzz.backends.cpusim import objects
-
+    cache, else compiled now, in parallel); ``say`` hears what a build that compiles is doing. One build of a
+    key at a time: a second process asking for it (another command, a parallel test worker) waits, then takes the
+    first one's build instead of compiling the same objects beside it."""
     start = time.perf_counter()
     ident = _identity(settings)
-    tree, cxx, version, key, final = ident.tree, ident.cxx, ident.version, ident.key, ident.final
-    include, root = tree / "include", ident.root
-    found = _cached(final, start)
+    found = _cached(ident.final, start)
     if found is not None:
         return found
+    with contextlib.ExitStack() as held:
+        try:
+            held.enter_context(processes.exclusive(ident.final, say))
+        except OSError as e:
+            raise _unwritable(ident.root, e) from None
+        found = _cached(ident.final, start)
+        return found if found is not None else _build(settings, ident, start, jobs, say)
+
+
+def _unwritable(root: Path, e: OSError) -> UsageError:
+    return UsageError(f"cannot write the build cache {str(root)!r}: {e.strerror}; pass --cache-dir DIR (or set "
+                      "XDG_CACHE_HOME) naming a writable folder")
+
+
+def _build(settings: Settings, ident: _Identity, start: float, jobs: int | None,
+           say: Callable[[str], None] | None) -> Build:
+    """Compile (or take from the cache) the objects of ``ident`` and link them into its build folder."""
+    from ptofuzz.backends.cpusim import objects
+
+    tree, cxx, version, key, final = ident.tree, ident.cxx, ident.version, ident.key, ident.final
+    include, root = tree / "include", ident.root
     try:
-        root.mkdir(parents=True, exist_ok=True)
         sweep_stale_builds(root)
         work = Path(tempfile.mkdtemp(prefix=f".build-{key}-", dir=root))
         lock = processes.hold(work / LOCK)  # while this build runs; the kernel drops it if the process dies
     except OSError as e:
-        raise UsageError(f"cannot write the build cache {str(root)!r}: {e.strerror}; pass --cache-dir DIR "
-                         "(or set XDG_CACHE_HOME) naming a writable folder") from None
+        raise _unwritable(root, e) from None
     commands = processes.Commands()  # the compilers: killed at once on an interrupt, and should we die
     tell = say or (lambda _: None)
     try:
