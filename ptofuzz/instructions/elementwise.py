@@ -398,10 +398,17 @@ def known_difference(sig: Signature) -> str | None:
     if sig.kind == "fault-vs-value" and "spec" in (a, b):
         if sig.dtype_class == "int64":
             return "pto-spec has no 64-bit integer elementwise arithmetic; a5 implements it (docs/isa/<OP>.md)"
-        if sig.geometry != "spec-legal":
-            return ("pto-spec faults on sources whose physical or valid shape differs from the destination's, on "
-                    "an empty valid region and on tiles that are no legal descriptor; pto-isa reads each source at "
-                    "its own stride and iterates over the destination's valid region")
+    return spec_geometry_difference(sig)
+
+
+def spec_geometry_difference(sig: Signature) -> str | None:
+    """The documented difference every elementwise family shares: pto-spec faults on a geometry pto-isa's pages
+    accept (a fault against a value whose geometry is not spec-legal)."""
+    a, b = sig.oracles()
+    if sig.kind == "fault-vs-value" and "spec" in (a, b) and sig.geometry != "spec-legal":
+        return ("pto-spec faults on a source whose physical or valid shape differs from the destination's, on an "
+                "empty valid region and on tiles that are no legal descriptor; pto-isa reads each source at its own "
+                "stride and iterates over the destination's valid region")
     return None
 
 

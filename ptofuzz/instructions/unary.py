@@ -18,7 +18,7 @@ hold whole tiles, or the valid region only (``compact``).
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
@@ -31,9 +31,6 @@ from ptofuzz.generators.source import Source
 from ptofuzz.instructions import elementwise as ew
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import unary as oracles
-
-if TYPE_CHECKING:
-    from ptofuzz.core.signature import Signature
 
 NAMES = ("TABS", "TNEG", "TRELU", "TNOT")  # registry.MODULES lists the same, in this order
 ROLES = ("dst", "src")
@@ -271,17 +268,6 @@ def fault_class(case: Case) -> str:
     return ew.fault_class(case, ("src",))
 
 
-def known_difference(sig: Signature) -> str | None:
-    """The documented differences between pto-spec's model and pto-isa's pages: pto-spec faults on geometries
-    pto-isa accepts."""
-    a, b = sig.oracles()
-    if sig.kind == "fault-vs-value" and "spec" in (a, b) and sig.geometry != "spec-legal":
-        return ("pto-spec faults on a source whose physical or valid shape differs from the destination's, on an "
-                "empty valid region and on tiles that are no legal descriptor; pto-isa reads the source at its own "
-                "stride and iterates over the destination's valid region")
-    return None
-
-
 # ---- the instructions --------------------------------------------------------------------------------------
 
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
@@ -324,5 +310,5 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs, draw_many=draw_many,
             options=("dtype", "shape", "dst"), random_options=("dtype", "shape"), replay_flags=ew.replay_flags,
             redraw=redraw, draw_batch=draw_batch, geometry_class=ew.geometry_class, fault_class=fault_class,
-            regions=ew.regions, known_difference=known_difference, illegal_case=illegal, bundle=True))
+            regions=ew.regions, known_difference=ew.spec_geometry_difference, illegal_case=illegal, bundle=True))
     return out
