@@ -454,10 +454,16 @@ def _workers(pid: int) -> list[int]:
     import time
     from pathlib import Path
 
+    def children(thread: Path) -> list[int]:
+        try:
+            return [int(w) for w in (thread / "children").read_text().split()]
+        except OSError:  # the thread ended between the listing and the read
+            return []
+
     deadline = time.monotonic() + 60
     workers: list[int] = []
     while len(workers) < 2 and time.monotonic() < deadline:
         time.sleep(0.1)
-        workers = [int(w) for t in Path(f"/proc/{pid}/task").iterdir() for w in (t / "children").read_text().split()]
+        workers = [w for t in Path(f"/proc/{pid}/task").iterdir() for w in children(t)]
     assert len(workers) >= 2
     return workers
