@@ -7,8 +7,8 @@ tiles) with its default oracles cpu, a2a3, a5. ``--op tsort32`` / ``tmrgsort`` /
 ``ptofuzz fuzz OP`` runs them (default oracles cpu, a2a3, a5; TSORT: spec,bundle; the random engine's own small
 geometries), target >= 20,000 cases/s (issue 15).
 
-``--op elementwise``: TADD..TMIN, TADDS..TLRELU and TABS..TNOT (float32 16x16, TNOT int32; oracles spec, cpu, a5,
-TLRELU cpu and a5), each measured beside
+``--op elementwise``: the elementwise family and the generation family (float32 16x16; TNOT and the bitwise ops
+int32; TCI int32 in one row of 256; oracles spec, cpu, a5, TLRELU cpu and a5), each measured beside
 TPARTADD on the same workload in the same run (its anchor), target >= 20,000 cases/s each (issue 36).
 
 ``--jobs 1,2`` (the default for the sorts) times the random engine with each number of processes (``--jobs N``), so
@@ -45,7 +45,9 @@ ELEMENTWISE = ("tpartadd", "tadd", "tsub", "tmul", "tmax", "tmin", "tadds", "tsu
                "tand", "tor", "txor", "tshl", "tshr", "tands", "tors", "txors", "tshls", "tshrs",
                "tcmp", "tcmps", "tsel", "tsels")  # the anchor first
 INTEGER_ONLY = ("tnot", "tand", "tor", "txor", "tshl", "tshr", "tands", "tors", "txors", "tshls", "tshrs")
-ELEMENTWISE += ("texpands",)  # the generation family's batched op (TCI and TTRI read no data: no batches)
+ELEMENTWISE += ("texpands", "tci", "ttri")  # the generation family (TCI, TTRI: batches of per-item parameters)
+SHAPES = {"tci": (1, 256)}  # TCI writes one row: 16x16's 256 elements in it
+DTYPES = {"tci": "int32"}  # TCI's cpu and a5 types are integers
 NO_SPEC = ("tlrelu",)  # pto-spec has no TLRELU
 ELEMENTWISE_TARGET = 20_000  # cases/s, 16x16, spec,cpu,a5 (issue 36)
 ATHERIS_TARGET = 10_000  # cases/s
@@ -107,13 +109,13 @@ def main(argv: list[str] | None = None) -> int:
 def elementwise(args: argparse.Namespace) -> int:
     """The elementwise family beside TPARTADD: float32 16x16 (TNOT and the bitwise ops int32), spec,cpu,a5, the
     random engine in this process."""
-    print(f"float32 (TNOT, bitwise int32) 16x16, oracles spec,cpu,a5, random engine, {args.cases:,} cases, best of "
-          f"{args.repeat} (python {platform.python_version()})")
+    print(f"float32 (TNOT, bitwise, TCI int32) 16x16 (TCI 1x256), oracles spec,cpu,a5, random engine, "
+          f"{args.cases:,} cases, best of {args.repeat} (python {platform.python_version()})")
     failed = False
     for op in ELEMENTWISE:
-        dtype = "int32" if op in INTEGER_ONLY else "float32"  # TNOT and the bitwise ops take integers only
+        dtype = DTYPES.get(op, "int32" if op in INTEGER_ONLY else "float32")  # TNOT, bitwise: integers only
         oracles = ["cpu", "a5"] if op in NO_SPEC else ["spec", "cpu", "a5"]
-        plan = campaign.make_plan(op, oracles, seed=args.seed, dtype=dtype, shape=(16, 16))
+        plan = campaign.make_plan(op, oracles, seed=args.seed, dtype=dtype, shape=SHAPES.get(op, (16, 16)))
         campaign.run_random(plan, runs=20_000)  # warm-up
         best, sigs = 0.0, 0
         for _ in range(args.repeat):

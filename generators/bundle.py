@@ -234,8 +234,10 @@ def closed_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | N
     gprs: dict[str, int | np.ndarray] = {}
     if form.registers:  # TCI's start and direction, TTRI's diagonal and orientation: a0 and a1 (64-bit words)
         first, second = (("start", "descending") if case.op == "TCI" else ("diagonal", "upper"))
-        gprs = {"a0": int(case.param(first, 0) or 0) & ((1 << 64) - 1), "a1": int(case.param(second, 0) or 0)
-                & ((1 << 64) - 1)}
+        given = inputs.get(first)  # a batch's per-item starts or diagonals: batched values of a0
+        a0: int | np.ndarray = int(case.param(first, 0) or 0) & ((1 << 64) - 1) if given is None else \
+            np.asarray(given, dtype=np.int64).reshape(-1).astype(np.uint64)
+        gprs = {"a0": a0, "a1": int(case.param(second, 0) or 0) & ((1 << 64) - 1)}
         words.append(enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": enc.GPR_CODES["a0"],
                                                       "rs1": enc.GPR_CODES["a1"], "rs2": 0})))
     if form.scalar:  # after the binding, as the operations' contract blocks place it

@@ -112,3 +112,95 @@ def scalars(source: Source, dt: DType, n: int, mix: values.ValueMix) -> np.ndarr
     kinds = tuple(k for k in mix.kinds if k in values.ELEMENT_KINDS)
     rate = max(mix.rate, PARAM_SPECIAL_RATE) if mix.rate and kinds else 0.0
     return values.draw(source, dt, (n, 1, 1), values.ValueMix(rate, kinds))
+
+
+# ---- batches: per-item parameters of one class --------------------------------------------------------------
+# A batch (``Instruction.batch_params``) draws TCI's start and TTRI's diagonal per item, each from the draws above
+# kept to the batch case's own class, so that every item has the case's geometry class and regions: TCI's
+# sequence wraps for all items or for none, a TTRI diagonal is inside pto-spec's bound for all or for none and
+# its rows reaching the end of ``int`` are the case's. Item 0 is the case's own value.
+
+def _signed(bits: np.ndarray, dt: DType) -> np.ndarray:
+    if dt.kind != "int":
+        return bits
+    return np.where(bits >> (dt.bits - 1) == 1, bits - (1 << dt.bits), bits)
+
+
+def tci_wraps(starts: np.ndarray, dt: DType, cols: int, descending: bool) -> np.ndarray:
+    """Whether a TCI sequence of ``cols`` elements from each start (bits) leaves the integer type's range."""
+    last = _signed(starts, dt) + (-(cols - 1) if descending else cols - 1)
+    out: np.ndarray = (last < dt.int_min) | (last > dt.int_max)
+    return out
+
+
+def _start_candidates(source: Source, dt: DType, m: int) -> np.ndarray:
+    """``m`` starts drawn as :func:`start_bits` draws one, as int64 bits."""
+    drawn = values.draw(source, dt, (m,), PARAM_SPECIAL_RATE).astype(np.int64)
+    if dt.is_float:
+        return drawn
+    near = source.random(m) < NEAR_END_RATE
+    steps = source.integers(0, 40, m).astype(np.int64)
+    end = np.where(source.random(m) < 0.5, dt.int_max - steps, dt.int_min + steps) & ((1 << dt.bits) - 1)
+    out: np.ndarray = np.where(near, end, drawn)
+    return out
+
+
+def tci_starts(source: Source, case: Case, n: int) -> np.ndarray:
+    """``n`` TCI starts (int64 bits, shape (n, 1, 1)) of the case's class: integer sequences that wrap when the
+    case's does (each start of the range's last ``columns - 1`` toward the direction), none otherwise."""
+    dt = get(case.dtype)
+    own = int(case.param(START, 0))
+    cols, desc = case.tile("dst").valid_cols, bool(case.param(DESCENDING))
+    if dt.is_float or n <= 1:
+        out = _start_candidates(source, dt, n)
+    elif tci_wraps(np.array([own]), dt, cols, desc)[0]:
+        j = source.integers(0, cols - 2, n).astype(np.int64)  # the wrap zone: cols - 1 starts
+        out = np.where(desc, dt.int_min + j, dt.int_max - j) & ((1 << dt.bits) - 1)
+    else:
+        pool = _start_candidates(source, dt, 4 * n)
+        pool = pool[~tci_wraps(pool, dt, cols, desc)][:n]
+        out = np.concatenate([pool, np.full(n - len(pool), own, dtype=np.int64)])
+    out[:1] = own
+    return out.reshape(n, 1, 1)
+
+
+FAR_ITEMS = 8  # diagonals past pto-spec's bound: as many as :func:`ttri_diagonals` has kinds of them
+TCI_ITEMS = 64  # starts per batch: a sequence's arithmetic is the same away from the range's ends, so more starts
+#                  per geometry test little; the geometries (columns, direction, rows, descriptor) then vary too
+
+
+def tci_batch_limit(case: Case) -> int:
+    """:data:`TCI_ITEMS` starts per batch."""
+    return TCI_ITEMS
+
+
+def ttri_batch_limit(case: Case) -> int:
+    """How many diagonals of the case's class differ in what they test: within pto-spec's bound about one per
+    row and column (every split of the triangle, all ones, all zeros), past it :data:`FAR_ITEMS`; 1 (no batch)
+    when the case's diagonal brings a row to the end of ``int`` (there the diagonal alone sets which rows do, so
+    no other diagonal keeps the case's regions)."""
+    rows, cols = case.tile("dst").valid
+    d = int(case.param(DIAGONAL, 0))
+    if d + rows - 1 >= INT_MAX:
+        return 1
+    return rows + cols + 2 if abs(d) <= SPEC_DIAGONAL else FAR_ITEMS
+
+
+def ttri_diagonals(source: Source, case: Case, n: int) -> np.ndarray:
+    """``n`` TTRI diagonals (int64, shape (n, 1, 1)) of the case's class: within pto-spec's bound as
+    :func:`diagonal` draws them when the case's is, else past it and short of the end of ``int``."""
+    rows, cols = case.tile("dst").valid
+    own = int(case.param(DIAGONAL, 0))
+    if abs(own) <= SPEC_DIAGONAL:
+        near = source.integers(-rows - 2, cols + 2, n).astype(np.int64)
+        bound = np.where(source.random(n) < 0.5, SPEC_DIAGONAL, -SPEC_DIAGONAL)
+        out = np.where(source.random(n) < 0.8, near, bound)
+    else:
+        top = INT_MAX - max(rows, 1)  # rows + top - 1 < INT_MAX
+        fixed = np.array([SPEC_DIAGONAL + 1, -SPEC_DIAGONAL - 1, INT_MIN, INT_MIN + 1, INT_MIN + cols, top],
+                         dtype=np.int64)
+        wide = np.where(source.random(n) < 0.5, source.integers(SPEC_DIAGONAL + 1, top, n),
+                        source.integers(INT_MIN, -SPEC_DIAGONAL - 2, n)).astype(np.int64)
+        out = np.where(source.random(n) < 0.5, fixed[source.integers(0, len(fixed) - 1, n)], wide)
+    out[:1] = own
+    return out.reshape(n, 1, 1)

@@ -6,7 +6,9 @@ returns an :class:`~ptofuzz.core.case.Outcome` whose ``dst`` has the destination
 operation does not write is undefined. The scalar parameters are case params: TCI's ``start`` (the raw bits of
 the first element) and ``descending`` (0 or 1), TTRI's ``upper`` (0 lower, 1 upper) and ``diagonal`` (a signed
 integer), and for TEXPANDS on a Mat tile (pto-isa's texpands_mat tests, whose kernels pass an immediate) ``mat``
-and ``value`` (the immediate's raw bits) in place of a scalar tile.
+and ``value`` (the immediate's raw bits) in place of a scalar tile. A batch may carry TCI's start and TTRI's
+diagonal per item instead, as inputs of those names (:func:`~ptofuzz.core.case.param_values`); the outcome then
+has their batch axis.
 
 Sources:
 - ``spec``: pto-spec 0.58. TEXPANDS: ``asl/tile/tile-scalar-and-immediate/initialization/TEXPANDS.asl`` with
@@ -39,7 +41,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.core.case import COMMIT, EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind
+from ptofuzz.core.case import COMMIT, EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind, param_values
 from ptofuzz.core.dtypes import DType, get
 from ptofuzz.oracles import descriptors, ieee
 
@@ -137,42 +139,55 @@ def tci_columns(case: Case) -> int:
     return case.tile("dst").valid_cols
 
 
-def _signed(bits: int, dt: DType) -> int:
-    v = bits & ((1 << dt.bits) - 1)
-    return v - (1 << dt.bits) if dt.kind == "int" and v >> (dt.bits - 1) else v
+def _lead(inputs: Mapping[str, np.ndarray] | None, name: str) -> tuple[int, ...]:
+    """The batch axes of a batch that varies parameter ``name`` per item (none when the case fixes it)."""
+    given = None if inputs is None else inputs.get(name)
+    return () if given is None else tuple(np.shape(given)[:-2])
 
 
-def tci_integers(case: Case) -> tuple[np.ndarray, np.ndarray]:
-    """The wrapped sequence bits of an integer TCI case and where the exact ``S +- k`` does not fit the type."""
+def _starts(case: Case, inputs: Mapping[str, np.ndarray] | None) -> np.ndarray:
+    """TCI's start bits, one per item (shape (n, 1)) or the case's (shape (1,)), masked to the element width."""
     dt = get(case.dtype)
-    start = _signed(int(case.param(START, 0)), dt)
+    out: np.ndarray = param_values(case, inputs or {}, START)[..., 0] & ((1 << dt.bits) - 1)
+    return out
+
+
+def tci_integers(case: Case, inputs: Mapping[str, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The wrapped sequence bits of an integer TCI case and where the exact ``S +- k`` does not fit the type:
+    shape (columns,), or (n, columns) for a batch whose inputs carry ``start`` per item."""
+    dt = get(case.dtype)
+    start = _starts(case, inputs)
+    if dt.kind == "int":
+        start = np.where(start >> (dt.bits - 1) == 1, start - (1 << dt.bits), start)
     k = np.arange(tci_columns(case), dtype=np.int64)
     exact = start - k if case.param(DESCENDING) else start + k
     wrapped = (exact & ((1 << dt.bits) - 1)).astype(np.uint64).astype(dt.bits_dtype)
     return wrapped, (exact < dt.int_min) | (exact > dt.int_max)
 
 
-def tci_floats(case: Case) -> tuple[np.ndarray, np.ndarray]:
-    """The bits and classes of a floating TCI case (A2A3): ``S +- k`` where the type holds it exactly."""
+def tci_floats(case: Case, inputs: Mapping[str, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The bits and classes of a floating TCI case (A2A3): ``S +- k`` where the type holds it exactly; shapes
+    as :func:`tci_integers`."""
     dt = get(case.dtype)
     n = tci_columns(case)
-    bits = np.array([int(case.param(START, 0))], dtype=dt.bits_dtype)
-    s = float(ieee.to_float64(bits, dt)[0])
-    k = np.arange(n, dtype=np.float64)
-    if ieee.is_nan(bits, dt)[0]:
-        return np.repeat(bits, n), np.full(n, NAN, dtype=np.uint8)
-    if ieee.is_inf(bits, dt)[0]:
-        return np.repeat(bits, n), np.zeros(n, dtype=np.uint8)
-    b = -k if case.param(DESCENDING) else k
-    total = s + b
-    back = total - s  # two-sum: the float64 sum is exact when its rounding error is zero
-    err = (s - (total - back)) + (b - back)
-    out = ieee.from_float64(total, dt)
-    held = (err == 0) & (ieee.to_float64(out, dt) == total)
+    bits = _starts(case, inputs).astype(dt.bits_dtype)
+    s = ieee.to_float64(bits, dt)
+    b = -np.arange(n, dtype=np.float64) if case.param(DESCENDING) else np.arange(n, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        total = s + b
+        back = total - s  # two-sum: the float64 sum is exact when its rounding error is zero
+        err = (s - (total - back)) + (b - back)
+        out = ieee.from_float64(total, dt)
+        held = (err == 0) & (ieee.to_float64(out, dt) == total)
     cls = np.where(held, np.uint8(EXACT), np.uint8(UNDEFINED)).astype(np.uint8)
     if n:
-        out[0] = bits[0]  # dst_0 = S
-        cls[0] = ZERO if ieee.is_zero(bits, dt)[0] and ieee.is_negative(bits, dt)[0] else EXACT  # -0 + 0: a zero
+        first = bits[..., 0]
+        out[..., 0] = first  # dst_0 = S
+        cls[..., 0] = np.where(ieee.is_zero(first, dt) & ieee.is_negative(first, dt), np.uint8(ZERO),
+                               np.uint8(EXACT))  # -0 + 0: a zero
+    nan, inf = ieee.is_nan(bits, dt), ieee.is_inf(bits, dt)
+    out = np.where(nan | inf, bits, out).astype(dt.bits_dtype)  # a NaN or an infinity stays itself
+    cls = np.where(nan, np.uint8(NAN), np.where(inf, np.uint8(EXACT), cls)).astype(np.uint8)
     return out, cls
 
 
@@ -196,10 +211,10 @@ def tci_spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     fault = tci_legality(case)
     if fault is not None:
         return fault
-    out, cls = _blank(case)
-    wrapped, _ = tci_integers(case)
-    out[0, :len(wrapped)] = wrapped
-    cls[0, :len(wrapped)] = EXACT
+    out, cls = _blank(case, _lead(inputs, START))
+    wrapped, _ = tci_integers(case, inputs)
+    out[..., 0, :wrapped.shape[-1]] = wrapped
+    cls[..., 0, :wrapped.shape[-1]] = EXACT
     return _ok(out, cls, True)
 
 
@@ -207,42 +222,44 @@ def tci_documented(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     d = case.tile("dst")
     if d.rows != 1:
         return Outcome.unsupported(f"docs/isa/TCI.md: TileData::Rows must be 1 (this tile has {d.rows} rows)")
-    out, cls = _blank(case)
+    out, cls = _blank(case, _lead(inputs, START))
     dt = get(case.dtype)
     if dt.is_float:
-        bits, codes = tci_floats(case)
+        bits, codes = tci_floats(case, inputs)
     else:
-        bits, overflow = tci_integers(case)
+        bits, overflow = tci_integers(case, inputs)
         codes = np.where(overflow, np.uint8(UNDEFINED), np.uint8(EXACT)).astype(np.uint8)
-    out[0, :len(bits)] = bits
-    cls[0, :len(bits)] = codes
+    out[..., 0, :bits.shape[-1]] = bits
+    cls[..., 0, :bits.shape[-1]] = codes
     return _ok(out, cls, False)
 
 
 # ---- TTRI ---------------------------------------------------------------------------------------------------------
 
-def triangle(case: Case) -> np.ndarray:
-    """Where the typed one goes over the valid region: ``c <= r + d`` (lower) or ``c >= r + d`` (upper)."""
+def triangle(case: Case, inputs: Mapping[str, np.ndarray] | None = None) -> np.ndarray:
+    """Where the typed one goes over the valid region: ``c <= r + d`` (lower) or ``c >= r + d`` (upper); shape
+    (valid rows, valid columns), or (n, ...) for a batch whose inputs carry ``diagonal`` per item."""
     vr, vc = case.tile("dst").valid
-    boundary = np.arange(vr, dtype=np.int64)[:, None] + int(case.param(DIAGONAL, 0))
+    boundary = np.arange(vr, dtype=np.int64)[:, None] + param_values(case, inputs or {}, DIAGONAL)
     c = np.arange(vc, dtype=np.int64)[None, :]
     out: np.ndarray = c >= boundary if case.param(UPPER) else c <= boundary
     return out
 
 
-def _ttri(case: Case, spec: bool) -> Outcome:
+def _ttri(case: Case, inputs: Mapping[str, np.ndarray], spec: bool) -> Outcome:
     dt = get(case.dtype)
-    out, cls = _blank(case)
+    out, cls = _blank(case, _lead(inputs, DIAGONAL))
     vr, vc = case.tile("dst").valid
-    out[:vr, :vc] = np.where(triangle(case), np.array(one_bits(dt), dtype=dt.bits_dtype),
-                             np.zeros((), dtype=dt.bits_dtype))
-    cls[:vr, :vc] = EXACT
+    out[..., :vr, :vc] = np.where(triangle(case, inputs), np.array(one_bits(dt), dtype=dt.bits_dtype),
+                                  np.zeros((), dtype=dt.bits_dtype))
+    cls[..., :vr, :vc] = EXACT
     return _ok(out, cls, spec)
 
 
-def ttri_legality(case: Case) -> Outcome | None:
+def ttri_legality(case: Case, inputs: Mapping[str, np.ndarray] | None = None) -> Outcome | None:
     """Fault_TileLegality unless the destination is a legal descriptor with a non-empty valid region, the
-    orientation 0 or 1 and the diagonal within -65535..65535 (pto-spec ``TileOperandsLegal_TTRI``)."""
+    orientation 0 or 1 and the diagonal within -65535..65535 (pto-spec ``TileOperandsLegal_TTRI``). A batch's
+    diagonals (per item) are all inside that bound or all outside it."""
     problem = _descriptor(case)
     if problem:
         return _fault(case, f"dst: {problem}")
@@ -250,18 +267,23 @@ def ttri_legality(case: Case) -> Outcome | None:
         return _fault(case, "an empty valid region (LB0 must be nonzero)")
     if case.param(UPPER, 0) not in (0, 1):
         return _fault(case, f"orientation {case.param(UPPER)} (must be 0 or 1)")
-    if abs(int(case.param(DIAGONAL, 0))) > SPEC_DIAGONAL:
-        return _fault(case, f"diagonal {case.param(DIAGONAL)} outside -{SPEC_DIAGONAL}..{SPEC_DIAGONAL}")
+    diagonals = param_values(case, inputs or {}, DIAGONAL).reshape(-1)
+    outside = (diagonals < -SPEC_DIAGONAL) | (diagonals > SPEC_DIAGONAL)
+    if outside.all():
+        return _fault(case, f"diagonal {int(diagonals[0])} outside -{SPEC_DIAGONAL}..{SPEC_DIAGONAL}")
+    if outside.any():
+        raise ValueError("a batch of TTRI diagonals both inside and outside pto-spec's bound: one outcome cannot "
+                         "fault for some items only")
     return None
 
 
 def ttri_spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    fault = ttri_legality(case)
-    return fault if fault is not None else _ttri(case, True)
+    fault = ttri_legality(case, inputs)
+    return fault if fault is not None else _ttri(case, inputs, True)
 
 
 def ttri_documented(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    return _ttri(case, False)
+    return _ttri(case, inputs, False)
 
 
 # ---- per op -----------------------------------------------------------------------------------------------------

@@ -175,7 +175,7 @@ def _evaluate(cfg: TargetBackend, inst: Instruction, case: Case, inputs: Mapping
     prof = inst.support(cfg.platform).profile
     roles = list(inputs)
     arrays, batched = stacked(*(inputs[r] for r in roles))
-    n = arrays[0].shape[0]
+    n = arrays[0].shape[0] if arrays else 1
     outs = {role: (fname, plat.tile(role), prof.file_shape(plat.tile(role)), inst.dtype_of(plat, role))
             for fname, role in prof.outputs}
     got = {role: np.zeros((n, *tile.shape), dtype=dt.bits_dtype) for role, (_, tile, _, dt) in outs.items()}
@@ -183,12 +183,12 @@ def _evaluate(cfg: TargetBackend, inst: Instruction, case: Case, inputs: Mapping
     with tempfile.TemporaryDirectory(prefix="ptofuzz-target-") as tmp:
         folders = []
         for k in range(n):
-            one = {r: a[k] for r, a in zip(roles, arrays)}
-            expected = inst.evaluate(plat, one)
+            item, one = inst.item(plat, {r: a[k] for r, a in zip(roles, arrays)})
+            expected = inst.evaluate(item, one)
             if expected.kind is not OutcomeKind.OK:
                 return Outcome.unsupported(f"target: the {cfg.platform} model gives {expected.kind} for this case")
-            name = prof.name(plat, k)
-            content = casefolder.build(inst, plat, one, expected, name=name, seed=0,
+            name = prof.name(item, k)
+            content = casefolder.build(inst, item, one, expected, name=name, seed=0,
                                        mix=values.ValueMix.parse(None, 0.0), replay="")
             folder = Path(tmp) / name
             folder.mkdir()

@@ -260,7 +260,8 @@ def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[
     commit checks, allocation and the faults they raise depend on the words, registers and descriptors), so one
     run executes all N; destinations get the same leading axes and the flags are those any of the N raises. A GPR
     that only the data path reads (a tile-scalar operation's scalar, B.IOR RegSrc0) may likewise hold an array of
-    N values, one per state; a GPR that a check reads (B.DIM, a sort's flag) must be one integer."""
+    N values, one per state (TCI's start too); a GPR that a check reads (B.DIM, a sort's flag) must be one
+    integer, except TTRI's diagonal, whose N values must all pass its bound or all fail it (one fault)."""
     regs: dict[str, Register] = {name: 0 for name in enc.GPRS}
     regs.update({k: v if isinstance(v, np.ndarray) else int(v) for k, v in (gprs or {}).items()})
     regs["zero"] = 0
@@ -824,12 +825,6 @@ def _commit_select(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Mapp
     return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
 
 
-def _signed64(value: int) -> int:
-    """SInt of a 64-bit GPR."""
-    value &= (1 << 64) - 1
-    return value - (1 << 64) if value >> 63 else value
-
-
 def _commit_generation(block: _Block, form: ClosedTepl,
                        oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome], tiles: dict[int, LocalTile],
                        regs: Mapping[str, Register], capacity: int) -> BlockResult:
@@ -847,9 +842,9 @@ def _commit_generation(block: _Block, form: ClosedTepl,
         if flag not in (0, 1):
             raise _legality(f"{block.op}'s {'direction' if block.op == 'TCI' else 'orientation'} (RegSrc1 = "
                             f"{flag}) is neither 0 nor 1")
-        value = _word(regs, ior["rs0"])
-        if block.op == "TTRI" and not -65535 <= _signed64(value) <= 65535:
-            raise _legality(f"TTRI's diagonal {_signed64(value)} is outside -65535..65535")
+        value = regs[enc.GPRS[ior["rs0"]]]  # batched values: one start or diagonal per machine state
+        if block.op == "TTRI":
+            _diagonal_check(value)
     else:
         flag, value = 0, 0
     if block.datr is not None and any(block.datr.values()):
@@ -876,14 +871,33 @@ def _commit_generation(block: _Block, form: ClosedTepl,
         _allocation_shape(tiles, set(), hand, size, cols, UNMODELLED_BITS[effective], effective, valid, mask,
                           _used(tiles), capacity)
         raise _legality(f"the destination is {effective} (B.DATR's DataType), which {block.op} does not take")
-    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, mask, _used(tiles), capacity)
     from ptofuzz.oracles import generation
 
-    params = ((generation.START, value & ((1 << dtypes.get(dt).bits) - 1)), (generation.DESCENDING, flag)) \
-        if block.op == "TCI" else ((generation.UPPER, flag), (generation.DIAGONAL, _signed64(value)))
-    outcome = _run(oracle, Case(block.op, "spec", dt, (("dst", dst.tile),), params), {})
+    name = generation.START if block.op == "TCI" else generation.DIAGONAL
+    width = dtypes.get(dt).bits if block.op == "TCI" else 64
+    raw = np.asarray(value, dtype=np.uint64) & np.uint64((1 << width) - 1)
+    values = raw.astype(np.int64) if block.op == "TCI" else raw.view(np.int64)  # the start's bits, SInt(diagonal)
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, mask, _used(tiles), capacity, values.shape)
+    flag_param = generation.DESCENDING if block.op == "TCI" else generation.UPPER
+    if values.ndim:  # batched: each state's value as the oracle's per-item input, the destination stacked
+        case = Case(block.op, "spec", dt, (("dst", dst.tile),), ((flag_param, flag),))
+        outcome = _run(oracle, case, {name: values.reshape(-1, 1, 1)})
+    else:
+        case = Case(block.op, "spec", dt, (("dst", dst.tile),), ((flag_param, flag), (name, int(values))))
+        outcome = _run(oracle, case, {})
     dst.data[...] = outcome.outputs["dst"]
     return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def _diagonal_check(value: Register) -> None:
+    """``BundleOperationGPRBindingValuesLegal`` of TTRI's RegSrc0: SInt within -65535..65535. Batched values
+    (one per machine state) must all pass or all fail: one block has one fault."""
+    diagonals = (np.asarray(value, dtype=np.uint64).reshape(-1)).view(np.int64)
+    outside = (diagonals < -65535) | (diagonals > 65535)
+    if outside.any() and not outside.all():
+        raise ValueError("batched TTRI diagonals both inside and outside -65535..65535: one block has one fault")
+    if outside.all():
+        raise _legality(f"TTRI's diagonal {int(diagonals[0])} is outside -65535..65535")
 
 
 def _generic_shape(block: _Block, tiles: Mapping[int, LocalTile], first: int) -> tuple[tuple[int, int], int]:

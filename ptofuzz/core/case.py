@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ptofuzz.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     import numpy as np
 
 class TextEnum(str, enum.Enum):
@@ -195,6 +197,31 @@ class Case:
             tiles=tuple((str(role), Tile.from_json(t)) for role, t in d["tiles"].items()),
             params=tuple(sorted(params.items())),
         )
+
+
+def param_values(case: Case, inputs: Mapping[str, np.ndarray], name: str, default: int = 0) -> np.ndarray:
+    """An integer case parameter that a batch may vary per item (``Instruction.batch_params``): the input named
+    after it, one value per item (int64, shape (n, 1, 1)), else the case's own value (shape (1, 1))."""
+    import numpy as np
+
+    given = inputs.get(name)
+    if given is not None:
+        return np.asarray(given, dtype=np.int64)
+    value = case.param(name, default)
+    return np.full((1, 1), default if value is None else int(value), dtype=np.int64)
+
+
+def item_case(case: Case, inputs: Mapping[str, np.ndarray], names: Sequence[str]
+              ) -> tuple[Case, dict[str, np.ndarray]]:
+    """One batch item as a case of its own: the per-item parameters ``names`` (inputs of one value, see
+    :func:`param_values`) moved from ``inputs`` into the case's params."""
+    import numpy as np
+
+    moved = {n: int(np.asarray(inputs[n]).reshape(-1)[0]) for n in names if n in inputs}
+    if not moved:
+        return case, dict(inputs)
+    params = tuple((k, v) for k, v in case.params if k not in moved) + tuple(moved.items())
+    return case.replace(params=params), {r: v for r, v in inputs.items() if r not in moved}
 
 
 COMMIT = "commit"  # Fault.point of a fault raised when a block commits

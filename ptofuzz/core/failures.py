@@ -24,7 +24,7 @@ class Failure:
 def stacked(*inputs: np.ndarray) -> tuple[list[np.ndarray], bool]:
     """The inputs with a leading batch axis (added when they have none) and whether they had one."""
     arrays = [np.asarray(x) for x in inputs]
-    batched = arrays[0].ndim == 3
+    batched = bool(arrays) and arrays[0].ndim == 3  # no inputs at all (TCI, TTRI): one case
     return (arrays if batched else [x[None] for x in arrays]), batched
 
 

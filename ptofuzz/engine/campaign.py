@@ -161,7 +161,8 @@ def draw_case(inst: registry.Instruction, plan: Plan, src: Source) -> tuple[Case
         largest = max(t.rows * t.cols for _, t in case.tiles)
         if largest <= plan.max_elements:
             break
-    n = max(1, min(plan.batch, ELEMENT_BUDGET // max(largest, 1))) if inst.draw_batch else 1
+    most = plan.batch if inst.batch_limit is None else min(plan.batch, inst.batch_limit(case))
+    n = max(1, min(most, ELEMENT_BUDGET // max(largest, 1))) if inst.draw_batch else 1
     return case, n
 
 
@@ -318,6 +319,7 @@ class FindingStore:
             case_number: int | None = None) -> Finding:
         f = self.findings.get(key)
         if f is None:
+            case, inputs = self.inst.item(case, inputs)  # a batch item's own parameters (TCI's start)
             sig = Signature.from_key(key)
             known = self.inst.known_difference(differential.as_platforms(sig, self.plan.backends)) \
                 if self.inst.known_difference else None

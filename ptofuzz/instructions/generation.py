@@ -478,8 +478,25 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
 
 
 def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
-    """``n`` TEXPANDS scalars at once, stacked on a leading axis, special values often."""
-    return {"scalar": _carried(case, gen.scalars(source, dtypes.get(case.dtype), n, mix))}
+    """``n`` cases at once, stacked on a leading axis: TEXPANDS's scalars (special values often); TCI's starts
+    (with a5's and kirin's parameter files) and TTRI's diagonals, per item, of the case's class
+    (:data:`BATCH_PARAMS`)."""
+    dt = dtypes.get(case.dtype)
+    if case.op == "TEXPANDS":
+        return {"scalar": _carried(case, gen.scalars(source, dt, n, mix))}
+    if case.op == "TTRI":
+        return {DIAGONAL: gen.ttri_diagonals(source, case, n)}
+    starts = gen.tci_starts(source, case, n)
+    out = {START: starts}
+    if "begin_index" in dict(case.tiles):
+        out["begin_index"] = starts.astype(np.uint64).astype(dt.bits_dtype)
+        out["reverse"] = np.repeat(_param_inputs(case)["reverse"][None], n, axis=0)
+    return out
+
+
+#: the parameters a batch varies per item (``Instruction.batch_params``) and how many items differ in what they test
+BATCH_PARAMS = {"TEXPANDS": (), "TCI": (START,), "TTRI": (DIAGONAL,)}
+BATCH_LIMITS = {"TEXPANDS": None, "TCI": gen.tci_batch_limit, "TTRI": gen.ttri_batch_limit}
 
 
 # ---- oracles per platform ---------------------------------------------------------------------------------------
@@ -641,7 +658,8 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_case=random, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape", "dst", "descending") if op == "TCI" else ("dtype", "shape", "dst"),
             random_options=("dtype", "shape"), replay_flags=replay_flags,
-            draw_batch=draw_batch if op == "TEXPANDS" else None, geometry_class=geometry_class,
+            draw_batch=draw_batch, batch_params=BATCH_PARAMS[op],
+            batch_limit=BATCH_LIMITS[op], geometry_class=geometry_class,
             fault_class=fault_class, regions=regions, known_difference=known_difference, illegal_case=illegal,
             explain=explain if op == "TEXPANDS" else None, bundle=op in BUNDLED))
     return out

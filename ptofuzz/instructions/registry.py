@@ -16,7 +16,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from ptofuzz.core import dtypes, platforms
-from ptofuzz.core.case import COMMIT, Case, Outcome
+from ptofuzz.core.case import COMMIT, Case, Outcome, item_case
 from ptofuzz.core.errors import UsageError
 
 if TYPE_CHECKING:
@@ -108,6 +108,12 @@ class Instruction:
     For differential fuzzing (all optional):
         draw_batch: ``(source, case, value_mix, n) -> {role: bits}`` with a leading axis of ``n`` cases; when
             set, every oracle of the instruction accepts such stacked inputs (one outcome for the batch).
+        batch_params: integer case parameters that ``draw_batch`` varies per item (TCI's start, TTRI's diagonal):
+            each comes as an input named after it, one value per item (:func:`ptofuzz.core.case.param_values`),
+            drawn so that every item keeps the batch case's ``geometry_class`` and ``regions``;
+            :meth:`item` folds one item's values back into its case (a saved finding is a plain case).
+        batch_limit: ``case -> int``, how many items of ``case`` ``draw_batch`` can make different in what they
+            test (TTRI: about as many diagonals as the tile has rows and columns; 1: no batch); None: no limit.
         geometry_class: ``case -> str``, a coarse name of the case's geometry for fuzz signatures.
         fault_class: ``case -> str``, the geometry field of a fault-against-value signature (which rule the
             geometry breaks), coarser than ``geometry_class`` so that one rule is one signature.
@@ -151,6 +157,8 @@ class Instruction:
     redraw: Callable[[list[tuple[Source, Case, Inputs, Outcome]]], list[Redrawn]] | None = None
     replay_flags: Callable[[Case], str] | None = None
     draw_batch: Callable[[Source, Case, ValueMix, int], Inputs] | None = None
+    batch_params: tuple[str, ...] = ()
+    batch_limit: Callable[[Case], int] | None = None
     geometry_class: Callable[[Case], str] | None = None
     fault_class: Callable[[Case], str] | None = None
     regions: Callable[[Case, str], tuple[tuple[str, ...], np.ndarray]] | None = None
@@ -170,6 +178,10 @@ class Instruction:
         if choices is not None and name not in choices:
             raise UsageError(f"--{option.replace('_', '-')} {value}: {self.name} takes one of {', '.join(choices)}")
         return name
+
+    def item(self, case: Case, inputs: Mapping[str, np.ndarray]) -> tuple[Case, dict[str, np.ndarray]]:
+        """One item of a batch (inputs without the batch axis) as a plain case and its tile inputs."""
+        return item_case(case, inputs, self.batch_params)
 
     def dtype_of(self, case: Case, role: str) -> dtypes.DType:
         """Element type of a role's tile (and file) in ``case``."""

@@ -1185,6 +1185,33 @@ def test_hand_worked_generation_in_the_real_simulator(sim):
 
 
 @needs_sim
+def test_a_batch_of_starts_and_diagonals_in_the_real_simulator(sim):
+    """One request carries each item's own TCI start (int16: 0, 5, -32767 descending past INT16_MIN, 0x7fff) and
+    TTRI diagonal (-1, 0, 2): item by item the simulator's values are the cpu model's and the hand-worked ones."""
+    from ptofuzz.engine.differential import compare_batch
+
+    real = CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA)))
+    tci = registry.get("TCI")
+    case = Case("TCI", "cpusim", "int16", (("dst", Tile(1, 16, 1, 3)),), (("descending", 1),))
+    starts = np.array([0, 5, 0x8001, 0x7FFF]).reshape(4, 1, 1)
+    out = real.evaluate(tci, case, {"start": starts})
+    assert out.outputs["dst"].shape == (4, 1, 16)
+    assert out.outputs["dst"][:, 0, :3].view(np.int16).tolist() == [[0, -1, -2], [5, 4, 3], [-32767, -32768, 32767],
+                                                                     [32767, 32766, 32765]]
+    model = tci.evaluate(case.on("cpu"), {"start": starts})
+    assert model.classes["dst"][2, 0, :3].tolist() == [EXACT, EXACT, UNDEFINED]
+    assert not compare_batch(tci, case, {"cpu": model, "cpusim": out}, 4).counts
+    ttri = registry.get("TTRI")
+    case = Case("TTRI", "cpusim", "int32", (("dst", Tile(2, 8, 2, 3)),), (("upper", 0),))
+    diagonals = np.array([-1, 0, 2]).reshape(3, 1, 1)
+    out = real.evaluate(ttri, case, {"diagonal": diagonals})
+    assert out.outputs["dst"][:, :, :3].tolist() == [[[0, 0, 0], [1, 0, 0]], [[1, 0, 0], [1, 1, 0]],
+                                                     [[1, 1, 1], [1, 1, 1]]]
+    model = ttri.evaluate(case.on("cpu"), {"diagonal": diagonals})
+    assert not compare_batch(ttri, case, {"cpu": model, "cpusim": out}, 3).counts
+
+
+@needs_sim
 def test_the_simulator_s_ttri_diagonal_overflow_against_the_page(sim):
     """cpusim-ttri-diagonal-overflow: with diagonal INT32_MAX every j <= i + d holds (docs/isa/TTRI.md), so a
     lower triangle is all ones; TTRI.hpp:36 computes diagonal + r + 1 in int, which wraps negative at -O2 and
@@ -1209,9 +1236,10 @@ def test_the_simulator_s_ttri_diagonal_overflow_against_the_page(sim):
 @needs_sim
 def test_tci_int32_overflow_is_undefined_behaviour_in_the_simulator(cli, sim, tmp_path):
     """cpusim-tci-signed-overflow-ub: TCI.hpp's start + j on int32_t overflows a signed int; UBSan reports it as
-    a crash finding, labelled as the defect (saved, not new)."""
-    r = cli("fuzz", "tci", "--oracles", "cpu,cpusim", "--runs", "300", "--dtype", "int32", "--sanitize",
-            "undefined", "--seed", "1", "--out", tmp_path / "o", "--json")
+    a crash finding, labelled as the defect (saved, not new). Batches of 4 (one start each): a batch's starts
+    wrap all or none, so 300 batches meet the wrapping class as 300 single cases did."""
+    r = cli("fuzz", "tci", "--oracles", "cpu,cpusim", "--runs", "1200", "--batch", "4", "--dtype", "int32",
+            "--sanitize", "undefined", "--seed", "1", "--out", tmp_path / "o", "--json")
     assert r.code == 0, r
     sigs = [(s["signature"], s["defect"], s["new"]) for s in json.loads(r.out)["signatures"]]
     assert sigs == [("TCI/int/cpusim/crash/signed-integer-overflow/-", "cpusim-tci-signed-overflow-ub", False)]

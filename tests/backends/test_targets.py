@@ -360,3 +360,31 @@ def test_a_failing_target_s_findings_are_the_same_bytes_each_run(cli, tmp_path):
                for run in ("a", "b")}
     assert records["a"] and records["a"] == records["b"]
     assert all(b"{dir}/TPARTARGMAX" in data for data in records["a"].values())
+
+
+TCI_FROM_FILES = textwrap.dedent("""
+    import pathlib, sys
+    import numpy as np
+    case = pathlib.Path(sys.argv[1])
+    start = int(np.fromfile(case / "begin_index.bin", dtype="<i2")[0])
+    step = -1 if int(np.fromfile(case / "reverse.bin", dtype="<i2")[0]) else 1
+    cols = (case / "golden.bin").stat().st_size // 2
+    seq = (start + step * np.arange(cols)) & 0xFFFF
+    seq.astype("<u2").tofile(case / "output.bin")
+""")
+
+
+def test_a_target_reads_each_batch_item_s_own_start(cli, tmp_path):
+    """TCI batches vary the start per item: each item's a5 case folder carries its own start in begin_index.bin
+    (and its golden), so a target that computes the sequence from that file agrees with the model on every case;
+    one that ignores it and counts from 0 does not."""
+    script = tmp_path / "tci.py"
+    script.write_text(TCI_FROM_FILES)
+    args = ("fuzz", "tci", "--oracles", "a5,target", "--target-platform", "a5", "--dtype", "int16", "--runs", "96",
+            "--batch", "32", "--seed", "4", "--json")
+    r = cli(*args, "--target", f"{sys.executable} {script} {{case}}")
+    assert r.code == 0 and json.loads(r.out)["signatures"] == [] and json.loads(r.out)["cases"] == 96, r
+    zero = TCI_FROM_FILES.replace('start = int(np.fromfile(case / "begin_index.bin", dtype="<i2")[0])', "start = 0")
+    script.write_text(zero)
+    r = cli(*args, "--target", f"{sys.executable} {script} {{case}}")
+    assert r.code == 1 and "a5~target/int-value" in r.out, r

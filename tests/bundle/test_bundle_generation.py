@@ -280,3 +280,39 @@ def test_gen_bundle_of_ttri_checks_including_cases_without_a_spelling(cli, tmp_p
     validate.validate("bundle", unspelled[0])
     with pytest.raises(ValueError):  # neither a bundle nor the reason there is none
         validate.validate("bundle", {"gprs": {}})
+
+
+@pytest.mark.parametrize("op", ["TCI", "TTRI"])
+def test_a_batch_of_starts_or_diagonals_runs_as_batched_a0_values(op):
+    """A batch's per-item starts (TCI) or diagonals (TTRI) are batched values of a0: one bundle run gives each
+    item's result as the direct spec oracle gives it for the item alone."""
+    inst = registry.get(op)
+    src = seeded(21, op)
+    ran = 0
+    for _ in range(20):
+        case = inst.random_case(src, "spec", {})
+        batch = inst.draw_batch(src, case, values.ValueMix(), 8)
+        param = inst.batch_params[0]
+        b = gb.bundle_for(case, batch)
+        assert b.gprs["a0"].shape == (8,)
+        whole = backend.evaluate(case, batch)
+        assert whole.kind == "ok", whole.reason
+        ran += 1
+        for i in range(8):
+            item, inputs = inst.item(case, {r: v[i] for r, v in batch.items()})
+            assert item.param(param) == int(batch[param][i, 0, 0])
+            direct = inst.evaluate(item, inputs)
+            exact = direct.classes["dst"] == 0
+            assert np.array_equal(whole.outputs["dst"][i][exact], direct.outputs["dst"][exact]), item
+    assert ran == 20
+
+
+def test_batched_ttri_diagonals_must_all_pass_or_all_fail_the_bound():
+    """All past +-65535: the block's one fault; some inside and some outside: no single outcome, an error."""
+    case = Case("TTRI", "spec", "float32", (("dst", Tile(4, 16, 4, 16)),), (("upper", 0),))
+    out = backend.evaluate(case, {"diagonal": np.array([65536, -65536, -(2**31)]).reshape(3, 1, 1)})
+    assert out.kind == "fault" and out.fault.name == LEGALITY and "65536" in out.fault.reason
+    inside = backend.evaluate(case, {"diagonal": np.array([65535, -65535, 0]).reshape(3, 1, 1)})
+    assert inside.kind == "ok" and inside.outputs["dst"].shape == (3, 4, 16)
+    with pytest.raises(ValueError, match="both inside and outside"):
+        backend.evaluate(case, {"diagonal": np.array([65535, 65536]).reshape(2, 1, 1)})

@@ -467,3 +467,37 @@ def _workers(pid: int) -> list[int]:
         workers = [w for t in Path(f"/proc/{pid}/task").iterdir() for w in children(t)]
     assert len(workers) >= 2
     return workers
+
+
+def odd_start_a5(case, inputs):
+    """A wrong a5 TCI model: the first element's low bit flipped whenever the start is odd (each batch item's
+    own start)."""
+    from ptofuzz.core.case import param_values
+    from ptofuzz.oracles import generation
+
+    out = generation.tci_documented(case, inputs)
+    dst = out.outputs["dst"].copy()
+    odd = (param_values(case, inputs, "start")[..., 0, 0] & 1) == 1
+    dst[..., 0, 0] ^= np.where(odd, 1, 0).astype(dst.dtype)
+    return Outcome("ok", outputs={"dst": dst}, classes=out.classes, flags=out.flags)
+
+
+def test_a_finding_in_a_batch_of_starts_is_saved_as_its_item_s_own_case(tmp_path):
+    """TCI batches vary the start per item: a disagreement that only odd starts show is saved with the odd start
+    of the item that showed it, as a plain case (no per-item input), and replays on its own."""
+    inst = registry.get("TCI")
+    a5 = dataclasses.replace(inst.platforms["a5"], oracle=odd_start_a5)
+    inst = dataclasses.replace(inst, platforms={**inst.platforms, "a5": a5})
+    plan = campaign.make_plan("tci", ["cpu", "a5"], seed=3, dtype="int32", instruction=inst)
+    store, stats = campaign.run_random(plan, runs=2_000, out=tmp_path, instruction=inst)
+    assert stats.batches < stats.cases / 4  # batches, not one case each
+    (f,) = [f for f in store.findings.values() if f.new]
+    rec = records.read(f.path)
+    assert rec.case.param("start") % 2 == 1 and set(rec.inputs) == {"begin_index", "reverse"}
+    assert int(rec.inputs["begin_index"].reshape(-1)[0]) == rec.case.param("start")
+    (same,) = replay([f.path.parent], {"TCI": inst})
+    assert same.verdict == "same" and f.signature.key in same.signatures
+    (fixed,) = replay([f.path.parent])
+    assert fixed.verdict == "changed"
+    again, _ = campaign.run_random(plan, runs=f.case_number, instruction=inst)
+    assert f.signature.key in again.findings

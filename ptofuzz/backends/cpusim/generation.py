@@ -3,8 +3,9 @@
 The destination is laid out as TPART*'s tiles are (:mod:`ptofuzz.backends.cpusim.tpart`: one compiled stride holding
 its valid region). TEXPANDS's scalar travels as the first element of each case's A slice, which the kernel reads
 into the element type; TCI's start (its bits) and direction and TTRI's diagonal and orientation travel in the
-request's ints beside the valid region. What the simulator writes outside what the page has the instruction write
-is not looked at (undefined); TCI writes row 0 whatever the valid rows say, so its row 0 is read back.
+request's ints beside the valid region, each item's own (a batch may vary TCI's start and TTRI's diagonal).
+What the simulator writes outside what the page has the instruction write is not looked at (undefined); TCI
+writes row 0 whatever the valid rows say, so its row 0 is read back.
 """
 
 from __future__ import annotations
@@ -17,15 +18,15 @@ from ptofuzz.backends.cpusim import build
 from ptofuzz.backends.cpusim.simulator import Simulator
 from ptofuzz.backends.cpusim.tpart import Request, dst_outcome, prepare
 from ptofuzz.core import dtypes
-from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, Tile
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, Tile, param_values
 from ptofuzz.core.failures import Failure, outcome
 from ptofuzz.oracles.generation import DESCENDING, DIAGONAL, START, UPPER
 
 
-def _as_int32(bits: int) -> int:
-    """The low 32 bits of ``bits`` as a signed int (the request's ints are int32)."""
-    v = bits & 0xFFFFFFFF
-    return v - (1 << 32) if v >> 31 else v
+def _as_int32(bits: np.ndarray) -> np.ndarray:
+    """The low 32 bits of each value as a signed int (the request's ints are int32)."""
+    out: np.ndarray = (np.asarray(bits, dtype=np.int64) & 0xFFFFFFFF).astype(np.uint32).view(np.int32)
+    return out
 
 
 def _tci_outcome(case: Case, req: Request, grid: np.ndarray, failures: list[Failure]) -> Outcome:
@@ -46,8 +47,10 @@ def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
         if "scalar" not in dict(case.tiles):
             return Outcome.unsupported("a Mat-tile TEXPANDS case: the harness runs Vec tiles")
         scalar = inputs["scalar"]
-    else:
-        scalar = np.zeros((1, 1), dtype=dt.bits_dtype)  # TCI and TTRI read no data: one case, no batch axis
+    else:  # TCI and TTRI read no data: one case, or a batch of per-item starts or diagonals
+        param = inputs.get(START if case.op == "TCI" else DIAGONAL)
+        lead = () if param is None else np.shape(param)[:-2]
+        scalar = np.zeros((*lead, 1, 1), dtype=dt.bits_dtype)
     grid_tiles = [Tile(d.rows, d.cols, max(d.valid_rows, 1) if case.op == "TCI" else d.valid_rows, d.valid_cols)]
     req = prepare(sim, case, grid_tiles, scalar)
     if isinstance(req, Outcome):
@@ -55,14 +58,11 @@ def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
     rows, cols, (s,) = req.rows, req.cols, req.arrays
     a = np.zeros((req.n, rows, cols), dtype=s.dtype)
     a[:, 0, 0] = s[:, 0, 0]
-    if case.op == "TCI":
-        extra = (_as_int32(int(case.param(START, 0))), 1 if case.param(DESCENDING) else 0)
-    elif case.op == "TTRI":
-        extra = (_as_int32(int(case.param(DIAGONAL, 0))), 1 if case.param(UPPER) else 0)
-    else:
-        extra = (0, 0)
-    got, failures = sim.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
-                                     req.valid(*d.valid, *extra, 0, 0), a,
+    ints = req.valid(*d.valid, 0, 1 if case.param(DESCENDING if case.op == "TCI" else UPPER) else 0, 0, 0)
+    if case.op != "TEXPANDS":  # the start's bits (TCI) or the diagonal (TTRI), each item's
+        values = param_values(case, inputs, START if case.op == "TCI" else DIAGONAL).reshape(-1)
+        ints[:, 2] = _as_int32(values)
+    got, failures = sim.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows, ints, a,
                                      np.zeros((req.n, 0), dtype=s.dtype))
     if case.op == "TCI":
         return _tci_outcome(case, req, got, failures)
