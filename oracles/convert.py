@@ -1,0 +1,207 @@
+"""Conversions on raw bits: any supported element type to any other, in each rounding mode, exactly.
+
+A source element is decoded to its exact value ``(-1)**neg * mag * 2**exp`` (``mag`` an unsigned 64-bit integer),
+or to an infinity or a NaN; the value is then rounded **once** to the destination, in the selected direction, and
+encoded. Nothing goes through a host float conversion: an sNaN is never quietened on the way, a value is never
+rounded twice, and every result is the same on every machine. What the result of an element is when the
+documents leave it open (a NaN's payload, an out-of-range value) is not decided here: every element comes back
+with a :data:`STATUS` saying what happened, and the instruction's models class such elements.
+
+Rounding directions (pto-spec ADR 0047's names; ``pto::RoundMode`` in pto-isa's ``include/pto/common/type.hpp``):
+``RNE`` nearest, ties to even (CAST_RINT); ``RNA`` nearest, ties away from zero (CAST_ROUND); ``RTM`` toward
+minus infinity (CAST_FLOOR); ``RTP`` toward plus infinity (CAST_CEIL); ``RTZ`` toward zero (CAST_TRUNC); ``RTO``
+round to odd: an inexact result takes the neighbour whose last kept bit is 1 (CAST_ODD). ``CAST_NONE`` is no
+direction of its own: each model says which one it means for a pair (:func:`default_direction`).
+
+Floating destinations follow IEEE 754's rules for a finite result: gradual underflow (subnormal results, rounded
+in the direction like any other), and on overflow the infinity or the largest finite value the direction selects
+(RNE and RNA: infinity; RTZ and RTO: the largest finite; RTP and RTM: infinity on their side, the largest finite on
+the other). Integer destinations take the rounded integer; one outside the destination's range is ``OVERFLOW``
+and its bits are the rounded integer's low bits (which a model may use or class).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+
+from ptofuzz.core.dtypes import DType
+
+RNE, RNA, RTM, RTP, RTZ, RTO = "RNE", "RNA", "RTM", "RTP", "RTZ", "RTO"
+DIRECTIONS = (RNE, RNA, RTM, RTP, RTZ, RTO)
+#: pto::RoundMode's ordinals (CAST_NONE 0 .. CAST_ODD 6) and names; CAST_NONE has no direction of its own
+ROUND_MODES = ("CAST_NONE", "CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")
+MODE_DIRECTION = {"CAST_RINT": RNE, "CAST_ROUND": RNA, "CAST_FLOOR": RTM, "CAST_CEIL": RTP, "CAST_TRUNC": RTZ,
+                  "CAST_ODD": RTO}
+
+# what happened to an element (uint8 codes)
+EXACT_RESULT, INEXACT, OVERFLOW, INFINITE, NAN_SOURCE = 0, 1, 2, 3, 4
+STATUS = {EXACT_RESULT: "exact", INEXACT: "inexact", OVERFLOW: "overflow", INFINITE: "infinite",
+          NAN_SOURCE: "nan"}
+
+FINITE, INF, NAN = 0, 1, 2
+_U64 = np.uint64
+
+
+def default_direction(src: DType, dst: DType) -> str:
+    """pto-spec's meaning of CAST_NONE (ADR 0047): toward zero from a float to an integer, else to nearest even."""
+    return RTZ if src.is_float and not dst.is_float else RNE
+
+
+@dataclasses.dataclass
+class Exact:
+    """Decoded elements: ``(-1)**neg * mag * 2**exp`` where ``kind`` is FINITE, else an infinity or a NaN."""
+
+    neg: np.ndarray  # bool
+    mag: np.ndarray  # uint64
+    exp: np.ndarray  # int64
+    kind: np.ndarray  # uint8: FINITE, INF, NAN
+
+
+def decode(bits: np.ndarray, dt: DType) -> Exact:
+    """The exact value of each element of ``bits`` (raw bits of ``dt``)."""
+    raw = np.asarray(bits).astype(np.uint64)
+    if not dt.is_float:
+        if dt.kind == "int" and dt.bits < 64:
+            signed = raw.astype(np.int64)
+            signed = np.where(raw >> _U64(dt.bits - 1) == 1, signed - (1 << dt.bits), signed)
+            neg = signed < 0
+            mag = np.where(neg, (-(signed + 1)).astype(np.uint64) + _U64(1), signed.astype(np.uint64))
+        elif dt.kind == "int":  # int64: two's complement on 64 bits
+            neg = raw >> _U64(63) == 1
+            mag = np.where(neg, ~raw + _U64(1), raw)
+        else:
+            neg = np.zeros(raw.shape, dtype=bool)
+            mag = raw
+        zeros = np.zeros(raw.shape, dtype=np.int64)
+        return Exact(neg, mag.astype(np.uint64), zeros, np.zeros(raw.shape, dtype=np.uint8))
+    man, bias = dt.man_bits, (1 << (dt.exp_bits - 1)) - 1
+    top = (1 << dt.exp_bits) - 1
+    neg = raw >> _U64(dt.bits - 1) == 1
+    field = ((raw >> _U64(man)) & _U64(top)).astype(np.int64)
+    frac = raw & _U64(dt.man_mask)
+    normal = (field > 0) & (field < top)
+    mag = np.where(normal, frac | _U64(1 << man), frac)
+    exp = np.where(normal, field - bias - man, 1 - bias - man).astype(np.int64)
+    kind = np.where(field < top, FINITE, np.where(frac == 0, INF, NAN)).astype(np.uint8)
+    return Exact(neg, mag, exp, kind)
+
+
+def bit_length(mag: np.ndarray) -> np.ndarray:
+    """The number of significant bits of each uint64 (0 for 0), exactly."""
+    mag = np.asarray(mag, dtype=np.uint64)
+    _, e = np.frexp(mag.astype(np.float64))  # may be one too high where the float64 rounded up to 2**k
+    e = np.minimum(e.astype(np.int64), 64)
+    over = (e > 0) & ((mag >> np.clip(e - 1, 0, 63).astype(np.uint64)) == 0)
+    out: np.ndarray = np.where(over, e - 1, e)
+    return out
+
+
+def shift_round(mag: np.ndarray, shift: np.ndarray, neg: np.ndarray, direction: str) -> tuple[np.ndarray, np.ndarray]:
+    """``mag / 2**shift`` rounded to an integer in ``direction`` (the sign ``neg`` decides RTP and RTM), and
+    whether it was inexact; ``shift`` >= 0, any size."""
+    mag = np.asarray(mag, dtype=np.uint64)
+    s = np.asarray(shift, dtype=np.int64)
+    inside = s <= 63
+    sc = np.clip(s, 0, 63).astype(np.uint64)
+    q0 = np.where(inside, mag >> sc, _U64(0))
+    rem = np.where(inside, mag & ((_U64(1) << sc) - _U64(1)), mag)  # s >= 64: every bit is dropped
+    inexact = rem != 0
+    half = np.where((s >= 1) & inside, _U64(1) << np.clip(s - 1, 0, 62).astype(np.uint64), _U64(0))
+    above = np.where(s == 64, mag > (_U64(1) << _U64(63)), np.where(inside, rem > half, False)) & (s >= 1)
+    tie = np.where(s == 64, mag == (_U64(1) << _U64(63)), np.where(inside, (rem == half) & inexact, False))
+    if direction == RNE:
+        up = above | (tie & ((q0 & _U64(1)) == 1))
+    elif direction == RNA:
+        up = above | tie
+    elif direction == RTZ:
+        up = np.zeros(mag.shape, dtype=bool)
+    elif direction == RTP:
+        up = inexact & ~neg
+    elif direction == RTM:
+        up = inexact & neg
+    elif direction == RTO:
+        return q0 | inexact.astype(np.uint64), inexact
+    else:
+        raise ValueError(f"unknown rounding direction {direction!r}")
+    return q0 + up.astype(np.uint64), inexact
+
+
+def to_integer(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each finite value rounded to an integer in ``direction``: the low ``dst.bits`` bits of that integer (two's
+    complement) and a status: EXACT_RESULT or INEXACT where it fits ``dst``, OVERFLOW where it does not (also when
+    it does not fit 64 bits), INFINITE and NAN_SOURCE for the non-finite (bits 0)."""
+    exp = x.exp
+    left = np.clip(exp, 0, 64).astype(np.uint64)
+    huge = (exp >= 64) | ((exp > 0) & (x.mag != 0) & (bit_length(x.mag) + np.maximum(exp, 0) > 64))
+    lifted = np.where(huge | (exp <= 0), x.mag, x.mag << np.minimum(left, _U64(63)))
+    rounded, inexact = shift_round(x.mag, np.maximum(-exp, 0), x.neg, direction)
+    q = np.where(exp > 0, lifted, rounded)
+    inexact = inexact & (exp < 0)
+    if dst.kind == "int":
+        limit_pos, limit_neg = _U64((1 << (dst.bits - 1)) - 1), _U64(1 << (dst.bits - 1))
+        fits = np.where(x.neg, q <= limit_neg, q <= limit_pos)
+    else:
+        fits = np.where(x.neg, q == 0, q <= _U64((1 << dst.bits) - 1) if dst.bits < 64 else True)
+    fits &= ~huge
+    twos = np.where(x.neg, ~q + _U64(1), q)
+    width = _U64((1 << dst.bits) - 1) if dst.bits < 64 else _U64(0xFFFFFFFFFFFFFFFF)
+    out = (twos & width).astype(dst.bits_dtype)
+    status = np.where(fits, np.where(inexact, INEXACT, EXACT_RESULT), OVERFLOW).astype(np.uint8)
+    status = np.where(x.kind == INF, INFINITE, np.where(x.kind == NAN, NAN_SOURCE, status)).astype(np.uint8)
+    out = np.where(x.kind == FINITE, out, np.zeros((), dtype=out.dtype)).astype(dst.bits_dtype)
+    return out, status
+
+
+def largest_finite(dt: DType) -> int:
+    return (((1 << dt.exp_bits) - 2) << dt.man_bits) | dt.man_mask
+
+
+def to_float(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.ndarray]:
+    """Each value rounded once to ``dst`` (an IEEE-style binary format) in ``direction``: its bits and a status
+    (EXACT_RESULT, INEXACT, OVERFLOW: the value rounded with an unbounded exponent is past the largest finite
+    one, and the result is the infinity or the largest finite value IEEE 754 gives the direction; INFINITE;
+    NAN_SOURCE: ``dst``'s canonical quiet NaN with the source's sign, for a model to class)."""
+    p, bias = dst.man_bits, (1 << (dst.exp_bits - 1)) - 1
+    emin = 1 - bias
+    top = (1 << dst.exp_bits) - 1
+    zero = x.mag == 0
+    big_e = bit_length(x.mag) - 1 + x.exp  # value in [2**E, 2**(E+1))
+    q_exp = np.maximum(big_e, emin) - p  # the exponent of the last kept bit
+    shift = q_exp - x.exp
+    rounded, inexact = shift_round(x.mag, np.maximum(shift, 0), x.neg, direction)
+    m = np.where(shift > 0, rounded, x.mag << np.clip(-shift, 0, 63).astype(np.uint64))
+    inexact = inexact & (shift > 0)
+    carry = m >> _U64(p + 1) != 0  # rounded up to 2**(p+1): one more exponent, still exact
+    m = np.where(carry, m >> _U64(1), m)
+    q_exp = q_exp + carry
+    field = np.where(m >> _U64(p) != 0, q_exp + p + bias, 0)
+    over = (field >= top) & ~zero
+    frac = m & _U64(dst.man_mask)
+    sign = np.where(x.neg, _U64(dst.sign_mask), _U64(0))
+    finite = sign | (np.clip(field, 0, top).astype(np.uint64) << _U64(p)) | frac
+    finite = np.where(zero, sign, finite)
+    inf = _U64(dst.exp_mask)
+    to_inf = {RNE: True, RNA: True, RTZ: False, RTO: False}.get(direction)
+    if to_inf is None:  # RTP: +inf above, -max below; RTM the other way
+        to_inf_arr = ~x.neg if direction == RTP else x.neg
+    else:
+        to_inf_arr = np.full(x.neg.shape, to_inf)
+    overflowed = sign | np.where(to_inf_arr, inf, _U64(largest_finite(dst)))
+    out = np.where(over, overflowed, finite)
+    # non-finite sources: an infinity stays one; a NaN becomes the canonical quiet NaN with its sign (flagged)
+    status = np.where(over, OVERFLOW, np.where(inexact, INEXACT, EXACT_RESULT)).astype(np.uint8)
+    out = np.where(x.kind == INF, sign | inf, out)
+    status = np.where(x.kind == INF, INFINITE, status).astype(np.uint8)
+    status = np.where(x.kind == NAN, NAN_SOURCE, status).astype(np.uint8)
+    out = np.where(x.kind == NAN, sign | _U64(dst.canonical_nan), out)
+    return out.astype(dst.bits_dtype), status
+
+
+def convert(bits: np.ndarray, src: DType, dst: DType, direction: str) -> tuple[np.ndarray, np.ndarray]:
+    """``bits`` of ``src`` converted to ``dst`` in ``direction``: (destination bits, status per element). A NaN
+    becomes ``dst``'s canonical quiet NaN with the source's sign (its status NAN_SOURCE says a model must class
+    it)."""
+    x = decode(bits, src)
+    return to_float(x, dst, direction) if dst.is_float else to_integer(x, dst, direction)
