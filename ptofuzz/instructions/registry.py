@@ -46,6 +46,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.generation": ("TEXPANDS", "TCI", "TTRI"),
     "ptofuzz.instructions.cmpsel": ("TCMP", "TCMPS", "TSEL", "TSELS"),
     "ptofuzz.instructions.conversion": ("TCVT",),
+    "ptofuzz.instructions.dequant": ("TDEQUANT",),
 }
 
 
