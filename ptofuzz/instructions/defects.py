@@ -153,8 +153,14 @@ CMPSEL_DEFECTS: tuple[Defect, ...] = (
            _tsel_mask_stream),
 )
 
-# TCVT's defects in the simulator (appended to DEFECTS below). No matcher yet: each shows on a minimal case (see
-# tests/backends/test_cpusim_tcvt.py); a campaign reports them as disagreements of their own.
+def _tcvt_float_cast(sig: Signature) -> bool:
+    """UBSan's report (clang's float-cast-overflow) of a float converted to an integer type that cannot hold it."""
+    return sig.op == "TCVT" and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "value-outside-the-range-of-representable"
+
+
+# TCVT's defects in the simulator (appended to DEFECTS below). No value matcher yet: each shows on a minimal case
+# (see tests/backends/test_cpusim_tcvt.py); a campaign reports them as disagreements of their own.
 TCVT_REPRODUCE = "ptofuzz fuzz tcvt --oracles cpu,cpusim --dtype {src} --runs 5000 --out findings"
 TCVT_DEFECTS: tuple[Defect, ...] = (
     Defect("cpusim-tcvt-float-mode-ignored", ("TCVT",), CPUSIM,
@@ -204,6 +210,17 @@ TCVT_DEFECTS: tuple[Defect, ...] = (
            "docs/isa/state-and-types/type-system.md:95: f16/bf16 -> f32 'Extend to f32; exact representable "
            "values are preserved': +inf (0x7F800000)",
            TCVT_REPRODUCE.format(src="float16")),
+    Defect("cpusim-tcvt-float-cast-ub", ("TCVT",), CPUSIM,
+           "include/pto/cpu/TCvt.hpp:183 (static_cast<D>(dval)) converts a float-like source to an integer "
+           "destination in C++; a NaN, an infinity or a value out of the destination's range (with "
+           "SaturationMode::OFF, and with ON at the bound of cpusim-tcvt-sat-bound, 2^31 for int32) is undefined "
+           "behaviour (clang's UBSan: '3e+09 is outside the range of representable values of type 'int''; -O2 "
+           "on x86 gives the minimum, or the low bits of a 32-bit conversion for 8- and 16-bit types)",
+           "docs/isa/state-and-types/type-system.md:107: f32 -> i32 'on overflow, result is undefined behavior "
+           "on A2/A3 and A5 (saturates on CPU simulator)'; no result is defined by undefined behaviour",
+           "CXX=clang++ ptofuzz fuzz tcvt --oracles cpu,cpusim --dtype float32 --sanitize undefined --runs 2000 "
+           "--out findings",
+           _tcvt_float_cast),
 )
 
 DEFECTS: tuple[Defect, ...] = (

@@ -15,10 +15,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from ptofuzz.backends.cpusim import build, conversion
+from ptofuzz.backends.cpusim import build, conversion, worker
 from ptofuzz.backends.cpusim.simulator import Simulator
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, OutcomeKind, Tile
+from ptofuzz.core.signature import Signature
+from ptofuzz.instructions import defects
 
 PTO_ISA = os.environ.get("PTO_ISA_DIR")
 needs_sim = pytest.mark.cpusim(pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa "
@@ -243,3 +245,14 @@ def test_the_pair_table_is_kernels_hpp_s():
             got[codes[code]] = dsts
     assert got == {k: sorted(v) for k, v in build.CVT_PAIRS.items()}
 
+
+
+def test_ubsans_float_cast_report_is_one_cause_whatever_the_value():
+    causes = {worker.crash_cause(f"TCvt.hpp:183:31: runtime error: {v} is outside the range of representable values "
+                                 f"of type '{t}'\n", 1)[0] for v, t in [("3e+09", "int"), ("nan", "short"),
+                                                                       ("-inf", "long")]}
+    assert causes == {"value-outside-the-range-of-representable"}
+    sig = Signature.from_key("TCVT/float/cpusim/crash/value-outside-the-range-of-representable/-")
+    assert [d.name for d in defects.TCVT_DEFECTS if d.matches(sig)] == ["cpusim-tcvt-float-cast-ub"]
+    other = Signature.from_key("TCVT/float/cpusim/crash/signed-integer-overflow/-")
+    assert not any(d.matches(other) for d in defects.TCVT_DEFECTS)
