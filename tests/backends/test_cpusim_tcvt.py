@@ -23,8 +23,13 @@ from ptofuzz.core.signature import Signature
 from ptofuzz.instructions import defects
 
 PTO_ISA = os.environ.get("PTO_ISA_DIR")
-needs_sim = pytest.mark.cpusim(pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa "
-                                                                     "tree to run the real simulator"))
+_NO_SIM = pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa tree to run the real "
+                                                 "simulator")
+
+
+def needs_sim(test):
+    """A test of the real simulator: marked ``cpusim``, skipped with the reason where PTO_ISA_DIR is unset."""
+    return pytest.mark.cpusim(_NO_SIM(test))
 
 NONE, RINT, ROUND, FLOOR, CEIL, TRUNC, ODD = range(7)
 ON, OFF = 0, 1
