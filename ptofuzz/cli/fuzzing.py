@@ -53,6 +53,7 @@ def fuzz(
                                                 "(earlier findings there count as seen).")] = None,
     dtype: Annotated[str | None, typer.Option(help="Only this element type.")] = None,
     shape: Annotated[str | None, typer.Option(help="Only this tile shape RxC.")] = None,
+    to: Annotated[str | None, typer.Option(help="TCVT: only this destination type.")] = None,
     index_dtype: Annotated[str | None, typer.Option(
         help="TPARTARGMAX/MIN: only this index type (cpusim runs 32-bit ones).")] = None,
     batch: Annotated[int, typer.Option(help="Cases per batch of one geometry (random engine).")] = 1024,
@@ -103,7 +104,7 @@ def fuzz(
             from ptofuzz.engine import atheris_engine
 
             plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
-                                      index_dtype=index_dtype, special=special, rate=special_rate, sim=sim)
+                                      index_dtype=index_dtype, to=to, special=special, rate=special_rate, sim=sim)
             if not rerun.is_file():
                 raise UsageError(f"--rerun {str(rerun)!r} is no file")
             atheris_engine.rerun(plan, rerun)
@@ -126,7 +127,7 @@ def fuzz(
             raise UsageError("--shard splits the random engine's batches; libFuzzer (--engine atheris) shares its "
                              "corpus instead: drop --shard")
         plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
-                                  index_dtype=index_dtype, special=special, rate=special_rate,
+                                  index_dtype=index_dtype, to=to, special=special, rate=special_rate,
                                   shard=_shard(shard), sim=sim, target=external)
         sim_flags = [f for f, v in (("--pto-isa", pto_isa), ("--cache-dir", cache_dir), ("--sanitize", sanitize),
                                     ("--sim-plant", sim_plant), ("--sim-placeholder-bf16", sim_placeholder_bf16),

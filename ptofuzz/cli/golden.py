@@ -41,6 +41,10 @@ def gen(
     dtype: Annotated[str | None, typer.Option(help="Element type (float32, half, bf16, int8, u16, ...).")] = None,
     index_dtype: Annotated[str | None, typer.Option(
         help="TPARTARGMAX/MIN: element type of the index tiles (default uint32).")] = None,
+    to: Annotated[str | None, typer.Option(help="TCVT: the destination's element type.")] = None,
+    rmode: Annotated[int | None, typer.Option(help="TCVT: pto::RoundMode 0..6 (CAST_NONE, CAST_RINT, CAST_ROUND, "
+                                                   "CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD).")] = None,
+    sat: Annotated[str | None, typer.Option(help="TCVT: saturation on or off (default: the target's).")] = None,
     shape: Annotated[str | None, typer.Option(help="Tile shape RxC.")] = None,
     dst: Annotated[str | None, typer.Option(help="Destination valid region RxC.")] = None,
     src0: Annotated[str | None, typer.Option(help="src0 valid region RxC.")] = None,
@@ -81,7 +85,8 @@ def gen(
         from ptofuzz.engine import generate as api
         from ptofuzz.report import case_folders
 
-        explicit = {"dtype": dtype, "index_dtype": index_dtype, "shape": _rxc(shape, "--shape"),
+        explicit = {"dtype": dtype, "index_dtype": index_dtype, "to": to, "rmode": rmode, "sat": sat,
+                    "shape": _rxc(shape, "--shape"),
                     "dst": _rxc(dst, "--dst"), "src0": _rxc(src0, "--src0"), "src1": _rxc(src1, "--src1"),
                     "inplace": inplace,
                     "sort_width": sort_width, "descending": descending, "contract": 1 if bf16_contract else None,

@@ -100,7 +100,7 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
               dtype: str | None = None, shape: tuple[int, int] | None = None, special: str | None = None,
               rate: float = values.DEFAULT_SPECIAL_RATE, instruction: registry.Instruction | None = None,
               index_dtype: str | None = None, shard: tuple[int, int] | None = None,
-              sim: Settings | None = None, target: TargetBackend | None = None) -> Plan:
+              sim: Settings | None = None, target: TargetBackend | None = None, to: str | None = None) -> Plan:
     """Check the request against the registry, build its backends (``sim``: the cpusim oracle's settings;
     ``target``: the external target) and return the plan (one-line UsageErrors otherwise)."""
     from ptofuzz.core import dtypes
@@ -130,6 +130,10 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
         if "index_dtype" not in inst.random_options:
             raise UsageError(f"--index-dtype sets TPARTARGMAX/MIN's index tiles; {inst.name} has none: drop it")
         constraints.append(("index_dtype", inst.check_choice("index_dtype", index_dtype)))
+    if to is not None:
+        if "to" not in inst.random_options:
+            raise UsageError(f"--to sets TCVT's destination type; {inst.name} has none: drop it")
+        constraints.append(("to", dtypes.get(to).name))
     if shape is not None:
         if min(shape) < 1 or shape[0] * shape[1] > 1 << 16:
             raise UsageError(f"--shape {shape[0]}x{shape[1]}: fuzzing takes tiles of 1 to 65536 elements")

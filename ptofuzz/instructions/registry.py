@@ -45,6 +45,7 @@ MODULES: dict[str, tuple[str, ...]] = {
                                      "TSHRS"),
     "ptofuzz.instructions.generation": ("TEXPANDS", "TCI", "TTRI"),
     "ptofuzz.instructions.cmpsel": ("TCMP", "TCMPS", "TSEL", "TSELS"),
+    "ptofuzz.instructions.conversion": ("TCVT",),
 }
 
 

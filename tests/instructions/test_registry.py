@@ -40,7 +40,7 @@ def test_an_unknown_mnemonic_lists_every_instruction():
     with pytest.raises(UsageError, match=r"unknown instruction 'tpartsub'; use one of: tpartadd, .*, tmrgsort, "
                                          r"tadd, tsub, tmul, tmax, tmin, tadds, tsubs, tmuls, tmaxs, tmins, tlrelu, "
                                          r"tabs, tneg, trelu, tnot, tand, tor, txor, tshl, tshr, tands, tors, "
-                                         r"txors, tshls, tshrs, texpands, tci, ttri, tcmp, tcmps, tsel, tsels$"):
+                                         r"txors, tshls, tshrs, texpands, tci, ttri, tcmp, tcmps, tsel, tsels, tcvt$"):
         registry.get("tpartsub")
 
 

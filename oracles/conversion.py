@@ -1,0 +1,190 @@
+"""TCVT: ``dst = cast(src)`` over the valid region, in a rounding mode and a saturation mode, on raw bits.
+
+A case's ``dtype`` is the source's; its params: ``to`` (the destination's type), ``rmode`` (``pto::RoundMode``'s
+ordinal: 0 CAST_NONE, 1 CAST_RINT, 2 CAST_ROUND, 3 CAST_FLOOR, 4 CAST_CEIL, 5 CAST_TRUNC, 6 CAST_ODD) and ``sat``
+(0 ``SaturationMode::ON``, 1 ``OFF``; absent: the form without a saturation argument). Every value is converted
+by :mod:`ptofuzz.oracles.convert` (exact, rounded once); what follows says which results the documents fix and
+which they leave open (classed, never filled in).
+
+- ``spec``: pto-spec 0.58.3. ``asl/tile/elementwise-tile-tile/format-conversion/TCVT.asl`` and
+  ``asl/tile/model/numeric/formats.asl`` (the tiles: one legal descriptor each, equal shapes and valid regions, a
+  non-empty region, else Fault_TileLegality); integer to integer as ``formats.asl`` computes it (saturation on:
+  clamp; off: the destination's low bits); every other pair by the rules of ADR 0047 (accepted) and
+  ``spec/hardware-conformance-profile.json``, which the executable model leaves to its profile hook: CAST_NONE
+  rounds toward zero from a float to an integer and to nearest even otherwise; round once, then saturate; IEEE
+  754 gradual underflow; every produced NaN is the destination's canonical NaN. Saturation off (the default): a
+  float overflow follows the destination format (IEEE 754), NaN and infinities to an integer give the
+  indefinite value (signed: the minimum, unsigned: the maximum). Saturation on: clamp to the destination's range
+  (a float: the largest finite), NaN to an integer 0. ADR 0090 (a draft) leaves a finite value past an integer
+  destination's range with saturation off open, and an infinity to a float with saturation on: ``undefined``.
+- ``documented`` (cpu and the NPUs): pto-isa's ``docs/isa/TCVT.md`` (``dst = cast_rmode(src)``, the pairs each
+  target supports) and ``docs/isa/state-and-types/type-system.md`` (NaN and infinities handled per IEEE 754; f32
+  to f32 is "round-only": a rounding to an integral value in the mode). The page names no rounding for CAST_NONE
+  (an inexact result is ``undefined``; an exact one is the same in every direction) and leaves the default
+  saturation of each pair to the target (where saturation on and off differ, ``undefined``). Saturation on clamps
+  to the destination's range; a NaN to an integer is ``undefined`` (no page says what it becomes). Saturation
+  off: a result past an integer destination's range, and an infinity to an integer, are ``undefined``; a float
+  overflow is IEEE 754's. A NaN to a float is some NaN (``nan``). type-system.md says A2/A3 and A5 flush
+  denormals by default and says no more: on the NPUs an element whose source or result is subnormal is
+  ``undefined``. bfloat16 to float16: TCVT.md converts, type-system.md reinterprets the bits: ``undefined``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from ptofuzz.core.case import COMMIT, EXACT, NAN, UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.core.dtypes import DType, get
+from ptofuzz.oracles import convert as cv
+from ptofuzz.oracles import descriptors, ieee
+
+TO, RMODE, SAT = "to", "rmode", "sat"
+SAT_ON, SAT_OFF = 0, 1
+#: the element types pto-spec converts that ptofuzz has (every ordered pair of them is a TCVT)
+SPEC_DTYPES = ("float32", "float16", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
+               "uint64")
+
+
+def pair(case: Case) -> tuple[DType, DType]:
+    return get(case.dtype), get(case.param(TO) or case.dtype)
+
+
+def direction(case: Case) -> str:
+    """The rounding direction of the case's mode (CAST_NONE: pto-spec's default for the pair)."""
+    src, dst = pair(case)
+    mode = int(case.param(RMODE, 0) or 0)
+    return cv.default_direction(src, dst) if mode == 0 else cv.MODE_DIRECTION[cv.ROUND_MODES[mode]]
+
+
+def _integral(bits: np.ndarray, dt: DType, how: str) -> tuple[np.ndarray, np.ndarray]:
+    """f32 to f32 on pto-isa ("round-only"): each value rounded to an integral value of the same type."""
+    x = cv.decode(bits, dt)
+    frac = x.exp < 0
+    mag, inexact = cv.shift_round(x.mag, np.maximum(-x.exp, 0), x.neg, how)
+    whole = cv.Exact(x.neg, np.where(frac, mag, x.mag), np.where(frac, 0, x.exp), x.kind)
+    out, status = cv.to_float(whole, dt, cv.RNE)  # exact: an integral value of at most 24 bits, or the input
+    status = np.where(frac & inexact & (status == cv.EXACT_RESULT), cv.INEXACT, status).astype(np.uint8)
+    return out, status
+
+
+def _clamped(out: np.ndarray, status: np.ndarray, x: cv.Exact, dst: DType) -> np.ndarray:
+    """Saturation: results past the destination's range (and infinities) clamped to its ends."""
+    past = (status == cv.OVERFLOW) | (status == cv.INFINITE)
+    if dst.is_float:
+        big = np.array(cv.largest_finite(dst), dtype=dst.bits_dtype)
+        end = np.where(x.neg, big | np.array(dst.sign_mask, dtype=dst.bits_dtype), big)
+    else:
+        lo = (dst.int_min & ((1 << dst.bits) - 1))
+        end = np.where(x.neg, np.array(lo, dtype=dst.bits_dtype), np.array(dst.int_max, dtype=dst.bits_dtype))
+    out_: np.ndarray = np.where(past, end, out).astype(dst.bits_dtype)
+    return out_
+
+
+def _subnormal_involved(bits: np.ndarray, src: DType, out: np.ndarray, dst: DType) -> np.ndarray:
+    mask = np.zeros(bits.shape, dtype=bool)
+    if src.is_float:
+        mask |= ieee.is_subnormal(bits, src)
+    if dst.is_float:
+        mask |= ieee.is_subnormal(out, dst)
+    return mask
+
+
+def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The destination bits and classes of every source element (the whole tile, valid or not)."""
+    src, dst = pair(case)
+    mode = int(case.param(RMODE, 0) or 0)
+    sat = case.param(SAT)
+    how = direction(case)
+    x = cv.decode(src_bits, src)
+    if not spec and src == dst and src.is_float:
+        out, status = _integral(src_bits, src, how)
+    else:
+        out, status = cv.to_float(x, dst, how) if dst.is_float else cv.to_integer(x, dst, how)
+    cls = np.full(out.shape, EXACT, dtype=np.uint8)
+    past = (status == cv.OVERFLOW) | (status == cv.INFINITE)
+    nan = status == cv.NAN_SOURCE
+    if spec:
+        if sat == SAT_ON:
+            out = _clamped(out, status, x, dst)
+            if dst.is_float:
+                cls[status == cv.INFINITE] = UNDEFINED  # ADR 0090: an infinity to a float, saturated, is open
+            else:
+                out = np.where(nan, np.zeros((), dtype=out.dtype), out).astype(dst.bits_dtype)
+        elif not dst.is_float:
+            indefinite = dst.int_min & ((1 << dst.bits) - 1) if dst.kind == "int" else (1 << dst.bits) - 1
+            invalid = nan | (status == cv.INFINITE)
+            out = np.where(invalid, np.array(indefinite, dtype=dst.bits_dtype), out).astype(dst.bits_dtype)
+            if src.is_float:
+                cls[status == cv.OVERFLOW] = UNDEFINED  # ADR 0090: finite past the range, unsaturated, is open
+        if dst.is_float:  # the canonical NaN, as the profile produces it (its sign: positive)
+            out = np.where(nan, np.array(dst.canonical_nan, dtype=dst.bits_dtype), out).astype(dst.bits_dtype)
+        return out, cls
+    if mode == 0:
+        cls[status == cv.INEXACT] = UNDEFINED  # the page names no rounding for CAST_NONE
+    if sat == SAT_ON:
+        out = _clamped(out, status, x, dst)
+        if not dst.is_float:
+            cls[nan] = UNDEFINED
+    elif sat == SAT_OFF:
+        if not dst.is_float:
+            cls[past | nan] = UNDEFINED
+    else:  # the target's default saturation: where on and off differ, open
+        cls[past] = UNDEFINED
+        if not dst.is_float:
+            cls[nan] = UNDEFINED
+    if dst.is_float:
+        cls[nan] = np.where(cls[nan] == UNDEFINED, UNDEFINED, NAN)
+    if npu:
+        cls[_subnormal_involved(src_bits, src, out, dst)] = UNDEFINED
+    if src.name == "bfloat16" and dst.name == "float16":
+        cls[...] = UNDEFINED  # TCVT.md converts, type-system.md reinterprets the bits
+    return out, cls
+
+
+def _outcome(case: Case, inputs: Mapping[str, np.ndarray], *, spec: bool, npu: bool) -> Outcome:
+    d = case.tile("dst")
+    src_bits = np.asarray(inputs["src"])
+    out, cls = _values(case, src_bits, spec, npu)
+    rows, cols = d.valid
+    lead = src_bits.shape[:-2]
+    dst_bits = np.zeros((*lead, *d.shape), dtype=pair(case)[1].bits_dtype)
+    classes = np.full((*lead, *d.shape), UNDEFINED, dtype=np.uint8)
+    dst_bits[..., :rows, :cols] = out[..., :rows, :cols]
+    classes[..., :rows, :cols] = cls[..., :rows, :cols]
+    return Outcome(OutcomeKind.OK, outputs={"dst": dst_bits}, classes={"dst": classes},
+                   flags=() if spec else None)
+
+
+def legality(case: Case) -> Outcome | None:
+    """pto-spec's Fault_TileLegality: a tile that is no legal descriptor of its type, tiles of different shapes
+    or valid regions, an empty region, a rounding mode other than 0..6, a saturation other than on or off."""
+    src, dst = pair(case)
+    s, d = case.tile("src"), case.tile("dst")
+    why = descriptors.problem(d, dst, max_bytes=descriptors.LOCAL_MAX) or \
+        descriptors.problem(s, src, max_bytes=descriptors.LOCAL_MAX)
+    if not why and (s.shape != d.shape or s.valid != d.valid):
+        why = f"src {s.token()} and dst {d.token()} differ (TCVT takes one shape and valid region)"
+    if not why and 0 in d.valid:
+        why = "an empty valid region (LB0 must be nonzero)"
+    if not why and int(case.param(RMODE, 0) or 0) not in range(7):
+        why = f"rounding mode {case.param(RMODE)} (CAST_NONE..CAST_ODD are 0..6)"
+    if not why and case.param(SAT) not in (None, SAT_ON, SAT_OFF):
+        why = f"saturation {case.param(SAT)} (0 on, 1 off)"
+    if why:
+        return Outcome.faulted("Fault_TileLegality", 5, f"TCVT: {why}", COMMIT)
+    return None
+
+
+def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    fault = legality(case)
+    return fault if fault is not None else _outcome(case, inputs, spec=True, npu=False)
+
+
+def cpu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    return _outcome(case, inputs, spec=False, npu=False)
+
+
+def npu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    return _outcome(case, inputs, spec=False, npu=True)

@@ -1,0 +1,280 @@
+"""TCVT: the conversion family's instruction (capabilities, layouts, cases); semantics in ``oracles/conversion.py``.
+
+Facts from pto-isa 3186c381: ``docs/isa/TCVT.md``'s table of (source, destination) pairs for A2A3 and A5, as far
+as ptofuzz has the types (float32, float16, bfloat16, 8- to 64-bit integers; the FP8, HiFloat8, FP4 and int4
+pairs come with those types). The page has no column for the kirin targets or the cpu: kirinDev0000 runs A5's
+pairs (its ``TCvt.hpp`` is A5's without the FP4 pairs), kirin9030 those of A5's that its own ``TCvt.hpp`` has,
+and the cpu (whose ``TCvt.hpp`` compiles any pair) the pairs of A2A3 and A5 together. pto-spec converts between
+every two of its types. A case's dtype is the source's; params ``to``, ``rmode`` and ``sat``
+(:mod:`ptofuzz.oracles.conversion`). The system tests' own folders (``x1_gm.bin`` and ``golden.bin``) are not
+listed yet: ``gen`` writes random cases in their file layout.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+from typing import Any
+
+import numpy as np
+
+from ptofuzz.core import dtypes, platforms
+from ptofuzz.core.case import Case, Tile
+from ptofuzz.core.errors import UsageError
+from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.generators import values
+from ptofuzz.generators.elementwise import valid_region
+from ptofuzz.generators.source import Source
+from ptofuzz.instructions.registry import Instruction, PlatformSupport
+from ptofuzz.oracles import conversion as oracles
+from ptofuzz.oracles.conversion import RMODE, SAT, TO
+
+NAMES = ("TCVT",)
+ROLES = ("dst", "src")
+PLATFORMS = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")
+SPELLING = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}  # the tcvt tests' tokens; others numpy's
+
+_A2A3 = """float32: float16 float32 bfloat16 int16 int32 int64
+float16: float32 int32 int16 int8 uint8
+bfloat16: float32 int32
+int16: float16 float32
+int32: float32 int16 int64 float16
+int64: float32 int32
+uint8: float16
+int8: float16"""
+_A5 = """float32: float32 float16 bfloat16 int16 int32 int64
+float16: float32 int32 int16 int8 uint8
+bfloat16: float32 int32 float16
+int16: uint8 float16 float32 uint32 int32
+int32: float32 int16 uint16 int64 uint8
+int64: float32 int32
+uint8: float16 uint16
+int8: float16 int16 int32
+uint32: uint8 uint16 int16"""
+#: kirin9030's own TCvt.hpp: these of A5's pairs
+_KIRIN9030 = """float32: float32 float16 int16 int32
+float16: float32 int16 int32 int8 uint8
+int16: float32 float16 int32 uint32 uint8
+int32: float32 int16 uint16 uint8
+int8: float16 int16 int32
+uint32: int16 uint16 uint8
+uint8: float16 uint16"""
+
+
+def _pairs(text: str) -> dict[str, tuple[str, ...]]:
+    out: dict[str, tuple[str, ...]] = {}
+    for line in text.strip().splitlines():
+        src, dsts = line.split(":")
+        out[src.strip()] = tuple(dsts.split())
+    return out
+
+
+def _union(*tables: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    return {s: tuple(dict.fromkeys(d for t in tables for d in t.get(s, ()))) for t in tables for s in t}
+
+
+PAIRS: dict[str, dict[str, tuple[str, ...]]] = {
+    "spec": {s: oracles.SPEC_DTYPES for s in oracles.SPEC_DTYPES}, "cpu": _union(_pairs(_A2A3), _pairs(_A5)),
+    "a2a3": _pairs(_A2A3), "a5": _pairs(_A5), "kirin9030": _pairs(_KIRIN9030), "kirinDev0000": _pairs(_A5),
+}
+
+
+def destinations(platform: str, src: str) -> tuple[str, ...]:
+    return PAIRS[platforms.canonical(platform)].get(src, ())
+
+
+def check_pair(platform: str, src: str, dst: str) -> None:
+    """A one-line UsageError unless ``platform`` converts ``src`` to ``dst``."""
+    if dst not in destinations(platform, src):
+        have = ", ".join(destinations(platform, src)) or "nothing"
+        raise UsageError(f"TCVT on {platform} does not convert {src} to {dst} (it converts {src} to: {have}); "
+                         "pass another --to or --dtype")
+
+
+# ---- geometry -----------------------------------------------------------------------------------------------------
+
+def physical(valid: tuple[int, int], src: dtypes.DType, dst: dtypes.DType, spec: bool) -> tuple[int, int]:
+    """One physical shape for both tiles: whole 32-byte rows of both types (the narrower decides), or on spec
+    the smallest legal descriptor of the narrower type (then of the wider too)."""
+    narrow = src if src.itemsize <= dst.itemsize else dst
+    return spec_physical(*valid, narrow) if spec else whole_rows(*valid, narrow)
+
+
+def _case(platform: str, src: str, dst: str, valid: tuple[int, int], shape: tuple[int, int] | None,
+          rmode: int, sat: int | None) -> Case:
+    spec = platforms.get(platforms.canonical(platform)).kind == platforms.SPEC
+    phys = shape or physical(valid, dtypes.get(src), dtypes.get(dst), spec)
+    tile = Tile(*phys, *valid)
+    return Case("TCVT", platform, src, (("dst", tile), ("src", tile)), ((TO, dst), (RMODE, rmode), (SAT, sat)))
+
+
+def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
+    """A pair the platform converts, a valid region as the elementwise family draws it (empty now and then off
+    the spec), any rounding mode, saturation on, off or the default form."""
+    canon = platforms.canonical(platform)
+    src = constraints.get("dtype") or source.choice(tuple(PAIRS[canon]))
+    # a constrained pair this platform does not convert is drawn anyway: its model says "unsupported"
+    dst = constraints.get("to") or source.choice(PAIRS[canon].get(src) or oracles.SPEC_DTYPES)
+    wide = max(dtypes.get(src).itemsize, dtypes.get(dst).itemsize)
+    narrow = dtypes.get(src) if dtypes.get(src).itemsize <= dtypes.get(dst).itemsize else dtypes.get(dst)
+    spec = platforms.get(canon).kind == platforms.SPEC
+    valid = valid_region(source, narrow, allow_zero=not spec, shape=constraints.get("shape"))
+    if spec:  # the wider type's tile must fit a Local tile as well
+        while valid[0] * physical(valid, dtypes.get(src), dtypes.get(dst), True)[1] * wide > 64 * 1024:
+            valid = (max(1, valid[0] // 2), valid[1])
+    rmode = int(source.integers(0, 6))
+    sat = source.choice((None, oracles.SAT_ON, oracles.SAT_OFF))
+    return _case(platform, src, dst, valid, None, rmode, sat)
+
+
+def explicit_case(platform: str, opts: Mapping[str, Any]) -> Case:
+    """The case ``--dtype --to --shape --dst --rmode --sat`` describe (defaults: the platform's first pair,
+    16x16, CAST_RINT, the default saturation)."""
+    canon = platforms.canonical(platform)
+    src = dtypes.get(opts["dtype"]).name if opts.get("dtype") else next(iter(PAIRS[canon]))
+    if src not in PAIRS[canon]:
+        raise UsageError(f"TCVT on {platform} converts no {src}; it converts {', '.join(PAIRS[canon])}")
+    dst = dtypes.get(opts["to"]).name if opts.get("to") else PAIRS[canon][src][0]
+    check_pair(canon, src, dst)
+    sat = {None: None, "on": oracles.SAT_ON, "off": oracles.SAT_OFF}.get(opts.get("sat"), -1)
+    if sat == -1:
+        raise UsageError(f"--sat {opts.get('sat')}: give on or off (or leave it out: the target's default)")
+    given = opts.get("rmode")
+    rmode = 1 if given is None else int(given)
+    if rmode not in range(7):
+        raise UsageError(f"--rmode {rmode}: give a pto::RoundMode 0..6 (CAST_NONE, CAST_RINT, CAST_ROUND, "
+                         "CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD)")
+    shape: tuple[int, int] | None = opts.get("shape")
+    valid: tuple[int, int] = opts.get("dst") or shape or (16, 16)
+    if shape is not None and (valid[0] > shape[0] or valid[1] > shape[1]):
+        raise UsageError(f"--dst {valid[0]}x{valid[1]} is larger than the tile {shape[0]}x{shape[1]}; pass a bigger "
+                         "--shape or a smaller --dst")
+    return _case(platform, src, dst, valid, shape, rmode, sat)
+
+
+def replay_flags(case: Case) -> str:
+    d = case.tile("dst")
+    flags = f" --to {case.param(TO)} --shape {d.rows}x{d.cols} --dst {d.valid_rows}x{d.valid_cols} " \
+            f"--rmode {case.param(RMODE, 0)}"
+    sat = case.param(SAT)
+    return flags + ("" if sat is None else f" --sat {'on' if sat == oracles.SAT_ON else 'off'}")
+
+
+# ---- inputs ----------------------------------------------------------------------------------------------------
+
+def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
+    return {"src": values.draw(source, dtypes.get(case.dtype), case.tile("src").shape, mix)}
+
+
+def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
+    r, c = case.tile("src").shape
+    return {"src": values.draw(source, dtypes.get(case.dtype), (n * r * c,), mix).reshape(n, r, c)}
+
+
+# ---- fuzzing ----------------------------------------------------------------------------------------------------
+
+def geometry_class(case: Case) -> str:
+    """The pair (each its own kind of result), then whether the valid region fills the tile."""
+    d = case.tile("dst")
+    where = "empty" if 0 in d.valid else "full" if d.valid == d.shape else "part"
+    return f"{case.dtype}>{case.param(TO)},{where}"
+
+
+def fault_class(case: Case) -> str:
+    if case.dtype not in oracles.SPEC_DTYPES or case.param(TO) not in oracles.SPEC_DTYPES:
+        return "dtype"
+    fault = oracles.legality(case)
+    if fault is None:
+        return "spec-legal"
+    why = fault.fault.reason if fault.fault is not None else ""
+    return "empty" if "empty" in why else "nodesc"
+
+
+REGIONS = ("op", "outside", "round-only")
+
+
+def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
+    """Inside the valid region or outside it; a float32 to float32 case's valid region is ``round-only`` (the
+    pages round to an integral value there, pto-spec converts to the same type: the identity)."""
+    d = case.tile(role)
+    inside = (np.arange(d.rows)[:, None] < d.valid_rows) & (np.arange(d.cols)[None, :] < d.valid_cols)
+    code = 2 if case.dtype == "float32" and case.param(TO) == "float32" else 0
+    return REGIONS, np.where(inside, code, 1).astype(np.uint8)
+
+
+_WHY = {"empty": "pto-spec faults on an empty valid region (LB0 must be nonzero); docs/isa/TCVT.md converts "
+                 "the valid region, which may be empty",
+        "nodesc": "pto-spec faults on a tile that is no legal descriptor (power-of-two columns, capacity "
+                  "128 B * 2**k); pto-isa's tiles are any whole 32-byte rows"}
+
+
+ROUND_ONLY = ("docs/isa/TCVT.md lists FP32 to FP32 as round-only (each value rounded to an integral value in the "
+              "mode); pto-spec converts to the same format, the identity")
+
+
+def known_difference(sig: Any) -> str | None:
+    """pto-spec's faults on geometries pto-isa takes, and FP32 to FP32 (round-only on pto-isa) against pto-spec."""
+    a, b = sig.oracles()
+    if "spec" not in (a, b):
+        return None
+    if sig.kind == "fault-vs-value":
+        return _WHY.get(sig.geometry)
+    return ROUND_ONLY if sig.region == "round-only" else None
+
+
+# ---- the instruction --------------------------------------------------------------------------------------------
+
+def _profiles() -> dict[str, Profile]:
+    golden, output = (("golden.bin", "dst"),), (("output.bin", "dst"),)
+    tokens = ((RMODE, "r"), (SAT, "s"))
+
+    def derive(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
+        return (("dst", named["dst"]), ("src", named["dst"]))
+
+    out = {"spec": Profile("TCVT", "spec", "TCVTSpec", (("x1_gm.bin", "src"),), golden, output, ("dst",),
+                           compact=False, spelling={}, physical=spec_physical, param_tokens=tokens, dtype_param=TO,
+                           derive=derive,
+                           note="ptofuzz full-tile layout; both tiles one legal pto-spec descriptor")}
+    for p in PLATFORMS:
+        root = platforms.get(p).test_root
+        out[p] = Profile("TCVT", p, "TCVTTest", (("x1_gm.bin", "src"),), golden, output, ("dst",), compact=True,
+                         spelling=SPELLING, param_tokens=tokens, dtype_param=TO, derive=derive,
+                         note=f"{root}/testcase/tcvt's files (x1_gm.bin, golden.bin: the valid region); its "
+                              "own case list not yet")
+    return out
+
+
+def _pairs_only(platform: str, model: Any) -> Any:
+    """``model`` on the pairs ``platform`` converts; any other pair is unsupported there."""
+    def oracle(case: Case, inputs: Mapping[str, np.ndarray]) -> Any:
+        dst = case.param(TO) or case.dtype
+        if dst not in destinations(platform, case.dtype):
+            from ptofuzz.core.case import Outcome
+
+            return Outcome.unsupported(f"TCVT on {platform} does not convert {case.dtype} to {dst}")
+        return model(case, inputs)
+    return oracle
+
+
+def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
+    if "TCVT" not in names:
+        return []
+    profiles = _profiles()
+    notes = "docs/isa/TCVT.md: dst = cast_rmode(src) over the valid region; "
+    support = {"spec": PlatformSupport(tuple(PAIRS["spec"]), oracles.spec, profiles["spec"], bad_dtype="fault",
+                                       has_system_test=False,
+                                       notes="ADR 0047 rounding, the hardware profile's ranges; else "
+                                             "Fault_TileLegality (trap 5)"),
+               "cpu": PlatformSupport(tuple(PAIRS["cpu"]), _pairs_only("cpu", oracles.cpu), profiles["cpu"],
+                                      has_system_test=False,
+                                      notes=notes + "IEEE subnormals; the A2A3 and A5 pairs"),
+               **{p: PlatformSupport(tuple(PAIRS[p]), _pairs_only(p, oracles.npu), profiles[p],
+                                     has_system_test=False,
+                                     notes=notes + "subnormal effects undefined")
+                  for p in ("a2a3", "a5", "kirin9030", "kirinDev0000")}}
+    return [Instruction(
+        name="TCVT", family="conversion", summary="conversion: dst = src converted to --to in a rounding mode",
+        inputs=("src",), outputs=("dst",), platforms=support, random_case=random_case, explicit_case=explicit_case,
+        draw_inputs=draw_inputs, role_dtype_params={"dst": (TO, "float32")},
+        options=("dtype", "to", "shape", "dst", "rmode", "sat"), random_options=("dtype", "to", "shape"),
+        replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
+        regions=regions, known_difference=known_difference)]
