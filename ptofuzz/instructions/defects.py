@@ -161,7 +161,7 @@ def _tcvt_float_cast(sig: Signature) -> bool:
 
 # TCVT's defects in the simulator (appended to DEFECTS below). No value matcher yet: each shows on a minimal case
 # (see tests/backends/test_cpusim_tcvt.py); a campaign reports them as disagreements of their own.
-TCVT_REPRODUCE = "ptofuzz fuzz tcvt --oracles cpu,cpusim --dtype {src} --runs 5000 --out findings"
+TCVT_REPRODUCE = "ptofuzz fuzz tcvt --oracles cpu,cpusim --dtype {src} --to {to} --runs 5000 --out findings"
 TCVT_DEFECTS: tuple[Defect, ...] = (
     Defect("cpusim-tcvt-float-mode-ignored", ("TCVT",), CPUSIM,
            "include/pto/cpu/TCvt.hpp:186-187 (convert_value): a float-to-float conversion (f32 -> f16, f32 -> "
@@ -172,20 +172,20 @@ TCVT_DEFECTS: tuple[Defect, ...] = (
            "pto::RoundMode)'; docs/isa/state-and-types/type-system.md:96: f32 -> f16/bf16 'Round according to "
            "`rnd` attribute'; TCVT.md:113 lists FP32 -> FP32 as 'round-only' (CAST_CEIL gives f16 0x3C01, "
            "CAST_RINT of 2.5 gives 2.0)",
-           TCVT_REPRODUCE.format(src="float32")),
+           TCVT_REPRODUCE.format(src="float32", to="float16")),
     Defect("cpusim-tcvt-int-mode-ignored", ("TCVT",), CPUSIM,
            "include/pto/cpu/TCvt.hpp:184-185 (convert_value): an integer-to-float conversion is "
            "static_cast<D>(double(v)), which rounds to nearest even in every RoundMode (int32 16777219 in "
            "CAST_TRUNC -> f32 16777220, 0x4B800002; int16 2051 in CAST_TRUNC -> f16 2052)",
            "docs/isa/TCVT.md:16-18: dst = cast_rmode(src), 'where rmode is a rounding policy (see "
            "pto::RoundMode)': CAST_TRUNC rounds toward zero (16777218, 0x4B800001; 2050)",
-           TCVT_REPRODUCE.format(src="int32")),
+           TCVT_REPRODUCE.format(src="int32", to="float32")),
     Defect("cpusim-tcvt-s64-double-rounding", ("TCVT",), CPUSIM,
            "include/pto/cpu/TCvt.hpp:185: int64 -> f32 goes through double, rounding twice: 2^60 + 2^36 + 1 "
            "becomes the double 2^60 + 2^36, a tie that f32 rounds to even, 2^60 (0x5D800000)",
            "docs/isa/TCVT.md:16-18: dst = cast_rmode(src), one rounding of the source value: in CAST_RINT "
            "2^60 + 2^36 + 1 lies above the midpoint, so 2^60 + 2^37 (0x5D800001)",
-           TCVT_REPRODUCE.format(src="int64")),
+           TCVT_REPRODUCE.format(src="int64", to="float32")),
     Defect("cpusim-tcvt-sat-bound", ("TCVT",), CPUSIM,
            "include/pto/cpu/TCvt.hpp:200-208 with 148-157: with SaturationMode::ON the source is clamped in double "
            "to the destination's bounds and converted back to the source type, where a bound it cannot hold "
@@ -195,21 +195,21 @@ TCVT_DEFECTS: tuple[Defect, ...] = (
            "docs/isa/state-and-types/type-system.md:107: f32 -> i32 'on overflow, result is undefined behavior "
            "on A2/A3 and A5 (saturates on CPU simulator)'; include/pto/common/type.hpp:328 'Saturation enabled' "
            "for SaturationMode::ON: saturating gives the maximum, 0x7FFFFFFF, 0x7FFFFFFFFFFFFFFF and 0x7FFF",
-           TCVT_REPRODUCE.format(src="float32")),
+           TCVT_REPRODUCE.format(src="float32", to="int32")),
     Defect("cpusim-tcvt-sat-nan", ("TCVT",), CPUSIM,
            "include/pto/cpu/TCvt.hpp:61-64 and 205: with SaturationMode::ON the clamp std::max(lo, std::min(hi, "
            "NaN)) returns hi, so a NaN becomes the upper bound: f32 NaN -> f16 gives 65504 (0x7BFF), -> int16 "
            "32767",
            "docs/isa/state-and-types/type-system.md:96: f32 -> f16/bf16 'NaN/Inf handled per IEEE 754': a NaN "
            "converts to a NaN (the pages give no integer for a NaN, which the simulator turns into the maximum)",
-           TCVT_REPRODUCE.format(src="float32")),
+           TCVT_REPRODUCE.format(src="float32", to="float16")),
     Defect("cpusim-tcvt-sat-widening", ("TCVT",), CPUSIM,
            "include/pto/cpu/TCvt.hpp:203-205: with SaturationMode::ON the clamp uses the smaller of the source's "
            "and the destination's ranges, so a widening f16 -> f32 conversion is clamped to the f16 range: f16 "
            "+inf -> f32 gives 65504 (0x477FE000), where SaturationMode::OFF gives +inf",
            "docs/isa/state-and-types/type-system.md:95: f16/bf16 -> f32 'Extend to f32; exact representable "
            "values are preserved': +inf (0x7F800000)",
-           TCVT_REPRODUCE.format(src="float16")),
+           TCVT_REPRODUCE.format(src="float16", to="float32")),
     Defect("cpusim-tcvt-float-cast-ub", ("TCVT",), CPUSIM,
            "include/pto/cpu/TCvt.hpp:183 (static_cast<D>(dval)) converts a float-like source to an integer "
            "destination in C++; a NaN, an infinity or a value out of the destination's range (with "
@@ -218,8 +218,8 @@ TCVT_DEFECTS: tuple[Defect, ...] = (
            "on x86 gives the minimum, or the low bits of a 32-bit conversion for 8- and 16-bit types)",
            "docs/isa/state-and-types/type-system.md:107: f32 -> i32 'on overflow, result is undefined behavior "
            "on A2/A3 and A5 (saturates on CPU simulator)'; no result is defined by undefined behaviour",
-           "CXX=clang++ ptofuzz fuzz tcvt --oracles cpu,cpusim --dtype float32 --sanitize undefined --runs 2000 "
-           "--out findings",
+           "ptofuzz fuzz tcvt --oracles cpu,cpusim --dtype float32 --to int32 --sanitize undefined --runs 2000 "
+           "--out findings (with CXX=clang++: g++'s -fsanitize=undefined leaves out float-cast-overflow)",
            _tcvt_float_cast),
 )
 
@@ -304,6 +304,7 @@ DEFECTS: tuple[Defect, ...] = (
            "ptofuzz sim build (it names the placeholder); ptofuzz fuzz tpartadd --oracles cpu,cpusim --dtype bf16 "
            "--sim-placeholder-bf16 --runs 2000 --out findings"),
 ) + CMPSEL_DEFECTS
+DEFECTS = DEFECTS + TCVT_DEFECTS
 
 BY_NAME = {d.name: d for d in DEFECTS}
 

@@ -258,6 +258,13 @@ def test_ubsans_float_cast_report_is_one_cause_whatever_the_value():
                                                                        ("-inf", "long")]}
     assert causes == {"value-outside-the-range-of-representable"}
     sig = Signature.from_key("TCVT/float/cpusim/crash/value-outside-the-range-of-representable/-")
-    assert [d.name for d in defects.TCVT_DEFECTS if d.matches(sig)] == ["cpusim-tcvt-float-cast-ub"]
+    assert defects.matching(sig).name == "cpusim-tcvt-float-cast-ub"
     other = Signature.from_key("TCVT/float/cpusim/crash/signed-integer-overflow/-")
-    assert not any(d.matches(other) for d in defects.TCVT_DEFECTS)
+    assert defects.matching(other) is None
+
+
+def test_the_harness_compiles_the_cpu_pairs_of_the_instruction():
+    from ptofuzz.instructions import conversion as instruction
+
+    assert {s: sorted(d) for s, d in build.CVT_PAIRS.items()} == \
+        {s: sorted(d) for s, d in instruction.PAIRS["cpu"].items()}

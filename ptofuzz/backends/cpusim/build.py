@@ -305,9 +305,7 @@ def wanted_pairs(ops: Sequence[str] = ()) -> list[tuple[str, str]]:
             raise UsageError(f"{op} is not in the cpusim harness; it runs: {', '.join(o.lower() for o in OPS)}")
     chosen = [op for op in OPS if op in insts and (not ops or op in ops)]
     pairs = [(op, dt) for op in chosen for dt in insts[op].platforms["cpu"].dtypes if dt in DTYPES]
-    if "TCVT" in ops and "TCVT" not in insts:  # the harness's TCVT ahead of its instruction: every source it compiles
-        pairs += [("TCVT", dt) for dt in CVT_PAIRS]
-    return [(op, dt) for op, dt in pairs if op != "TCVT" or dt in CVT_PAIRS]
+    return [(op, dt) for op, dt in pairs if op != "TCVT" or dt in CVT_PAIRS]  # TCVT: the sources it compiles
 
 
 def lookup(settings: Settings) -> Build | None:
