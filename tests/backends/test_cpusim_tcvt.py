@@ -93,10 +93,11 @@ def test_float_to_int32_in_every_mode(sim, src, rmode):
 
 
 @needs_sim
-def test_cast_odd_to_an_integer_is_nearest_with_ties_to_odd(sim):
-    # cpu/TCvt.hpp:84-96: ties go to the odd neighbour (2.5 -> 3, -2.5 -> -3, -0.5 -> -1), the rest to the
-    # nearest (2.2 -> 2), where round-to-odd proper gives 3 (no target documents CAST_ODD for an integer dst)
-    assert _values(sim, "float32", "int32", FLOAT_TO_INT, ODD, ON) == [3, -3, 2, 3, -1]
+def test_defect_cast_odd_to_an_integer_is_nearest_with_ties_to_odd(sim):
+    """cpusim-tcvt-cast-odd: ties go to the odd neighbour (2.5 -> 3, -2.5 -> -3, -0.5 -> -1), the rest to the
+    nearest; round to odd (type.hpp's 'Von Neumann rounding') gives 2.2 -> 3, 0.36 -> 1, -5.5e-11 -> -1."""
+    assert _values(sim, "float32", "int32", [*FLOAT_TO_INT, 0.36, -5.5e-11], ODD, ON) == [3, -3, 2, 3, -1, 0, 0]
+    assert _values(sim, "float16", "int8", [2.2, -1.919], ODD, ON) == [2, -2]  # round to odd: 3, -1
 
 
 @needs_sim
@@ -268,3 +269,21 @@ def test_the_harness_compiles_the_cpu_pairs_of_the_instruction():
 
     assert {s: sorted(d) for s, d in build.CVT_PAIRS.items()} == \
         {s: sorted(d) for s, d in instruction.PAIRS["cpu"].items()}
+
+
+@pytest.mark.parametrize(("key", "name"), [
+    ("TCVT/float/cpu~cpusim/ulp-1/op/-", "cpusim-tcvt-float-mode-ignored"),
+    ("TCVT/float/cpu~cpusim/inf-vs-finite/op/-", "cpusim-tcvt-float-mode-ignored"),
+    ("TCVT/float/cpu~cpusim/ulp-large/round-only/float32>float32,part", "cpusim-tcvt-float-mode-ignored"),
+    ("TCVT/float/cpu~cpusim/nan-vs-number/op/-", "cpusim-tcvt-sat-nan"),
+    ("TCVT/float/cpu~cpusim/nan-vs-number/round-only/float32>float32,part", "cpusim-tcvt-sat-nan"),
+    ("TCVT/int/cpu~cpusim/ulp-1/op/-", "cpusim-tcvt-int-mode-ignored"),
+    ("TCVT/int64/cpu~cpusim/ulp-1/op/-", "cpusim-tcvt-int-mode-ignored"),
+    ("TCVT/float/cpu~cpusim/int-value/op/-", None),  # CAST_ODD or a saturated bound: the signature cannot say
+    ("TCVT/float/cpu~cpusim/ulp-large/op/-", None),  # a mode ignored or a widening clamped
+    ("TCVT/float/cpu~spec/ulp-1/op/-", None),  # not the simulator
+    ("TCVT/int/cpu~cpusim/int-value/op/-", None),
+])
+def test_the_tcvt_defects_match_the_campaigns_signatures(key, name):
+    found = defects.matching(Signature.from_key(key))
+    assert (found.name if found else None) == name
