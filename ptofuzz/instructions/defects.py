@@ -153,6 +153,112 @@ CMPSEL_DEFECTS: tuple[Defect, ...] = (
            _tsel_mask_stream),
 )
 
+def _tcvt_float_cast(sig: Signature) -> bool:
+    """UBSan's report (clang's float-cast-overflow) of a float converted to an integer type that cannot hold it."""
+    return sig.op == "TCVT" and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "value-outside-the-range-of-representable"
+
+
+def _tcvt_value(sig: Signature, source: tuple[str, ...]) -> bool:
+    """The simulator against another oracle: a TCVT value disagreement of a ``source`` class source."""
+    return sig.op == "TCVT" and CPUSIM in sig.oracles() and sig.dtype_class in source \
+        and sig.kind not in ("crash", "hang", "fault-vs-value")
+
+
+def _tcvt_float_mode(sig: Signature) -> bool:
+    """A float source's result a step or more off (or infinite where the mode stops at the largest finite), and
+    every FP32 -> FP32 value ("round-only" region) but a NaN turned number."""
+    return _tcvt_value(sig, ("float",)) and sig.kind != "nan-vs-number" and (
+        sig.region == "round-only" or sig.kind in ("ulp-1", "ulp-2..16", "inf-vs-finite"))
+
+
+def _tcvt_int_mode(sig: Signature) -> bool:
+    """An integer source's float result off by some ulps (integer destinations give int-value)."""
+    return _tcvt_value(sig, ("int", "int64")) and sig.kind.startswith("ulp-")
+
+
+def _tcvt_sat_nan(sig: Signature) -> bool:
+    """A float source's NaN come back a number (saturation ON's clamp)."""
+    return _tcvt_value(sig, ("float",)) and sig.kind == "nan-vs-number"
+
+
+# TCVT's defects in the simulator (appended to DEFECTS below), each shown on a minimal case in
+# tests/backends/test_cpusim_tcvt.py. A TCVT signature names the source's class and the kind of difference but
+# not the pair, the mode or the saturation, so only kinds that one defect explains have a matcher: an int-value
+# from a float source (CAST_ODD, or a saturated bound), and an ulp-large from a float source (a mode ignored, or a
+# widening clamped), are left to the reader.
+TCVT_REPRODUCE = "ptofuzz fuzz tcvt --oracles cpu,cpusim --dtype {src} --to {to} --runs 5000 --out findings"
+TCVT_DEFECTS: tuple[Defect, ...] = (
+    Defect("cpusim-tcvt-float-mode-ignored", ("TCVT",), CPUSIM,
+           "include/pto/cpu/TCvt.hpp:186-187 (convert_value): a float-to-float conversion (f32 -> f16, f32 -> "
+           "bf16, bf16 -> f16, f32 -> f32) is a plain static_cast that never looks at the RoundMode: every mode "
+           "rounds to nearest even (f32 0x3F800001 in CAST_CEIL -> f16 0x3C00), and f32 -> f32 is the identity "
+           "(2.5 in CAST_RINT stays 2.5)",
+           "docs/isa/TCVT.md:16-18: dst = cast_rmode(src), 'where rmode is a rounding policy (see "
+           "pto::RoundMode)'; docs/isa/state-and-types/type-system.md:96: f32 -> f16/bf16 'Round according to "
+           "`rnd` attribute'; TCVT.md:113 lists FP32 -> FP32 as 'round-only' (CAST_CEIL gives f16 0x3C01, "
+           "CAST_RINT of 2.5 gives 2.0)",
+           TCVT_REPRODUCE.format(src="float32", to="float16"),
+           _tcvt_float_mode),
+    Defect("cpusim-tcvt-int-mode-ignored", ("TCVT",), CPUSIM,
+           "include/pto/cpu/TCvt.hpp:184-185 (convert_value): an integer-to-float conversion is "
+           "static_cast<D>(double(v)), which rounds to nearest even in every RoundMode (int32 16777219 in "
+           "CAST_TRUNC -> f32 16777220, 0x4B800002; int16 2051 in CAST_TRUNC -> f16 2052)",
+           "docs/isa/TCVT.md:16-18: dst = cast_rmode(src), 'where rmode is a rounding policy (see "
+           "pto::RoundMode)': CAST_TRUNC rounds toward zero (16777218, 0x4B800001; 2050)",
+           TCVT_REPRODUCE.format(src="int32", to="float32"),
+           _tcvt_int_mode),
+    Defect("cpusim-tcvt-s64-double-rounding", ("TCVT",), CPUSIM,
+           "include/pto/cpu/TCvt.hpp:185: int64 -> f32 goes through double, rounding twice: 2^60 + 2^36 + 1 "
+           "becomes the double 2^60 + 2^36, a tie that f32 rounds to even, 2^60 (0x5D800000)",
+           "docs/isa/TCVT.md:16-18: dst = cast_rmode(src), one rounding of the source value: in CAST_RINT "
+           "2^60 + 2^36 + 1 lies above the midpoint, so 2^60 + 2^37 (0x5D800001)",
+           TCVT_REPRODUCE.format(src="int64", to="float32")),
+    Defect("cpusim-tcvt-sat-bound", ("TCVT",), CPUSIM,
+           "include/pto/cpu/TCvt.hpp:200-208 with 148-157: with SaturationMode::ON the source is clamped in double "
+           "to the destination's bounds and converted back to the source type, where a bound it cannot hold "
+           "rounds up (INT32_MAX -> f32 2^31, INT16_MAX -> f16 32768); the conversion of that bound overflows "
+           "(undefined behaviour in C++, -O2 gives the minimum): f32 3e9 and +inf -> int32 give 0x80000000, f32 "
+           "1e20 -> int64 0x8000000000000000, f16 40000 -> int16 0x8000",
+           "docs/isa/state-and-types/type-system.md:107: f32 -> i32 'on overflow, result is undefined behavior "
+           "on A2/A3 and A5 (saturates on CPU simulator)'; include/pto/common/type.hpp:328 'Saturation enabled' "
+           "for SaturationMode::ON: saturating gives the maximum, 0x7FFFFFFF, 0x7FFFFFFFFFFFFFFF and 0x7FFF",
+           TCVT_REPRODUCE.format(src="float32", to="int32")),
+    Defect("cpusim-tcvt-sat-nan", ("TCVT",), CPUSIM,
+           "include/pto/cpu/TCvt.hpp:61-64 and 205: with SaturationMode::ON the clamp std::max(lo, std::min(hi, "
+           "NaN)) returns hi, so a NaN becomes the upper bound: f32 NaN -> f16 gives 65504 (0x7BFF), -> int16 "
+           "32767",
+           "docs/isa/state-and-types/type-system.md:96: f32 -> f16/bf16 'NaN/Inf handled per IEEE 754': a NaN "
+           "converts to a NaN (the pages give no integer for a NaN, which the simulator turns into the maximum)",
+           TCVT_REPRODUCE.format(src="float32", to="float16"),
+           _tcvt_sat_nan),
+    Defect("cpusim-tcvt-sat-widening", ("TCVT",), CPUSIM,
+           "include/pto/cpu/TCvt.hpp:203-205: with SaturationMode::ON the clamp uses the smaller of the source's "
+           "and the destination's ranges, so a widening f16 -> f32 conversion is clamped to the f16 range: f16 "
+           "+inf -> f32 gives 65504 (0x477FE000), where SaturationMode::OFF gives +inf",
+           "docs/isa/state-and-types/type-system.md:95: f16/bf16 -> f32 'Extend to f32; exact representable "
+           "values are preserved': +inf (0x7F800000)",
+           TCVT_REPRODUCE.format(src="float16", to="float32")),
+    Defect("cpusim-tcvt-cast-odd", ("TCVT",), CPUSIM,
+           "include/pto/cpu/TCvt.hpp:84-96 (applyRoundingToIntegral): CAST_ODD to an integer rounds to the "
+           "nearest integer and only a tie to the odd one: f32 2.2 -> int32 gives 2, 0.36 gives 0, -5.5e-11 "
+           "gives 0",
+           "include/pto/common/type.hpp:258 documents CAST_ODD as 'round to odd (Von Neumann rounding)': an "
+           "inexact result takes the odd neighbour of its truncation, 3, 1 and -1",
+           TCVT_REPRODUCE.format(src="float32", to="int32")),
+    Defect("cpusim-tcvt-float-cast-ub", ("TCVT",), CPUSIM,
+           "include/pto/cpu/TCvt.hpp:183 (static_cast<D>(dval)) converts a float-like source to an integer "
+           "destination in C++; a NaN, an infinity or a value out of the destination's range (with "
+           "SaturationMode::OFF, and with ON at the bound of cpusim-tcvt-sat-bound, 2^31 for int32) is undefined "
+           "behaviour (clang's UBSan: '3e+09 is outside the range of representable values of type 'int''; -O2 "
+           "on x86 gives the minimum, or the low bits of a 32-bit conversion for 8- and 16-bit types)",
+           "docs/isa/state-and-types/type-system.md:107: f32 -> i32 'on overflow, result is undefined behavior "
+           "on A2/A3 and A5 (saturates on CPU simulator)'; no result is defined by undefined behaviour",
+           "ptofuzz fuzz tcvt --oracles cpu,cpusim --dtype float32 --to int32 --sanitize undefined --runs 2000 "
+           "--out findings (with CXX=clang++: g++'s -fsanitize=undefined leaves out float-cast-overflow)",
+           _tcvt_float_cast),
+)
+
 DEFECTS: tuple[Defect, ...] = (
     Defect("cpusim-tsort32-16bit-overlap", ("TSORT32",), CPUSIM,
            "include/pto/cpu/TSort32.hpp:51: the block at source column j is written from dst element column 2*j "
@@ -234,6 +340,7 @@ DEFECTS: tuple[Defect, ...] = (
            "ptofuzz sim build (it names the placeholder); ptofuzz fuzz tpartadd --oracles cpu,cpusim --dtype bf16 "
            "--sim-placeholder-bf16 --runs 2000 --out findings"),
 ) + CMPSEL_DEFECTS
+DEFECTS = DEFECTS + TCVT_DEFECTS
 
 BY_NAME = {d.name: d for d in DEFECTS}
 

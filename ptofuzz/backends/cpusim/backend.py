@@ -91,6 +91,15 @@ ADAPTERS: dict[str, Adapter] = {
 ADAPTERS = {**ADAPTERS, "TCMP": _cmpsel, "TCMPS": _cmpsel, "TSEL": _cmpsel, "TSELS": _cmpsel}  # compare/select
 
 
+def _conversion(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import conversion
+
+    return conversion.evaluate(sim, case, inputs)
+
+
+ADAPTERS = {**ADAPTERS, "TCVT": _conversion}  # a kernel per source type, the destination chosen at run time
+
+
 class _Live:
     """The simulator this process made (never pickled: each process starts its own harness)."""
 

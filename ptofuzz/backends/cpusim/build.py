@@ -54,6 +54,18 @@ OPS = {"TPARTADD": 0, "TPARTMUL": 1, "TPARTMAX": 2, "TPARTMIN": 3, "TSORT32": 4,
        "TANDS": 28, "TORS": 29, "TXORS": 30, "TSHLS": 31, "TSHRS": 32,
        "TCMP": 33, "TCMPS": 34, "TSEL": 35, "TSELS": 36,  # protocol.hpp's CmpSelOp
        "TEXPANDS": 37, "TCI": 38, "TTRI": 39}  # protocol.hpp's GenerationOp
+OPS = {**OPS, "TCVT": 40}  # protocol.hpp's ConversionOp: one object, a kernel per source type
+# TCVT's compiled (source -> destinations), kernels.hpp's kCvtPairs: the pairs pto-isa's page lists for A2A3 or A5
+# among ptofuzz's dtypes, and float32 -> float32
+CVT_PAIRS = {"float32": ("float32", "float16", "bfloat16", "int32", "int16", "int64"),
+             "float16": ("float32", "int32", "int16", "int8", "uint8"),
+             "bfloat16": ("float32", "float16", "int32"),
+             "int32": ("float32", "float16", "int16", "uint8", "uint16", "int64"),
+             "int16": ("float32", "float16", "int32", "uint8", "uint32"),
+             "int8": ("float16", "int32", "int16"),
+             "uint8": ("float16", "uint16"),
+             "uint32": ("int16", "uint8", "uint16"),
+             "int64": ("float32", "int32")}
 DTYPES = {"float32": (0, "float"), "float16": (1, "half"), "bfloat16": (2, "bfloat16_t"), "int32": (3, "int32_t"),
           "int16": (4, "int16_t"), "int8": (5, "int8_t"), "uint8": (6, "uint8_t"), "uint32": (7, "uint32_t"),
           "uint16": (8, "uint16_t"), "int64": (9, "int64_t"), "uint64": (10, "uint64_t")}
@@ -292,7 +304,8 @@ def wanted_pairs(ops: Sequence[str] = ()) -> list[tuple[str, str]]:
         if op not in OPS:
             raise UsageError(f"{op} is not in the cpusim harness; it runs: {', '.join(o.lower() for o in OPS)}")
     chosen = [op for op in OPS if op in insts and (not ops or op in ops)]
-    return [(op, dt) for op in chosen for dt in insts[op].platforms["cpu"].dtypes if dt in DTYPES]
+    pairs = [(op, dt) for op in chosen for dt in insts[op].platforms["cpu"].dtypes if dt in DTYPES]
+    return [(op, dt) for op, dt in pairs if op != "TCVT" or dt in CVT_PAIRS]  # TCVT: the sources it compiles
 
 
 def lookup(settings: Settings) -> Build | None:

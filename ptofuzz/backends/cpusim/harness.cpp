@@ -28,6 +28,9 @@
 // TCMP/TCMPS/TSEL/TSELS: see cmpsel_bytes; valid regions dst, src0, src1 (TCMP) or dst, src0 (TCMPS, and 1, 1)
 // or dst, mask, src (the selects); `alias` = the CmpMode (+ 8: uint32 words, TCMP) or TSELS's mask word (0 uint8,
 // 1 uint16, 2 uint32).
+// TCVT: the request's dtype is the source's and `alias` the destination's dtype code; A = src, no B, output = dst
+// (of the destination type); the six ints are dst's and src's valid regions, the RoundMode ordinal and the
+// saturation (0 ON, 1 OFF, 2 the overload without one).
 //
 // This file holds the protocol and includes nothing of pto-isa: the kernels are objects of their own (kernels.hpp,
 // one per instruction, compiled and cached apart) that register themselves before main runs; `--list` prints
@@ -163,6 +166,15 @@ int main(int argc, char** argv)
         size_t abytes, bbytes, bytes;
         const size_t elems = size_t(h.n) * h.rows * kCols[h.cols_index];
         buffer_bytes(h.op, es, h.n, elems, kCols[h.cols_index], abytes, bbytes, bytes);
+        if (is_cvt(h.op)) {  // the output holds the destination type (alias), there is no B
+            const size_t ds = element_size(h.alias);
+            if (ds == 0) {
+                std::fprintf(stderr, "ptofuzz harness: malformed request header\n");
+                return 3;
+            }
+            bbytes = 0;
+            bytes = elems * ds;
+        }
         valid.resize(size_t(h.n) * 6);
         a.resize(abytes);
         b.resize(bbytes);

@@ -434,10 +434,114 @@ bool dispatch_cols(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const in
     }
 }
 
+// TCVT: the element type of each harness dtype code (build.DTYPES says the same)
+template <uint32_t Code> struct CodeType;
+template <> struct CodeType<0> { using type = float; };
+template <> struct CodeType<1> { using type = half; };
+template <> struct CodeType<2> { using type = bfloat16_t; };
+template <> struct CodeType<3> { using type = int32_t; };
+template <> struct CodeType<4> { using type = int16_t; };
+template <> struct CodeType<5> { using type = int8_t; };
+template <> struct CodeType<6> { using type = uint8_t; };
+template <> struct CodeType<7> { using type = uint32_t; };
+template <> struct CodeType<8> { using type = uint16_t; };
+template <> struct CodeType<9> { using type = int64_t; };
+template <> struct CodeType<10> { using type = uint64_t; };
+
+// the destinations compiled per source code, one bit per destination code (build.CVT_PAIRS says the same): the
+// pairs some platform's page lists among ptofuzz's dtypes, and float32 -> float32
+constexpr uint32_t kCvtPairs[] = {
+    (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 9),  // float32
+    (1u << 0) | (1u << 3) | (1u << 4) | (1u << 5) | (1u << 6),              // float16
+    (1u << 0) | (1u << 1) | (1u << 3),                                      // bfloat16
+    (1u << 0) | (1u << 1) | (1u << 4) | (1u << 6) | (1u << 8) | (1u << 9),  // int32
+    (1u << 0) | (1u << 1) | (1u << 3) | (1u << 6) | (1u << 7),              // int16
+    (1u << 1) | (1u << 3) | (1u << 4),                                      // int8
+    (1u << 1) | (1u << 8),                                                  // uint8
+    (1u << 4) | (1u << 6) | (1u << 8),                                      // uint32
+    0u,                                                                     // uint16
+    (1u << 0) | (1u << 3),                                                  // int64
+    0u,                                                                     // uint64
+};
+constexpr bool cvt_pair(uint32_t from, uint32_t to) { return from < 11 && to < 11 && (kCvtPairs[from] >> to) & 1u; }
+
+// one request of TCVT from S to D: A = the sources (S), output = the destinations (D), both at stride C; the six
+// ints are dst's and src's valid regions, the RoundMode ordinal and the saturation (0 ON, 1 OFF, 2: the overload
+// without one)
+template <typename S, typename D, int C>
+void run_tcvt(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using DstT = pto::Tile<pto::TileType::Vec, D, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using SrcT = pto::Tile<pto::TileType::Vec, S, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        DstT dt(v[0], v[1]);
+        SrcT st(v[2], v[3]);
+        dt.data() = reinterpret_cast<D*>(dbuf) + k * tile;
+        st.data() = reinterpret_cast<S*>(abuf) + k * tile;
+        const auto mode = static_cast<pto::RoundMode>(v[4]);
+        if (v[5] == 2) {
+            pto::TCVT(dt, st, mode);
+        } else {
+            pto::TCVT(dt, st, mode, v[5] == 0 ? pto::SaturationMode::ON : pto::SaturationMode::OFF);
+        }
+    }
+}
+
+template <typename S, uint32_t From, int C>
+bool tcvt_to(uint32_t to, uint8_t* d, uint8_t* a, const int32_t* v, uint32_t rows, uint32_t n)
+{
+    switch (to) {
+#define PTOFUZZ_CVT_CASE(code)                                                                     \
+    case code:                                                                                     \
+        if constexpr (cvt_pair(From, code)) {                                                      \
+            run_tcvt<S, typename CodeType<code>::type, C>(d, a, v, rows, n);                       \
+            return true;                                                                           \
+        }                                                                                          \
+        return false;
+        PTOFUZZ_CVT_CASE(0) PTOFUZZ_CVT_CASE(1) PTOFUZZ_CVT_CASE(2) PTOFUZZ_CVT_CASE(3) PTOFUZZ_CVT_CASE(4)
+        PTOFUZZ_CVT_CASE(5) PTOFUZZ_CVT_CASE(6) PTOFUZZ_CVT_CASE(7) PTOFUZZ_CVT_CASE(8) PTOFUZZ_CVT_CASE(9)
+        PTOFUZZ_CVT_CASE(10)
+#undef PTOFUZZ_CVT_CASE
+        default:
+            return false;
+    }
+}
+
+// TCVT's kernel of one source type (code From): the destination is the request's `alias`; false when the pair or
+// the stride is not compiled in
+template <typename S, uint32_t From>
+bool dispatch_tcvt(const Header& h, uint8_t* d, uint8_t* a, uint8_t*, const int32_t* v, uint8_t*)
+{
+    switch (h.cols_index) {
+#define PTOFUZZ_COLS_CASE(i) \
+    case i:                  \
+        return tcvt_to<S, From, kCols[i]>(h.alias, d, a, v, h.rows, h.n);
+        PTOFUZZ_COLS_CASE(0) PTOFUZZ_COLS_CASE(1) PTOFUZZ_COLS_CASE(2) PTOFUZZ_COLS_CASE(3)
+        PTOFUZZ_COLS_CASE(4) PTOFUZZ_COLS_CASE(5) PTOFUZZ_COLS_CASE(6) PTOFUZZ_COLS_CASE(7)
+#undef PTOFUZZ_COLS_CASE
+        default:
+            return false;
+    }
+}
+
+// the kernel a PTOFUZZ_KERNEL line registers
+template <uint32_t OpCode, typename T, uint32_t DtCode>
+constexpr Kernel kernel_of()
+{
+    if constexpr (is_cvt(OpCode)) {
+        return &dispatch_tcvt<T, DtCode>;
+    } else {
+        return &dispatch_cols<OpCode, T>;
+    }
+}
+
 }  // namespace ptofuzz
 
 #define PTOFUZZ_KERNEL(opcode, mnemonic, ctype, dtcode)                                                     \
     static const bool ptofuzz_kernel_##mnemonic##_##dtcode =                                             \
-        ptofuzz::add_kernel(opcode, dtcode, #mnemonic, &ptofuzz::dispatch_cols<opcode, ctype>);
+        ptofuzz::add_kernel(opcode, dtcode, #mnemonic, ptofuzz::kernel_of<opcode, ctype, dtcode>());
 
 #endif

@@ -47,6 +47,10 @@ constexpr bool is_scalar(uint32_t op)
 }
 constexpr bool is_generation(uint32_t op) { return op >= TEXPANDS_OP && op <= TTRI_OP; }
 
+// TCVT: an opcode of its own; a request's dtype is the source's, its `alias` the destination's dtype code
+enum ConversionOp : uint32_t { TCVT_OP = 40 };
+constexpr bool is_cvt(uint32_t op) { return op == TCVT_OP; }
+
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in
 using Kernel = bool (*)(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* valid, uint8_t* dend);

@@ -49,6 +49,10 @@ def crash_cause(report: str, returncode: int | None) -> tuple[str, str]:
                 # "shift exponent -7 is negative", "shift exponent 40 is too large for ...": one cause each,
                 # whatever the count
                 what = re.sub(r"^shift exponent -?\d+ is (negative|too large).*$", r"shift exponent \1", what)
+                # "3e+09 is outside the range of representable values of type 'int'" (a float-to-integer
+                # conversion, clang's float-cast-overflow): one cause, whatever the value
+                what = re.sub(r"^\S+ is outside the range of representable values.*$",
+                              "value outside the range of representable values", what)
                 what = re.sub(r"\s+\d.*$", "", what)
                 cause = re.sub(r"[^a-z0-9]+", "-", what.lower()).strip("-")[:40] or "ub"
             else:
