@@ -79,6 +79,8 @@ class Profile:
         carriers: (role, carrier dtype, element dtypes exempt) of input files that hold their role's elements as
             another type: pto-isa's tile-scalar tests write the scalar as one float32 whatever the tile's type
             (but a5's 64-bit cases as the element itself); see :meth:`carrier`.
+        golden_for: the golden files of one case where a test's cases differ in them (TCVT's saturation tests
+            write golden_truncated.bin); None: :attr:`golden` for every case. See :meth:`goldens`.
         note: where the profile comes from.
     """
 
@@ -100,6 +102,11 @@ class Profile:
     derive: Callable[[dict[str, Tile]], tuple[tuple[str, Tile], ...]] | None = None
     dtype_param: str | None = None  # a second dtype, in a case param, named after the first (TPARTARG*'s idx)
     carriers: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
+    golden_for: Callable[[Case], tuple[tuple[str, str], ...]] | None = None
+
+    def goldens(self, case: Case) -> tuple[tuple[str, str], ...]:
+        """(file name, role) of ``case``'s expected-result files."""
+        return self.golden if self.golden_for is None else self.golden_for(case)
 
     def carrier(self, role: str, dtype: str) -> dtypes.DType | None:
         """The type ``role``'s file holds its elements as, when the case's element type is ``dtype`` (None: the

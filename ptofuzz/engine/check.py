@@ -93,9 +93,10 @@ def _check_one(path: Path, platform: str | None, oracle: Backend | None) -> Case
         messages.append(f"manifest flags {expected['flags']} differ from recomputed {list(outcome.flags)}")
     files = []
     goldens: dict[str, np.ndarray] = {}
-    for fname, role in (*prof.golden, *prof.outputs):
+    golden = prof.goldens(case)
+    for fname, role in (*golden, *prof.outputs):
         fpath = path / fname
-        is_golden = (fname, role) in prof.golden
+        is_golden = (fname, role) in golden
         if outcome.kind is not OutcomeKind.OK:
             if casefolder.present(fpath):
                 files.append(FileVerdict(fname, None, f"present, but the case's outcome is {outcome.kind}: "

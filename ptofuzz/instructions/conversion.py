@@ -6,8 +6,16 @@ pairs come with those types). The page has no column for the kirin targets or th
 pairs (its ``TCvt.hpp`` is A5's without the FP4 pairs), kirin9030 those of A5's that its own ``TCvt.hpp`` has,
 and the cpu (whose ``TCvt.hpp`` compiles any pair) the pairs of A2A3 and A5 together. pto-spec converts between
 every two of its types. A case's dtype is the source's; params ``to``, ``rmode`` and ``sat``
-(:mod:`ptofuzz.oracles.conversion`). The system tests' own folders (``x1_gm.bin`` and ``golden.bin``) are not
-listed yet: ``gen`` writes random cases in their file layout.
+(:mod:`ptofuzz.oracles.conversion`).
+
+The system tests' own folders (:data:`SYSTEM_TESTS`, in the order each gen_data.py writes them) for kirin9030
+and a2a3: ``x1_gm.bin`` (the source) and ``golden.bin`` (the destination), each its whole tile (zeros outside
+the valid region). A test that passes a SaturationMode (a2a3's ``nonsattorch_`` cases: CAST_TRUNC,
+SaturationMode::OFF; the ``saturation_`` cases, never compiled, whose main.cpp compares the OFF output) compares
+``golden_truncated.bin``: a case with saturation off has that file (on a2a3 beside ``golden.bin``, which its
+script writes too). kirin9030's ``saturation_int64_int32_1x32`` converts a pair kirin9030's TCvt.hpp lacks
+(its kernel does not instantiate it): ptofuzz gives kirin9030 that pair of the page's A5 column. a2a3's int4
+cases wait for the type (:data:`A2A3_WITHOUT_TYPE`), so a2a3's list is not exposed yet.
 """
 
 from __future__ import annotations
@@ -50,14 +58,16 @@ int64: float32 int32
 uint8: float16 uint16
 int8: float16 int16 int32
 uint32: uint8 uint16 int16"""
-#: kirin9030's own TCvt.hpp: these of A5's pairs
+#: kirin9030's own TCvt.hpp: these of A5's pairs; and int64 to int32, which the header lacks but the system test
+#: writes a folder for (saturation_int64_int32_1x32, never compiled): the page's A5 column's semantics
 _KIRIN9030 = """float32: float32 float16 int16 int32
 float16: float32 int16 int32 int8 uint8
 int16: float32 float16 int32 uint32 uint8
 int32: float32 int16 uint16 uint8
 int8: float16 int16 int32
 uint32: int16 uint16 uint8
-uint8: float16 uint16"""
+uint8: float16 uint16
+int64: int32"""
 
 
 def _pairs(text: str) -> dict[str, tuple[str, ...]]:
@@ -159,6 +169,84 @@ def replay_flags(case: Case) -> str:
     return flags + ("" if sat is None else f" --sat {'on' if sat == oracles.SAT_ON else 'off'}")
 
 
+# ---- pto-isa's own folders ----------------------------------------------------------------------------------
+
+_RMODES = {"none": 0, "rint": 1, "trunc": 5}  # pto::RoundMode's ordinals
+_SATS = {"default": None, "on": oracles.SAT_ON, "off": oracles.SAT_OFF}
+
+#: Each system test's folders, in the order its gen_data.py writes them. An entry (ending in ``;``): the folder
+#: kind (the name's first word), the kernel's rounding mode and saturation (``default``: the overload without a
+#: SaturationMode), the pairs as the test spells them, then after ``:`` the shapes (``RxC``: tile and valid
+#: region; ``RxC_vRxvC``: a tile and its valid region); it names ``<kind>_<pair>_<shape>``, pair by pair.
+SYSTEM_TESTS = {
+    "kirin9030": """
+        case rint default fp32_fp16 fp32_int16 fp32_int32 fp32_fp32 fp16_fp32 fp16_int32 fp16_int16 fp16_int8
+            fp16_uint8 uint8_fp16 int8_fp16 int8_int16 int8_int32 int16_uint8 int16_fp16 int16_fp32 int16_uint32
+            int16_int32 int32_fp32 int32_int16 int32_uint8 uint32_uint8 uint32_int16
+            : 1x128 2x64 4x32 2x128 4x128_4x65 4x256_4x200 1x256_1x129;
+        saturation rint off fp16_int8 fp32_int16 fp16_int16 fp16_uint8 int64_int32 int32_int16 : 1x32;
+        """,
+    "a2a3": """
+        case rint default fp32_fp32 fp32_fp16 fp32_int32 fp32_int16 fp32_int64 fp16_fp32 fp16_int32 fp16_int16
+            fp16_int8 fp16_uint8 int32_fp32 int32_fp16 int32_int16 int32_int64 int16_fp16 int16_fp32 int8_fp16
+            uint8_fp16 int64_fp32 int64_int32
+            : 1x32 2x64 4x32 8x64 1x256 8x128 4x128_4x65 4x256_4x200 1x256_1x129 2x32_2x16;
+        saturation rint off fp16_int8 fp32_int16 fp16_int16 fp16_uint8 int64_int32 int32_int16 : 1x32;
+        nonsattorch trunc off fp16_int8 : 1x32 2x64 8x128;
+        nonsattorch trunc off fp16_int16 fp32_int16 : 1x32;
+        nonsattorch trunc off fp16_int8 : 4x128_4x65 2x32_2x16;
+        nonsattorch trunc off fp16_int16 fp32_int16 : 4x128_4x65;
+        """,
+}
+
+#: a2a3's folders of a type ptofuzz lacks: fp16 to int4 (CAST_RINT) and int4 to fp16 (CAST_NONE), the int4 file
+#: packed two elements a byte; they come with the int4 type, and with them a2a3's list is exposed
+A2A3_WITHOUT_TYPE = tuple(f"case_{pair}_{shape}" for shape in ("1x64", "1x128", "1x256", "2x128", "4x128", "8x128")
+                          for pair in ("fp16_s4", "s4_fp16"))
+A2A3_WITHOUT_TYPE_REASON = "int4 (s4): ptofuzz has no int4 element type yet"
+
+#: the platforms whose list is every folder of their test (so ``gen`` without flags writes the test's folders)
+COMPLETE = ("kirin9030",)
+
+
+def _unspell(word: str) -> str:
+    return next((name for name, spelled in SPELLING.items() if spelled == word), word)
+
+
+def system_test(platform: str) -> tuple[tuple[str, Case], ...]:
+    """The folders of ``platform``'s TCVT system test that ptofuzz's types cover: (name after the suite's dot,
+    case), in the order its gen_data.py writes them."""
+    out = []
+    for entry in filter(str.strip, SYSTEM_TESTS[platform].split(";")):
+        head, shapes = entry.split(":")
+        kind, rmode, sat, *pairs = head.split()
+        for pair in pairs:
+            src, dst = (_unspell(w) for w in pair.split("_"))
+            for shape in shapes.split():
+                tile, _, valid = shape.partition("_")
+                rows, cols = (int(n) for n in tile.split("x"))
+                vr, vc = (int(n) for n in (valid or tile).split("x"))
+                out.append((f"{kind}_{pair}_{shape}", _case(platform, src, dst, (vr, vc), (rows, cols),
+                                                            _RMODES[rmode], _SATS[sat])))
+    return tuple(out)
+
+
+def canonical(platform: str) -> tuple[tuple[str, Case], ...]:
+    """The canonical list ``gen`` writes: the whole system test where ptofuzz covers it (:data:`COMPLETE`)."""
+    return system_test(platform) if platform in COMPLETE else ()
+
+
+def golden_files(platform: str) -> Any:
+    """A case's golden files: ``golden.bin``; with saturation off (pto-isa's tests that pass SaturationMode::OFF
+    compare ``golden_truncated.bin``) that file, on a2a3 beside ``golden.bin``."""
+    def goldens(case: Case) -> tuple[tuple[str, str], ...]:
+        if case.param(SAT) != oracles.SAT_OFF:
+            return (("golden.bin", "dst"),)
+        truncated = ("golden_truncated.bin", "dst")
+        return (("golden.bin", "dst"), truncated) if platform == "a2a3" else (truncated,)
+    return goldens
+
+
 # ---- inputs ----------------------------------------------------------------------------------------------------
 
 def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
@@ -236,10 +324,13 @@ def _profiles() -> dict[str, Profile]:
                            note="ptofuzz full-tile layout; both tiles one legal pto-spec descriptor")}
     for p in PLATFORMS:
         root = platforms.get(p).test_root
-        out[p] = Profile("TCVT", p, "TCVTTest", (("x1_gm.bin", "src"),), golden, output, ("dst",), compact=True,
+        listed = "its case list" if p in COMPLETE else "its case list not yet" if p not in SYSTEM_TESTS else \
+            "its case list without the int4 cases (not exposed yet)"
+        out[p] = Profile("TCVT", p, "TCVTTest", (("x1_gm.bin", "src"),), golden, output, ("dst",), compact=False,
                          spelling=SPELLING, param_tokens=tokens, dtype_param=TO, derive=derive,
-                         note=f"{root}/testcase/tcvt's files (x1_gm.bin, golden.bin: the valid region); its "
-                              "own case list not yet")
+                         canonical=canonical(p), golden_for=None if p in ("cpu", "spec") else golden_files(p),
+                         note=f"{root}/testcase/tcvt's files (x1_gm.bin, golden.bin; golden_truncated.bin with "
+                              f"saturation off): whole tiles; {listed}")
     return out
 
 
@@ -268,8 +359,10 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
                                       has_system_test=False,
                                       notes=notes + "IEEE subnormals; the A2A3 and A5 pairs"),
                **{p: PlatformSupport(tuple(PAIRS[p]), _pairs_only(p, oracles.npu), profiles[p],
-                                     has_system_test=False,
-                                     notes=notes + "subnormal effects undefined")
+                                     has_system_test=p in COMPLETE,
+                                     notes=notes + "subnormal effects undefined" + (
+                                         "; int64 to int32 as A5 (not in its TCvt.hpp; its test's saturation "
+                                         "folder)" if p == "kirin9030" else ""))
                   for p in ("a2a3", "a5", "kirin9030", "kirinDev0000")}}
     return [Instruction(
         name="TCVT", family="conversion", summary="conversion: dst = src converted to --to in a rounding mode",

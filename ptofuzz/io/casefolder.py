@@ -109,7 +109,7 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
         entries.append(_entry(fname, role, "input", fdt, profile, tile, files[fname]))
     if outcome.kind is OutcomeKind.OK:
         classes: dict[str, Any] = {}
-        for fname, role in profile.golden:
+        for fname, role in profile.goldens(case):
             tile = case.tile(role)
             files[fname] = file_bytes(outcome.outputs[role], profile, tile)
             entries.append(_entry(fname, role, "golden", inst.dtype_of(case, role), profile, tile, files[fname]))

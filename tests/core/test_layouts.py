@@ -140,10 +140,10 @@ def test_check_accepts_every_written_folder_and_rejects_a_flipped_golden_byte(ke
     assert len(verdicts) == len(list(tmp_path.iterdir())) and all(v.verdict == "pass" for v in verdicts)
     prof = registry.get(op).support(platform).profile
     folder = next(d for d in sorted(tmp_path.iterdir())
-                  if all((d / f).stat().st_size for f, _ in prof.golden))
+                  if all((d / f).stat().st_size for f, _ in prof.goldens(prof.parse(d.name))))
     manifest = json.loads((folder / "ptofuzz.json").read_text())
     (folder / "ptofuzz.json").unlink()
-    for fname, _ in prof.golden:
+    for fname, _ in prof.goldens(prof.parse(folder.name)):
         path = folder / fname
         good = path.read_bytes()
         size = next(f["bytes"] // dtypes.get(f["dtype"]).itemsize for f in manifest["files"] if f["name"] == fname)
