@@ -261,10 +261,21 @@ def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict
 # ---- fuzzing ----------------------------------------------------------------------------------------------------
 
 def geometry_class(case: Case) -> str:
-    """The pair (each its own kind of result), then whether the valid region fills the tile."""
-    d = case.tile("dst")
-    where = "empty" if 0 in d.valid else "full" if d.valid == d.shape else "part"
-    return f"{case.dtype}>{case.param(TO)},{where}"
+    """What a TCVT result depends on beyond its values: the pair (``float32>float16``), ``odd`` for CAST_ODD
+    (the one mode with a rule of its own), and the saturation form (``sat`` on, ``dflt`` the form without one;
+    off says nothing)."""
+    sat = {oracles.SAT_ON: ",sat", oracles.SAT_OFF: ""}.get(case.param(SAT), ",dflt")
+    odd = ",odd" if int(case.param(RMODE, 0) or 0) == 6 else ""
+    return f"{case.dtype}>{case.param(TO)}{odd}{sat}"
+
+
+def parse_geometry(geometry: str) -> tuple[str, str, bool, str]:
+    """(source, destination, CAST_ODD, saturation form: ``sat``, ``dflt`` or ``off``) of a TCVT signature's
+    geometry field (:func:`geometry_class`); empty names for another field."""
+    pair, *flags = geometry.split(",")
+    src, _, dst = pair.partition(">")
+    sat = "sat" if "sat" in flags else "dflt" if "dflt" in flags else "off"
+    return src, dst, "odd" in flags, sat
 
 
 def fault_class(case: Case) -> str:
@@ -277,7 +288,7 @@ def fault_class(case: Case) -> str:
     return "empty" if "empty" in why else "nodesc"
 
 
-REGIONS = ("op", "outside", "round-only")
+REGIONS = ("convert", "outside", "round-only")  # not "op": a TCVT signature names its pair
 
 
 def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:

@@ -159,34 +159,68 @@ def _tcvt_float_cast(sig: Signature) -> bool:
         and sig.region == "value-outside-the-range-of-representable"
 
 
-def _tcvt_value(sig: Signature, source: tuple[str, ...]) -> bool:
-    """The simulator against another oracle: a TCVT value disagreement of a ``source`` class source."""
-    return sig.op == "TCVT" and CPUSIM in sig.oracles() and sig.dtype_class in source \
-        and sig.kind not in ("crash", "hang", "fault-vs-value")
+_FLOATS = ("float32", "float16", "bfloat16")
+
+
+def _tcvt_value(sig: Signature) -> tuple[str, str, bool, str] | None:
+    """The simulator against another oracle, a TCVT value disagreement: (source, destination, CAST_ODD,
+    saturation form) from the signature's geometry (the pair is part of a TCVT signature); else None."""
+    if sig.op != "TCVT" or CPUSIM not in sig.oracles() or sig.kind in ("crash", "hang", "fault-vs-value"):
+        return None
+    from ptofuzz.instructions.conversion import parse_geometry
+
+    return parse_geometry(sig.geometry)
 
 
 def _tcvt_float_mode(sig: Signature) -> bool:
-    """A float source's result a step or more off (or infinite where the mode stops at the largest finite), and
-    every FP32 -> FP32 value ("round-only" region) but a NaN turned number."""
-    return _tcvt_value(sig, ("float",)) and sig.kind != "nan-vs-number" and (
-        sig.region == "round-only" or sig.kind in ("ulp-1", "ulp-2..16", "inf-vs-finite"))
+    """A float-to-float pair's result a step or more off (or infinite where the mode stops at the largest
+    finite), FP32 -> FP32 included ("round-only" region); not a NaN turned number (saturation), not a widening
+    (exact in every mode)."""
+    g = _tcvt_value(sig)
+    if g is None or g[0] not in _FLOATS or g[1] not in _FLOATS or sig.kind == "nan-vs-number":
+        return False
+    narrowing = g[0] == "float32" or (g[0], g[1]) == ("bfloat16", "float16")
+    return narrowing and (sig.region == "round-only" or sig.kind in ("ulp-1", "ulp-2..16", "inf-vs-finite"))
 
 
 def _tcvt_int_mode(sig: Signature) -> bool:
-    """An integer source's float result off by some ulps (integer destinations give int-value)."""
-    return _tcvt_value(sig, ("int", "int64")) and sig.kind.startswith("ulp-")
+    """An integer-to-float pair's result off by some ulps."""
+    g = _tcvt_value(sig)
+    return g is not None and g[0] not in _FLOATS and g[1] in _FLOATS and sig.kind.startswith("ulp-")
 
 
 def _tcvt_sat_nan(sig: Signature) -> bool:
-    """A float source's NaN come back a number (saturation ON's clamp)."""
-    return _tcvt_value(sig, ("float",)) and sig.kind == "nan-vs-number"
+    """A float source's NaN come back a number with saturation on."""
+    g = _tcvt_value(sig)
+    return g is not None and g[0] in _FLOATS and g[3] == "sat" and sig.kind == "nan-vs-number"
+
+
+def _tcvt_sat_bound(sig: Signature) -> bool:
+    """A float-to-integer pair with saturation on, an integer value off (the wrong end of the range)."""
+    g = _tcvt_value(sig)
+    return g is not None and g[0] in _FLOATS and g[1] not in _FLOATS and g[3] == "sat" and not g[2] \
+        and sig.kind == "int-value"
+
+
+def _tcvt_sat_widening(sig: Signature) -> bool:
+    """A widening float16/bfloat16 -> float32 with saturation on, an infinity come back finite."""
+    g = _tcvt_value(sig)
+    return g is not None and g[0] in ("float16", "bfloat16") and g[1] == "float32" and g[3] == "sat" \
+        and sig.kind in ("inf-vs-finite", "ulp-large")
+
+
+def _tcvt_cast_odd(sig: Signature) -> bool:
+    """CAST_ODD from a float to an integer, unsaturated (saturated, the value may be the bound's), an integer
+    value off."""
+    g = _tcvt_value(sig)
+    return g is not None and g[2] and g[3] != "sat" and g[0] in _FLOATS and g[1] not in _FLOATS \
+        and sig.kind == "int-value"
 
 
 # TCVT's defects in the simulator (appended to DEFECTS below), each shown on a minimal case in
-# tests/backends/test_cpusim_tcvt.py. A TCVT signature names the source's class and the kind of difference but
-# not the pair, the mode or the saturation, so only kinds that one defect explains have a matcher: an int-value
-# from a float source (CAST_ODD, or a saturated bound), and an ulp-large from a float source (a mode ignored, or a
-# widening clamped), are left to the reader.
+# tests/backends/test_cpusim_tcvt.py. A TCVT signature names its pair, CAST_ODD and the saturation form
+# (ptofuzz.instructions.conversion.geometry_class), so each defect matches the pairs and forms it lives in; int64
+# -> float32's double rounding shows as the same ulp-1 as its ignored mode and has no matcher of its own.
 TCVT_REPRODUCE = "ptofuzz fuzz tcvt --oracles cpu,cpusim --dtype {src} --to {to} --runs 5000 --out findings"
 TCVT_DEFECTS: tuple[Defect, ...] = (
     Defect("cpusim-tcvt-float-mode-ignored", ("TCVT",), CPUSIM,
@@ -223,7 +257,8 @@ TCVT_DEFECTS: tuple[Defect, ...] = (
            "docs/isa/state-and-types/type-system.md:107: f32 -> i32 'on overflow, result is undefined behavior "
            "on A2/A3 and A5 (saturates on CPU simulator)'; include/pto/common/type.hpp:328 'Saturation enabled' "
            "for SaturationMode::ON: saturating gives the maximum, 0x7FFFFFFF, 0x7FFFFFFFFFFFFFFF and 0x7FFF",
-           TCVT_REPRODUCE.format(src="float32", to="int32")),
+           TCVT_REPRODUCE.format(src="float32", to="int32"),
+           _tcvt_sat_bound),
     Defect("cpusim-tcvt-sat-nan", ("TCVT",), CPUSIM,
            "include/pto/cpu/TCvt.hpp:61-64 and 205: with SaturationMode::ON the clamp std::max(lo, std::min(hi, "
            "NaN)) returns hi, so a NaN becomes the upper bound: f32 NaN -> f16 gives 65504 (0x7BFF), -> int16 "
@@ -238,14 +273,16 @@ TCVT_DEFECTS: tuple[Defect, ...] = (
            "+inf -> f32 gives 65504 (0x477FE000), where SaturationMode::OFF gives +inf",
            "docs/isa/state-and-types/type-system.md:95: f16/bf16 -> f32 'Extend to f32; exact representable "
            "values are preserved': +inf (0x7F800000)",
-           TCVT_REPRODUCE.format(src="float16", to="float32")),
+           TCVT_REPRODUCE.format(src="float16", to="float32"),
+           _tcvt_sat_widening),
     Defect("cpusim-tcvt-cast-odd", ("TCVT",), CPUSIM,
            "include/pto/cpu/TCvt.hpp:84-96 (applyRoundingToIntegral): CAST_ODD to an integer rounds to the "
            "nearest integer and only a tie to the odd one: f32 2.2 -> int32 gives 2, 0.36 gives 0, -5.5e-11 "
            "gives 0",
            "include/pto/common/type.hpp:258 documents CAST_ODD as 'round to odd (Von Neumann rounding)': an "
            "inexact result takes the odd neighbour of its truncation, 3, 1 and -1",
-           TCVT_REPRODUCE.format(src="float32", to="int32")),
+           TCVT_REPRODUCE.format(src="float32", to="int32"),
+           _tcvt_cast_odd),
     Defect("cpusim-tcvt-float-cast-ub", ("TCVT",), CPUSIM,
            "include/pto/cpu/TCvt.hpp:183 (static_cast<D>(dval)) converts a float-like source to an integer "
            "destination in C++; a NaN, an infinity or a value out of the destination's range (with "

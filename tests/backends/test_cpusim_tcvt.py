@@ -272,17 +272,26 @@ def test_the_harness_compiles_the_cpu_pairs_of_the_instruction():
 
 
 @pytest.mark.parametrize(("key", "name"), [
-    ("TCVT/float/cpu~cpusim/ulp-1/op/-", "cpusim-tcvt-float-mode-ignored"),
-    ("TCVT/float/cpu~cpusim/inf-vs-finite/op/-", "cpusim-tcvt-float-mode-ignored"),
-    ("TCVT/float/cpu~cpusim/ulp-large/round-only/float32>float32,part", "cpusim-tcvt-float-mode-ignored"),
-    ("TCVT/float/cpu~cpusim/nan-vs-number/op/-", "cpusim-tcvt-sat-nan"),
-    ("TCVT/float/cpu~cpusim/nan-vs-number/round-only/float32>float32,part", "cpusim-tcvt-sat-nan"),
-    ("TCVT/int/cpu~cpusim/ulp-1/op/-", "cpusim-tcvt-int-mode-ignored"),
-    ("TCVT/int64/cpu~cpusim/ulp-1/op/-", "cpusim-tcvt-int-mode-ignored"),
-    ("TCVT/float/cpu~cpusim/int-value/op/-", None),  # CAST_ODD or a saturated bound: the signature cannot say
-    ("TCVT/float/cpu~cpusim/ulp-large/op/-", None),  # a mode ignored or a widening clamped
-    ("TCVT/float/cpu~spec/ulp-1/op/-", None),  # not the simulator
-    ("TCVT/int/cpu~cpusim/int-value/op/-", None),
+    # each defect in its pairs and forms (a TCVT signature's geometry: pair, CAST_ODD, saturation form) ...
+    ("TCVT/float/cpu~cpusim/ulp-1/convert/float32>float16", "cpusim-tcvt-float-mode-ignored"),
+    ("TCVT/float/cpu~cpusim/inf-vs-finite/convert/float32>float16,dflt", "cpusim-tcvt-float-mode-ignored"),
+    ("TCVT/float/cpu~cpusim/ulp-large/round-only/float32>float32", "cpusim-tcvt-float-mode-ignored"),
+    ("TCVT/float/cpu~cpusim/nan-vs-number/convert/float32>float16,sat", "cpusim-tcvt-sat-nan"),
+    ("TCVT/float/cpu~cpusim/nan-vs-number/round-only/float32>float32,sat", "cpusim-tcvt-sat-nan"),
+    ("TCVT/int/cpu~cpusim/ulp-1/convert/int32>float32", "cpusim-tcvt-int-mode-ignored"),
+    ("TCVT/int64/cpu~cpusim/ulp-1/convert/int64>float32,dflt", "cpusim-tcvt-int-mode-ignored"),
+    ("TCVT/float/cpu~cpusim/int-value/convert/float32>int32,sat", "cpusim-tcvt-sat-bound"),
+    ("TCVT/float/cpu~cpusim/int-value/convert/float32>int32,odd", "cpusim-tcvt-cast-odd"),
+    ("TCVT/float/cpu~cpusim/ulp-large/convert/float16>float32,sat", "cpusim-tcvt-sat-widening"),
+    # ... and not in their neighbours
+    ("TCVT/float/cpu~cpusim/ulp-1/convert/float16>float32", None),  # a widening is exact in every mode
+    ("TCVT/float/cpu~cpusim/nan-vs-number/convert/float32>float16", None),  # saturation off: no clamp
+    ("TCVT/float/cpu~cpusim/int-value/convert/float32>int32", None),  # neither saturated nor CAST_ODD
+    ("TCVT/float/cpu~cpusim/int-value/convert/float32>int32,odd,sat", None),  # both: the signature cannot say
+    ("TCVT/float/cpu~cpusim/ulp-large/convert/float16>float32", None),  # unsaturated widening
+    ("TCVT/int/cpu~cpusim/ulp-1/convert/int32>int16", None),  # integer to integer
+    ("TCVT/float/cpu~spec/ulp-1/convert/float32>float16", None),  # not the simulator
+    ("TCVT/int/cpu~cpusim/int-value/convert/int32>int16,sat", None),
 ])
 def test_the_tcvt_defects_match_the_campaigns_signatures(key, name):
     found = defects.matching(Signature.from_key(key))
