@@ -97,7 +97,14 @@ def _conversion(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) ->
     return conversion.evaluate(sim, case, inputs)
 
 
-ADAPTERS = {**ADAPTERS, "TCVT": _conversion}  # a kernel per source type, the destination chosen at run time
+def _dequant(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import dequant
+
+    return dequant.evaluate(sim, case, inputs)
+
+
+# TCVT: a kernel per source type, the destination chosen at run time
+ADAPTERS = {**ADAPTERS, "TCVT": _conversion, "TDEQUANT": _dequant}
 
 
 class _Live:

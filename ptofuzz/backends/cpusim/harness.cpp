@@ -28,6 +28,8 @@
 // TCMP/TCMPS/TSEL/TSELS: see cmpsel_bytes; valid regions dst, src0, src1 (TCMP) or dst, src0 (TCMPS, and 1, 1)
 // or dst, mask, src (the selects); `alias` = the CmpMode (+ 8: uint32 words, TCMP) or TSELS's mask word (0 uint8,
 // 1 uint16, 2 uint32).
+// TDEQUANT: A = src, B = each case's scale tile then offset tile (float, rows x kParaCols), output = dst (float);
+// valid regions dst (src's too) and the parameter tiles' valid columns (their valid rows are dst's).
 // TCVT: the request's dtype is the source's and `alias` the destination's dtype code; A = src, no B, output = dst
 // (of the destination type); the six ints are dst's and src's valid regions, the RoundMode ordinal and the
 // saturation (0 ON, 1 OFF, 2 the overload without one).
@@ -174,6 +176,10 @@ int main(int argc, char** argv)
             }
             bbytes = 0;
             bytes = elems * ds;
+        }
+        if (h.op == TDEQUANT_OP) {  // float parameters and output whatever the source's type
+            bbytes = size_t(h.n) * h.rows * kParaCols * 4 * 2;
+            bytes = elems * 4;
         }
         valid.resize(size_t(h.n) * 6);
         a.resize(abytes);

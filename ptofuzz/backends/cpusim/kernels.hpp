@@ -527,12 +527,54 @@ bool dispatch_tcvt(const Header& h, uint8_t* d, uint8_t* a, uint8_t*, const int3
     }
 }
 
+// TDEQUANT of a source type S at stride C: dst (float) and src share the valid region v[0] x v[1]; the scale and
+// offset tiles (float, kParaCols columns a row) have valid region v[0] x v[2]
+template <typename S, int C>
+void run_tdequant(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using DstT = pto::Tile<pto::TileType::Vec, float, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using SrcT = pto::Tile<pto::TileType::Vec, S, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using ParaT = pto::Tile<pto::TileType::Vec, float, kRows, kParaCols, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C, para = size_t(rows) * kParaCols;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        DstT dt(v[0], v[1]);
+        SrcT st(v[0], v[1]);
+        ParaT scale(v[0], v[2]);
+        ParaT offset(v[0], v[2]);
+        dt.data() = reinterpret_cast<float*>(dbuf) + k * tile;
+        st.data() = reinterpret_cast<S*>(abuf) + k * tile;
+        scale.data() = reinterpret_cast<float*>(bbuf) + k * 2 * para;
+        offset.data() = scale.data() + para;
+        pto::TDEQUANT(dt, st, scale, offset);
+    }
+}
+
+template <typename S>
+bool dispatch_tdequant(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint8_t*)
+{
+    switch (h.cols_index) {
+#define PTOFUZZ_COLS_CASE(i)                                        \
+    case i:                                                         \
+        run_tdequant<S, kCols[i]>(d, a, b, v, h.rows, h.n);         \
+        return true;
+        PTOFUZZ_COLS_CASE(0) PTOFUZZ_COLS_CASE(1) PTOFUZZ_COLS_CASE(2) PTOFUZZ_COLS_CASE(3)
+        PTOFUZZ_COLS_CASE(4) PTOFUZZ_COLS_CASE(5) PTOFUZZ_COLS_CASE(6) PTOFUZZ_COLS_CASE(7)
+#undef PTOFUZZ_COLS_CASE
+        default:
+            return false;
+    }
+}
+
 // the kernel a PTOFUZZ_KERNEL line registers
 template <uint32_t OpCode, typename T, uint32_t DtCode>
 constexpr Kernel kernel_of()
 {
     if constexpr (is_cvt(OpCode)) {
         return &dispatch_tcvt<T, DtCode>;
+    } else if constexpr (OpCode == TDEQUANT_OP) {
+        return &dispatch_tdequant<T>;
     } else {
         return &dispatch_cols<OpCode, T>;
     }

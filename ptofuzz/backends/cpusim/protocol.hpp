@@ -48,8 +48,11 @@ constexpr bool is_scalar(uint32_t op)
 constexpr bool is_generation(uint32_t op) { return op >= TEXPANDS_OP && op <= TTRI_OP; }
 
 // TCVT: an opcode of its own; a request's dtype is the source's, its `alias` the destination's dtype code
-enum ConversionOp : uint32_t { TCVT_OP = 40 };
+enum ConversionOp : uint32_t { TCVT_OP = 40, TDEQUANT_OP = 41 };
 constexpr bool is_cvt(uint32_t op) { return op == TCVT_OP; }
+// TDEQUANT: A = src (the request's dtype), B = each case's scale tile then its offset tile (float, kParaCols
+// columns a row), output = dst (float)
+constexpr int kParaCols = 8;
 
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in
