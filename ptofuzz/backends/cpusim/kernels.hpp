@@ -418,20 +418,30 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
     }
 }
 
-template <uint32_t OpCode, typename T>
-bool dispatch_cols(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint8_t* dend)
+// calls f(std::integral_constant<int, kCols[index]>) for a compiled stride index, so that each kernel instantiates
+// its tiles at every stride; false for any other index
+template <typename F>
+bool with_stride(uint32_t index, F&& f)
 {
-    switch (h.cols_index) {
-#define PTOFUZZ_COLS_CASE(i)                                                                        \
-    case i:                                                                                         \
-        run_kernel<OpCode, T, kCols[i]>(d, a, b, v, h.rows, h.n, h.alias, dend);                   \
-        return true;
+    switch (index) {
+#define PTOFUZZ_COLS_CASE(i) \
+    case i:                  \
+        return f(std::integral_constant<int, kCols[i]>{});
         PTOFUZZ_COLS_CASE(0) PTOFUZZ_COLS_CASE(1) PTOFUZZ_COLS_CASE(2) PTOFUZZ_COLS_CASE(3)
         PTOFUZZ_COLS_CASE(4) PTOFUZZ_COLS_CASE(5) PTOFUZZ_COLS_CASE(6) PTOFUZZ_COLS_CASE(7)
 #undef PTOFUZZ_COLS_CASE
         default:
             return false;
     }
+}
+
+template <uint32_t OpCode, typename T>
+bool dispatch_cols(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint8_t* dend)
+{
+    return with_stride(h.cols_index, [&](auto c) {
+        run_kernel<OpCode, T, decltype(c)::value>(d, a, b, v, h.rows, h.n, h.alias, dend);
+        return true;
+    });
 }
 
 // TCVT: the element type of each harness dtype code (build.DTYPES says the same)
@@ -515,16 +525,9 @@ bool tcvt_to(uint32_t to, uint8_t* d, uint8_t* a, const int32_t* v, uint32_t row
 template <typename S, uint32_t From>
 bool dispatch_tcvt(const Header& h, uint8_t* d, uint8_t* a, uint8_t*, const int32_t* v, uint8_t*)
 {
-    switch (h.cols_index) {
-#define PTOFUZZ_COLS_CASE(i) \
-    case i:                  \
-        return tcvt_to<S, From, kCols[i]>(h.alias, d, a, v, h.rows, h.n);
-        PTOFUZZ_COLS_CASE(0) PTOFUZZ_COLS_CASE(1) PTOFUZZ_COLS_CASE(2) PTOFUZZ_COLS_CASE(3)
-        PTOFUZZ_COLS_CASE(4) PTOFUZZ_COLS_CASE(5) PTOFUZZ_COLS_CASE(6) PTOFUZZ_COLS_CASE(7)
-#undef PTOFUZZ_COLS_CASE
-        default:
-            return false;
-    }
+    return with_stride(h.cols_index, [&](auto c) {
+        return tcvt_to<S, From, decltype(c)::value>(h.alias, d, a, v, h.rows, h.n);
+    });
 }
 
 // TDEQUANT of a source type S at stride C: dst (float) and src share the valid region v[0] x v[1]; the scale and
@@ -554,17 +557,10 @@ void run_tdequant(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* va
 template <typename S>
 bool dispatch_tdequant(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint8_t*)
 {
-    switch (h.cols_index) {
-#define PTOFUZZ_COLS_CASE(i)                                        \
-    case i:                                                         \
-        run_tdequant<S, kCols[i]>(d, a, b, v, h.rows, h.n);         \
+    return with_stride(h.cols_index, [&](auto c) {
+        run_tdequant<S, decltype(c)::value>(d, a, b, v, h.rows, h.n);
         return true;
-        PTOFUZZ_COLS_CASE(0) PTOFUZZ_COLS_CASE(1) PTOFUZZ_COLS_CASE(2) PTOFUZZ_COLS_CASE(3)
-        PTOFUZZ_COLS_CASE(4) PTOFUZZ_COLS_CASE(5) PTOFUZZ_COLS_CASE(6) PTOFUZZ_COLS_CASE(7)
-#undef PTOFUZZ_COLS_CASE
-        default:
-            return false;
-    }
+    });
 }
 
 // the kernel a PTOFUZZ_KERNEL line registers
