@@ -183,8 +183,8 @@ def format_bits(value: int, dt: DType) -> str:
         from ptofuzz.core import float8
 
         f = float8.table(dt.name)
-        v = float(f.value[int(value) & 0xFF])
-        shown = "NaN" if np.isnan(v) else "-0.0" if v == 0 and f.neg[int(value) & 0xFF] else repr(v)
+        code = float(f.value[int(value) & 0xFF])
+        shown = "NaN" if np.isnan(code) else "-0.0" if code == 0 and f.neg[int(value) & 0xFF] else repr(code)
     elif dt.is_float:
         v = float(view_values(raw, dt)[0].astype(np.float64)) if not _is_nan(value, dt) else None
         if v is None:
