@@ -4,7 +4,8 @@ Facts from pto-isa 3186c381: ``docs/isa/TCVT.md``'s table of (source, destinatio
 ptofuzz has the types (float32, float16, bfloat16, the 8-bit floats FP8 E4M3, FP8 E5M2 and HiFloat8 (H8), 8- to
 64-bit integers; the FP4 and int4 pairs come with those types). The page has no column for the kirin targets or the
 cpu: kirinDev0000 runs A5's pairs (its ``TCvt.hpp`` is A5's without the FP4 pairs), kirin9030 those of A5's that its
-own ``TCvt.hpp`` has, and the cpu (whose ``TCvt.hpp`` compiles any pair) the pairs of A2A3 and A5 together. pto-spec
+own ``TCvt.hpp`` has, and the cpu (whose ``TCvt.hpp`` compiles any pair) the pairs of A2A3 and A5 together (not
+yet A5's 8-bit float pairs: :data:`_A5_FP8`). pto-spec
 converts between every two of its types. A case's dtype is the source's; params ``to``, ``rmode`` and ``sat``
 (:mod:`ptofuzz.oracles.conversion`).
 
@@ -58,8 +59,10 @@ int32: float32 int16 uint16 int64 uint8
 int64: float32 int32
 uint8: float16 uint16
 int8: float16 int16 int32
-uint32: uint8 uint16 int16
-float32: float8_e4m3 float8_e5m2 hifloat8
+uint32: uint8 uint16 int16"""
+#: the A5 column's 8-bit float pairs (FP8_E4M3, FP8_E5M2, H8): A5's and kirinDev0000's; not yet the cpu's (its
+#: simulator harness compiles no 8-bit float type yet, and the cpu's pairs are the ones it runs)
+_A5_FP8 = """float32: float8_e4m3 float8_e5m2 hifloat8
 float16: hifloat8
 float8_e4m3: float32
 float8_e5m2: float32
@@ -91,7 +94,8 @@ def _union(*tables: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
 
 PAIRS: dict[str, dict[str, tuple[str, ...]]] = {
     "spec": {s: oracles.SPEC_DTYPES for s in oracles.SPEC_DTYPES}, "cpu": _union(_pairs(_A2A3), _pairs(_A5)),
-    "a2a3": _pairs(_A2A3), "a5": _pairs(_A5), "kirin9030": _pairs(_KIRIN9030), "kirinDev0000": _pairs(_A5),
+    "a2a3": _pairs(_A2A3), "a5": _pairs(_A5 + "\n" + _A5_FP8), "kirin9030": _pairs(_KIRIN9030),
+    "kirinDev0000": _pairs(_A5 + "\n" + _A5_FP8),
 }
 
 

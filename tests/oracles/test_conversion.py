@@ -135,16 +135,16 @@ def test_gen_check_and_bad_flags(cli, tmp_path):
 
 # ---- the 8-bit floats (TCVT.md's A5 column; pto-spec every pair) ------------------------------------------------
 
-def test_fp8_pairs_are_a5_and_kirin_dev_and_cpu_only():
+def test_fp8_pairs_are_a5_and_kirin_dev_only():
     from ptofuzz.instructions import conversion as inst
 
-    for p in ("a5", "kirinDev0000", "cpu"):
+    for p in ("a5", "kirinDev0000"):
         assert set(inst.destinations(p, "float32")) >= {"float8_e4m3", "float8_e5m2", "hifloat8"}
         assert "hifloat8" in inst.destinations(p, "float16")
         assert "float8_e4m3" not in inst.destinations(p, "float16")  # TCVT.md: FP16 to FP8 not on A5
         assert all(inst.destinations(p, s) == ("float32",) for s in ("float8_e4m3", "float8_e5m2", "hifloat8"))
         assert inst.destinations(p, "float32")[-3:] == ("float8_e4m3", "float8_e5m2", "hifloat8")  # appended
-    for p in ("a2a3", "kirin9030"):
+    for p in ("a2a3", "kirin9030", "cpu"):  # the cpu's wait for its simulator's kernels
         assert not {"float8_e4m3", "float8_e5m2", "hifloat8"} & set(inst.destinations(p, "float32"))
     assert inst.SPELLING["hifloat8"] == "h8" and inst.SPELLING["float8_e4m3"] == "fp8_e4m3"
 
@@ -153,7 +153,7 @@ def u8(*codes: int) -> np.ndarray:
     return np.array([codes], dtype=np.uint8)
 
 
-@pytest.mark.parametrize("platform", ("a5", "kirinDev0000", "cpu", "spec"))
+@pytest.mark.parametrize("platform", ("a5", "kirinDev0000", "spec"))
 def test_8_bit_floats_to_float32_are_exact(platform):
     bits, cls = run(platform, "hifloat8", "float32", u8(0x18, 0x0A, 0x6E, 0xEF, 0x00, 0x80), 1, 1)
     assert bits[:5] == f32(0.5, 1.25, 32768.0, float("-inf"), 0.0)[0].tolist()
@@ -182,7 +182,7 @@ def test_float32_to_e4m3_rounds_in_the_mode_and_its_missing_infinity_is_open():
     # saturation on: clamped to +-448, infinities too
     bits, cls = run("a5", "float32", "float8_e4m3", f32(1e9, float("-inf"), 0.001), 1, 0)
     assert bits == [0x7E, 0xFE, 0x01] and cls == [EXACT, EXACT, UNDEFINED]  # 2**-9 a subnormal: NPU-open
-    assert run("cpu", "float32", "float8_e4m3", f32(0.001), 1, 0) == ([0x01], [EXACT])  # the cpu keeps it
+    assert run("spec", "float32", "float8_e4m3", f32(0.001), 1, 0) == ([0x01], [EXACT])  # the spec keeps it
     # the spec: the same open overflow; saturated infinity open (ADR 0090); NaN the canonical 0x7F
     bits, cls = run("spec", "float32", "float8_e4m3", f32(1e9, 464.0, float("nan")), 1, 1)
     assert bits[1:] == [0x7E, 0x7F] and cls == [UNDEFINED, EXACT, EXACT]
@@ -227,7 +227,7 @@ def test_random_8_bit_cases_run_everywhere():
     from ptofuzz.generators import values
     from ptofuzz.generators.source import RngSource
 
-    for p in ("a5", "kirinDev0000", "cpu", "spec"):
+    for p in ("a5", "kirinDev0000", "spec"):
         for src, dst in (("float32", "hifloat8"), ("float8_e4m3", "float32"), ("hifloat8", "float32"),
                          ("float32", "float8_e5m2")):
             case = TCVT.random_case(RngSource(np.random.default_rng(5)), p, {"dtype": src, "to": dst})
