@@ -125,15 +125,14 @@ DTYPES: dict[str, DType] = {d.name: d for d in (
     _d("uint16", "uint", 16, "U16", 26),
     _d("uint32", "uint", 32, "U32", 25),
     _d("uint64", "uint", 64, "U64", 24),
-)}
-
-_TABLE_NANS = {"float8_e4m3": 0x7F, "hifloat8": 0x80}  # pto-spec's e4m3.asl and hif8.asl canonical NaNs
-DTYPES.update({d.name: d for d in (  # the 8-bit floats (pto-spec codes from tile-data-types.asl)
+    # the 8-bit floats (pto-spec codes from tile-data-types.asl)
     _d("float8_e4m3", "float8", 8, "E4M3", 7, "fp8_e4m3", "e4m3", "f8e4m3", "float8_e4m3_t", "float8_e4m3fn",
        "fp8_e4m3fn", exp=4, man=3),
     _d("float8_e5m2", "float", 8, "E5M2", 8, "fp8_e5m2", "e5m2", "f8e5m2", "float8_e5m2_t", exp=5, man=2),
     _d("hifloat8", "float8", 8, "HiF8", 6, "hif8", "h8", "hifloat8_t", exp=4, man=3),
-)})
+)}
+
+_TABLE_NANS = {"float8_e4m3": 0x7F, "hifloat8": 0x80}  # pto-spec's e4m3.asl and hif8.asl canonical NaNs
 
 _BY_SPELLING: dict[str, DType] = {s: d for d in DTYPES.values() for s in d.spellings}
 
