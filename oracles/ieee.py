@@ -176,9 +176,9 @@ def add_mul(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> tuple[np.ndarra
 
 def order_key(bits: np.ndarray, dt: DType) -> np.ndarray:
     """Monotone unsigned key of the numeric order (-inf < ... < -0 < +0 < ... < +inf); NaNs excluded."""
-    if dt.is_table:  # the rank (+0 and -0 share one; a HiFloat8 has one zero), below -0 first as in the others
-        rank = float8.lookup(bits, float8.table(dt.name).rank)
-        key: np.ndarray = (2 * rank + 1024 - (bits >= 0x80)).astype(np.uint16)
+    if dt.is_table:  # the place in the value order, laid out as the others' keys: +0 at the sign bit, -0 below
+        rank = np.abs(float8.lookup(bits, float8.table(dt.name).rank))
+        key: np.ndarray = np.where(is_negative(bits, dt), 0x7F - rank, 0x80 + rank).astype(np.asarray(bits).dtype)
         return key
     neg = is_negative(bits, dt)
     return np.where(neg, ~bits, bits | np.array(dt.sign_mask, bits.dtype))

@@ -124,6 +124,13 @@ def test_order_and_ulp_follow_values_not_codes():
         # the key orders as the values do (the zeros: -0 below +0 where both exist)
         for i in range(len(fin)):
             assert ((key < key[i]) == ((v < v[i]) | ((v == v[i]) & (key < key[i])))).all()
+        # the sort keys (8 bits, as the other formats' keys are their width): values ascending, NaNs last
+        from ptofuzz.oracles.sort import sort_keys
+
+        sk = sort_keys(CODES, dt, descending=False)
+        assert int(sk[fin].max()) < 256 and sk[np.isnan(ref)].min() == 256
+        order = np.argsort(sk[fin], kind="stable")
+        assert (np.diff(ref[fin][order]) >= 0).all()
     # HiFloat8 0x0F (1.875) and 0x10 (2.0) are neighbours; 0x1F (0.9375) and 0x08 (1.0) too
     a, b = np.array([0x0F, 0x1F, 0x01], np.uint8), np.array([0x10, 0x08, 0x81], np.uint8)
     assert ulp_distance(a, b, HIF8).tolist() == [1, 1, 2]
