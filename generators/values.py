@@ -3,8 +3,10 @@
 Floats mix three populations: moderate values (random sign and fraction, magnitude in [2**-5, 8)), random finite
 bit patterns over the whole range (normals and subnormals of every exponent), and special values at
 ``special_rate``: +-0, +-inf, the canonical qNaN, qNaNs and sNaNs with random sign and payload, the smallest and
-largest subnormals and normals, +-1. Integers mix small values ([-128, 127] or [0, 255]), uniform bit patterns
-over the whole range and the edge values (0, +-1, min, max, min+1, max-1).
+largest subnormals and normals, +-1 (FP8 E4M3 and HiFloat8, whose specials break the IEEE layout: their own
+NaN, infinity, zero and subnormal codes from :mod:`ptofuzz.core.float8`; neither has a signaling NaN). Integers
+mix small values ([-128, 127] or [0, 255]), uniform bit patterns over the whole range and the edge values
+(0, +-1, min, max, min+1, max-1).
 """
 
 from __future__ import annotations
@@ -74,8 +76,39 @@ class ValueMix:
         return {"rate": self.rate, "kinds": list(self.kinds)}
 
 
+@functools.cache
+def _float8_sets(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """An 8-bit table float's (map of every code to a finite one: NaNs and infinities to the largest finite value
+    of their sign; the codes of magnitude [2**-5, 8), in code order)."""
+    from ptofuzz.core import float8
+
+    f = float8.table(name)
+    codes = np.arange(256)
+    finite = np.where(f.kind == float8.FINITE, codes, f.largest | (codes & 0x80)).astype(np.uint8)
+    a = np.abs(f.value)
+    moderate = np.flatnonzero((f.kind == float8.FINITE) & (a >= 2.0 ** -5) & (a < 8)).astype(np.uint8)
+    return finite, moderate
+
+
+def _float8_kind_table(dt: DType, kind: str) -> list[int]:
+    from ptofuzz.core import float8
+
+    f = float8.table(dt.name)
+    codes = np.arange(256)
+    pick = {"qnan": f.kind == float8.NAN, "inf": f.kind == float8.INF,
+            "zero": (f.kind == float8.FINITE) & (f.mag == 0), "subnormal": f.subnormal}.get(kind)
+    if pick is not None:
+        return [int(c) for c in codes[pick]]
+    if kind == "extreme":
+        low = int(f.up_codes[np.searchsorted(f.up_values, f.min_normal)])
+        return [v | s for v in (f.largest, low, f.one) for s in (0, 0x80)]
+    return []
+
+
 def _kind_table(dt: DType, kind: str) -> list[int]:
     s = dt.sign_mask
+    if dt.is_table:
+        return _float8_kind_table(dt, kind)
     if not dt.is_float:
         return {"zero": [0], "extreme": [v & ((1 << dt.bits) - 1) for v in
                                          (1, dt.int_max, dt.int_max - 1, dt.int_min, dt.int_min + 1,
@@ -100,7 +133,11 @@ def special_pool(dt: DType, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarra
     for kind in kinds:
         if kind not in ELEMENT_KINDS:
             continue
-        if dt.is_float and kind in ("snan", "qnan"):
+        if dt.is_table:  # every code of the kind (no random payloads: the formats have one NaN code or two)
+            table = _kind_table(dt, kind)
+            if table:
+                parts.append(np.array(table, dtype=np.uint64).astype(dt.bits_dtype))
+        elif dt.is_float and kind in ("snan", "qnan"):
             raw = rng.integers(0, 1 << dt.bits, POOL_SIZE, dtype=np.uint64).astype(dt.bits_dtype)
             nans = _nans(raw, dt, signaling=kind == "snan")
             parts.append(np.concatenate([nans, np.array(_kind_table(dt, kind), dt.bits_dtype)]))
@@ -205,7 +242,11 @@ def draws_rows(mix: ValueMix) -> bool:
 def _elements(wide: np.ndarray, population: np.ndarray, dt: DType, rate: float) -> np.ndarray:
     """The non-special elements from the drawn bits: half moderate, half ``wide`` (population below the
     share)."""
-    if dt.is_float:
+    if dt.is_table:  # wide: any finite code (NaNs and infinities to the largest finite); moderate: [2**-5, 8)
+        finite, moderate_codes = _float8_sets(dt.name)
+        wide = finite[wide.astype(np.intp)].astype(wide.dtype)
+        moderate = moderate_codes[wide.astype(np.intp) % len(moderate_codes)].astype(wide.dtype)
+    elif dt.is_float:
         # wide: the bits as drawn, an all-ones exponent (inf/NaN) clamped to the largest finite magnitude
         sign = np.array(dt.sign_mask, wide.dtype)
         wide = np.minimum(wide & ~sign, np.array(dt.exp_mask - 1, wide.dtype)) | (wide & sign)
@@ -260,6 +301,9 @@ def plain(source: Source, dt: DType, n: int) -> np.ndarray:
     underflows or meets a NaN), integers in [-8, 7] or [0, 15] (no sum or product of two overflows even in
     8 bits). Used to replace inputs where a platform leaves the result undefined."""
     raw = source.bits(32, n)
+    if dt.is_table:
+        moderate = _float8_sets(dt.name)[1]
+        return moderate[(raw % len(moderate)).astype(np.intp)].astype(dt.bits_dtype)
     if dt.is_float:
         exponent = (((1 << (dt.exp_bits - 1)) + 1 - ((raw >> 24) & 7)) << dt.man_bits).astype(dt.bits_dtype)
         frac_sign = (raw & (dt.sign_mask | dt.man_mask)).astype(dt.bits_dtype)

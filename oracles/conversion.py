@@ -27,6 +27,25 @@ which they leave open (classed, never filled in).
   overflow is IEEE 754's. A NaN to a float is some NaN (``nan``). type-system.md says A2/A3 and A5 flush
   denormals by default and says no more: on the NPUs an element whose source or result is subnormal is
   ``undefined``. bfloat16 to float16: TCVT.md converts, type-system.md reinterprets the bits: ``undefined``.
+
+The 8-bit floats (TCVT.md's A5 column: FP32 to FP8_E4M3, FP8_E5M2 and H8, FP16 to H8, and each of them to FP32;
+pto-spec: every pair; the formats as pto-spec's ``e4m3.asl``, ``e5m2.asl`` and ``hif8.asl`` define them, see
+``ptofuzz/core/float8.py``). To FP32 every value is exact. To them, ``dst = cast_rmode(src)`` rounds in the
+mode (type-system.md: "Round according to rnd attribute; may overflow to Inf") and the rules above apply, with
+these, on both sides (the profile's "floating overflow follows the destination format" finds nothing to follow):
+
+- E4M3 has no infinity: where IEEE 754's overflow (or an infinite source) would give one and saturation is not
+  on, the result is open (``undefined``; OCP's non-saturating E4M3 gives the NaN code, which type-system.md's
+  "overflow to Inf" cannot mean). Where the direction gives the largest finite value (toward zero, to odd,
+  toward the other infinity) it is exact, and saturation on clamps to +-448 as for any float.
+- HiFloat8's overflow threshold under the nearest modes: no document places the boundary between its largest
+  finite value 32768 and its infinity (E4M3 and E5M2 have a binary grid to extend; HiFloat8's top binade holds one
+  fraction bit, and its infinity takes the next grid point's code). A value strictly between 32768 and 49152 (that
+  grid point) rounded to nearest (RNE, RNA) without saturation is ``undefined``; 32768 itself, 49152 and beyond,
+  and every directed mode (RTZ, RTO: 32768; RTP, RTM: the infinity on their side, else 32768) are IEEE 754's.
+- A NaN to HiFloat8 is its one NaN 0x80 (its status says so; the rule "some NaN" holds: 0x80 is the only one),
+  to E4M3 a NaN (0x7F/0xFF), to E5M2 a NaN (the spec: the canonical 0x80, 0x7F, 0x7E). HiFloat8 has one zero: a
+  negative value rounding to zero is 0x00.
 """
 
 from __future__ import annotations
@@ -44,7 +63,9 @@ TO, RMODE, SAT = "to", "rmode", "sat"
 SAT_ON, SAT_OFF = 0, 1
 #: the element types pto-spec converts that ptofuzz has (every ordered pair of them is a TCVT)
 SPEC_DTYPES = ("float32", "float16", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
-               "uint64")
+               "uint64", "float8_e4m3", "float8_e5m2", "hifloat8")
+#: HiFloat8's largest finite value and the grid point past it (its infinity code's place)
+HIF8_MAX, HIF8_BEYOND = 32768.0, 49152.0
 
 
 def pair(case: Case) -> tuple[DType, DType]:
@@ -91,6 +112,19 @@ def _subnormal_involved(bits: np.ndarray, src: DType, out: np.ndarray, dst: DTyp
     return mask
 
 
+def _open_range(x: cv.Exact, out: np.ndarray, status: np.ndarray, dst: DType, how: str) -> np.ndarray:
+    """Where the 8-bit floats leave a range result open without saturation (the module docstring): E4M3's
+    infinity that is not there, HiFloat8's overflow threshold under the nearest modes."""
+    mask = np.zeros(out.shape, dtype=bool)
+    if dst.name == "float8_e4m3":
+        mask |= (status == cv.INFINITE) | ((status == cv.OVERFLOW) & ieee.is_nan(out, dst))
+    elif dst.name == "hifloat8" and how in (cv.RNE, cv.RNA):
+        with np.errstate(over="ignore"):
+            a = np.ldexp(x.mag.astype(np.float64), np.clip(x.exp, -2000, 2000))
+        mask |= (x.kind == cv.FINITE) & (a > HIF8_MAX) & (a < HIF8_BEYOND)
+    return mask
+
+
 def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np.ndarray, np.ndarray]:
     """The destination bits and classes of every source element (the whole tile, valid or not)."""
     src, dst = pair(case)
@@ -105,6 +139,7 @@ def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np
     cls = np.full(out.shape, EXACT, dtype=np.uint8)
     past = (status == cv.OVERFLOW) | (status == cv.INFINITE)
     nan = status == cv.NAN_SOURCE
+    open_range = _open_range(x, out, status, dst, how) if sat != SAT_ON else np.zeros(out.shape, dtype=bool)
     if spec:
         if sat == SAT_ON:
             out = _clamped(out, status, x, dst)
@@ -120,6 +155,7 @@ def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np
                 cls[status == cv.OVERFLOW] = UNDEFINED  # ADR 0090: finite past the range, unsaturated, is open
         if dst.is_float:  # the canonical NaN, as the profile produces it (its sign: positive)
             out = np.where(nan, np.array(dst.canonical_nan, dtype=dst.bits_dtype), out).astype(dst.bits_dtype)
+        cls[open_range] = UNDEFINED
         return out, cls
     if mode == 0:
         cls[status == cv.INEXACT] = UNDEFINED  # the page names no rounding for CAST_NONE
@@ -136,6 +172,7 @@ def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np
             cls[nan] = UNDEFINED
     if dst.is_float:
         cls[nan] = np.where(cls[nan] == UNDEFINED, UNDEFINED, NAN)
+    cls[open_range] = UNDEFINED
     if npu:
         cls[_subnormal_involved(src_bits, src, out, dst)] = UNDEFINED
     if src.name == "bfloat16" and dst.name == "float16":

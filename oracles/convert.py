@@ -18,6 +18,19 @@ in the direction like any other), and on overflow the infinity or the largest fi
 (RNE and RNA: infinity; RTZ and RTO: the largest finite; RTP and RTM: infinity on their side, the largest finite on
 the other). Integer destinations take the rounded integer; one outside the destination's range is ``OVERFLOW``
 and its bits are the rounded integer's low bits (which a model may use or class).
+
+The 8-bit floats (:mod:`ptofuzz.core.float8`): FP8 E5M2 is an IEEE 754-style binary format and goes the way of
+the others. FP8 E4M3 and HiFloat8 are read from their code tables, and a value is rounded to them by bracketing:
+it is first rounded to odd at 53 bits (a float64; that keeps its place among, and its ties between, values of at
+most 51 significant bits, so the later step rounds once in effect), then placed between the two neighbouring
+representable values, and the direction picks one. A tie to even takes the even code (last bit 0: the
+fraction's last bit, and HiFloat8's denormals alternate the same way), round to odd the odd code. Past the
+largest finite value the top binade's next grid point (E4M3 480, HiFloat8 49152; both odd codes) is the
+neighbour: a value rounding to it, or at or past it, overflows (``OVERFLOW``): HiFloat8 then gives its infinity
+or its largest finite value as IEEE 754 gives the direction; E4M3 has no infinity, and where the direction would
+give one its bits are the NaN code with the value's sign (0x7F/0xFF, OCP's non-saturating overflow; a model
+classes it). An infinite source to E4M3: the same NaN code, ``INFINITE``. HiFloat8 has one zero (0x00) and no
+negative zero: a negative value that rounds to zero gives 0x00, and any NaN source gives 0x80.
 """
 
 from __future__ import annotations
@@ -26,6 +39,7 @@ import dataclasses
 
 import numpy as np
 
+from ptofuzz.core import float8
 from ptofuzz.core.dtypes import DType
 
 RNE, RNA, RTM, RTP, RTZ, RTO = "RNE", "RNA", "RTM", "RTP", "RTZ", "RTO"
@@ -61,6 +75,9 @@ class Exact:
 
 def decode(bits: np.ndarray, dt: DType) -> Exact:
     """The exact value of each element of ``bits`` (raw bits of ``dt``)."""
+    if dt.is_table:
+        f = float8.table(dt.name)
+        return Exact(*(float8.lookup(bits, col) for col in (f.neg, f.mag, f.exp, f.kind)))
     raw = np.asarray(bits).astype(np.uint64)
     if not dt.is_float:
         if dt.kind == "int" and dt.bits < 64:
@@ -155,6 +172,8 @@ def to_integer(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.nda
 
 
 def largest_finite(dt: DType) -> int:
+    if dt.is_table:
+        return float8.table(dt.name).largest
     return (((1 << dt.exp_bits) - 2) << dt.man_bits) | dt.man_mask
 
 
@@ -163,6 +182,8 @@ def to_float(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.ndarr
     (EXACT_RESULT, INEXACT, OVERFLOW: the value rounded with an unbounded exponent is past the largest finite
     one, and the result is the infinity or the largest finite value IEEE 754 gives the direction; INFINITE;
     NAN_SOURCE: ``dst``'s canonical quiet NaN with the source's sign, for a model to class)."""
+    if dst.is_table:
+        return _to_table(x, dst, direction)
     p, bias = dst.man_bits, (1 << (dst.exp_bits - 1)) - 1
     emin = 1 - bias
     top = (1 << dst.exp_bits) - 1
@@ -196,6 +217,57 @@ def to_float(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.ndarr
     status = np.where(x.kind == INF, INFINITE, status).astype(np.uint8)
     status = np.where(x.kind == NAN, NAN_SOURCE, status).astype(np.uint8)
     out = np.where(x.kind == NAN, sign | _U64(dst.canonical_nan), out)
+    return out.astype(dst.bits_dtype), status
+
+
+def _to_table(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`to_float` for FP8 E4M3 and HiFloat8 (the module docstring says how)."""
+    f = float8.table(dst.name)
+    # round to odd at 53 bits: exact in float64, inexact only where x is, and never on a tie of the formats
+    shift = np.maximum(bit_length(x.mag) - 53, 0)
+    m53, sticky = shift_round(x.mag, shift, x.neg, RTO)
+    with np.errstate(over="ignore"):
+        y = np.ldexp(m53.astype(np.float64), np.clip(x.exp + shift, -2000, 2000).astype(np.int64))
+    y = np.where(x.kind == FINITE, y, 0.0)
+    ups, codes = f.up_values, f.up_codes
+    top = len(ups) - 1
+    i = np.clip(np.searchsorted(ups, y, side="right") - 1, 0, top)
+    lo = ups[i]
+    hi = np.where(i < top, ups[np.minimum(i + 1, top)], f.beyond)
+    lo_code = codes[i]
+    inexact = (y != lo) | sticky
+    mid = (lo + hi) / 2  # exact: two values of a few bits
+    if direction == RNE:
+        up = (y > mid) | ((y == mid) & ((lo_code & 1) == 1))
+    elif direction == RNA:
+        up = y >= mid
+    elif direction == RTZ:
+        up = np.zeros(y.shape, dtype=bool)
+    elif direction == RTP:
+        up = ~x.neg
+    elif direction == RTM:
+        up = x.neg.copy()
+    elif direction == RTO:
+        up = (lo_code & 1) == 0
+    else:
+        raise ValueError(f"unknown rounding direction {direction!r}")
+    up = up & inexact
+    over = (y >= f.beyond) | ((i == top) & up)
+    code = np.where(up, codes[np.minimum(i + 1, top)], lo_code).astype(np.uint64)
+    zero = code == 0
+    sign = np.where(x.neg & ~(zero & (dst.name == "hifloat8")), _U64(0x80), _U64(0))  # HiFloat8: no -0
+    out = sign | code
+    to_inf = {RNE: True, RNA: True, RTZ: False, RTO: False}.get(direction)
+    to_inf_arr = (~x.neg if direction == RTP else x.neg) if to_inf is None else np.full(x.neg.shape, to_inf)
+    inf = _U64(f.inf if f.inf is not None else f.canonical_nan)
+    sign_over = np.where(x.neg, _U64(0x80), _U64(0))
+    out = np.where(over, sign_over | np.where(to_inf_arr, inf, _U64(f.largest)), out)
+    status = np.where(over, OVERFLOW, np.where(inexact, INEXACT, EXACT_RESULT)).astype(np.uint8)
+    out = np.where(x.kind == INF, sign_over | inf, out)
+    status = np.where(x.kind == INF, INFINITE, status).astype(np.uint8)
+    nan = f.canonical_nan if dst.name == "hifloat8" else None
+    out = np.where(x.kind == NAN, _U64(nan) if nan is not None else sign_over | _U64(f.canonical_nan), out)
+    status = np.where(x.kind == NAN, NAN_SOURCE, status).astype(np.uint8)
     return out.astype(dst.bits_dtype), status
 
 

@@ -1,4 +1,9 @@
-"""Bit-exact IEEE 754 helpers on raw element bits (float32, float16, bfloat16).
+"""Bit-exact IEEE 754 helpers on raw element bits (float32, float16, bfloat16; the 8-bit floats' classes too).
+
+The class tests (NaN, infinity, zero, subnormal), :func:`to_float64`, :func:`min_normal` and :func:`order_key`
+also take the 8-bit floats: FP8 E5M2 is laid out as IEEE 754 says; FP8 E4M3 and HiFloat8 (kind ``float8``) are
+looked up in :mod:`ptofuzz.core.float8`'s tables (E4M3's one NaN pattern and no infinities, HiFloat8's NaN 0x80,
+infinities 0x6F/0xEF and single zero).
 
 Everything takes and returns unsigned-integer arrays holding the element bits. Values are widened to float64
 only where arithmetic needs them; NaN results never come from those widened values (widening quiets sNaNs), they
@@ -14,6 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ptofuzz.core import float8
 from ptofuzz.core.dtypes import DType
 
 # Status flag names, in pto-spec's order (bit 0 .. bit 4 of the sticky field).
@@ -21,30 +27,47 @@ NV, DZ, OF, UF, NX = "NV", "DZ", "OF", "UF", "NX"
 FLAG_ORDER = (NV, DZ, OF, UF, NX)
 
 
+def _kind(bits: np.ndarray, dt: DType) -> np.ndarray:
+    return float8.lookup(bits, float8.table(dt.name).kind)
+
+
 def is_nan(bits: np.ndarray, dt: DType) -> np.ndarray:
+    if dt.is_table:
+        return _kind(bits, dt) == float8.NAN
     return (bits & dt.abs_mask) > dt.exp_mask
 
 
 def is_snan(bits: np.ndarray, dt: DType) -> np.ndarray:
+    if dt.is_table:  # E4M3 and HiFloat8 have no signaling NaN
+        return np.zeros(np.shape(bits), dtype=bool)
     magnitude = bits & dt.abs_mask
     return (magnitude > dt.exp_mask) & (magnitude < (dt.exp_mask | dt.quiet_bit))
 
 
 def is_inf(bits: np.ndarray, dt: DType) -> np.ndarray:
+    if dt.is_table:
+        return _kind(bits, dt) == float8.INF
     return (bits & dt.abs_mask) == dt.exp_mask
 
 
 def is_zero(bits: np.ndarray, dt: DType) -> np.ndarray:
+    if dt.is_table:
+        f = float8.table(dt.name)
+        return float8.lookup(bits, (f.kind == float8.FINITE) & (f.mag == 0))
     return (bits & dt.abs_mask) == 0
 
 
 def is_subnormal(bits: np.ndarray, dt: DType) -> np.ndarray:
+    if dt.is_table:
+        return float8.lookup(bits, float8.table(dt.name).subnormal)
     # magnitude - 1 wraps around for zero, so one comparison finds 1 <= magnitude <= man_mask
     return ((bits & dt.abs_mask) - np.array(1, bits.dtype)) < dt.man_mask
 
 
 def is_zero_or_subnormal(bits: np.ndarray, dt: DType) -> np.ndarray:
     """``is_zero | is_subnormal`` in one test: the exponent field is all zeros."""
+    if dt.is_table:
+        return is_zero(bits, dt) | is_subnormal(bits, dt)
     return (bits & dt.exp_mask) == 0
 
 
@@ -60,6 +83,9 @@ def to_float64(bits: np.ndarray, dt: DType) -> np.ndarray:
         f = bits.view(np.float16)
     elif dt.name == "bfloat16":
         f = (bits.astype(np.uint32) << 16).view(np.float32)
+    elif dt.name in float8.NAMES:
+        out: np.ndarray = float8.lookup(bits, float8.table(dt.name).value)
+        return out
     else:  # pragma: no cover - guarded by callers
         raise TypeError(f"{dt.name} is not a float type")
     with np.errstate(invalid="ignore"):
@@ -83,6 +109,8 @@ def from_float64(values: np.ndarray, dt: DType) -> np.ndarray:
 
 
 def min_normal(dt: DType) -> float:
+    if dt.is_table:
+        return float8.table(dt.name).min_normal
     return float(2.0 ** (2 - (1 << (dt.exp_bits - 1))))
 
 
@@ -148,6 +176,10 @@ def add_mul(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> tuple[np.ndarra
 
 def order_key(bits: np.ndarray, dt: DType) -> np.ndarray:
     """Monotone unsigned key of the numeric order (-inf < ... < -0 < +0 < ... < +inf); NaNs excluded."""
+    if dt.is_table:  # the place in the value order, laid out as the others' keys: +0 at the sign bit, -0 below
+        rank = np.abs(float8.lookup(bits, float8.table(dt.name).rank))
+        key: np.ndarray = np.where(is_negative(bits, dt), 0x7F - rank, 0x80 + rank).astype(np.asarray(bits).dtype)
+        return key
     neg = is_negative(bits, dt)
     return np.where(neg, ~bits, bits | np.array(dt.sign_mask, bits.dtype))
 

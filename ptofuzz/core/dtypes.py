@@ -22,7 +22,10 @@ class DType:
 
     Attributes:
         name: ptofuzz's canonical name (numpy/ml_dtypes spelling: ``float32``, ``bfloat16``, ``uint8``).
-        kind: ``"float"``, ``"int"`` (signed) or ``"uint"``.
+        kind: ``"float"`` (an IEEE 754-style binary format: the all-ones exponent holds the infinities and NaNs),
+            ``"float8"`` (an 8-bit float whose specials break that layout: FP8 E4M3 and HiFloat8, whose codes
+            :mod:`ptofuzz.core.float8` tables; ``exp_bits``/``man_bits`` give their widest fields), ``"int"``
+            (signed) or ``"uint"``.
         bits: element width in bits.
         spec_name: pto-spec DataType mnemonic (``FP32``, ``S16``, ...).
         spec_code: pto-spec 5-bit DataType code (``asl/arch/data-types/tile-data-types.asl``).
@@ -45,7 +48,12 @@ class DType:
 
     @property
     def is_float(self) -> bool:
-        return self.kind == "float"
+        return self.kind in ("float", "float8")
+
+    @property
+    def is_table(self) -> bool:
+        """An 8-bit float whose codes are read from :mod:`ptofuzz.core.float8`'s tables (not IEEE-laid-out)."""
+        return self.kind == "float8"
 
     @property
     def bits_dtype(self) -> str:
@@ -76,8 +84,17 @@ class DType:
 
     @property
     def canonical_nan(self) -> int:
-        """pto-spec canonical qNaN (FP32 0x7FC00000, FP16 0x7E00, BF16 0x7FC0)."""
-        return self.exp_mask | self.quiet_bit
+        """pto-spec canonical qNaN (FP32 0x7FC00000, FP16 0x7E00, BF16 0x7FC0, E5M2 0x7E; E4M3 0x7F, HiF8 0x80)."""
+        return _TABLE_NANS.get(self.name, self.exp_mask | self.quiet_bit)
+
+    @property
+    def one(self) -> int:
+        """The bits of 1.0 (of 1 for an integer type)."""
+        if self.is_table:
+            from ptofuzz.core import float8
+
+            return float8.table(self.name).one
+        return ((1 << (self.exp_bits - 1)) - 1) << self.man_bits if self.is_float else 1
 
     @property
     def int_min(self) -> int:
@@ -108,7 +125,14 @@ DTYPES: dict[str, DType] = {d.name: d for d in (
     _d("uint16", "uint", 16, "U16", 26),
     _d("uint32", "uint", 32, "U32", 25),
     _d("uint64", "uint", 64, "U64", 24),
+    # the 8-bit floats (pto-spec codes from tile-data-types.asl)
+    _d("float8_e4m3", "float8", 8, "E4M3", 7, "fp8_e4m3", "e4m3", "f8e4m3", "float8_e4m3_t", "float8_e4m3fn",
+       "fp8_e4m3fn", exp=4, man=3),
+    _d("float8_e5m2", "float", 8, "E5M2", 8, "fp8_e5m2", "e5m2", "f8e5m2", "float8_e5m2_t", exp=5, man=2),
+    _d("hifloat8", "float8", 8, "HiF8", 6, "hif8", "h8", "hifloat8_t", exp=4, man=3),
 )}
+
+_TABLE_NANS = {"float8_e4m3": 0x7F, "hifloat8": 0x80}  # pto-spec's e4m3.asl and hif8.asl canonical NaNs
 
 _BY_SPELLING: dict[str, DType] = {s: d for d in DTYPES.values() for s in d.spellings}
 
@@ -131,11 +155,16 @@ def value_dtype(dt: DType) -> np.dtype:
     """The numpy dtype whose values the bits encode (ml_dtypes.bfloat16 for bfloat16)."""
     import numpy as np
 
-    if dt.name == "bfloat16":
+    if dt.name in _ML_DTYPES:
         import ml_dtypes
 
-        return np.dtype(ml_dtypes.bfloat16)
+        return np.dtype(getattr(ml_dtypes, _ML_DTYPES[dt.name]))
+    if dt.name == "hifloat8":
+        raise TypeError("hifloat8 has no numpy dtype; decode its codes with ptofuzz.core.float8")
     return np.dtype(dt.name)
+
+
+_ML_DTYPES = {"bfloat16": "bfloat16", "float8_e4m3": "float8_e4m3fn", "float8_e5m2": "float8_e5m2"}
 
 
 def view_values(bits: np.ndarray, dt: DType) -> np.ndarray:
@@ -149,7 +178,13 @@ def format_bits(value: int, dt: DType) -> str:
 
     width = dt.itemsize * 2
     raw = np.array([value], dtype=dt.bits_dtype)
-    if dt.is_float:
+    if dt.is_table:
+        from ptofuzz.core import float8
+
+        f = float8.table(dt.name)
+        code = float(f.value[int(value) & 0xFF])
+        shown = "NaN" if np.isnan(code) else "-0.0" if code == 0 and f.neg[int(value) & 0xFF] else repr(code)
+    elif dt.is_float:
         v = float(view_values(raw, dt)[0].astype(np.float64)) if not _is_nan(value, dt) else None
         if v is None:
             kind = "sNaN" if not value & dt.quiet_bit else "qNaN"

@@ -29,6 +29,7 @@ from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import CaseFolderError
 
 _TOKEN = r"\d+x\d+(?:of\d+x\d+)?"
+_DTYPE = r"[a-z]+\d*(?:_e\dm\d)?"  # a dtype word: float32, fp16, h8; the 8-bit floats' fp8_e4m3, float8_e5m2
 _TOKEN_RE = re.compile(r"(\d+)x(\d+)(?:of(\d+)x(\d+))?$")
 
 
@@ -188,8 +189,8 @@ class Profile:
             R, C, r, c = (int(cpu.group(i)) for i in range(2, 6))
             return self._case(dt, [Tile(R, C, R, C), Tile(R, C, R, C), Tile(R, C, r, c)], None, folder_name)
         params = "".join(rf"(?:_{prefix}(-?\d+))?" for _, prefix in self.param_tokens)
-        second = r"([a-z]+\d*)_" if self.dtype_param else "()"
-        m = re.fullmatch(rf"case_([a-z]+\d*)_{second}((?:{_TOKEN}_)*{_TOKEN})(?:_inplace_(\w+?))?{params}(?:_n\d+)?",
+        second = rf"({_DTYPE})_" if self.dtype_param else "()"
+        m = re.fullmatch(rf"case_({_DTYPE})_{second}((?:{_TOKEN}_)*{_TOKEN})(?:_inplace_(\w+?))?{params}(?:_n\d+)?",
                          rest)
         if m is None:
             raise CaseFolderError(

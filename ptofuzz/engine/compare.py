@@ -212,7 +212,14 @@ def compare(expected: np.ndarray, classes: np.ndarray | None, actual: np.ndarray
 def ulp_distance(a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
     """Units in the last place between finite floats, with +0 and -0 one point: for the same sign the
     difference of the magnitudes' bit patterns, for opposite signs their sum (the two smallest subnormals of
-    opposite sign are 2 apart, +0 and -0 none)."""
+    opposite sign are 2 apart, +0 and -0 none). FP8 E4M3 and HiFloat8: the distance of their places in the
+    numeric order (HiFloat8's codes are not ordered by magnitude)."""
+    if dt.is_table:
+        from ptofuzz.core import float8
+
+        rank = float8.table(dt.name).rank
+        out: np.ndarray = np.abs(float8.lookup(a, rank) - float8.lookup(b, rank))
+        return out
     ma = (a & dt.abs_mask).astype(np.int64)
     mb = (b & dt.abs_mask).astype(np.int64)
     same = ((a ^ b) & dt.sign_mask) == 0

@@ -176,7 +176,7 @@ def minimize(inst: registry.Instruction, rec: records.Record, key: str, budget: 
 
 def _one(inst: registry.Instruction, case: Case, role: str) -> int:
     dt = inst.dtype_of(case, role)
-    return ((1 << (dt.exp_bits - 1)) - 1) << dt.man_bits if dt.is_float else 1
+    return dt.one
 
 
 def _simplify(inputs: dict[str, np.ndarray], role: str, value: int,

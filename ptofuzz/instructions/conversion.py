@@ -1,11 +1,12 @@
 """TCVT: the conversion family's instruction (capabilities, layouts, cases); semantics in ``oracles/conversion.py``.
 
-Facts from pto-isa 3186c381: ``docs/isa/TCVT.md``'s table of (source, destination) pairs for A2A3 and A5, as far
-as ptofuzz has the types (float32, float16, bfloat16, 8- to 64-bit integers; the FP8, HiFloat8, FP4 and int4
-pairs come with those types). The page has no column for the kirin targets or the cpu: kirinDev0000 runs A5's
-pairs (its ``TCvt.hpp`` is A5's without the FP4 pairs), kirin9030 those of A5's that its own ``TCvt.hpp`` has,
-and the cpu (whose ``TCvt.hpp`` compiles any pair) the pairs of A2A3 and A5 together. pto-spec converts between
-every two of its types. A case's dtype is the source's; params ``to``, ``rmode`` and ``sat``
+Facts from pto-isa 3186c381: ``docs/isa/TCVT.md``'s table of (source, destination) pairs for A2A3 and A5, as far as
+ptofuzz has the types (float32, float16, bfloat16, the 8-bit floats FP8 E4M3, FP8 E5M2 and HiFloat8 (H8), 8- to
+64-bit integers; the FP4 and int4 pairs come with those types). The page has no column for the kirin targets or the
+cpu: kirinDev0000 runs A5's pairs (its ``TCvt.hpp`` is A5's without the FP4 pairs), kirin9030 those of A5's that its
+own ``TCvt.hpp`` has, and the cpu (whose ``TCvt.hpp`` compiles any pair) the pairs of A2A3 and A5 together (not
+yet A5's 8-bit float pairs: :data:`_A5_FP8`). pto-spec
+converts between every two of its types. A case's dtype is the source's; params ``to``, ``rmode`` and ``sat``
 (:mod:`ptofuzz.oracles.conversion`).
 
 The system tests' own folders (:data:`SYSTEM_TESTS`, in the order each gen_data.py writes them) for kirin9030
@@ -39,7 +40,8 @@ from ptofuzz.oracles.conversion import RMODE, SAT, TO
 NAMES = ("TCVT",)
 ROLES = ("dst", "src")
 PLATFORMS = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")
-SPELLING = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}  # the tcvt tests' tokens; others numpy's
+SPELLING = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16",  # the tcvt tests' tokens; others numpy's
+            "float8_e4m3": "fp8_e4m3", "float8_e5m2": "fp8_e5m2", "hifloat8": "h8"}
 
 _A2A3 = """float32: float16 float32 bfloat16 int16 int32 int64
 float16: float32 int32 int16 int8 uint8
@@ -58,6 +60,13 @@ int64: float32 int32
 uint8: float16 uint16
 int8: float16 int16 int32
 uint32: uint8 uint16 int16"""
+#: the A5 column's 8-bit float pairs (FP8_E4M3, FP8_E5M2, H8): A5's and kirinDev0000's; not yet the cpu's (its
+#: simulator harness compiles no 8-bit float type yet, and the cpu's pairs are the ones it runs)
+_A5_FP8 = """float32: float8_e4m3 float8_e5m2 hifloat8
+float16: hifloat8
+float8_e4m3: float32
+float8_e5m2: float32
+hifloat8: float32"""
 #: kirin9030's own TCvt.hpp: these of A5's pairs; and int64 to int32, which the header lacks but the system test
 #: writes a folder for (saturation_int64_int32_1x32, never compiled): the page's A5 column's semantics
 _KIRIN9030 = """float32: float32 float16 int16 int32
@@ -71,10 +80,11 @@ int64: int32"""
 
 
 def _pairs(text: str) -> dict[str, tuple[str, ...]]:
+    """``src: dst dst ...`` lines; a source may come again (its destinations are appended)."""
     out: dict[str, tuple[str, ...]] = {}
     for line in text.strip().splitlines():
         src, dsts = line.split(":")
-        out[src.strip()] = tuple(dsts.split())
+        out[src.strip()] = out.get(src.strip(), ()) + tuple(dsts.split())
     return out
 
 
@@ -84,7 +94,8 @@ def _union(*tables: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
 
 PAIRS: dict[str, dict[str, tuple[str, ...]]] = {
     "spec": {s: oracles.SPEC_DTYPES for s in oracles.SPEC_DTYPES}, "cpu": _union(_pairs(_A2A3), _pairs(_A5)),
-    "a2a3": _pairs(_A2A3), "a5": _pairs(_A5), "kirin9030": _pairs(_KIRIN9030), "kirinDev0000": _pairs(_A5),
+    "a2a3": _pairs(_A2A3), "a5": _pairs(_A5 + "\n" + _A5_FP8), "kirin9030": _pairs(_KIRIN9030),
+    "kirinDev0000": _pairs(_A5 + "\n" + _A5_FP8),
 }
 
 

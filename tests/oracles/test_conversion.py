@@ -131,3 +131,106 @@ def test_gen_check_and_bad_flags(cli, tmp_path):
     r = cli("fuzz", "tcvt", "--runs", "3000", "--batch", "64", "--seed", "1", "--json")
     assert r.code == 0, r
     assert all(not s["new"] for s in json.loads(r.out)["signatures"])
+
+
+# ---- the 8-bit floats (TCVT.md's A5 column; pto-spec every pair) ------------------------------------------------
+
+def test_fp8_pairs_are_a5_and_kirin_dev_only():
+    from ptofuzz.instructions import conversion as inst
+
+    for p in ("a5", "kirinDev0000"):
+        assert set(inst.destinations(p, "float32")) >= {"float8_e4m3", "float8_e5m2", "hifloat8"}
+        assert "hifloat8" in inst.destinations(p, "float16")
+        assert "float8_e4m3" not in inst.destinations(p, "float16")  # TCVT.md: FP16 to FP8 not on A5
+        assert all(inst.destinations(p, s) == ("float32",) for s in ("float8_e4m3", "float8_e5m2", "hifloat8"))
+        assert inst.destinations(p, "float32")[-3:] == ("float8_e4m3", "float8_e5m2", "hifloat8")  # appended
+    for p in ("a2a3", "kirin9030", "cpu"):  # the cpu's wait for its simulator's kernels
+        assert not {"float8_e4m3", "float8_e5m2", "hifloat8"} & set(inst.destinations(p, "float32"))
+    assert inst.SPELLING["hifloat8"] == "h8" and inst.SPELLING["float8_e4m3"] == "fp8_e4m3"
+
+
+def u8(*codes: int) -> np.ndarray:
+    return np.array([codes], dtype=np.uint8)
+
+
+@pytest.mark.parametrize("platform", ("a5", "kirinDev0000", "spec"))
+def test_8_bit_floats_to_float32_are_exact(platform):
+    bits, cls = run(platform, "hifloat8", "float32", u8(0x18, 0x0A, 0x6E, 0xEF, 0x00, 0x80), 1, 1)
+    assert bits[:5] == f32(0.5, 1.25, 32768.0, float("-inf"), 0.0)[0].tolist()
+    assert cls == [EXACT] * 5 + ([EXACT] if platform == "spec" else [NAN])
+    # the form without a saturation: an infinity clamps with it on, stays with it off: open on the pages
+    assert run(platform, "hifloat8", "float32", u8(0xEF, 0x6E))[1] == [EXACT if platform == "spec" else UNDEFINED,
+                                                                      EXACT]
+    if platform == "spec":
+        assert bits[5] == 0x7FC00000  # the canonical NaN
+    bits, cls = run(platform, "float8_e4m3", "float32", u8(0x7E, 0xFE, 0x80, 0x7F))
+    assert bits[:3] == f32(448.0, -448.0, -0.0)[0].tolist() and cls[:3] == [EXACT] * 3
+    bits, _ = run(platform, "float8_e5m2", "float32", u8(0x7B, 0x7C, 0x01))
+    assert bits == f32(57344.0, float("inf"), 2.0 ** -16)[0].tolist()
+
+
+def test_float32_to_e4m3_rounds_in_the_mode_and_its_missing_infinity_is_open():
+    vals = f32(1.9375, 448.0, 464.0, 465.0, 1e9, float("inf"), float("nan"), 1.0625)
+    bits, cls = run("a5", "float32", "float8_e4m3", vals, 1, 1)  # CAST_RINT, saturation off
+    # 1.9375 -> 2.0 (0x40); 464 ties to 448 (even); 465, 1e9 and +inf would be +inf: E4M3 has none, open
+    assert [bits[i] for i in (0, 1, 2, 7)] == [0x40, 0x7E, 0x7E, 0x38]
+    assert cls == [EXACT, EXACT, EXACT, UNDEFINED, UNDEFINED, UNDEFINED, NAN, EXACT]
+    # toward zero the overflow is the largest finite value: IEEE 754's, exact; so is CAST_ROUND's tie away
+    bits, cls = run("a5", "float32", "float8_e4m3", f32(1e9, -1e9, 1.0625), 5, 1)
+    assert bits == [0x7E, 0xFE, 0x38] and cls == [EXACT] * 3
+    assert run("a5", "float32", "float8_e4m3", f32(1.0625), 2, 1)[0] == [0x39]
+    # saturation on: clamped to +-448, infinities too
+    bits, cls = run("a5", "float32", "float8_e4m3", f32(1e9, float("-inf"), 0.001), 1, 0)
+    assert bits == [0x7E, 0xFE, 0x01] and cls == [EXACT, EXACT, UNDEFINED]  # 2**-9 a subnormal: NPU-open
+    assert run("spec", "float32", "float8_e4m3", f32(0.001), 1, 0) == ([0x01], [EXACT])  # the spec keeps it
+    # the spec: the same open overflow; saturated infinity open (ADR 0090); NaN the canonical 0x7F
+    bits, cls = run("spec", "float32", "float8_e4m3", f32(1e9, 464.0, float("nan")), 1, 1)
+    assert bits[1:] == [0x7E, 0x7F] and cls == [UNDEFINED, EXACT, EXACT]
+    assert run("spec", "float32", "float8_e4m3", f32(1e9, float("inf")), 1, 0)[1] == [EXACT, UNDEFINED]
+
+
+def test_float32_to_e5m2_overflows_as_ieee():
+    bits, cls = run("a5", "float32", "float8_e5m2", f32(57344.0, 61440.0, 61439.0, -1e6), 1, 1)
+    assert bits == [0x7B, 0x7C, 0x7B, 0xFC] and cls == [EXACT] * 4  # the tie to even is +inf
+    bits, cls = run("a5", "float32", "float8_e5m2", f32(1e6, float("-inf")), 1, 0)
+    assert bits == [0x7B, 0xFB] and cls == [EXACT] * 2
+    assert run("a5", "float32", "float8_e5m2", f32(1e6), 1)[1] == [UNDEFINED]  # default saturation: open
+
+
+@pytest.mark.parametrize("src", ("float32", "float16"))
+def test_to_hifloat8_its_overflow_threshold_is_open_to_nearest(src):
+    dt = np.float32 if src == "float32" else np.float16
+    raw = "<u4" if src == "float32" else "<u2"
+
+    def vals(*xs):
+        return np.array([xs], dtype=dt).view(raw)
+
+    x = vals(0.5, 1.25, 32768.0, 36864.0, 40960.0, 45056.0, 49152.0, 60000.0, float("nan"), -1e-30 if src ==
+             "float32" else -0.0)
+    bits, cls = run("a5", src, "hifloat8", x, 1, 1)
+    assert bits[:3] == [0x18, 0x0A, 0x6E] and bits[6:9] == [0x6F, 0x6F, 0x80] and bits[9] == 0x00
+    assert cls[:3] == [EXACT] * 3 and cls[3:6] == [UNDEFINED] * 3 and cls[6:8] == [EXACT] * 2 and cls[8] == NAN
+    assert cls[9] == EXACT  # a negative value rounding to zero: HiFloat8's one zero, 0x00
+    bits, cls = run("a5", src, "hifloat8", x, 2, 1)  # CAST_ROUND: the same band open
+    assert cls[3:6] == [UNDEFINED] * 3 and cls[2] == cls[6] == EXACT
+    bits, cls = run("a5", src, "hifloat8", x, 5, 1)  # toward zero: 32768, exact
+    assert bits[3:8] == [0x6E] * 5 and cls[3:8] == [EXACT] * 5
+    bits, cls = run("a5", src, "hifloat8", x, 4, 1)  # toward +inf: past 32768 is +inf
+    assert bits[3:8] == [0x6F] * 5 and cls[3:8] == [EXACT] * 5
+    bits, cls = run("a5", src, "hifloat8", x, 1, 0)  # saturated: 32768 either way
+    assert bits[3:8] == [0x6E] * 5 and cls[3:8] == [EXACT] * 5
+    bits, cls = run("spec", src, "hifloat8", x, 1, 1)
+    assert cls[3:6] == [UNDEFINED] * 3 and cls[6] == EXACT and bits[8] == 0x80
+
+
+def test_random_8_bit_cases_run_everywhere():
+    from ptofuzz.generators import values
+    from ptofuzz.generators.source import RngSource
+
+    for p in ("a5", "kirinDev0000", "spec"):
+        for src, dst in (("float32", "hifloat8"), ("float8_e4m3", "float32"), ("hifloat8", "float32"),
+                         ("float32", "float8_e5m2")):
+            case = TCVT.random_case(RngSource(np.random.default_rng(5)), p, {"dtype": src, "to": dst})
+            inputs = TCVT.draw_inputs(RngSource(np.random.default_rng(6)), case, values.ValueMix(0.2))
+            out = TCVT.evaluate(case, inputs)
+            assert out.kind in ("ok", "fault"), (p, src, dst, out.reason)
