@@ -380,10 +380,10 @@ def test_a_target_reads_each_batch_item_s_own_start(cli, tmp_path):
     one that ignores it and counts from 0 does not."""
     script = tmp_path / "tci.py"
     script.write_text(TCI_FROM_FILES)
-    args = ("fuzz", "tci", "--oracles", "a5,target", "--target-platform", "a5", "--dtype", "int16", "--runs", "96",
-            "--batch", "32", "--seed", "4", "--json")
+    args = ("fuzz", "tci", "--oracles", "a5,target", "--target-platform", "a5", "--dtype", "int16", "--runs", "12",
+            "--batch", "6", "--seed", "4", "--json")
     r = cli(*args, "--target", f"{sys.executable} {script} {{case}}")
-    assert r.code == 0 and json.loads(r.out)["signatures"] == [] and json.loads(r.out)["cases"] == 96, r
+    assert r.code == 0 and json.loads(r.out)["signatures"] == [] and json.loads(r.out)["cases"] == 12, r
     zero = TCI_FROM_FILES.replace('start = int(np.fromfile(case / "begin_index.bin", dtype="<i2")[0])', "start = 0")
     script.write_text(zero)
     r = cli(*args, "--target", f"{sys.executable} {script} {{case}}")
