@@ -11,14 +11,14 @@ converts between every two of its types. A case's dtype is the source's; params 
 
 The system tests' own folders (:data:`SYSTEM_TESTS`, in the order each gen_data.py writes them) for kirin9030,
 kirinDev0000, a5 and a2a3: ``x1_gm.bin`` (the source) and ``golden.bin`` (the destination), each its whole tile
-(zeros outside the valid region), in the rounding mode the kernel passes (fp16 to h8: CAST_ROUND). A test that passes a SaturationMode (a2a3's ``nonsattorch_`` cases: CAST_TRUNC,
-SaturationMode::OFF; the ``saturation_`` cases, never compiled, whose main.cpp compares the OFF output) compares
-``golden_truncated.bin``: a case with saturation off has that file (on a2a3 beside ``golden.bin``, which its
-script writes too). kirin9030's ``saturation_int64_int32_1x32`` converts a pair kirin9030's TCvt.hpp lacks
-(its kernel does not instantiate it): ptofuzz gives kirin9030 that pair of the page's A5 column. a2a3's int4
-cases wait for the type (:data:`A2A3_WITHOUT_TYPE`), so a2a3's list is not exposed yet; a5's FP4 cases likewise
-(:data:`A5_WITHOUT_TYPE`). a5's test names three float16 pairs bf16 (:data:`A5_BF16_AS_FP16`): ptofuzz writes
-what the test runs, float16.
+(zeros outside the valid region), in the rounding mode the kernel passes (fp16 to h8: CAST_ROUND). A test that
+passes a SaturationMode (a2a3's ``nonsattorch_`` cases: CAST_TRUNC, SaturationMode::OFF; the ``saturation_`` cases,
+never compiled, whose main.cpp compares the OFF output) compares ``golden_truncated.bin``: a case with saturation
+off has that file (on a2a3 beside ``golden.bin``, which its script writes too). kirin9030's
+``saturation_int64_int32_1x32`` converts a pair kirin9030's TCvt.hpp lacks (its kernel does not instantiate it):
+ptofuzz gives kirin9030 that pair of the page's A5 column. a2a3's int4 cases wait for the type
+(:data:`A2A3_WITHOUT_TYPE`), so a2a3's list is not exposed yet; a5's FP4 cases likewise (:data:`A5_WITHOUT_TYPE`).
+a5's test names three float16 pairs bf16 (:data:`A5_BF16_AS_FP16`): ptofuzz writes what the test runs, float16.
 """
 
 from __future__ import annotations
