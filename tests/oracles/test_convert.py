@@ -17,6 +17,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+import smallfloat_reference as sfr
 
 from ptofuzz.core import dtypes
 from ptofuzz.oracles import convert as cv
@@ -252,15 +253,38 @@ def test_random_float32_patterns(direction):
         check_float_source(bits, F32, dst, direction)
 
 
+SMALL = tuple(dtypes.get(n) for n in ("float8_e4m3", "float8_e5m2", "hifloat8", "float4_e2m1", "float4_e1m2"))
+
+
+def check_small_float(bits: np.ndarray, dst, direction: str) -> None:
+    """float32 ``bits`` to a small float against the bracketing reference of ``tests/smallfloat_reference.py``."""
+    got, status = cv.convert(bits, F32, dst, direction)
+    x = _values(bits, F32)
+    fin = np.isfinite(x)
+    assert (status[np.isnan(x)] == cv.NAN_SOURCE).all() and (status[np.isinf(x)] == cv.INFINITE).all()
+    want, want_status = sfr.encode(x[fin], dst.name, direction)
+    bad = np.flatnonzero((got[fin] != want) | (status[fin] != want_status))
+    assert not len(bad), (dst.name, direction, [hex(int(v)) for v in bits[fin][bad[:5]]],
+                          [hex(int(v)) for v in got[fin][bad[:5]]], [hex(int(v)) for v in want[bad[:5]]])
+
+
 @pytest.mark.slow
+@pytest.mark.nightly
 @pytest.mark.parametrize("direction", cv.DIRECTIONS)
 def test_ten_million_float32_patterns_per_pair(direction):
     """Ten chunks of a million (the same ten million patterns for every destination; chunks keep the
-    temporaries in cache instead of paging ten-million-element arrays)."""
+    temporaries in cache instead of paging ten-million-element arrays). The 8- and 4-bit floats take a third
+    of their patterns near their own range (exponents -25..16), where their rounding happens."""
     for chunk in range(10):
         bits = _random_f32(1_000_000, 2 + chunk)
         for dst in (F16, BF16, *INTS):
             check_float_source(bits, F32, dst, direction)
+        near = np.random.default_rng(100 + chunk)
+        exp = near.integers(127 - 25, 127 + 16, len(bits)).astype(np.uint32)
+        small = np.where(near.random(len(bits)) < 0.35, (bits & np.uint32(0x807FFFFF)) | (exp << np.uint32(23)),
+                         bits).astype(np.uint32)
+        for dst in SMALL:
+            check_small_float(small, dst, direction)
 
 
 def _exact_reference(v: int, dst, direction: str) -> int:

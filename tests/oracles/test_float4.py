@@ -1,12 +1,10 @@
 """The 4-bit types (FP4 E2M1, FP4 E1M2, int4): every code decoded against independent references, conversions to
 them in every direction against an independent bracketing reference, and the two-to-a-byte packing.
 
-References: the lane tables of pto-spec's hardware conformance profile (``spec/hardware-conformance-profile.json``,
-the E2M1X2 and E1M2X2 entries list each of the 16 lane codes with its value), restated below as numbers; ml_dtypes'
-``float4_e2m1fn`` and ``int4`` as a second reader. A conversion's reference places each (float64-exact) source
-value between the two neighbouring values of the sorted value list (past the largest: the next grid point, 8 for
-E2M1 and 2 for E1M2, whose code would be even) and picks per direction; integers round with numpy's own rint,
-floor, ceil and trunc.
+References (``tests/smallfloat_reference.py``): the lane tables of pto-spec's hardware conformance profile (the
+E2M1X2 and E1M2X2 entries list each of the 16 lane codes with its value), restated as numbers, and bracketing in
+them (past the largest: the next grid point, 8 for E2M1 and 2 for E1M2, whose code would be even); ml_dtypes'
+``float4_e2m1fn`` and ``int4`` as a second reader; integers round with numpy's own rint, floor, ceil and trunc.
 """
 
 from __future__ import annotations
@@ -14,6 +12,7 @@ from __future__ import annotations
 import ml_dtypes
 import numpy as np
 import pytest
+import smallfloat_reference as sfr
 
 from ptofuzz.core import dtypes, nibbles
 from ptofuzz.generators import values
@@ -24,14 +23,10 @@ from ptofuzz.oracles import ieee
 E2M1, E1M2, S4 = dtypes.get("fp4_e2m1x2"), dtypes.get("e1m2"), dtypes.get("int4b_t")
 F32, F16, BF16 = dtypes.get("float32"), dtypes.get("float16"), dtypes.get("bfloat16")
 CODES = np.arange(16, dtype=np.uint8)
-# the profile's lane values, codes 0x0..0x7 (0x8..0xF: the same, negative)
-PROFILE = {E2M1.name: [0, 0.5, 1, 1.5, 2, 3, 4, 6], E1M2.name: [0, 0.25, 0.5, 0.75, 1, 1.25, 1.5, 1.75]}
-BEYOND = {E2M1.name: 8.0, E1M2.name: 2.0}
 
 
 def _reference(dt) -> np.ndarray:
-    pos = np.array(PROFILE[dt.name], dtype=np.float64)
-    return np.concatenate([pos, -pos])
+    return sfr.values(dt.name)
 
 
 def test_names_codes_and_carriers():
@@ -75,23 +70,7 @@ def test_int4_decodes_two_complement_nibbles():
 # ---- encoding -------------------------------------------------------------------------------------------------
 
 def reference_encode(x: np.ndarray, dt, direction: str) -> tuple[np.ndarray, np.ndarray]:
-    """Finite float64 ``x`` to ``dt`` in ``direction``: (codes, status) by bracketing in the profile's values."""
-    vals, codes = np.array(PROFILE[dt.name]), np.arange(8)
-    a = np.abs(x)
-    neg = np.signbit(x)
-    j = np.searchsorted(vals, a, side="right") - 1
-    lo, lo_code = vals[j], codes[j]
-    last = j == 7
-    hi = np.where(last, BEYOND[dt.name], vals[np.minimum(j + 1, 7)])
-    hi_code = np.where(last, 8, codes[np.minimum(j + 1, 7)])  # the next grid point's code would be 8: even
-    exact = a == lo
-    dl, dh = a - lo, hi - a
-    pick_hi = {cv.RNE: (dh < dl) | ((dh == dl) & (hi_code % 2 == 0)), cv.RNA: dh <= dl, cv.RTZ: np.zeros_like(exact),
-               cv.RTP: ~neg, cv.RTM: neg, cv.RTO: lo_code % 2 == 0}[direction] & ~exact
-    over = (a >= BEYOND[dt.name]) | (last & pick_hi)
-    code = np.where(over, 7, np.where(pick_hi, hi_code, lo_code))  # finite only: the largest value on overflow
-    status = np.where(over, cv.OVERFLOW, np.where(exact, cv.EXACT_RESULT, cv.INEXACT))
-    return (code | np.where(neg, 8, 0)).astype(np.uint8), status.astype(np.uint8)
+    return sfr.encode(x, dt.name, direction)
 
 
 def check_encoding(bits: np.ndarray, src, dt, direction: str) -> None:

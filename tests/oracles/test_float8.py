@@ -1,12 +1,7 @@
 """The 8-bit floats (FP8 E4M3, FP8 E5M2, HiFloat8): every code decoded against an independent reference, and
-conversions to them in every direction against an independent bracketing reference.
-
-References: ml_dtypes' ``float8_e4m3fn`` and ``float8_e5m2`` for the two OCP formats (their values, and their
-round-to-nearest-even casts); for HiFloat8 a decoder written here from pto-spec's hardware conformance profile's
-words (``spec/hardware-conformance-profile.json``, the HiF8 entry: a dot prefix, for D > 0 an exponent sign then
-D-1 magnitude bits below an implicit 1, the rest mantissa; denormals ``2**(M-23)``; 0x80 NaN, 0x6F/0xEF
-infinities), on bit strings and exact fractions. A conversion's reference places each (float64-exact) source
-value between the two neighbouring values of the destination's sorted value list and picks per direction.
+conversions to them in every direction against an independent bracketing reference (both in
+``tests/smallfloat_reference.py``: ml_dtypes for the OCP formats, a decoder from pto-spec's profile for HiFloat8),
+and ml_dtypes' own round-to-nearest-even casts.
 """
 
 from __future__ import annotations
@@ -16,6 +11,7 @@ from fractions import Fraction
 import ml_dtypes
 import numpy as np
 import pytest
+import smallfloat_reference as sfr
 
 from ptofuzz.core import dtypes
 from ptofuzz.engine.compare import ulp_distance
@@ -40,42 +36,8 @@ def test_names_and_spec_codes():
 
 # ---- decoding -------------------------------------------------------------------------------------------------
 
-def _ml_values(dt) -> np.ndarray:
-    kind = ml_dtypes.float8_e4m3fn if dt is E4M3 else ml_dtypes.float8_e5m2
-    return CODES.view(kind).astype(np.float64)
-
-
-_DOTS = (("0000", None, 3), ("0001", 0, 3), ("001", 1, 3), ("01", 2, 3), ("10", 3, 2), ("11", 4, 1))
-
-
-def hif8_reference(code: int) -> Fraction | str:
-    """A HiFloat8 code's value from the profile's words: 'nan', '+inf', '-inf' or an exact Fraction."""
-    special = {0x80: "nan", 0x6F: "+inf", 0xEF: "-inf"}
-    if code in special:
-        return special[code]
-    text = format(code, "08b")
-    sign, rest = (-1 if text[0] == "1" else 1), text[1:]
-    prefix, d, mbits = next(p for p in _DOTS if rest.startswith(p[0]))
-    rest = rest[len(prefix):]
-    if d is None:  # denormal: the 3 remaining bits M give 2**(M-23); M = 0 is the zero
-        m = int(rest, 2)
-        return Fraction(0) if m == 0 else sign * Fraction(2) ** (m - 23)
-    if d == 0:
-        e = 0
-    else:
-        se, magnitude = rest[0], rest[1:d]
-        e = int("1" + magnitude, 2) * (-1 if se == "1" else 1)
-        rest = rest[d:]
-    assert len(rest) == mbits
-    return sign * Fraction(2) ** e * (1 + Fraction(int(rest, 2), 2 ** mbits))
-
-
 def _reference_values(dt) -> np.ndarray:
-    if dt is HIF8:
-        refs = [hif8_reference(c) for c in range(256)]
-        return np.array([{"nan": np.nan, "+inf": np.inf, "-inf": -np.inf}[r] if isinstance(r, str) else float(r)
-                         for r in refs])
-    return _ml_values(dt)
+    return sfr.values(dt.name)
 
 
 @pytest.mark.parametrize("dt", FORMATS, ids=lambda d: d.name)
@@ -153,37 +115,8 @@ def test_drawn_values_are_of_each_class():
 
 # ---- encoding -------------------------------------------------------------------------------------------------
 
-_BEYOND = {E4M3.name: (480.0, 1), E5M2.name: (65536.0, 0), HIF8.name: (49152.0, 1)}
-
-
 def reference_encode(x: np.ndarray, dt, direction: str) -> tuple[np.ndarray, np.ndarray]:
-    """Finite float64 ``x`` to ``dt`` in ``direction``: (codes, status) by bracketing in the sorted values."""
-    ref = _reference_values(dt)
-    pos = np.flatnonzero(np.isfinite(ref) & ((ref > 0) | (CODES == 0)))
-    order = pos[np.argsort(ref[pos])]
-    vals, codes = ref[order], order
-    beyond, beyond_parity = _BEYOND[dt.name]
-    a, neg = np.abs(x), np.signbit(x) & (x != 0) | ((x == 0) & np.signbit(x))
-    j = np.searchsorted(vals, a, side="right") - 1
-    lo, lo_code = vals[j], codes[j]
-    last = j == len(vals) - 1
-    hi = np.where(last, beyond, vals[np.minimum(j + 1, len(vals) - 1)])
-    hi_code = np.where(last, -1, codes[np.minimum(j + 1, len(vals) - 1)])
-    hi_parity = np.where(last, beyond_parity, hi_code & 1)
-    exact = a == lo
-    dl, dh = a - lo, hi - a
-    pick_hi = {cv.RNE: (dh < dl) | ((dh == dl) & (hi_parity == 0)), cv.RNA: dh <= dl, cv.RTZ: np.zeros_like(exact),
-               cv.RTP: ~neg, cv.RTM: neg, cv.RTO: (lo_code & 1) == 0}[direction] & ~exact
-    over = (a >= beyond) | (last & pick_hi)
-    code = np.where(pick_hi, hi_code, lo_code)
-    signed = np.where(neg & ((code != 0) | (dt is not HIF8)), code | 0x80, code)
-    to_inf = {cv.RNE: np.ones_like(neg), cv.RNA: np.ones_like(neg), cv.RTZ: np.zeros_like(neg),
-              cv.RTO: np.zeros_like(neg), cv.RTP: ~neg, cv.RTM: neg}[direction]
-    inf = {E4M3.name: 0x7F, E5M2.name: 0x7C, HIF8.name: 0x6F}[dt.name]  # E4M3: its NaN code stands in
-    largest = codes[-1]
-    overflowed = np.where(neg, 0x80, 0) | np.where(to_inf, inf, largest)
-    status = np.where(over, cv.OVERFLOW, np.where(exact, cv.EXACT_RESULT, cv.INEXACT))
-    return np.where(over, overflowed, signed).astype(np.uint8), status.astype(np.uint8)
+    return sfr.encode(x, dt.name, direction)
 
 
 def check_encoding(bits: np.ndarray, src, dt, direction: str) -> None:
