@@ -32,6 +32,7 @@ from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
 from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.generators import conversion as boundaries
 from ptofuzz.generators import values
 from ptofuzz.generators.elementwise import valid_region
 from ptofuzz.generators.source import Source
@@ -329,12 +330,18 @@ def golden_files(platform: str) -> Any:
 # ---- inputs ----------------------------------------------------------------------------------------------------
 
 def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
-    return {"src": values.draw(source, dtypes.get(case.dtype), case.tile("src").shape, mix)}
+    """The source tile: :func:`values.draw`'s elements, a quarter of them the pair's boundary values
+    (:mod:`ptofuzz.generators.conversion`: ties, neighbours, range edges)."""
+    src = dtypes.get(case.dtype)
+    bits = values.draw(source, src, case.tile("src").shape, mix)
+    return {"src": boundaries.mix_in(source, bits, src, dtypes.get(case.param(TO) or case.dtype))}
 
 
 def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
     r, c = case.tile("src").shape
-    return {"src": values.draw(source, dtypes.get(case.dtype), (n * r * c,), mix).reshape(n, r, c)}
+    src = dtypes.get(case.dtype)
+    bits = values.draw(source, src, (n * r * c,), mix)
+    return {"src": boundaries.mix_in(source, bits, src, dtypes.get(case.param(TO) or case.dtype)).reshape(n, r, c)}
 
 
 # ---- fuzzing ----------------------------------------------------------------------------------------------------

@@ -184,9 +184,26 @@ def _tcvt_float_mode(sig: Signature) -> bool:
 
 
 def _tcvt_int_mode(sig: Signature) -> bool:
-    """An integer-to-float pair's result off by some ulps."""
+    """An integer-to-float pair's result off by some ulps, or (to float16, the one destination an integer can
+    overflow) infinite where the mode stops at the largest finite value."""
     g = _tcvt_value(sig)
-    return g is not None and g[0] not in _FLOATS and g[1] in _FLOATS and sig.kind.startswith("ulp-")
+    return g is not None and g[0] not in _FLOATS and g[1] in _FLOATS and (
+        sig.kind.startswith("ulp-") or (sig.kind == "inf-vs-finite" and g[1] == "float16"))
+
+
+def _bounds_held(src: str, dst: str) -> bool:
+    """Whether a float source holds an integer destination's minimum and maximum exactly (then clamping to them
+    in the source type, cpusim-tcvt-sat-bound's cause, is exact)."""
+    from ptofuzz.core import dtypes
+
+    s, d = dtypes.get(src), dtypes.get(dst)
+
+    def held(v: int) -> bool:
+        v = abs(v)
+        odd = v >> ((v & -v).bit_length() - 1) if v else 0
+        return odd.bit_length() <= s.man_bits + 1 and v < 2 ** (1 << (s.exp_bits - 1))
+
+    return held(d.int_max) and held(d.int_min)
 
 
 def _tcvt_sat_nan(sig: Signature) -> bool:
@@ -199,7 +216,7 @@ def _tcvt_sat_bound(sig: Signature) -> bool:
     """A float-to-integer pair with saturation on, an integer value off (the wrong end of the range)."""
     g = _tcvt_value(sig)
     return g is not None and g[0] in _FLOATS and g[1] not in _FLOATS and g[3] == "sat" and not g[2] \
-        and sig.kind == "int-value"
+        and sig.kind == "int-value" and not _bounds_held(g[0], g[1])
 
 
 def _tcvt_sat_widening(sig: Signature) -> bool:
@@ -210,11 +227,11 @@ def _tcvt_sat_widening(sig: Signature) -> bool:
 
 
 def _tcvt_cast_odd(sig: Signature) -> bool:
-    """CAST_ODD from a float to an integer, unsaturated (saturated, the value may be the bound's), an integer
-    value off."""
+    """CAST_ODD from a float to an integer, an integer value off: unsaturated, or saturated where the source
+    holds the destination's bounds (elsewhere the value may be cpusim-tcvt-sat-bound's)."""
     g = _tcvt_value(sig)
-    return g is not None and g[2] and g[3] != "sat" and g[0] in _FLOATS and g[1] not in _FLOATS \
-        and sig.kind == "int-value"
+    return g is not None and g[2] and g[0] in _FLOATS and g[1] not in _FLOATS and sig.kind == "int-value" \
+        and (g[3] != "sat" or _bounds_held(g[0], g[1]))
 
 
 # TCVT's defects in the simulator (appended to DEFECTS below), each shown on a minimal case in

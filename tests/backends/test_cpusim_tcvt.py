@@ -280,6 +280,8 @@ def test_the_harness_compiles_the_cpu_pairs_of_the_instruction():
     ("TCVT/float/cpu~cpusim/nan-vs-number/round-only/float32>float32,sat", "cpusim-tcvt-sat-nan"),
     ("TCVT/int/cpu~cpusim/ulp-1/convert/int32>float32", "cpusim-tcvt-int-mode-ignored"),
     ("TCVT/int64/cpu~cpusim/ulp-1/convert/int64>float32,dflt", "cpusim-tcvt-int-mode-ignored"),
+    ("TCVT/int/cpu~cpusim/inf-vs-finite/convert/int32>float16", "cpusim-tcvt-int-mode-ignored"),  # past 65504
+    ("TCVT/float/cpu~cpusim/int-value/convert/float16>uint8,odd,sat", "cpusim-tcvt-cast-odd"),  # 0, 255 held
     ("TCVT/float/cpu~cpusim/int-value/convert/float32>int32,sat", "cpusim-tcvt-sat-bound"),
     ("TCVT/float/cpu~cpusim/int-value/convert/float32>int32,odd", "cpusim-tcvt-cast-odd"),
     ("TCVT/float/cpu~cpusim/ulp-large/convert/float16>float32,sat", "cpusim-tcvt-sat-widening"),
@@ -292,6 +294,9 @@ def test_the_harness_compiles_the_cpu_pairs_of_the_instruction():
     ("TCVT/int/cpu~cpusim/ulp-1/convert/int32>int16", None),  # integer to integer
     ("TCVT/float/cpu~spec/ulp-1/convert/float32>float16", None),  # not the simulator
     ("TCVT/int/cpu~cpusim/int-value/convert/int32>int16,sat", None),
+    ("TCVT/int/cpu~cpusim/inf-vs-finite/convert/int32>float32", None),  # no integer overflows float32
+    ("TCVT/float/cpu~cpusim/int-value/convert/float32>int16,sat", None),  # f32 holds -32768, 32767: no bound
+    ("TCVT/float/cpu~cpusim/int-value/convert/float16>int16,odd,sat", None),  # f16 does not hold 32767
 ])
 def test_the_tcvt_defects_match_the_campaigns_signatures(key, name):
     found = defects.matching(Signature.from_key(key))
