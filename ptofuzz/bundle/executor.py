@@ -154,11 +154,14 @@ TCVT_DTYPES = {**SPEC_DTYPES, "E4M3": "float8_e4m3", "E5M2": "float8_e5m2", "HiF
 RMODE_TO_ROUND = {0: 0, 1: 1, 2: 5, 3: 3, 4: 4, 5: 2, 6: 6}
 #: HardwareTCVTTypePairSupported (asl/arch/profile/e8m0-conversion.asl): an E8M0 destination takes these only
 E8M0_SOURCES = frozenset({"FP16", "BF16", "FP32"})
-#: B.DATR Layout codes whose source layout (TileDataLayoutSourceLayout, asl/block/model/state/control-state.asl) is
-#: row-major, the one layout of ptofuzz's Local tiles: NORM, ND2DN, ND2ZN, ND2NZ
-ND_SOURCE_LAYOUTS = frozenset({0, 1, 3, 4})
 #: the CUBE conversion codes ND2M32..N82ND: TileDataLayoutSourceLayout has no layout for them (``unreachable``)
 CUBE_LAYOUTS = frozenset(range(21, 27))
+#: each other B.DATR Layout code's source and destination layouts (TileDataLayoutSourceLayout and
+#: ...DestinationLayout, asl/block/model/state/control-state.asl): NORM is ND to ND, XX2YY is XX to YY (ND
+#: row-major, DN column-major, ZN and NZ the fractal layouts). ptofuzz's Local tiles are ND.
+TCVT_LAYOUTS: dict[int, tuple[str, str]] = {
+    code: ("ND", "ND") if name == "NORM" else (name[:2], name[3:])
+    for code, name in enc.LAYOUTS.items() if code not in CUBE_LAYOUTS}
 
 
 @dataclasses.dataclass
@@ -176,6 +179,9 @@ class LocalTile:
     #: a predicate tile's logical (rows, cols, valid rows, valid cols): the data tile's it was computed from (its
     #: payload is ptofuzz's Row x Col/8 byte tile); None: numeric storage
     logical: tuple[int, int, int, int] | None = None
+    #: a private CUBE tile (pto-spec's TileLocation_Matrix), not an ordinary public one; only TCVT reads it (its
+    #: Canonicalize rule: tcvt-schema.asl); what the other operations do with one is not modelled
+    private: bool = False
 
     @property
     def tile(self) -> Tile:
@@ -683,12 +689,12 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
 def _commit_tcvt(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> BlockResult:
     """TCVT, in the order of ``tile-execution.asl``: binding completeness and B.IOR fields (Fault_BundleControl:
     TCVT reads no register); B.DATR CMode (TileOperationDATRFieldsLegal: TCVT takes every other field); the closed
-    schema (``SelectedBundleClosedTCVTSchemaLegal``, Fault_TileLegality: no B.IOR at all, one terminal B.IOT
-    binding one source and one destination, LB0 1..65535 and LB1, LB2 nonzero when present, the source a defined
-    numeric tile of the BSTART type, the destination type B.DATR's concrete DataType or else BSTART's, an E8M0
-    destination only from FP16, BF16, FP32, Canonicalize exactly for a private CUBE source (ptofuzz's Local tiles
-    are ordinary: Canonicalize 1 faults), the source in the Layout's source layout (ptofuzz's tiles are
-    row-major: NORM, ND2DN, ND2ZN, ND2NZ pass)); the destination (LB0..LB2 in the destination type:
+    schema (``SelectedBundleClosedTCVTSchemaLegal``, Fault_TileLegality: no B.IOR at all, one terminal B.IOT binding
+    one source and one destination, LB0 1..65535 and LB1, LB2 nonzero when present, the source a defined numeric
+    tile of the BSTART type, the destination type B.DATR's concrete DataType or else BSTART's, an E8M0 destination
+    only from FP16, BF16, FP32, Canonicalize 1 exactly for a private CUBE source (:attr:`LocalTile.private`), which
+    takes Layout NORM only, an ordinary source in the Layout's source layout (:data:`TCVT_LAYOUTS`; ptofuzz's tiles
+    are row-major: NORM, ND2DN, ND2ZN, ND2NZ pass)); the destination (LB0..LB2 in the destination type:
     Fault_TileAllocation); ``TileOperandsLegal_TCVT`` (``asl/tile/model/legality/operand-schema.asl``: the
     destination's Row, Col and valid region those of the source, Fault_TileLegality after allocation); then the
     values, from :func:`ptofuzz.oracles.conversion.spec` with B.DATR's RMode (:data:`RMODE_TO_ROUND`; 0: the
@@ -725,14 +731,17 @@ def _commit_tcvt(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> B
     effective = enc.DATATYPES[code] if code != 31 else bstart  # DTYPE_NONE (or no B.DATR) inherits BSTART's
     if effective == "E8M0" and bstart not in E8M0_SOURCES:
         raise _legality(f"an E8M0 destination takes FP16, BF16 or FP32 sources, not {bstart}")
-    if datr.get("canon"):
-        raise _legality("Canonicalize 1 needs a private CUBE source; the source is an ordinary Local tile")
+    if bool(datr.get("canon")) != src.private:
+        raise _legality("Canonicalize is 1 exactly for a private CUBE source; the source is " +
+                        ("one" if src.private else "an ordinary Local tile"))
     layout = datr.get("layout", 0)
+    if src.private and layout:
+        raise _legality(f"a private CUBE source converts with Layout NORM only, not {enc.LAYOUTS[layout]}")
     if layout in CUBE_LAYOUTS:
         return BlockResult("TCVT", "unsupported", reason=f"Layout {enc.LAYOUTS[layout]} (a CUBE conversion): "
                                                          "pto-spec's TCVT schema reaches unreachable for it")
-    if layout not in ND_SOURCE_LAYOUTS:
-        raise _legality(f"Layout {enc.LAYOUTS[layout]} reads a {enc.LAYOUTS[layout][:2]} source; the source is "
+    if TCVT_LAYOUTS[layout][0] != "ND":
+        raise _legality(f"Layout {enc.LAYOUTS[layout]} reads a {TCVT_LAYOUTS[layout][0]} source; the source is "
                         "row-major (ND)")
     dt = TCVT_DTYPES.get(effective)
     mask = enc.PE_MASKS[b.pemode]
@@ -745,7 +754,7 @@ def _commit_tcvt(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> B
                         "(TileOperandsLegal_TCVT)")
     rmode = datr.get("rmode", 0)
     why = (f"ptofuzz has no element model of {effective}" if dt is None else
-           f"Layout {enc.LAYOUTS[layout]} lays the destination out {enc.LAYOUTS[layout][-2:]}; ptofuzz's tiles are "
+           f"Layout {enc.LAYOUTS[layout]} lays the destination out {TCVT_LAYOUTS[layout][1]}; ptofuzz's tiles are "
            "row-major" if layout else
            "RMode RHB: ptofuzz's conversion core has no ties-to-greater direction" if rmode not in RMODE_TO_ROUND
            else "")
