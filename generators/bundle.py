@@ -418,6 +418,12 @@ ILLEGAL: dict[str, tuple[str, str, int, str]] = {
     "ior-on-tadd": ("TADD", "Fault_BundleControl", 5, "a B.IOR naming a register TADD does not read"),
     "datr-on-tadd": ("TADD", "Fault_TileLegality", 5, "a B.DATR (DataType 0: an FP64 destination) on S16"),
     "scalar-source-shape": ("TADDS", "Fault_TileLegality", 5, "LB0 one less than the source's valid columns"),
+    # TCVT's closed schema (tcvt-schema.asl) and TileOperandsLegal_TCVT
+    "cmode-on-tcvt": ("TCVT", "Fault_TileLegality", 5, "a B.DATR CMode of NE on TCVT"),
+    "tcvt-source-type": ("TCVT", "Fault_TileLegality", 5, "BSTART says FP16, the source is FP32"),
+    "tcvt-canonicalize": ("TCVT", "Fault_TileLegality", 5, "Canonicalize 1 on an ordinary source"),
+    "tcvt-layout": ("TCVT", "Fault_TileLegality", 5, "Layout DN2ND on a row-major source"),
+    "tcvt-shape": ("TCVT", "Fault_TileLegality", 5, "a destination TSize giving twice the source's rows"),
 }
 SPECIAL = {
     "dont-care": ("TSORT", "ok", "bits 8:7 of a source-only binding set: the model ignores them"),
@@ -430,7 +436,13 @@ def _base(op: str, src: Source) -> BundleCase:
     from ptofuzz.core.layouts import spec_physical
     from ptofuzz.generators import values
 
-    dt = dtypes.get("float32" if op == "TSORT" else "int16")
+    dt = dtypes.get("float32" if op in ("TSORT", "TCVT") else "int16")
+    if op == "TCVT":  # 2x8 valid FP32 to FP16 in 8x8 tiles (256 B and 128 B)
+        from ptofuzz.oracles import conversion
+
+        t = Tile(8, 8, 2, 8)
+        case = Case("TCVT", "spec", dt.name, (("dst", t), ("src", t)), ((conversion.TO, "float16"),))
+        return tcvt_bundle(case, {"src": values.draw(src, dt, t.shape)})
     if op in CLOSED:  # 2x8 S16 (a 128 B tile of 4x16)
         t = Tile(*spec_physical(2, 8, dt), 2, 8)
         form = CLOSED[op]
@@ -512,6 +524,14 @@ def illegal(kind: str, src: Source) -> BundleCase:
         datr = enc.encode(enc.Command("B.DATR", {"cmode": 0, "pad": 0, "sat": 0, "canon": 0, "datatype": 0,
                                                  "rmode": 0, "layout": 0}))
         w = w[:1] + [datr] + w[1:]
+    elif kind in ("cmode-on-tcvt", "tcvt-canonicalize", "tcvt-layout"):
+        k = _index_of(w, "B.DATR")
+        w = _replace(w, k, w[k] | {"cmode-on-tcvt": 1 << 29, "tcvt-canonicalize": 1 << 25, "tcvt-layout": 6 << 7}[kind])
+    elif kind == "tcvt-source-type":
+        w = _replace(w, 0, (w[0] & ~(31 << 27)) | dtypes.get("float16").spec_code << 27)
+    elif kind == "tcvt-shape":
+        k = _index_of(w, "B.IOT.SD")
+        w = _replace(w, k, w[k] + (1 << 15))  # SizeCode + 1
     elif kind in ("dst-too-small", "dst-too-large"):
         k = _index_of(w, "B.IOT.SD")
         size = (w[k] >> 15) & 15
