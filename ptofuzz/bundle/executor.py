@@ -150,8 +150,9 @@ SUPPORTED = ("TSORT", "TMRGSORT", *TPART, *CLOSED, "TCVT")
 TCVT_DTYPES = {**SPEC_DTYPES, "E4M3": "float8_e4m3", "E5M2": "float8_e5m2", "HiF8": "hifloat8"}
 #: B.DATR RMode (0 operation default, 1 RNE, 2 RTZ, 3 RTM, 4 RTP, 5 RNA, 6 RTO, 7 RHB) -> the conversion oracle's
 #: ``rmode`` (pto::RoundMode's ordinals), the pairing of DecodePublicConversionRoundingSelection
-#: (asl/scalar/model/fsu/arithmetic.asl); RHB (ties to the greater candidate) has no ordinal there
-RMODE_TO_ROUND = {0: 0, 1: 1, 2: 5, 3: 3, 4: 4, 5: 2, 6: 6}
+#: (asl/scalar/model/fsu/arithmetic.asl); RHB (ties to the greater candidate), which has no ordinal there, is the
+#: oracle's spec-only 7
+RMODE_TO_ROUND = {0: 0, 1: 1, 2: 5, 3: 3, 4: 4, 5: 2, 6: 6, 7: 7}
 #: HardwareTCVTTypePairSupported (asl/arch/profile/e8m0-conversion.asl): an E8M0 destination takes these only
 E8M0_SOURCES = frozenset({"FP16", "BF16", "FP32"})
 #: the CUBE conversion codes ND2M32..N82ND: TileDataLayoutSourceLayout has no layout for them (``unreachable``)
@@ -700,11 +701,11 @@ def _commit_tcvt(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> B
     values, from :func:`ptofuzz.oracles.conversion.spec` with B.DATR's RMode (:data:`RMODE_TO_ROUND`; 0: the
     operation default) and Sat (1: saturation on; no B.DATR: off).
 
-    Legal blocks ptofuzz cannot compute are answered unsupported after every check: a destination type without
-    an element model (FP64, E8M0, the 4-bit types, ...), a Layout that makes the destination DN, ZN or NZ
-    (ptofuzz's tiles are row-major), RMode 7 (RHB, which the conversion core has no direction for), and the CUBE
-    conversion Layouts 21..26, for which pto-spec's schema reaches ``unreachable``. PadValue is not modelled (as
-    for every operation here: the valid region is written, the rest classed open by the bundle oracle)."""
+    Legal blocks ptofuzz cannot compute are answered unsupported after every check: a destination type without an
+    element model (FP64, E8M0, the 4-bit types, ...), a Layout that makes the destination DN, ZN or NZ (ptofuzz's
+    tiles are row-major), and the CUBE conversion Layouts 21..26, for which pto-spec's schema reaches
+    ``unreachable``. PadValue is not modelled (as for every operation here: the valid region is written, the rest
+    classed open by the bundle oracle)."""
     from ptofuzz.oracles import conversion
 
     (src_index,), ((hand, size),) = _counts(block, 1, 1)
@@ -755,9 +756,7 @@ def _commit_tcvt(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> B
     rmode = datr.get("rmode", 0)
     why = (f"ptofuzz has no element model of {effective}" if dt is None else
            f"Layout {enc.LAYOUTS[layout]} lays the destination out {TCVT_LAYOUTS[layout][1]}; ptofuzz's tiles are "
-           "row-major" if layout else
-           "RMode RHB: ptofuzz's conversion core has no ties-to-greater direction" if rmode not in RMODE_TO_ROUND
-           else "")
+           "row-major" if layout else "")
     if why:
         return BlockResult("TCVT", "unsupported", reason=why)
     assert dt is not None

@@ -74,6 +74,8 @@ def test_selector_and_assembly():
     (FP32, [datr(dtype=S32, rmode=3)], "float32", [0xC0200000], [0xFFFFFFFD], "int32"),
     (FP32, [datr(dtype=S32, rmode=4)], "float32", [0xC0200000], [0xFFFFFFFE], "int32"),
     (FP32, [datr(dtype=S32, rmode=6)], "float32", [0xC0200000], [0xFFFFFFFD], "int32"),
+    # RMode 7 (RHB): a tie to the greater neighbour: -2.5 to -2, 2.5 to 3
+    (FP32, [datr(dtype=S32, rmode=7)], "float32", [0xC0200000, 0x40200000], [0xFFFFFFFE, 3], "int32"),
     # a NaN to S32: the indefinite value (the minimum) without Sat, 0 with it
     (FP32, [datr(dtype=S32)], "float32", [0x7FC00000], [0x80000000], "int32"),
     (FP32, [datr(dtype=S32, sat=1)], "float32", [0x7FC00000], [0], "int32"),
@@ -159,10 +161,9 @@ def test_fields_tcvt_takes(extra):
 
 
 @pytest.mark.parametrize(("words", "reason"), [
-    # legal blocks ptofuzz does not compute: a DN/ZN/NZ destination (ND2DN, ND2ZN, ND2NZ), RMode RHB, FP64 and
+    # legal blocks ptofuzz does not compute: a DN/ZN/NZ destination (ND2DN, ND2ZN, ND2NZ), FP64 and
     # E8M0 destinations (no element model), a CUBE conversion Layout (the schema cannot index it)
     *[(u8_block(datr(dtype=U16, layout=code)), "row-major") for code in (1, 3, 4)],
-    (u8_block(datr(dtype=U16, rmode=7)), "RHB"),
     (u8_block(datr(dtype=FP64), binding=(iot_sd(size=4),)), "FP64"),
     ([start(FP32), datr(dtype=E8M0), lb(0, 2), lb(2, 8), iot_sd(size=1), BSTOP], "E8M0"),
     (u8_block(datr(dtype=U16, layout=21)), "unreachable"),
