@@ -30,6 +30,9 @@ def target():
     tand = registry.get("TAND")  # S16 sources at M#1, M#2 (valid 2x8): the bitwise operations' state
     case = tand.explicit_case("spec", {"dtype": "int16", "dst": (2, 8)})
     machines.append(gb.bundle_for(case, tand.draw_inputs(seeded(0, "fuzz-bundle", "tand"), case, values.ValueMix())))
+    tcvt = registry.get("TCVT")  # an FP32 source at M#1 (valid 2x8): TCVT's state
+    case = tcvt.explicit_case("spec", {"dtype": "float32", "to": "float16", "dst": (2, 8)})
+    machines.append(gb.bundle_for(case, tcvt.draw_inputs(seeded(0, "fuzz-bundle", "tcvt"), case, values.ValueMix())))
 
     def test_one_input(data: bytes) -> None:
         if not data:

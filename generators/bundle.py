@@ -12,7 +12,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ptofuzz.bundle import encoding as enc
-from ptofuzz.bundle.executor import CLOSED, CMODE_TO_CMP, CORE_CAPACITY, LocalTile
+from ptofuzz.bundle.executor import CLOSED, CMODE_TO_CMP, CORE_CAPACITY, RMODE_TO_ROUND, TCVT_DTYPES, LocalTile
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.generators.source import Source
@@ -60,6 +60,8 @@ def spelling_problem(case: Case) -> str | None:
     """Why a spec ``case`` has no bundle spelling, or None: an element type without a BSTART DataType code, a
     destination (or TSORT's index tile) no Local SizeCode holds, a loop bound too wide for B.DIM's immediate.
     Decided by these rules before anything is built, so that an error while building is a bug, never a verdict."""
+    if case.op == "TCVT":
+        return _tcvt_problem(case)
     if case.dtype not in DT_CODE:
         return f"{case.dtype} has no BSTART DataType code"
     dt = dtypes.get(case.dtype)
@@ -111,6 +113,64 @@ def spelling_problem(case: Case) -> str | None:
         if not 0 <= value < DIM_LIMIT:
             return f"{name} {value} does not fit B.DIM's 17-bit immediate"
     return None
+
+
+def _tcvt_problem(case: Case) -> str | None:
+    """:func:`spelling_problem` of a TCVT case: both types with a DataType code the executor computes, the
+    rounding mode one B.DATR RMode names, the destination a Local size, the LBs within B.DIM's immediate."""
+    from ptofuzz.oracles import conversion
+
+    src, to = dtypes.get(case.dtype), dtypes.get(case.param(conversion.TO) or case.dtype)
+    for dt in (src, to):
+        if dt.spec_name not in TCVT_DTYPES:
+            return f"{dt.name} has no DataType code TCVT's bundle computes"
+    if int(case.param(conversion.RMODE, 0) or 0) not in ROUND_TO_RMODE:
+        return f"rounding mode {case.param(conversion.RMODE)} has no B.DATR RMode"
+    if case.param(conversion.SAT) not in (None, conversion.SAT_ON, conversion.SAT_OFF):
+        return f"saturation {case.param(conversion.SAT)} has no B.DATR Sat"
+    d = case.tile("dst")
+    nbytes = d.rows * d.cols * to.itemsize
+    if not _is_local_size(nbytes):
+        return f"the destination tile's {nbytes} B is no Local tile size (128 B * 2**k up to 64 KiB)"
+    for name, value in (("ValidCol", d.valid_cols), ("ValidRow", d.valid_rows), ("Col", d.cols)):
+        if not 0 <= value < DIM_LIMIT:
+            return f"{name} {value} does not fit B.DIM's 17-bit immediate"
+    return None
+
+
+#: the conversion oracle's ``rmode`` (pto::RoundMode ordinals) -> B.DATR RMode
+ROUND_TO_RMODE = {rmode: code for code, rmode in RMODE_TO_ROUND.items()}
+
+
+def tcvt_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
+    """The bundle that runs spec ``case`` of TCVT: ``BSTART.VEC TCVT`` with the source type, the source at M#1, the
+    destination to T with TSize its capacity in the destination type; LBs as :func:`closed_bundle` writes them;
+    a B.DATR when the case needs one (another destination type, a rounding mode, saturation on): DataType the
+    destination type (DTYPE_NONE when it is the source's), RMode (:data:`ROUND_TO_RMODE`), Sat, PadValue Null
+    (padding undefined, as the direct oracle classes it)."""
+    from ptofuzz.oracles import conversion
+
+    src_dt, to = dtypes.get(case.dtype), dtypes.get(case.param(conversion.TO) or case.dtype)
+    d = case.tile("dst")
+    src = _local(case, "src", inputs["src"])
+    dst_bytes = d.rows * d.cols * to.itemsize
+    pe = _pemode(src.capacity + dst_bytes, mask)
+    src.mask = enc.PE_MASKS[pe]
+    start = enc.Command("BSTART.TEPL", {"datatype": src_dt.spec_code, "selector": enc.SELECTOR_OF["TCVT"]})
+    words = [enc.encode(start)]
+    rmode = ROUND_TO_RMODE[int(case.param(conversion.RMODE, 0) or 0)]
+    sat = int(case.param(conversion.SAT) == conversion.SAT_ON)
+    if to != src_dt or rmode or sat:
+        words.append(enc.encode(enc.Command("B.DATR", {
+            "cmode": 0, "pad": 3, "sat": sat, "canon": 0, "datatype": to.spec_code if to != src_dt else 31,
+            "rmode": rmode, "layout": 0})))
+    for lb, value, default in ((0, d.valid_cols, None), (1, d.valid_rows, 1), (2, d.cols, d.valid_cols)):
+        if value != default:
+            words.append(enc.encode(enc.Command("B.DIM", {"lb": lb, "rs": 0, "imm": value})))
+    words.append(enc.encode(enc.Command("B.IOT.SD", {"src0": SRC0, "last": 1, "pemode": pe,
+                                                     "size": _size_code(dst_bytes), "dst": 0})))
+    words.append(enc.BSTOP_WORD)
+    return BundleCase("tcvt", "TCVT", words, {SRC0: src}, {}, "ok", case=case, inputs=inputs)
 
 
 def _local(case: Case, role: str, bits: np.ndarray) -> LocalTile:
@@ -291,6 +351,8 @@ def bundle_for(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase:
         raise ValueError(f"no bundle spelling: {why}")
     if case.op == "TMRGSORT":
         return tmrgsort_bundle(case, inputs)
+    if case.op == "TCVT":
+        return tcvt_bundle(case, inputs)
     if case.op in CLOSED and CLOSED[case.op].schema == "select":
         return select_bundle(case, inputs)
     if case.op in CLOSED:
@@ -356,6 +418,12 @@ ILLEGAL: dict[str, tuple[str, str, int, str]] = {
     "ior-on-tadd": ("TADD", "Fault_BundleControl", 5, "a B.IOR naming a register TADD does not read"),
     "datr-on-tadd": ("TADD", "Fault_TileLegality", 5, "a B.DATR (DataType 0: an FP64 destination) on S16"),
     "scalar-source-shape": ("TADDS", "Fault_TileLegality", 5, "LB0 one less than the source's valid columns"),
+    # TCVT's closed schema (tcvt-schema.asl) and TileOperandsLegal_TCVT
+    "cmode-on-tcvt": ("TCVT", "Fault_TileLegality", 5, "a B.DATR CMode of NE on TCVT"),
+    "tcvt-source-type": ("TCVT", "Fault_TileLegality", 5, "BSTART says FP16, the source is FP32"),
+    "tcvt-canonicalize": ("TCVT", "Fault_TileLegality", 5, "Canonicalize 1 on an ordinary source"),
+    "tcvt-layout": ("TCVT", "Fault_TileLegality", 5, "Layout DN2ND on a row-major source"),
+    "tcvt-shape": ("TCVT", "Fault_TileLegality", 5, "a destination TSize giving twice the source's rows"),
 }
 SPECIAL = {
     "dont-care": ("TSORT", "ok", "bits 8:7 of a source-only binding set: the model ignores them"),
@@ -368,7 +436,13 @@ def _base(op: str, src: Source) -> BundleCase:
     from ptofuzz.core.layouts import spec_physical
     from ptofuzz.generators import values
 
-    dt = dtypes.get("float32" if op == "TSORT" else "int16")
+    dt = dtypes.get("float32" if op in ("TSORT", "TCVT") else "int16")
+    if op == "TCVT":  # 2x8 valid FP32 to FP16 in 8x8 tiles (256 B and 128 B)
+        from ptofuzz.oracles import conversion
+
+        t = Tile(8, 8, 2, 8)
+        case = Case("TCVT", "spec", dt.name, (("dst", t), ("src", t)), ((conversion.TO, "float16"),))
+        return tcvt_bundle(case, {"src": values.draw(src, dt, t.shape)})
     if op in CLOSED:  # 2x8 S16 (a 128 B tile of 4x16)
         t = Tile(*spec_physical(2, 8, dt), 2, 8)
         form = CLOSED[op]
@@ -450,6 +524,14 @@ def illegal(kind: str, src: Source) -> BundleCase:
         datr = enc.encode(enc.Command("B.DATR", {"cmode": 0, "pad": 0, "sat": 0, "canon": 0, "datatype": 0,
                                                  "rmode": 0, "layout": 0}))
         w = w[:1] + [datr] + w[1:]
+    elif kind in ("cmode-on-tcvt", "tcvt-canonicalize", "tcvt-layout"):
+        k = _index_of(w, "B.DATR")
+        w = _replace(w, k, w[k] | {"cmode-on-tcvt": 1 << 29, "tcvt-canonicalize": 1 << 25, "tcvt-layout": 6 << 7}[kind])
+    elif kind == "tcvt-source-type":
+        w = _replace(w, 0, (w[0] & ~(31 << 27)) | dtypes.get("float16").spec_code << 27)
+    elif kind == "tcvt-shape":
+        k = _index_of(w, "B.IOT.SD")
+        w = _replace(w, k, w[k] + (1 << 15))  # SizeCode + 1
     elif kind in ("dst-too-small", "dst-too-large"):
         k = _index_of(w, "B.IOT.SD")
         size = (w[k] >> 15) & 15

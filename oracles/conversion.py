@@ -1,7 +1,8 @@
 """TCVT: ``dst = cast(src)`` over the valid region, in a rounding mode and a saturation mode, on raw bits.
 
 A case's ``dtype`` is the source's; its params: ``to`` (the destination's type), ``rmode`` (``pto::RoundMode``'s
-ordinal: 0 CAST_NONE, 1 CAST_RINT, 2 CAST_ROUND, 3 CAST_FLOOR, 4 CAST_CEIL, 5 CAST_TRUNC, 6 CAST_ODD) and ``sat``
+ordinal: 0 CAST_NONE, 1 CAST_RINT, 2 CAST_ROUND, 3 CAST_FLOOR, 4 CAST_CEIL, 5 CAST_TRUNC, 6 CAST_ODD; and, on spec
+only, 7: pto-spec's RHB, B.DATR RMode 7, nearest with a tie to the greater neighbour, which pto-isa lacks) and ``sat``
 (0 ``SaturationMode::ON``, 1 ``OFF``; absent: the form without a saturation argument). Every value is converted
 by :mod:`ptofuzz.oracles.convert` (exact, rounded once); what follows says which results the documents fix and
 which they leave open (classed, never filled in).
@@ -61,6 +62,7 @@ from ptofuzz.oracles import descriptors, ieee
 
 TO, RMODE, SAT = "to", "rmode", "sat"
 SAT_ON, SAT_OFF = 0, 1
+RHB_MODE = 7  # rmode 7: pto-spec's RHB (spec only)
 #: the element types pto-spec converts that ptofuzz has (every ordered pair of them is a TCVT)
 SPEC_DTYPES = ("float32", "float16", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
                "uint64", "float8_e4m3", "float8_e5m2", "hifloat8")
@@ -76,6 +78,8 @@ def direction(case: Case) -> str:
     """The rounding direction of the case's mode (CAST_NONE: pto-spec's default for the pair)."""
     src, dst = pair(case)
     mode = int(case.param(RMODE, 0) or 0)
+    if mode == RHB_MODE:
+        return cv.RHB
     return cv.default_direction(src, dst) if mode == 0 else cv.MODE_DIRECTION[cv.ROUND_MODES[mode]]
 
 
@@ -118,7 +122,7 @@ def _open_range(x: cv.Exact, out: np.ndarray, status: np.ndarray, dst: DType, ho
     mask = np.zeros(out.shape, dtype=bool)
     if dst.name == "float8_e4m3":
         mask |= (status == cv.INFINITE) | ((status == cv.OVERFLOW) & ieee.is_nan(out, dst))
-    elif dst.name == "hifloat8" and how in (cv.RNE, cv.RNA):
+    elif dst.name == "hifloat8" and how in (cv.RNE, cv.RNA, cv.RHB):
         with np.errstate(over="ignore"):
             a = np.ldexp(x.mag.astype(np.float64), np.clip(x.exp, -2000, 2000))
         mask |= (x.kind == cv.FINITE) & (a > HIF8_MAX) & (a < HIF8_BEYOND)
@@ -205,8 +209,8 @@ def legality(case: Case) -> Outcome | None:
         why = f"src {s.token()} and dst {d.token()} differ (TCVT takes one shape and valid region)"
     if not why and 0 in d.valid:
         why = "an empty valid region (LB0 must be nonzero)"
-    if not why and int(case.param(RMODE, 0) or 0) not in range(7):
-        why = f"rounding mode {case.param(RMODE)} (CAST_NONE..CAST_ODD are 0..6)"
+    if not why and int(case.param(RMODE, 0) or 0) not in range(8):
+        why = f"rounding mode {case.param(RMODE)} (CAST_NONE..CAST_ODD are 0..6, RHB 7)"
     if not why and case.param(SAT) not in (None, SAT_ON, SAT_OFF):
         why = f"saturation {case.param(SAT)} (0 on, 1 off)"
     if why:

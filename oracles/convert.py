@@ -10,7 +10,8 @@ with a :data:`STATUS` saying what happened, and the instruction's models class s
 Rounding directions (pto-spec ADR 0047's names; ``pto::RoundMode`` in pto-isa's ``include/pto/common/type.hpp``):
 ``RNE`` nearest, ties to even (CAST_RINT); ``RNA`` nearest, ties away from zero (CAST_ROUND); ``RTM`` toward
 minus infinity (CAST_FLOOR); ``RTP`` toward plus infinity (CAST_CEIL); ``RTZ`` toward zero (CAST_TRUNC); ``RTO``
-round to odd: an inexact result takes the neighbour whose last kept bit is 1 (CAST_ODD). ``CAST_NONE`` is no
+round to odd: an inexact result takes the neighbour whose last kept bit is 1 (CAST_ODD); and pto-spec's ``RHB``
+nearest, a tie to the numerically greater neighbour (B.DATR RMode 7, no pto::RoundMode). ``CAST_NONE`` is no
 direction of its own: each model says which one it means for a pair (:func:`default_direction`).
 
 Floating destinations follow IEEE 754's rules for a finite result: gradual underflow (subnormal results, rounded
@@ -47,6 +48,9 @@ from ptofuzz.core.dtypes import DType
 
 RNE, RNA, RTM, RTP, RTZ, RTO = "RNE", "RNA", "RTM", "RTP", "RTZ", "RTO"
 DIRECTIONS = (RNE, RNA, RTM, RTP, RTZ, RTO)
+#: pto-spec's seventh direction (ADR 0047, B.DATR RMode 7): nearest, an exact halfway case to the numerically
+#: greater candidate (a positive tie away from zero, a negative one toward it); no pto::RoundMode names it
+RHB = "RHB"
 #: pto::RoundMode's ordinals (CAST_NONE 0 .. CAST_ODD 6) and names; CAST_NONE has no direction of its own
 ROUND_MODES = ("CAST_NONE", "CAST_RINT", "CAST_ROUND", "CAST_FLOOR", "CAST_CEIL", "CAST_TRUNC", "CAST_ODD")
 MODE_DIRECTION = {"CAST_RINT": RNE, "CAST_ROUND": RNA, "CAST_FLOOR": RTM, "CAST_CEIL": RTP, "CAST_TRUNC": RTZ,
@@ -137,6 +141,8 @@ def shift_round(mag: np.ndarray, shift: np.ndarray, neg: np.ndarray, direction: 
         up = above | (tie & ((q0 & _U64(1)) == 1))
     elif direction == RNA:
         up = above | tie
+    elif direction == RHB:
+        up = above | (tie & ~neg)
     elif direction == RTZ:
         up = np.zeros(mag.shape, dtype=bool)
     elif direction == RTP:
@@ -209,7 +215,7 @@ def to_float(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.ndarr
     finite = sign | (np.clip(field, 0, top).astype(np.uint64) << _U64(p)) | frac
     finite = np.where(zero, sign, finite)
     inf = _U64(dst.exp_mask)
-    to_inf = {RNE: True, RNA: True, RTZ: False, RTO: False}.get(direction)
+    to_inf = {RNE: True, RNA: True, RHB: True, RTZ: False, RTO: False}.get(direction)
     if to_inf is None:  # RTP: +inf above, -max below; RTM the other way
         to_inf_arr = ~x.neg if direction == RTP else x.neg
     else:
@@ -246,6 +252,8 @@ def _to_table(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.ndar
         up = (y > mid) | ((y == mid) & ((lo_code & 1) == 1))
     elif direction == RNA:
         up = y >= mid
+    elif direction == RHB:
+        up = (y > mid) | ((y == mid) & ~x.neg)
     elif direction == RTZ:
         up = np.zeros(y.shape, dtype=bool)
     elif direction == RTP:
@@ -262,7 +270,7 @@ def _to_table(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.ndar
     zero = code == 0
     sign = np.where(x.neg & ~(zero & (dst.name == "hifloat8")), _U64(f.sign), _U64(0))  # HiFloat8: no -0
     out = sign | code
-    to_inf = {RNE: True, RNA: True, RTZ: False, RTO: False}.get(direction)
+    to_inf = {RNE: True, RNA: True, RHB: True, RTZ: False, RTO: False}.get(direction)
     to_inf_arr = (~x.neg if direction == RTP else x.neg) if to_inf is None else np.full(x.neg.shape, to_inf)
     # the code where IEEE 754 would give an infinity: E4M3 its NaN, the finite-only FP4 their largest value
     inf = _U64(f.inf if f.inf is not None else f.canonical_nan if f.canonical_nan is not None else f.largest)

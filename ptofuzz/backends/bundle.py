@@ -78,6 +78,10 @@ def _one(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
         r, c = min(t.rows, published.rows), min(t.cols, published.cols)
         out[..., :r, :c] = published.data[..., :r, :c]
         cls = np.full((*lead, *t.shape), UNDEFINED, dtype=np.uint8)
-        cls[..., :published.valid_rows, :published.valid_cols] = EXACT
+        given = block.classes.get(gb.DEST_SLOTS[role])  # the oracle's open elements (TCVT)
+        if given is not None:
+            cls[..., :r, :c] = given[..., :r, :c]
+        else:
+            cls[..., :published.valid_rows, :published.valid_cols] = EXACT
         outputs[role], classes[role] = out, cls
     return Outcome(OutcomeKind.OK, outputs=outputs, classes=classes, flags=tuple(block.flags))

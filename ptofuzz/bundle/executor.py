@@ -142,7 +142,27 @@ CLOSED: dict[str, ClosedTepl] = {
     "TTRI": ClosedTepl("generation", "ptofuzz.oracles.generation:ttri_spec", (),
                        accepts=frozenset({"FP32", "FP16", "S32", "S16", "U32", "U16"}), registers=("rs0", "rs1")),
 }
-SUPPORTED = ("TSORT", "TMRGSORT", *TPART, *CLOSED)
+SUPPORTED = ("TSORT", "TMRGSORT", *TPART, *CLOSED, "TCVT")
+
+# ---- TCVT's closed schema (asl/block/model/dispatch/tcvt-schema.asl) --------------------------------------------
+
+#: the BSTART / B.DATR DataTypes TCVT converts that ptofuzz has an element model of (the 8-bit floats: TCVT only)
+TCVT_DTYPES = {**SPEC_DTYPES, "E4M3": "float8_e4m3", "E5M2": "float8_e5m2", "HiF8": "hifloat8"}
+#: B.DATR RMode (0 operation default, 1 RNE, 2 RTZ, 3 RTM, 4 RTP, 5 RNA, 6 RTO, 7 RHB) -> the conversion oracle's
+#: ``rmode`` (pto::RoundMode's ordinals), the pairing of DecodePublicConversionRoundingSelection
+#: (asl/scalar/model/fsu/arithmetic.asl); RHB (ties to the greater candidate), which has no ordinal there, is the
+#: oracle's spec-only 7
+RMODE_TO_ROUND = {0: 0, 1: 1, 2: 5, 3: 3, 4: 4, 5: 2, 6: 6, 7: 7}
+#: HardwareTCVTTypePairSupported (asl/arch/profile/e8m0-conversion.asl): an E8M0 destination takes these only
+E8M0_SOURCES = frozenset({"FP16", "BF16", "FP32"})
+#: the CUBE conversion codes ND2M32..N82ND: TileDataLayoutSourceLayout has no layout for them (``unreachable``)
+CUBE_LAYOUTS = frozenset(range(21, 27))
+#: each other B.DATR Layout code's source and destination layouts (TileDataLayoutSourceLayout and
+#: ...DestinationLayout, asl/block/model/state/control-state.asl): NORM is ND to ND, XX2YY is XX to YY (ND
+#: row-major, DN column-major, ZN and NZ the fractal layouts). ptofuzz's Local tiles are ND.
+TCVT_LAYOUTS: dict[int, tuple[str, str]] = {
+    code: ("ND", "ND") if name == "NORM" else (name[:2], name[3:])
+    for code, name in enc.LAYOUTS.items() if code not in CUBE_LAYOUTS}
 
 
 @dataclasses.dataclass
@@ -160,6 +180,9 @@ class LocalTile:
     #: a predicate tile's logical (rows, cols, valid rows, valid cols): the data tile's it was computed from (its
     #: payload is ptofuzz's Row x Col/8 byte tile); None: numeric storage
     logical: tuple[int, int, int, int] | None = None
+    #: a private CUBE tile (pto-spec's TileLocation_Matrix), not an ordinary public one; only TCVT reads it (its
+    #: Canonicalize rule: tcvt-schema.asl); what the other operations do with one is not modelled
+    private: bool = False
 
     @property
     def tile(self) -> Tile:
@@ -183,6 +206,9 @@ class BlockResult:
     flags: tuple[str, ...] = ()
     published: dict[int, LocalTile] = dataclasses.field(default_factory=dict)
     reason: str = ""
+    #: the published tiles' element classes where the spec oracle leaves some open (TCVT: ADR 0090's open
+    #: results); a tile without an entry is exact over its valid region
+    classes: dict[int, np.ndarray] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -361,6 +387,8 @@ def _commit(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, Regis
             return _commit_tsort(block, tiles, regs, capacity)
         if block.op == "TMRGSORT":
             return _commit_tmrgsort(block, tiles, regs, capacity)
+        if block.op == "TCVT":
+            return _commit_tcvt(block, tiles, capacity)
         if block.op in CLOSED:
             return _commit_closed(block, CLOSED[block.op], tiles, regs, capacity)
         return _commit_tpart(block, tiles, capacity)
@@ -657,6 +685,97 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
     outcome = _run(oracle, Case(block.op, "spec", dt, (("dst", dst.tile), *roles)), inputs)
     dst.data[...] = outcome.outputs["dst"]
     return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def _commit_tcvt(block: _Block, tiles: dict[int, LocalTile], capacity: int) -> BlockResult:
+    """TCVT, in the order of ``tile-execution.asl``: binding completeness and B.IOR fields (Fault_BundleControl:
+    TCVT reads no register); B.DATR CMode (TileOperationDATRFieldsLegal: TCVT takes every other field); the closed
+    schema (``SelectedBundleClosedTCVTSchemaLegal``, Fault_TileLegality: no B.IOR at all, one terminal B.IOT binding
+    one source and one destination, LB0 1..65535 and LB1, LB2 nonzero when present, the source a defined numeric
+    tile of the BSTART type, the destination type B.DATR's concrete DataType or else BSTART's, an E8M0 destination
+    only from FP16, BF16, FP32, Canonicalize 1 exactly for a private CUBE source (:attr:`LocalTile.private`), which
+    takes Layout NORM only, an ordinary source in the Layout's source layout (:data:`TCVT_LAYOUTS`; ptofuzz's tiles
+    are row-major: NORM, ND2DN, ND2ZN, ND2NZ pass)); the destination (LB0..LB2 in the destination type:
+    Fault_TileAllocation); ``TileOperandsLegal_TCVT`` (``asl/tile/model/legality/operand-schema.asl``: the
+    destination's Row, Col and valid region those of the source, Fault_TileLegality after allocation); then the
+    values, from :func:`ptofuzz.oracles.conversion.spec` with B.DATR's RMode (:data:`RMODE_TO_ROUND`; 0: the
+    operation default) and Sat (1: saturation on; no B.DATR: off).
+
+    Legal blocks ptofuzz cannot compute are answered unsupported after every check: a destination type without an
+    element model (FP64, E8M0, the 4-bit types, ...), a Layout that makes the destination DN, ZN or NZ (ptofuzz's
+    tiles are row-major), and the CUBE conversion Layouts 21..26, for which pto-spec's schema reaches
+    ``unreachable``. PadValue is not modelled (as for every operation here: the valid region is written, the rest
+    classed open by the bundle oracle)."""
+    from ptofuzz.oracles import conversion
+
+    (src_index,), ((hand, size),) = _counts(block, 1, 1)
+    if block.ior is not None and any(block.ior.values()):
+        raise _control("TCVT uses no B.IOR register")
+    datr = block.datr or {}
+    if datr.get("cmode"):
+        raise _legality("TCVT takes every B.DATR field but CMode; CMode nonzero")
+    if block.ior is not None:
+        raise _legality("TCVT takes no B.IOR, not even an all-zero one")
+    b = block.bindings[0]
+    if len(block.bindings) != 1 or b.dest is None or len(b.sources) != 1 or not b.last:
+        raise _legality(f"TCVT binds its source and destination in one B.IOT marked <last>; the block has "
+                        f"{len(block.bindings)} bindings")
+    valid, cols = _closed_dims(block)
+    src = _source(tiles, src_index)
+    bstart = enc.DATATYPES[block.datatype]
+    problem = _descriptor_problem(src)
+    if src.logical is not None or src.dtype != TCVT_DTYPES.get(bstart) or problem:
+        kind = "a predicate" if src.logical is not None else src.dtype
+        raise _legality(f"the source {enc.tile_name(src_index)} must be a legal numeric {bstart} tile (the BSTART "
+                        f"type); it is {kind}{'; ' + problem if problem else ''}")
+    code = datr.get("datatype", 31)
+    effective = enc.DATATYPES[code] if code != 31 else bstart  # DTYPE_NONE (or no B.DATR) inherits BSTART's
+    if effective == "E8M0" and bstart not in E8M0_SOURCES:
+        raise _legality(f"an E8M0 destination takes FP16, BF16 or FP32 sources, not {bstart}")
+    if bool(datr.get("canon")) != src.private:
+        raise _legality("Canonicalize is 1 exactly for a private CUBE source; the source is " +
+                        ("one" if src.private else "an ordinary Local tile"))
+    layout = datr.get("layout", 0)
+    if src.private and layout:
+        raise _legality(f"a private CUBE source converts with Layout NORM only, not {enc.LAYOUTS[layout]}")
+    if layout in CUBE_LAYOUTS:
+        return BlockResult("TCVT", "unsupported", reason=f"Layout {enc.LAYOUTS[layout]} (a CUBE conversion): "
+                                                         "pto-spec's TCVT schema reaches unreachable for it")
+    if TCVT_LAYOUTS[layout][0] != "ND":
+        raise _legality(f"Layout {enc.LAYOUTS[layout]} reads a {TCVT_LAYOUTS[layout][0]} source; the source is "
+                        "row-major (ND)")
+    dt = TCVT_DTYPES.get(effective)
+    mask = enc.PE_MASKS[b.pemode]
+    bits = dtypes.get(dt).bits if dt is not None else UNMODELLED_BITS[effective]
+    _, rows, _ = _allocation_shape(tiles, set(), hand, size, cols, bits, effective, valid, mask, _used(tiles),
+                                   capacity)
+    if (rows, cols, *valid) != (src.rows, src.cols, src.valid_rows, src.valid_cols):
+        raise _legality(f"the destination ({rows}x{cols}, valid {valid[0]}x{valid[1]}) and the source "
+                        f"({src.rows}x{src.cols}, valid {src.valid_rows}x{src.valid_cols}) differ "
+                        "(TileOperandsLegal_TCVT)")
+    rmode = datr.get("rmode", 0)
+    why = (f"ptofuzz has no element model of {effective}" if dt is None else
+           f"Layout {enc.LAYOUTS[layout]} lays the destination out {TCVT_LAYOUTS[layout][1]}; ptofuzz's tiles are "
+           "row-major" if layout else "")
+    if why:
+        return BlockResult("TCVT", "unsupported", reason=why)
+    assert dt is not None
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, mask, _used(tiles), capacity,
+                             src.data.shape[:-2])
+    params = ((conversion.TO, dt), (conversion.RMODE, RMODE_TO_ROUND[rmode]),
+              (conversion.SAT, conversion.SAT_ON if datr.get("sat") else conversion.SAT_OFF))
+    outcome = _run(conversion.spec, Case("TCVT", "spec", src.dtype, (("dst", dst.tile), ("src", src.tile)), params),
+                   {"src": src.data})
+    dst.data[...] = outcome.outputs["dst"]
+    return BlockResult("TCVT", "ok", flags=tuple(outcome.flags or ()), published={slot: dst},
+                       classes={slot: outcome.classes["dst"]})
+
+
+def _descriptor_problem(t: LocalTile) -> str:
+    """Why a Local tile is no legal descriptor of its type ("" when it is one)."""
+    from ptofuzz.oracles import descriptors
+
+    return descriptors.problem(t.tile, dtypes.get(t.dtype), max_bytes=descriptors.LOCAL_MAX)
 
 
 def _closed_dims(block: _Block) -> tuple[tuple[int, int], int]:

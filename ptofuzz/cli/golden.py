@@ -43,7 +43,8 @@ def gen(
         help="TPARTARGMAX/MIN: element type of the index tiles (default uint32).")] = None,
     to: Annotated[str | None, typer.Option(help="TCVT: the destination's element type.")] = None,
     rmode: Annotated[int | None, typer.Option(help="TCVT: pto::RoundMode 0..6 (CAST_NONE, CAST_RINT, CAST_ROUND, "
-                                                   "CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD).")] = None,
+                                                   "CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD); spec: 7 is "
+                                                   "pto-spec's RHB.")] = None,
     sat: Annotated[str | None, typer.Option(help="TCVT: saturation on or off (default: the target's).")] = None,
     shape: Annotated[str | None, typer.Option(help="Tile shape RxC.")] = None,
     dst: Annotated[str | None, typer.Option(help="Destination valid region RxC.")] = None,

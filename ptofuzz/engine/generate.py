@@ -354,7 +354,7 @@ def _add_bundle(content: casefolder.FolderContent, case: Case, inputs: Mapping[s
     b = gb.bundle_for(case, inputs)
     result = ex.execute(b.words, b.tiles, b.gprs)
     files = {role: fname for fname, role in registry.get(case.op).support("spec").profile.inputs}
-    roles = {gb.SRC0: "src"} if case.op == "TSORT" else \
+    roles = {gb.SRC0: "src"} if case.op in ("TSORT", "TCVT") else \
         dict(zip((gb.SRC0, gb.SRC1, gb.SRC2), ex.CLOSED[case.op].sources)) if case.op in ex.CLOSED else \
         {gb.SRC0: "src0", gb.SRC1: "src1"}
     scalar = ex.CLOSED[case.op].scalar if case.op in ex.CLOSED else None

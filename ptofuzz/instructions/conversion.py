@@ -135,7 +135,7 @@ def _case(platform: str, src: str, dst: str, valid: tuple[int, int], shape: tupl
 
 def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
     """A pair the platform converts, a valid region as the elementwise family draws it (empty now and then off
-    the spec), any rounding mode, saturation on, off or the default form."""
+    the spec), any rounding mode (on spec pto-spec's RHB too), saturation on, off or the default form."""
     canon = platforms.canonical(platform)
     src = constraints.get("dtype") or source.choice(tuple(PAIRS[canon]))
     # a constrained pair this platform does not convert is drawn anyway: its model says "unsupported"
@@ -147,7 +147,7 @@ def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -
     if spec:  # the wider type's tile must fit a Local tile as well
         while valid[0] * physical(valid, dtypes.get(src), dtypes.get(dst), True)[1] * wide > 64 * 1024:
             valid = (max(1, valid[0] // 2), valid[1])
-    rmode = int(source.integers(0, 6))
+    rmode = int(source.integers(0, oracles.RHB_MODE if spec else 6))  # pto-spec's RHB (7) too
     sat = source.choice((None, oracles.SAT_ON, oracles.SAT_OFF))
     return _case(platform, src, dst, valid, None, rmode, sat)
 
@@ -166,9 +166,10 @@ def explicit_case(platform: str, opts: Mapping[str, Any]) -> Case:
         raise UsageError(f"--sat {opts.get('sat')}: give on or off (or leave it out: the target's default)")
     given = opts.get("rmode")
     rmode = 1 if given is None else int(given)
-    if rmode not in range(7):
+    spec = platforms.get(canon).kind == platforms.SPEC
+    if rmode not in range(oracles.RHB_MODE + 1 if spec else oracles.RHB_MODE):
         raise UsageError(f"--rmode {rmode}: give a pto::RoundMode 0..6 (CAST_NONE, CAST_RINT, CAST_ROUND, "
-                         "CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD)")
+                         "CAST_FLOOR, CAST_CEIL, CAST_TRUNC, CAST_ODD)" + (", or 7: pto-spec's RHB" if spec else ""))
     shape: tuple[int, int] | None = opts.get("shape")
     valid: tuple[int, int] = opts.get("dst") or shape or (16, 16)
     if shape is not None and (valid[0] > shape[0] or valid[1] > shape[1]):
@@ -467,4 +468,4 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
         draw_inputs=draw_inputs, role_dtype_params={"dst": (TO, "float32")},
         options=("dtype", "to", "shape", "dst", "rmode", "sat"), random_options=("dtype", "to", "shape"),
         replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
-        regions=regions, known_difference=known_difference)]
+        regions=regions, known_difference=known_difference, bundle=True)]

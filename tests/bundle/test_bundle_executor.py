@@ -99,7 +99,9 @@ REASONS = {"reserved-datatype": "DataType 21 is reserved", "gpr-selector": "sele
            "dst-too-small": "the valid region needs", "dst-too-large": "destinations match the source's shape",
            "missing-lb0": "needs LB0 = ValidCol", "split-binding": "in one B.IOT marked <last>",
            "ior-on-tadd": "uses no B.IOR register", "datr-on-tadd": "the destination is FP64",
-           "scalar-source-shape": "does not match LB1 x LB0"}
+           "scalar-source-shape": "does not match LB1 x LB0", "cmode-on-tcvt": "CMode nonzero",
+           "tcvt-source-type": "must be a legal numeric FP16 tile", "tcvt-canonicalize": "exactly for a private CUBE",
+           "tcvt-layout": "reads a DN source", "tcvt-shape": "TileOperandsLegal_TCVT"}
 
 
 @pytest.mark.parametrize("kind", sorted(gb.ILLEGAL))

@@ -10,7 +10,11 @@ and B.DATR (``block/attributes``); the elementwise TEPL operations' bundle tests
 one-binding schema, PE mask zero, destination capacity, TADDS's RegSrc0, decoded BF16 TABS) and static contracts
 (``tile/elementwise-tile-tile/{arithmetic,logical}``, ``tile/tile-scalar-and-immediate/arithmetic``); the bitwise
 family's element, type and static-contract tests (``tile/elementwise-tile-tile/logical/T{AND,OR,XOR,SHL,SHR}``,
-``tile/tile-scalar-and-immediate/logical/T{AND,OR,XOR,SHL,SHR}S``), run as bundles.
+``tile/tile-scalar-and-immediate/logical/T{AND,OR,XOR,SHL,SHR}S``), run as bundles; TCVT's bundle, schema,
+B.DATR, default, layout, type, canonicalization, integer and E8M0-pair tests and its static contracts
+(``tile/elementwise-tile-tile/format-conversion/TCVT``, ``block/model/dispatch/tcvt-schema``), TQUANT's PE mask zero
+and the TQUANT and TDEQUANT static contracts (``tile/irregular-and-complex/format-conversion``); the section
+before those tests lists the format-conversion test points not restated and why.
 
 How the facts map onto ptofuzz:
 
@@ -1288,3 +1292,243 @@ def test_generation_static_contract(test_id, file, op, selector):
     assert enc.SELECTORS[selector] == op and enc.ENGINE[op] == "SFU"
     assert asm.assemble(f"BSTART.SFU {op}, S32") == [tepl(selector, 17)]
     assert ex.CLOSED[op].schema == "generation" and registry.get(op).bundle
+
+
+# ---- format conversion: TCVT (tile/elementwise-tile-tile/format-conversion/TCVT, block/model/dispatch/tcvt-schema),
+# run as bundles (BSTART.VEC TCVT: Mode 0, Function 27), and the TQUANT / TDEQUANT test points that run on what
+# ptofuzz has (tile/irregular-and-complex/format-conversion/T{QUANT,DEQUANT}: the static contracts, TQUANT's PE mask
+# zero). Direct helper calls on configured destinations (TileOperandsLegal_TCVT, TileConvertIntegerValue) are
+# restated as the bundle that reaches them. Not restated, for want of the type, state or model in ptofuzz: the E8M0
+# values (E8M0-ROUND-003, E8M0-FINITE-002, E8M0-SPECIAL-004: no E8M0 element type), the packed 4-bit types
+# (CAPACITY-001; INTEGER-001's S4X2 and U4X2 facts), fractal indexing (FRACTAL-001) and a DN destination's physical
+# order (BUNDLE-001's payload fact), the sticky status register (FLAGS-001), PadValue padding (ALIAS-001's padding
+# facts), FP64 and E8M0 sources (E8M0-PAIRS-005's, and its bundle, restated with an E4M3 source); TDEQUANT's types,
+# affine and bundle tests (no model of pto-spec's scalar-parameter TDEQUANT) and TQUANT's others (no model yet).
+
+CVT = "tile/elementwise-tile-tile/format-conversion/TCVT/"
+FMT = "tile/irregular-and-complex/format-conversion/"
+TCVT_SEL = 0x1B
+CODE = {name: c for c, name in enc.DATATYPES.items()}
+
+
+def tcvt_block(src_type: str, datr_word: int | None, lbs: Sequence[tuple[int, int]], *, size: int, src: int = 1,
+               mode: int = 7, extra: Sequence[int] = ()) -> list[int]:
+    """BSTART.VEC TCVT with ``src_type``, the optional B.DATR, ``extra`` words, the LBs, then one terminal B.IOT
+    binding tile ``src`` and a T destination of SizeCode ``size``."""
+    return [tepl(TCVT_SEL, CODE[src_type]), *([datr_word] if datr_word is not None else []), *extra,
+            *(dim(n, 0, v) for n, v in lbs), iot(src, size=size, dst=0, mode=mode, last=True), BSTOP]
+
+
+def no_destination(r: ex.ExecResult, fault: str, tiles: dict[int, ex.LocalTile]) -> None:
+    assert r.fault is not None and (r.fault.name, r.fault.point) == (fault, COMMIT), r.fault
+    assert set(r.tiles) == set(tiles)
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TCVT-BUNDLE-001", CVT + "tile-exec-tcvt-bundle-001.asl")])
+def test_tcvt_bundle(test_id, file):
+    # U8 tile 1: 128 B, 8 columns (16 rows), valid 1x2 holding 7, 9; BSTART 0xd9b19181; B.DATR DataType U16,
+    # Layout ND2DN, PadValue Null; LB0 = 2, LB2 = 8; the destination T, SizeCode 2 (256 B), all PEs
+    assert tepl(TCVT_SEL, CODE["U8"]) == 0xD9B19181
+    tiles = {1: local("uint8", 128, 8, (1, 2), [[7, 9]])}
+    r = ex.execute(tcvt_block("U8", datr(dtype=26, layout=1, pad=3), [(0, 2), (2, 8)], size=2), tiles)
+    # every check and the allocation pass; the DN destination's physical order is not modelled
+    assert r.fault is None and r.outcome == "unsupported" and "DN" in r.blocks[0].reason
+    # the same block with Layout NORM: U16 7, 9 in a destination of the source's Row and Col; the source persists
+    r = ex.execute(tcvt_block("U8", datr(dtype=26, pad=3), [(0, 2), (2, 8)], size=2), tiles)
+    check(r, Expect(outcome="ok", cells={(0, 0, 0): 7, (0, 0, 1): 9}, kept=(1,), desc={0: ("uint16", 1, 2, 8)}),
+          tiles)
+    assert r.tiles[0].rows == tiles[1].rows == 16
+
+
+@pytest.mark.parametrize(("test_id", "file", "variant", "fault"), [
+    P("PTO-AVS-TILE-TCVT-SCHEMA-001", CVT + "tile-fault-tcvt-schema-001.asl", v, f, label=v)
+    for v, f in (("canonical", None), ("zero-ior", LEGALITY), ("ior-sp", CONTROL), ("second-source", CONTROL),
+                 ("source-u16", LEGALITY), ("no-lb0", LEGALITY))])
+def test_tcvt_schema(test_id, file, variant, fault):
+    # U8 tile 1: 128 B of 2 columns (64 rows), valid 1x2 holding 3, 4; BSTART 0xd9b19181, no B.DATR, LB0 = 2;
+    # the destination T, SizeCode 1. The test's B.IOR reads GPR 1 (sp): the complete-bundle order meets the
+    # binding rule for a register TCVT does not read first (Fault_BundleControl); an all-zero one reaches the
+    # schema. A second source likewise fails the binding counts before the schema.
+    tiles = {1: local("uint8", 128, 2, (1, 2), [[3, 4]])}
+    if variant == "source-u16":
+        tiles = {1: local("uint16", 128, 2, (1, 2), [[3, 4]])}
+    extra = {"zero-ior": [ior()], "ior-sp": [ior(rs0=1)]}.get(variant, [])
+    words = tcvt_block("U8", None, [] if variant == "no-lb0" else [(0, 2)], size=1, extra=extra)
+    if variant == "second-source":
+        words[-2] = iot(1, 2, size=1, dst=0, last=True)
+    r = ex.execute(words, tiles)
+    if fault is None:
+        check(r, Expect(outcome="ok", cells={(0, 0, 0): 3, (0, 0, 1): 4}, desc={0: ("uint8", 1, 2, 2)}), tiles)
+    else:
+        no_destination(r, fault, tiles)
+
+
+def canonical_tiles(private: bool) -> dict[int, ex.LocalTile]:
+    # FP32 tile 0: 256 B, 8 columns (8 rows), valid 2x2 of zeros, private CUBE (Matrix) or ordinary (Any)
+    t = local("float32", 256, 8, (2, 2), [[0, 0], [0, 0]])
+    t.private = private
+    return {0: t}
+
+
+@pytest.mark.parametrize(("test_id", "file", "private", "canon", "layout", "fault"), [
+    P("PTO-AVS-TILE-TCVT-CANONICAL-001", CVT + "tile-bound-tcvt-canonical-001.asl", p, c, lay, f, label=label)
+    for label, p, c, lay, f in (("private-canonicalize", True, 1, 0, None),
+                                ("private-without", True, 0, 0, LEGALITY),
+                                ("private-nd2dn", True, 1, 1, LEGALITY),
+                                ("ordinary-canonicalize", False, 1, 0, LEGALITY))])
+def test_tcvt_canonicalize(test_id, file, private, canon, layout, fault):
+    # B.DATR DataType FP16, PadValue Null, Canonicalize and Layout as given; LB0 = 2, LB1 = 2, LB2 = 8; the FP16
+    # destination 128 B (8 rows of 8)
+    tiles = canonical_tiles(private)
+    r = ex.execute(tcvt_block("FP32", datr(dtype=4, pad=3, canon=canon, layout=layout), [(0, 2), (1, 2), (2, 8)],
+                              size=1, src=0), tiles)
+    if fault is None:
+        check(r, Expect(outcome="ok", cells={(1, 1, 1): 0}, desc={1: ("float16", 2, 2, 8)}), tiles)
+        assert not r.tiles[1].private  # the destination is an ordinary public tile
+    else:
+        no_destination(r, fault, tiles)
+
+
+@pytest.mark.parametrize(("test_id", "file"), [P("PTO-AVS-TILE-TCVT-DATR-001", CVT + "tile-bound-tcvt-datr-001.asl")])
+def test_tcvt_datr_fields(test_id, file):
+    tiles = {1: local("uint8", 128, 8, (1, 2), [[7, 9]])}
+    # PadValue 01 (Max), Sat, DataType 1 (FP32), RMode 1, Layout 1 (ND2DN) on an ordinary source: every check
+    # passes (the DN destination is then not modelled)
+    r = ex.execute(tcvt_block("U8", datr(pad=1, sat=1, dtype=1, rmode=1, layout=1), [(0, 2), (2, 8)], size=3),
+                   tiles)
+    assert r.fault is None and r.outcome == "unsupported"
+    # Canonicalize is applicable too: with a private source (Layout NORM) the block converts
+    private = canonical_tiles(True)
+    r = ex.execute(tcvt_block("FP32", datr(pad=1, sat=1, canon=1, dtype=1, rmode=1), [(0, 2), (1, 2), (2, 8)],
+                              size=2, src=0), private)
+    assert r.fault is None and r.outcome == "ok"
+    # CMode 1 with every other field zero: Fault_TileLegality before allocation
+    no_destination(ex.execute(tcvt_block("U8", datr(cmode=1), [(0, 2), (2, 8)], size=4), tiles), LEGALITY, tiles)
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TCVT-DEFAULTS-001", CVT + "tile-bound-tcvt-defaults-001.asl")])
+def test_tcvt_defaults(test_id, file):
+    tiles = {1: local("uint8", 128, 8, (1, 2), [[7, 9]])}
+    lbs = [(0, 2), (2, 8)]
+    # no B.DATR, and B.DATR DataType DTYPE_NONE: the U8 source type; DataType 0: FP64 (sized, 16x8 in 1 KiB; ptofuzz
+    # has no FP64 element)
+    for word in (None, datr(dtype=31)):
+        r = ex.execute(tcvt_block("U8", word, lbs, size=1), tiles)
+        assert r.fault is None and r.tiles[0].dtype == "uint8"
+    r = ex.execute(tcvt_block("U8", datr(dtype=0), lbs, size=4), tiles)
+    assert r.fault is None and r.outcome == "unsupported" and "FP64" in r.blocks[0].reason
+    assert ex.execute(tcvt_block("U8", datr(dtype=0), lbs, size=3), tiles).fault.name == LEGALITY  # 8 rows, not 16
+    # RMode 0 (the default): FP32 to S32 toward zero (1.5 -> 1; RNE would give 2), FP32 to FP16 to nearest even
+    # (1 + 3 * 2**-12 -> 1 + 2**-10, 0x3c01; toward zero would give 0x3c00). S32 to U8 rounds nothing.
+    f = {1: local("float32", 512, 8, (1, 1), [[0x3FC00000]])}
+    assert ex.execute(tcvt_block("FP32", datr(dtype=17), [(0, 1), (2, 8)], size=3), f).tiles[0].data[0, 0] == 1
+    assert ex.execute(tcvt_block("FP32", datr(dtype=17, rmode=1), [(0, 1), (2, 8)], size=3), f).tiles[0].data[0, 0] == 2
+    h = {1: local("float32", 512, 8, (1, 1), [[0x3F801800]])}
+    assert ex.execute(tcvt_block("FP32", datr(dtype=4), [(0, 1), (2, 8)], size=2), h).tiles[0].data[0, 0] == 0x3C01
+    assert ex.execute(tcvt_block("FP32", datr(dtype=4, rmode=2), [(0, 1), (2, 8)], size=2), h).tiles[0].data[0, 0] \
+        == 0x3C00
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TCVT-LAYOUT-001", CVT + "tile-bound-tcvt-layout-001.asl")])
+def test_tcvt_layouts(test_id, file):
+    # the thirteen transformations' source and destination layouts (ND row-major, DN column-major, ZN, NZ)
+    assert ex.TCVT_LAYOUTS == {
+        0: ("ND", "ND"), 1: ("ND", "DN"), 3: ("ND", "ZN"), 4: ("ND", "NZ"), 6: ("DN", "ND"), 8: ("DN", "ZN"),
+        9: ("DN", "NZ"), 17: ("ZN", "ND"), 18: ("ZN", "DN"), 20: ("ZN", "NZ"), 27: ("NZ", "ND"), 28: ("NZ", "DN"),
+        30: ("NZ", "ZN")}
+    # run on ptofuzz's row-major source: the ND-source codes pass every check (NORM converts; the others' DN, ZN,
+    # NZ destinations are not modelled), every other code rejects the source before allocation
+    tiles = {1: local("uint8", 128, 8, (1, 2), [[7, 9]])}
+    for code, (source, destination) in ex.TCVT_LAYOUTS.items():
+        r = ex.execute(tcvt_block("U8", datr(dtype=26, layout=code), [(0, 2), (2, 8)], size=2), tiles)
+        if source != "ND":
+            no_destination(r, LEGALITY, tiles)
+        elif destination == "ND":
+            assert r.outcome == "ok" and r.tiles[0].data[0, :2].tolist() == [7, 9]
+        else:
+            assert r.outcome == "unsupported" and destination in r.blocks[0].reason
+
+
+@pytest.mark.parametrize(("test_id", "file"), [P("PTO-AVS-TILE-TCVT-TYPES-001", CVT + "tile-bound-tcvt-types-001.asl")])
+def test_tcvt_types(test_id, file):
+    concrete = [c for c in enc.DATATYPES if c != 31]
+    assert len(concrete) == 25
+    for c in concrete:  # each a BSTART and a B.DATR DataType of a TCVT block
+        assert enc.decode(tepl(TCVT_SEL, c)).fields == {"datatype": c, "selector": TCVT_SEL}
+        assert enc.decode(datr(dtype=c))["datatype"] == c
+    # FP32 16x64 (4 KiB), valid 1x2, to each of the 25 types (TSize: 16x64 elements of it): never a fault
+    src = {1: local("float32", 4096, 64, (1, 2), [[0x3F800000, 0x40000000]])}
+    for c in concrete:
+        bits = dtypes.get(ex.TCVT_DTYPES[enc.DATATYPES[c]]).bits if enc.DATATYPES[c] in ex.TCVT_DTYPES else \
+            ex.UNMODELLED_BITS[enc.DATATYPES[c]]
+        r = ex.execute(tcvt_block("FP32", datr(dtype=c), [(0, 2), (2, 64)], size=bits.bit_length()), src)
+        assert r.fault is None and r.outcome == ("ok" if enc.DATATYPES[c] in ex.TCVT_DTYPES else "unsupported"), c
+    # each type ptofuzz has, as a source, to FP32 (the others' tiles ptofuzz cannot hold)
+    for name, dt in ex.TCVT_DTYPES.items():
+        t = {1: local(dt, 16 * 64 * dtypes.get(dt).itemsize, 64, (1, 2), [[1, 2]])}
+        r = ex.execute(tcvt_block(name, datr(dtype=1), [(0, 2), (2, 64)], size=6), t)
+        assert r.fault is None and r.outcome == "ok", name
+
+
+@pytest.mark.parametrize(("test_id", "file"), [P("PTO-AVS-TILE-TCVT-ALIAS-001", CVT + "tile-exec-tcvt-alias-001.asl")])
+def test_tcvt_alias(test_id, file):
+    # an in-place U8 conversion (the destination is the source tile: a direct call, a bundle's destination is always
+    # new) of 16x8, valid 1x2 holding 7, 9: both kept
+    t = tile(128, 8, (1, 2), "uint8")
+    case = Case("TCVT", "spec", "uint8", (("dst", t), ("src", t)), (("to", "uint8"),))
+    out = registry.get("TCVT").evaluate(case, {"src": payload(t, "uint8", [[7, 9]])})
+    assert out.outputs["dst"][0, :2].tolist() == [7, 9] and (out.classes["dst"][0, :2] == 0).all()
+
+
+@pytest.mark.parametrize(("test_id", "file", "sat", "expect"), [
+    P("PTO-AVS-TILE-TCVT-INTEGER-001", CVT + "tile-exec-tcvt-integer-001.asl", 0, 44, label="modulo"),
+    P("PTO-AVS-TILE-TCVT-INTEGER-001", CVT + "tile-exec-tcvt-integer-001.asl", 1, 255, label="saturating")])
+def test_tcvt_integer(test_id, file, sat, expect):
+    # U16 300 to U8: modulo 256 without saturation, clamped with it
+    tiles = {1: local("uint16", 256, 8, (1, 1), [[300]])}
+    r = ex.execute(tcvt_block("U16", datr(dtype=27, sat=sat), [(0, 1), (2, 8)], size=1), tiles)
+    assert r.fault is None and int(r.tiles[0].data[0, 0]) == expect
+
+
+@pytest.mark.parametrize(("test_id", "file", "source", "legal"), [
+    P("PTO-AVS-TILE-TCVT-E8M0-PAIRS-005", CVT + "tile-fault-tcvt-e8m0-pairs-005.asl", s, s in ("FP16", "BF16", "FP32"),
+      label=s) for s in ("FP16", "BF16", "FP32", "E4M3", "S32")])
+def test_tcvt_e8m0_pairs(test_id, file, source, legal):
+    # a 16x8 source of the type (valid 1x1, holding 1), the E8M0 destination 128 B; LB0 = 1, LB1 = 1, LB2 = 8;
+    # B.DATR DataType E8M0, PadValue Null; the test's bundle binds tile 0 to a T destination with PE mask 0001
+    dt = ex.TCVT_DTYPES[source]
+    tiles = {0: local(dt, 16 * 8 * dtypes.get(dt).itemsize, 8, (1, 1), [[1]])}
+    r = ex.execute(tcvt_block(source, datr(dtype=13, pad=3), [(0, 1), (1, 1), (2, 8)], size=1, src=0, mode=4),
+                   tiles)
+    if legal:  # every check and the allocation pass; ptofuzz has no E8M0 element to compute
+        assert r.fault is None and r.outcome == "unsupported" and "E8M0" in r.blocks[0].reason
+    else:  # before allocation: no destination, no capacity charged
+        no_destination(r, LEGALITY, tiles)
+
+
+@pytest.mark.parametrize(("test_id", "file", "op", "selector", "engine"), [
+    P("PTO-AVS-TILE-TCVT-STATIC-001", CVT + "tile-static-tcvt-contract-001.asl", "TCVT", 0x1B, "VEC"),
+    P("PTO-AVS-BLOCK-MODEL-DISPATCH-TCVT-SCHEMA-STATIC-001",
+      "block/model/dispatch/tcvt-schema/block-static-tcvt-schema-contract-001.asl", "TCVT", 0x1B, "VEC"),
+    P("PTO-AVS-TILE-TQUANT-STATIC-001", FMT + "TQUANT/tile-static-tquant-contract-001.asl", "TQUANT", 0x6A, "SFU"),
+    P("PTO-AVS-TILE-TDEQUANT-STATIC-001", FMT + "TDEQUANT/tile-static-tdequant-contract-001.asl", "TDEQUANT", 0x6B,
+      "SFU"),
+])
+def test_format_conversion_static_contract(test_id, file, op, selector, engine):
+    assert enc.SELECTORS[selector] == op and enc.ENGINE[op] == engine
+    assert enc.decode(tepl(selector, 1)).fields == {"datatype": 1, "selector": selector}
+    assert asm.assemble(f"BSTART.{engine} {op}, FP32") == [tepl(selector, 1)]
+    if op == "TCVT":  # the closed TCVT schema is one the executor runs
+        assert "TCVT" in ex.SUPPORTED and registry.get("TCVT").bundle
+
+
+@pytest.mark.parametrize(("test_id", "file"), [
+    P("PTO-AVS-TILE-TQUANT-MASK-ZERO-001", FMT + "TQUANT/tile-exec-tquant-mask-zero-001.asl")])
+def test_tquant_mask_zero(test_id, file):
+    # BSTART TQUANT FP32 (Mode 3, Function 10); one binding with PE mask 0000 naming the unallocated tile 63 and a T
+    # destination: a no-op before any schema, register, descriptor or allocation check
+    r = ex.execute([tepl(0x6A, 1), iot(63, size=1, dst=0, mode=0, last=True), BSTOP], {})
+    assert r.fault is None and r.outcome == "noop" and not r.tiles

@@ -332,3 +332,50 @@ def test_integers_to_floats_against_exact_rationals(src_name, direction):
         for b, g in zip(bits.tolist(), got.tolist()):
             v = b - (1 << width) if src.kind == "int" and b >> (width - 1) else b
             assert g == _exact_reference(v, dst, direction), (src_name, dst.name, direction, v, hex(g))
+
+
+# ---- pto-spec's RHB (B.DATR RMode 7): nearest, a tie to the numerically greater neighbour ------------------------
+
+def _values_of(bits: np.ndarray, dt) -> np.ndarray:
+    """Finite destination bits as float64 (exact: every format here has at most 64-bit integers or few bits)."""
+    x = cv.decode(bits, dt)
+    v = np.ldexp(x.mag.astype(np.float64), x.exp.astype(np.int64))
+    return np.where(x.neg, -v, v)
+
+
+@pytest.mark.parametrize("dst_name", ["float16", "bfloat16", "int32", "int8", "uint8", "float8_e4m3",
+                                      "float8_e5m2", "hifloat8"])
+def test_rhb_picks_the_nearer_directed_neighbour_and_the_greater_on_a_tie(dst_name):
+    """Against the two directed results (RTM below, RTP above): the nearer, the greater (RTP's) on an exact tie;
+    an exact value is itself. Random float32 patterns and a tie-rich set (m * 2**s: small m, many scales)."""
+    dst = dtypes.get(dst_name)
+    m = np.arange(-4096, 4097, dtype=np.float64)
+    ties = np.concatenate([m * 2.0 ** s for s in range(-24, 12)]).astype(np.float32).view(np.uint32)
+    bits = np.concatenate([_random_f32(40_000, 7), ties])
+    lo, lo_status = cv.convert(bits, F32, dst, cv.RTM)
+    hi, hi_status = cv.convert(bits, F32, dst, cv.RTP)
+    got, status = cv.convert(bits, F32, dst, cv.RHB)
+    inside = np.isin(lo_status, (cv.EXACT_RESULT, cv.INEXACT)) & np.isin(hi_status, (cv.EXACT_RESULT, cv.INEXACT))
+    with np.errstate(all="ignore"):  # signalling NaNs among the patterns (outside ``inside``)
+        x = bits.view(np.float32).astype(np.float64)
+        below, above = x - _values_of(lo, dst), _values_of(hi, dst) - x
+    want = np.where(below < above, lo, hi)
+    assert np.array_equal(got[inside], want[inside])
+    assert np.array_equal(status[inside], np.where(lo == hi, cv.EXACT_RESULT, cv.INEXACT)[inside])
+    tie = inside & (lo != hi) & (below == above)
+    assert (tie & (x > 0)).sum() > 100 and (tie & (x < 0)).sum() > (100 if dst.kind != "uint" else -1)
+    # where it is no tie, RHB is every other nearest mode
+    rne, _ = cv.convert(bits, F32, dst, cv.RNE)
+    assert np.array_equal(got[inside & ~tie], rne[inside & ~tie])
+
+
+@pytest.mark.parametrize(("x", "dst_name", "want"), [
+    (2.5, "int32", 3), (-2.5, "int32", (1 << 32) - 2),  # ties: up to 3, and up to -2
+    (1 + 2.0 ** -11, "float16", 0x3C01), (-(1 + 2.0 ** -11), "float16", 0xBC00),
+    (1 + 2.0 ** -4, "float8_e4m3", 0x39), (-(1 + 2.0 ** -4), "float8_e4m3", 0xB8),
+    # past the range: the tie above 65504 rounds to 65536, infinity; the negative tie rounds to -65504 instead
+    (65520.0, "float16", 0x7C00), (-65520.0, "float16", 0xFBFF),
+])
+def test_rhb_hand_worked(x, dst_name, want):
+    bits, _ = conv([f32(x)], F32, dtypes.get(dst_name), cv.RHB)
+    assert bits == [want]
