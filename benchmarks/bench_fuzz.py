@@ -11,6 +11,11 @@ geometries), target >= 20,000 cases/s (issue 15).
 int32; TCI int32 in one row of 256; oracles spec, cpu, a5, TLRELU cpu and a5), each measured beside
 TPARTADD on the same workload in the same run (its anchor), target >= 20,000 cases/s each (issue 36).
 
+``--op conversion``: TCVT from float32, float16 and int32 sources (any destination the platforms convert to,
+every rounding mode and saturation form drawn; a quarter of each tile the pair's boundary values) with oracles
+spec, cpu, a5, and TDEQUANT (cpu, a5), 16x16, each beside TPARTADD in the same run, target >= 10,000 cases/s
+each (issue 37: three exact conversions of every element per case).
+
 ``--jobs 1,2`` (the default for the sorts) times the random engine with each number of processes (``--jobs N``), so
 that the speed-up of a second process shows; ``--jobs 1`` times one process only.
 
@@ -51,6 +56,11 @@ DTYPES = {"tci": "int32"}  # TCI's cpu and a5 types are integers
 NO_SPEC = ("tlrelu",)  # pto-spec has no TLRELU
 ELEMENTWISE_TARGET = 20_000  # cases/s, 16x16, spec,cpu,a5 (issue 36)
 ATHERIS_TARGET = 10_000  # cases/s
+# the conversion family: (op, source dtype, oracles); TPARTADD the anchor
+CONVERSION = (("tpartadd", "float32", ("spec", "cpu", "a5")), ("tcvt", "float32", ("spec", "cpu", "a5")),
+              ("tcvt", "float16", ("spec", "cpu", "a5")), ("tcvt", "int32", ("spec", "cpu", "a5")),
+              ("tdequant", None, ("cpu", "a5")))
+CONVERSION_TARGET = 10_000  # cases/s, 16x16 (issue 37)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -60,12 +70,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--only", choices=("random", "atheris"))
-    ap.add_argument("--op", choices=("tpartadd", "tpartargmax", *SORTS, "elementwise"), default="tpartadd")
+    ap.add_argument("--op", choices=("tpartadd", "tpartargmax", *SORTS, "elementwise", "conversion"),
+                    default="tpartadd")
     ap.add_argument("--jobs", default=None, help="comma list of process counts for the random engine "
                                                  "(default 1; the sorts: 1,2)")
     args = ap.parse_args(argv)
     if args.op == "elementwise":
         return elementwise(args)
+    if args.op == "conversion":
+        return conversion(args)
     sort = args.op in SORTS
     if sort:
         plan = campaign.make_plan(args.op, SORTS[args.op], seed=args.seed)
@@ -129,6 +142,30 @@ def elementwise(args: argparse.Namespace) -> int:
         failed |= not ok
         print(f"{op.upper():9} {best:>12,.0f} cases/s  target >= {ELEMENTWISE_TARGET:,}  {'PASS' if ok else 'FAIL'}  "
               f"({sigs} signatures)")
+    return 1 if failed else 0
+
+
+def conversion(args: argparse.Namespace) -> int:
+    """TCVT from three source types and TDEQUANT beside TPARTADD, 16x16, the random engine in this process."""
+    print(f"16x16, random engine, {args.cases:,} cases, best of {args.repeat} (python {platform.python_version()})")
+    failed = False
+    for k, (op, dtype, oracles) in enumerate(CONVERSION):
+        extra = {"dtype": dtype} if dtype else {}
+        plan = campaign.make_plan(op, list(oracles), seed=args.seed, shape=(16, 16), **extra)
+        campaign.run_random(plan, runs=20_000)  # warm-up
+        best, sigs = 0.0, 0
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            store, stats = campaign.run_random(plan, runs=args.cases)
+            best, sigs = max(best, stats.cases / (time.perf_counter() - t0)), len(store.findings)
+        name = f"{op.upper()} {dtype or ''}".strip()
+        if k == 0:
+            print(f"{name:18} {best:>12,.0f} cases/s  (anchor, {','.join(oracles)})")
+            continue
+        ok = best >= CONVERSION_TARGET
+        failed |= not ok
+        print(f"{name:18} {best:>12,.0f} cases/s  target >= {CONVERSION_TARGET:,}  {'PASS' if ok else 'FAIL'}  "
+              f"({','.join(oracles)}; {sigs} signatures)")
     return 1 if failed else 0
 
 

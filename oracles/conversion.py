@@ -51,7 +51,10 @@ these, on both sides (the profile's "floating overflow follows the destination f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import contextvars
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -129,17 +132,50 @@ def _open_range(x: cv.Exact, out: np.ndarray, status: np.ndarray, dst: DType, ho
     return mask
 
 
+_SHARED: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar("tcvt_shared", default=None)
+
+
+@contextlib.contextmanager
+def shared_work(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> Iterator[None]:
+    """Within this context the TCVT oracles share the conversion core's results on the same source elements
+    (every platform rounds the same exact values; only the classing differs): one case on several platforms
+    converts once. Inputs must not change inside the context."""
+    token = _SHARED.set({})
+    try:
+        yield
+    finally:
+        _SHARED.reset(token)
+
+
+def _converted(bits: np.ndarray, src: DType, dst: DType, how: str, integral: bool
+               ) -> tuple[cv.Exact, np.ndarray, np.ndarray]:
+    """The decoded source, the converted bits and the statuses (inside :func:`shared_work`, once per region of
+    memory, pair and direction; the results are read only)."""
+    memo = _SHARED.get()
+    key = None
+    if memo is not None:
+        key = (bits.__array_interface__["data"][0], bits.shape, bits.strides, bits.dtype.str, src.name, dst.name,
+               how, integral)
+        if key in memo:
+            shared: tuple[cv.Exact, np.ndarray, np.ndarray] = memo[key][1]
+            return shared
+    x = cv.decode(bits, src)
+    if integral:
+        out, status = _integral(bits, src, how)
+    else:
+        out, status = cv.to_float(x, dst, how) if dst.is_float else cv.to_integer(x, dst, how)
+    if memo is not None and len(memo) < 256:  # a batch's pieces (bounded: a huge batch shares what fits)
+        memo[key] = (bits, (x, out, status))  # the view kept alive, so its address names it for the memo's life
+    return x, out, status
+
+
 def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np.ndarray, np.ndarray]:
     """The destination bits and classes of every source element (the whole tile, valid or not)."""
     src, dst = pair(case)
     mode = int(case.param(RMODE, 0) or 0)
     sat = case.param(SAT)
     how = direction(case)
-    x = cv.decode(src_bits, src)
-    if not spec and src == dst and src.is_float:
-        out, status = _integral(src_bits, src, how)
-    else:
-        out, status = cv.to_float(x, dst, how) if dst.is_float else cv.to_integer(x, dst, how)
+    x, out, status = _converted(src_bits, src, dst, how, integral=not spec and src == dst and src.is_float)
     cls = np.full(out.shape, EXACT, dtype=np.uint8)
     past = (status == cv.OVERFLOW) | (status == cv.INFINITE)
     nan = status == cv.NAN_SOURCE
@@ -184,16 +220,24 @@ def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np
     return out, cls
 
 
+CHUNK = 1 << 15  # elements converted at a time
+
+
 def _outcome(case: Case, inputs: Mapping[str, np.ndarray], *, spec: bool, npu: bool) -> Outcome:
     d = case.tile("dst")
     src_bits = np.asarray(inputs["src"])
-    out, cls = _values(case, src_bits, spec, npu)
     rows, cols = d.valid
     lead = src_bits.shape[:-2]
     dst_bits = np.zeros((*lead, *d.shape), dtype=pair(case)[1].bits_dtype)
     classes = np.full((*lead, *d.shape), UNDEFINED, dtype=np.uint8)
-    dst_bits[..., :rows, :cols] = out[..., :rows, :cols]
-    classes[..., :rows, :cols] = cls[..., :rows, :cols]
+    valid = src_bits[..., :rows, :cols]
+    # the valid elements only, a batch in cache-sized pieces (the core's uint64 temporaries are many)
+    step = max(1, CHUNK // max(rows * cols, 1)) if valid.ndim == 3 else len(valid) + 1
+    parts = [slice(at, at + step) for at in range(0, len(valid), step)] if valid.ndim == 3 else [Ellipsis]
+    for part in parts:
+        out, cls = _values(case, valid[part], spec, npu)
+        dst_bits[part][..., :rows, :cols] = out
+        classes[part][..., :rows, :cols] = cls
     return Outcome(OutcomeKind.OK, outputs={"dst": dst_bits}, classes={"dst": classes},
                    flags=() if spec else None)
 

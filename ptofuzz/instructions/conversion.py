@@ -468,4 +468,4 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
         draw_inputs=draw_inputs, role_dtype_params={"dst": (TO, "float32")},
         options=("dtype", "to", "shape", "dst", "rmode", "sat"), random_options=("dtype", "to", "shape"),
         replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
-        regions=regions, known_difference=known_difference, bundle=True)]
+        regions=regions, known_difference=known_difference, bundle=True, shared=oracles.shared_work)]

@@ -234,3 +234,27 @@ def test_random_8_bit_cases_run_everywhere():
             inputs = TCVT.draw_inputs(RngSource(np.random.default_rng(6)), case, values.ValueMix(0.2))
             out = TCVT.evaluate(case, inputs)
             assert out.kind in ("ok", "fault"), (p, src, dst, out.reason)
+
+
+def test_shared_work_gives_each_platform_its_own_outcome_computed_once(monkeypatch):
+    """Inside the instruction's shared context the conversion core runs once per batch piece, pair and
+    direction for all platforms; every platform's outputs and classes are those it gets alone."""
+    from ptofuzz.generators import values
+    from ptofuzz.generators.source import RngSource
+    from ptofuzz.oracles import conversion as model
+    from ptofuzz.oracles import convert as cv
+
+    source = RngSource(np.random.default_rng(9))
+    case = TCVT.random_case(source, "cpu", {"dtype": "float32", "to": "int16", "shape": (4, 64)})
+    batch = TCVT.draw_batch(source, case, values.ValueMix(0.2), 300)["src"]
+    alone = {p: TCVT.evaluate(case.on(p), {"src": batch}) for p in ("spec", "cpu", "a5", "a2a3")}
+    calls = []
+    monkeypatch.setattr(cv, "decode", lambda *a, _d=cv.decode: calls.append(1) or _d(*a))
+    with TCVT.sharing([]):
+        together = {p: TCVT.evaluate(case.on(p), {"src": batch}) for p in alone}
+    for p, out in alone.items():
+        assert np.array_equal(out.outputs["dst"], together[p].outputs["dst"]), p
+        assert np.array_equal(out.classes["dst"], together[p].classes["dst"]), p
+    rows, cols = case.tile("dst").valid
+    pieces = -(-300 // max(1, model.CHUNK // max(rows * cols, 1)))
+    assert pieces > 1 and len(calls) == pieces  # one conversion per piece for the four platforms
