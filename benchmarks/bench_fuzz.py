@@ -119,6 +119,18 @@ def main(argv: list[str] | None = None) -> int:
     return 1 if failed else 0
 
 
+def _best_rate(plan: campaign.Plan, args: argparse.Namespace) -> tuple[float, int]:
+    """The random engine's best cases/s over ``--repeat`` runs of ``--cases`` (after a warm-up), and the
+    number of signatures found."""
+    campaign.run_random(plan, runs=20_000)  # warm-up: imports, registry, first allocations
+    best, sigs = 0.0, 0
+    for _ in range(args.repeat):
+        t0 = time.perf_counter()
+        store, stats = campaign.run_random(plan, runs=args.cases)
+        best, sigs = max(best, stats.cases / (time.perf_counter() - t0)), len(store.findings)
+    return best, sigs
+
+
 def elementwise(args: argparse.Namespace) -> int:
     """The elementwise family beside TPARTADD: float32 16x16 (TNOT and the bitwise ops int32), spec,cpu,a5, the
     random engine in this process."""
@@ -129,12 +141,7 @@ def elementwise(args: argparse.Namespace) -> int:
         dtype = DTYPES.get(op, "int32" if op in INTEGER_ONLY else "float32")  # TNOT, bitwise: integers only
         oracles = ["cpu", "a5"] if op in NO_SPEC else ["spec", "cpu", "a5"]
         plan = campaign.make_plan(op, oracles, seed=args.seed, dtype=dtype, shape=SHAPES.get(op, (16, 16)))
-        campaign.run_random(plan, runs=20_000)  # warm-up
-        best, sigs = 0.0, 0
-        for _ in range(args.repeat):
-            t0 = time.perf_counter()
-            store, stats = campaign.run_random(plan, runs=args.cases)
-            best, sigs = max(best, stats.cases / (time.perf_counter() - t0)), len(store.findings)
+        best, sigs = _best_rate(plan, args)
         if op == ELEMENTWISE[0]:
             print(f"{op.upper():9} {best:>12,.0f} cases/s  (anchor)  ({sigs} signatures)")
             continue
@@ -152,12 +159,7 @@ def conversion(args: argparse.Namespace) -> int:
     for k, (op, dtype, oracles) in enumerate(CONVERSION):
         extra = {"dtype": dtype} if dtype else {}
         plan = campaign.make_plan(op, list(oracles), seed=args.seed, shape=(16, 16), **extra)
-        campaign.run_random(plan, runs=20_000)  # warm-up
-        best, sigs = 0.0, 0
-        for _ in range(args.repeat):
-            t0 = time.perf_counter()
-            store, stats = campaign.run_random(plan, runs=args.cases)
-            best, sigs = max(best, stats.cases / (time.perf_counter() - t0)), len(store.findings)
+        best, sigs = _best_rate(plan, args)
         name = f"{op.upper()} {dtype or ''}".strip()
         if k == 0:
             print(f"{name:18} {best:>12,.0f} cases/s  (anchor, {','.join(oracles)})")
