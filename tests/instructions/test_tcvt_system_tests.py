@@ -357,3 +357,40 @@ def test_a_dropped_column_of_an_even_width_is_not_excused():
     bad = TCVT.evaluate(odd, {"src": src}).outputs["dst"].copy()
     bad[:, 64] = 0
     assert conversion.explain(odd, {"src": src}, {"dst": bad}) == DROPPED
+
+
+def test_packed_files_round_trip_row_by_row_and_refuse_a_wrong_size(tmp_path):
+    """Two a byte, each row on its own: a row of 33 codes is 17 bytes, its last high nibble 0."""
+    from ptofuzz.core import dtypes
+    from ptofuzz.io import casefolder
+
+    prof = TCVT.support("a5").profile
+    assert prof.packs("float4_e2m1") and not prof.packs("bfloat16") and not TCVT.support("cpu").profile.packs("int4")
+    codes = (np.arange(66, dtype=np.uint8) % 16).reshape(2, 33)
+    data = casefolder.file_bytes(codes, prof, Tile(2, 33, 2, 33), dtypes.get("float4_e2m1"))
+    assert len(data) == 34 and data[:2] == bytes([0x10, 0x32]) and data[16] == 0x00 and data[17] == 0x21
+    path = tmp_path / "golden.bin"
+    path.write_bytes(data)
+    back = casefolder.read_tile_file(path, dtypes.get("float4_e2m1"), (2, 33), packed=True)
+    assert (back == codes).all()
+    with pytest.raises(Exception, match="34 bytes, expected 66"):
+        casefolder.read_tile_file(path, dtypes.get("float4_e2m1"), (2, 33))
+    path.write_bytes(data[:-1])
+    with pytest.raises(Exception, match=r"33 bytes, expected 34 .*two a byte"):
+        casefolder.read_tile_file(path, dtypes.get("float4_e2m1"), (2, 33), packed=True)
+
+
+@pytest.mark.parametrize(("platform", "src", "dst"), [("a5", "bf16", "e2m1"), ("a5", "bf16", "e1m2"),
+                                                      ("a5", "fp4_e1m2x2", "bf16"), ("a5", "e2m1", "bf16"),
+                                                      ("a2a3", "half", "s4"), ("a2a3", "int4", "half")])
+def test_random_4_bit_cases_write_packed_files_and_pass_check(platform, src, dst, tmp_path):
+    api.generate("tcvt", platform, tmp_path, random=12, seed=3, special="nan", explicit={"dtype": src, "to": dst})
+    folders = sorted(tmp_path.iterdir())
+    assert len(folders) == 12
+    for folder in folders:
+        listed = json.loads((folder / "ptofuzz.json").read_text())
+        for f in listed["files"]:
+            r, c = f["shape"]
+            packed = f["dtype"] in PACKED
+            assert f["bytes"] == (r * -(-c // 2) if packed else r * c * ITEM[f["dtype"]]), (folder.name, f)
+    assert {v.verdict.value for v in api.check(folders, platform)} == {"pass"}
