@@ -470,12 +470,27 @@ def _pairs_only(platform: str, model: Any) -> Any:
     return oracle
 
 
+def _spec_types_only(model: Any) -> Any:
+    """``model`` (pto-spec's) on destinations among :data:`oracles.SPEC_DTYPES`; another destination (a 4-bit
+    type the model does not convert yet) faults as a source of such a type does (the registry's dtype check)."""
+    def oracle(case: Case, inputs: Mapping[str, np.ndarray]) -> Any:
+        dst = case.param(TO) or case.dtype
+        if dst not in oracles.SPEC_DTYPES:
+            from ptofuzz.core.case import COMMIT, Outcome
+
+            return Outcome.faulted("Fault_TileLegality", 5, f"TCVT on spec does not accept {dst} (accepts: "
+                                   f"{', '.join(oracles.SPEC_DTYPES)})", COMMIT)
+        return model(case, inputs)
+    return oracle
+
+
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
     if "TCVT" not in names:
         return []
     profiles = _profiles()
     notes = "docs/isa/TCVT.md: dst = cast_rmode(src) over the valid region; "
-    support = {"spec": PlatformSupport(tuple(PAIRS["spec"]), oracles.spec, profiles["spec"], bad_dtype="fault",
+    support = {"spec": PlatformSupport(tuple(PAIRS["spec"]), _spec_types_only(oracles.spec), profiles["spec"],
+                                       bad_dtype="fault",
                                        has_system_test=False,
                                        notes="ADR 0047 rounding, the hardware profile's ranges; else "
                                              "Fault_TileLegality (trap 5)"),

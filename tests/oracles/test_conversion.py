@@ -321,3 +321,9 @@ def test_the_missing_spec_4_bit_side_is_excused_against_spec_only():
     assert "4-bit" in (TCVT.known_difference(Signature.from_key(key)) or "")
     assert TCVT.known_difference(Signature.from_key(key.replace("a5~spec", "a5~cpu"))) is None
     assert TCVT.known_difference(Signature.from_key(key.replace("fault-vs-value", "ulp-1"))) is None
+    tile = Tile(1, 128, 1, 128)  # a legal descriptor of both types: the destination type decides
+    case = Case("TCVT", "spec", "bfloat16", (("dst", tile), ("src", tile)), (("to", "float4_e2m1"), ("rmode", 1)))
+    got = TCVT.evaluate(case, {"src": np.zeros((1, 128), np.uint16)})
+    assert got.kind == "fault" and "does not accept float4_e2m1" in got.reason
+    assert TCVT.evaluate(case.replace(params=(("to", "float8_e4m3"), ("rmode", 1))),
+                         {"src": np.zeros((1, 128), np.uint16)}).kind == "ok"
