@@ -279,6 +279,10 @@ def test_a2a3_int4_folders_packed_two_a_byte(tmp_path):
     golden[1] = 0x3F  # 3 where 2.5 rounds to 2
     (folder / "golden.bin").write_bytes(golden.tobytes())
     assert _verdict(folder, "a2a3")[0] == "fail"
+    golden[1] = 0x2E  # -2 where -1 is: int4 values signed (a relative error of 1, not 15 against 14)
+    (folder / "golden.bin").write_bytes(golden.tobytes())
+    (v,) = api.check([folder], "a2a3")
+    assert v.verdict.value == "fail" and v.files[0].comparison.max_rel == 1.0
     packed = np.zeros(32, np.uint8)
     packed[:3] = (0x78, 0x2F, 0xE4)
     back = np.zeros(64, np.float16)
