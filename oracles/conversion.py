@@ -47,6 +47,18 @@ these, on both sides (the profile's "floating overflow follows the destination f
 - A NaN to HiFloat8 is its one NaN 0x80 (its status says so; the rule "some NaN" holds: 0x80 is the only one),
   to E4M3 a NaN (0x7F/0xFF), to E5M2 a NaN (the spec: the canonical 0x80, 0x7F, 0x7E). HiFloat8 has one zero: a
   negative value rounding to zero is 0x00.
+
+The 4-bit types (TCVT.md: A2A3's FP16 to and from S4 (``int4b_t``), A5's BF16 to and from FP4_E1M2X2 and
+FP4_E2M1X2; type-system.md: "Float4 E1M2x2", "Float4 E2M1x2", 4 bits each; the formats as pto-spec's
+``e1m2x2.asl``, ``e2m1x2.asl`` and the S4X2 lane define them, see ``ptofuzz/core/minifloat.py``; a tile holds one
+element a byte here, files pack two, see ``ptofuzz/core/nibbles.py``). int4 is an integer like any other (range
+-8..7; saturation on clamps to it; off, a result past it is ``undefined``; int4 to float16 is exact). From FP4
+every value is exact. To FP4, ``dst = cast_rmode(src)`` rounds in the mode; FP4 is finite only (no infinity, no
+NaN), so on pto-isa where IEEE 754 would give an infinity (an overflow in a direction toward it, or an infinite
+source) and saturation is not on, the result is open (``undefined``), as E4M3's; a directed overflow away from
+the infinity gives the largest finite value, and saturation on clamps to it (E2M1 6, E1M2 1.75). A NaN source
+has no NaN to become: ``undefined`` whatever the saturation. pto-spec's E2M1X2 and E1M2X2 declare no subnormals
+(0.5, 0.25 are ordinary values), so the NPUs' flush of denormals does not touch them.
 """
 
 from __future__ import annotations
@@ -169,6 +181,18 @@ def _converted(bits: np.ndarray, src: DType, dst: DType, how: str, integral: boo
     return x, out, status
 
 
+def _fp4_open(x: cv.Exact, status: np.ndarray, sat: int | None, how: str) -> np.ndarray:
+    """The elements a conversion to FP4 leaves open on pto-isa (the 4-bit paragraph of the module docstring): a
+    NaN source; without saturation on, an infinite source, and an overflow where IEEE 754's direction would give
+    an infinity."""
+    mask: np.ndarray = status == cv.NAN_SOURCE
+    if sat != SAT_ON:
+        to_inf = {cv.RNE: True, cv.RNA: True, cv.RTZ: False, cv.RTO: False}.get(how)
+        inf_side = (~x.neg if how == cv.RTP else x.neg) if to_inf is None else np.full(x.neg.shape, to_inf)
+        mask |= (status == cv.INFINITE) | ((status == cv.OVERFLOW) & inf_side)
+    return mask
+
+
 def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np.ndarray, np.ndarray]:
     """The destination bits and classes of every source element (the whole tile, valid or not)."""
     src, dst = pair(case)
@@ -213,6 +237,8 @@ def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np
     if dst.is_float:
         cls[nan] = np.where(cls[nan] == UNDEFINED, UNDEFINED, NAN)
     cls[open_range] = UNDEFINED
+    if dst.is_table and dst.bits == 4:  # FP4: finite only
+        cls[_fp4_open(x, status, sat, how)] = UNDEFINED
     if npu:
         cls[_subnormal_involved(src_bits, src, out, dst)] = UNDEFINED
     if src.name == "bfloat16" and dst.name == "float16":

@@ -29,7 +29,7 @@ from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import CaseFolderError
 
 _TOKEN = r"\d+x\d+(?:of\d+x\d+)?"
-_DTYPE = r"[a-z]+\d*(?:_e\dm\d)?"  # a dtype word: float32, fp16, h8; the 8-bit floats' fp8_e4m3, float8_e5m2
+_DTYPE = r"[a-z]+\d*(?:_e\dm\d(?:x2)?)?"  # a dtype word: float32, fp16, h8; fp8_e4m3, float8_e5m2; fp4_e2m1x2
 _TOKEN_RE = re.compile(r"(\d+)x(\d+)(?:of(\d+)x(\d+))?$")
 
 
@@ -82,6 +82,9 @@ class Profile:
             (but a5's 64-bit cases as the element itself); see :meth:`carrier`.
         golden_for: the golden files of one case where a test's cases differ in them (TCVT's saturation tests
             write golden_truncated.bin); None: :attr:`golden` for every case. See :meth:`goldens`.
+        packed: the 4-bit element types whose files hold two elements a byte (:mod:`ptofuzz.core.nibbles`: each
+            row of the file shape packed on its own, element 2i in the low nibble); a 4-bit type not listed is
+            one element a byte. See :meth:`packs`.
         note: where the profile comes from.
     """
 
@@ -104,6 +107,7 @@ class Profile:
     dtype_param: str | None = None  # a second dtype, in a case param, named after the first (TPARTARG*'s idx)
     carriers: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     golden_for: Callable[[Case], tuple[tuple[str, str], ...]] | None = None
+    packed: tuple[str, ...] = ()
 
     def goldens(self, case: Case) -> tuple[tuple[str, str], ...]:
         """(file name, role) of ``case``'s expected-result files."""
@@ -116,6 +120,10 @@ class Profile:
             if r == role and dtype not in exempt and dtype != carrier:
                 return dtypes.get(carrier)
         return None
+
+    def packs(self, dtype: str) -> bool:
+        """Whether a file of ``dtype`` elements holds two of them a byte (:attr:`packed`)."""
+        return dtype in self.packed
 
     @property
     def layout(self) -> str:

@@ -118,6 +118,9 @@ class Comparison:
 def _values(bits: np.ndarray, dt: DType) -> np.ndarray:
     if dt.is_float:
         return ieee.to_float64(bits, dt)
+    if dt.kind == "int" and dt.bits < 8:  # int4 in a byte's low nibble: its sign is bit 3
+        low = (bits & dt.bit_mask).astype(np.int64)
+        return np.where(low >> (dt.bits - 1), low - (1 << dt.bits), low).astype(np.float64)
     return bits.view(f"<i{dt.itemsize}").astype(np.float64) if dt.kind == "int" else bits.astype(np.float64)
 
 

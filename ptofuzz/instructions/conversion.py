@@ -2,7 +2,7 @@
 
 Facts from pto-isa 3186c381: ``docs/isa/TCVT.md``'s table of (source, destination) pairs for A2A3 and A5, as far as
 ptofuzz has the types (float32, float16, bfloat16, the 8-bit floats FP8 E4M3, FP8 E5M2 and HiFloat8 (H8), 8- to
-64-bit integers; the FP4 and int4 pairs come with those types). The page has no column for the kirin targets or the
+64-bit integers, and the 4-bit FP4 E1M2, FP4 E2M1 and int4). The page has no column for the kirin targets or the
 cpu: kirinDev0000 runs A5's pairs (its ``TCvt.hpp`` is A5's without the FP4 pairs), kirin9030 those of A5's that its
 own ``TCvt.hpp`` has, and the cpu (whose ``TCvt.hpp`` compiles any pair) the pairs of A2A3 and A5 together (not
 yet A5's 8-bit float pairs: :data:`_A5_FP8`). pto-spec
@@ -16,8 +16,9 @@ passes a SaturationMode (a2a3's ``nonsattorch_`` cases: CAST_TRUNC, SaturationMo
 never compiled, whose main.cpp compares the OFF output) compares ``golden_truncated.bin``: a case with saturation
 off has that file (on a2a3 beside ``golden.bin``, which its script writes too). kirin9030's
 ``saturation_int64_int32_1x32`` converts a pair kirin9030's TCvt.hpp lacks (its kernel does not instantiate it):
-ptofuzz gives kirin9030 that pair of the page's A5 column. a2a3's int4 cases wait for the type
-(:data:`A2A3_WITHOUT_TYPE`), so a2a3's list is not exposed yet; a5's FP4 cases likewise (:data:`A5_WITHOUT_TYPE`).
+ptofuzz gives kirin9030 that pair of the page's A5 column. a2a3's fp16/s4 and a5's bf16/FP4 files hold their
+4-bit elements two a byte (:data:`PACKED`; element 2i in the low nibble, each row of the tile on its own), as
+their scripts write them; a5's FP4 goldens of an odd valid width leave out the last valid column (:func:`explain`).
 a5's test names three float16 pairs bf16 (:data:`A5_BF16_AS_FP16`): ptofuzz writes what the test runs, float16.
 """
 
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ptofuzz.core import dtypes, platforms
-from ptofuzz.core.case import Case, Tile
+from ptofuzz.core.case import EXACT, Case, Tile
 from ptofuzz.core.errors import UsageError
 from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
 from ptofuzz.generators import conversion as boundaries
@@ -45,7 +46,8 @@ ROLES = ("dst", "src")
 NAMED = "named"  # a system-test case's param: the word its folder name uses for a type (a5's float16 "bf16")
 PLATFORMS = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")
 SPELLING = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16",  # the tcvt tests' tokens; others numpy's
-            "float8_e4m3": "fp8_e4m3", "float8_e5m2": "fp8_e5m2", "hifloat8": "h8"}
+            "float8_e4m3": "fp8_e4m3", "float8_e5m2": "fp8_e5m2", "hifloat8": "h8",
+            "int4": "s4", "float4_e1m2": "fp4_e1m2x2", "float4_e2m1": "fp4_e2m1x2"}
 
 _A2A3 = """float32: float16 float32 bfloat16 int16 int32 int64
 float16: float32 int32 int16 int8 uint8
@@ -71,6 +73,16 @@ float16: hifloat8
 float8_e4m3: float32
 float8_e5m2: float32
 hifloat8: float32"""
+#: the 4-bit pairs: A2A3's FP16 to and from S4 (int4b_t), A5's BF16 to and from FP4_E1M2X2 and FP4_E2M1X2 (not
+#: the cpu's: its test converts FP32, its pairs are those its simulator harness runs; not kirinDev0000's, whose
+#: TCvt.hpp is A5's without them)
+_A2A3_S4 = """float16: int4
+int4: float16"""
+_A5_FP4 = """bfloat16: float4_e1m2 float4_e2m1
+float4_e1m2: bfloat16
+float4_e2m1: bfloat16"""
+#: the types each platform's test files hold two a byte (a2a3's int4b_t, a5's float4_*x2_t)
+PACKED = {"a2a3": ("int4",), "a5": ("float4_e1m2", "float4_e2m1")}
 #: kirin9030's own TCvt.hpp: these of A5's pairs; and int64 to int32, which the header lacks but the system test
 #: writes a folder for (saturation_int64_int32_1x32, never compiled): the page's A5 column's semantics
 _KIRIN9030 = """float32: float32 float16 int16 int32
@@ -98,7 +110,8 @@ def _union(*tables: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
 
 PAIRS: dict[str, dict[str, tuple[str, ...]]] = {
     "spec": {s: oracles.SPEC_DTYPES for s in oracles.SPEC_DTYPES}, "cpu": _union(_pairs(_A2A3), _pairs(_A5)),
-    "a2a3": _pairs(_A2A3), "a5": _pairs(_A5 + "\n" + _A5_FP8), "kirin9030": _pairs(_KIRIN9030),
+    "a2a3": _pairs(_A2A3 + "\n" + _A2A3_S4), "a5": _pairs(_A5 + "\n" + _A5_FP8 + "\n" + _A5_FP4),
+    "kirin9030": _pairs(_KIRIN9030),
     "kirinDev0000": _pairs(_A5 + "\n" + _A5_FP8),
 }
 
@@ -117,17 +130,22 @@ def check_pair(platform: str, src: str, dst: str) -> None:
 
 # ---- geometry -----------------------------------------------------------------------------------------------------
 
-def physical(valid: tuple[int, int], src: dtypes.DType, dst: dtypes.DType, spec: bool) -> tuple[int, int]:
-    """One physical shape for both tiles: whole 32-byte rows of both types (the narrower decides), or on spec
-    the smallest legal descriptor of the narrower type (then of the wider too)."""
+def physical(valid: tuple[int, int], src: dtypes.DType, dst: dtypes.DType, spec: bool,
+             packed: Collection[str] = ()) -> tuple[int, int]:
+    """One physical shape for both tiles: whole 32-byte rows of both types (the narrower decides; a 4-bit type
+    the platform packs, ``packed``, holds 64 elements a row), or on spec the smallest legal descriptor of the
+    narrower type (then of the wider too)."""
     narrow = src if src.itemsize <= dst.itemsize else dst
+    if not spec and narrow.name in packed:
+        return max(valid[0], 1), max(-(-valid[1] // 64), 1) * 64
     return spec_physical(*valid, narrow) if spec else whole_rows(*valid, narrow)
 
 
 def _case(platform: str, src: str, dst: str, valid: tuple[int, int], shape: tuple[int, int] | None,
           rmode: int, sat: int | None, named: str | None = None) -> Case:
     spec = platforms.get(platforms.canonical(platform)).kind == platforms.SPEC
-    phys = shape or physical(valid, dtypes.get(src), dtypes.get(dst), spec)
+    packed = PACKED.get(platforms.canonical(platform), ())
+    phys = shape or physical(valid, dtypes.get(src), dtypes.get(dst), spec, packed)
     tile = Tile(*phys, *valid)
     return Case("TCVT", platform, src, (("dst", tile), ("src", tile)),
                 ((TO, dst), (RMODE, rmode), (SAT, sat), (NAMED, named)))
@@ -137,9 +155,10 @@ def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -
     """A pair the platform converts, a valid region as the elementwise family draws it (empty now and then off
     the spec), any rounding mode (on spec pto-spec's RHB too), saturation on, off or the default form."""
     canon = platforms.canonical(platform)
-    src = constraints.get("dtype") or source.choice(tuple(PAIRS[canon]))
+    given = {k: dtypes.get(constraints[k]).name for k in ("dtype", "to") if constraints.get(k)}  # half: float16
+    src = given.get("dtype") or source.choice(tuple(PAIRS[canon]))
     # a constrained pair this platform does not convert is drawn anyway: its model says "unsupported"
-    dst = constraints.get("to") or source.choice(PAIRS[canon].get(src) or oracles.SPEC_DTYPES)
+    dst = given.get("to") or source.choice(PAIRS[canon].get(src) or oracles.SPEC_DTYPES)
     wide = max(dtypes.get(src).itemsize, dtypes.get(dst).itemsize)
     narrow = dtypes.get(src) if dtypes.get(src).itemsize <= dtypes.get(dst).itemsize else dtypes.get(dst)
     spec = platforms.get(canon).kind == platforms.SPEC
@@ -213,6 +232,12 @@ SYSTEM_TESTS = {
         nonsattorch trunc off fp16_int16 fp32_int16 : 1x32;
         nonsattorch trunc off fp16_int8 : 4x128_4x65 2x32_2x16;
         nonsattorch trunc off fp16_int16 fp32_int16 : 4x128_4x65;
+        case rint default fp16_s4 : 1x64; case none default s4_fp16 : 1x64;
+        case rint default fp16_s4 : 1x128; case none default s4_fp16 : 1x128;
+        case rint default fp16_s4 : 1x256; case none default s4_fp16 : 1x256;
+        case rint default fp16_s4 : 2x128; case none default s4_fp16 : 2x128;
+        case rint default fp16_s4 : 4x128; case none default s4_fp16 : 4x128;
+        case rint default fp16_s4 : 8x128; case none default s4_fp16 : 8x128;
         """,
     # kirinDev0000: A5's script with a real bfloat16 (its bits), without the int64 and FP4 pairs; the kernel
     # converts fp16 to h8 with CAST_ROUND (the only nearest mode the hardware has for that pair), the rest with
@@ -228,7 +253,7 @@ SYSTEM_TESTS = {
         saturation rint off fp16_int8 fp32_int16 fp16_int16 fp16_uint8 int32_int16 : 1x32;
         """,
     # a5: its "bf16" pairs other than bf16_fp16 and the FP4 ones convert float16 (:data:`A5_BF16_AS_FP16`); the
-    # FP4 pairs are listed in their place and left out (:data:`A5_WITHOUT_TYPE`)
+    # FP4 pairs convert a real bfloat16 (its bits) to and from FP4 packed two a byte
     "a5": """
         case rint default fp32_fp16 fp32_bf16 fp32_int16 fp32_int32 fp32_int64 fp32_fp32 fp16_fp32 fp16_int32
             fp16_int16 fp16_int8 fp16_uint8 bf16_fp32 bf16_int32 bf16_fp16 bf16_fp4_e1m2x2 bf16_fp4_e2m1x2
@@ -242,21 +267,6 @@ SYSTEM_TESTS = {
         """,
 }
 
-#: a2a3's folders of a type ptofuzz lacks: fp16 to int4 (CAST_RINT) and int4 to fp16 (CAST_NONE), the int4 file
-#: packed two elements a byte; they come with the int4 type, and with them a2a3's list is exposed
-A2A3_WITHOUT_TYPE = tuple(f"case_{pair}_{shape}" for shape in ("1x64", "1x128", "1x256", "2x128", "4x128", "8x128")
-                          for pair in ("fp16_s4", "s4_fp16"))
-A2A3_WITHOUT_TYPE_REASON = "int4 (s4): ptofuzz has no int4 element type yet"
-
-#: a5's folders of the types ptofuzz lacks: bfloat16 to and from FP4 E1M2 and E2M1 (two elements a byte, the
-#: even one in the low nibble); they come with the 4-bit types, and with them a5's list is exposed
-A5_FP4_PAIRS = ("bf16_fp4_e1m2x2", "bf16_fp4_e2m1x2", "fp4_e1m2x2_bf16", "fp4_e2m1x2_bf16")
-A5_WITHOUT_TYPE = tuple(f"case_{pair}_{shape}" for pair in A5_FP4_PAIRS
-                        for shape in ("1x128", "2x64", "4x32", "2x128", "4x128_4x65", "4x256_4x200", "1x256_1x129"))
-A5_WITHOUT_TYPE_REASON = "FP4 (float4_e1m2x2, float4_e2m1x2): ptofuzz has no 4-bit float element types yet"
-#: each platform's folders left out of its list (the reason: ``<PLATFORM>_WITHOUT_TYPE_REASON``)
-WITHOUT_TYPE = {"a2a3": A2A3_WITHOUT_TYPE, "a5": A5_WITHOUT_TYPE}
-
 #: a5's pairs its test names bf16 but runs as float16: gen_data.py makes ``bfloat16`` numpy's float16 (so
 #: x1_gm.bin and golden.bin hold float16 bits) and main.cpp instantiates the kernel with aclFloat16 (fp32_bf16
 #: runs the very kernel fp32_fp16 does). Their cases carry the param ``named`` (``bf16``), the word the name
@@ -265,7 +275,7 @@ WITHOUT_TYPE = {"a2a3": A2A3_WITHOUT_TYPE, "a5": A5_WITHOUT_TYPE}
 A5_BF16_AS_FP16 = ("fp32_bf16", "bf16_fp32", "bf16_int32")
 
 #: the platforms whose list is every folder of their test (so ``gen`` without flags writes the test's folders)
-COMPLETE = ("kirin9030", "kirinDev0000")
+COMPLETE = ("kirin9030", "kirinDev0000", "a2a3", "a5")
 
 
 def _unspell(word: str) -> str | None:
@@ -286,18 +296,14 @@ def split_pair(pair: str) -> tuple[str, str]:
 
 
 def system_test(platform: str) -> tuple[tuple[str, Case], ...]:
-    """The folders of ``platform``'s TCVT system test that ptofuzz's types cover: (name after the suite's dot,
-    case), in the order its gen_data.py writes them (without :data:`WITHOUT_TYPE`'s)."""
+    """The folders of ``platform``'s TCVT system test: (name after the suite's dot, case), in the order its
+    gen_data.py writes them."""
     out = []
-    hidden = WITHOUT_TYPE.get(platform, ())
     for entry in filter(str.strip, SYSTEM_TESTS[platform].split(";")):
         head, shapes = entry.split(":")
         kind, rmode, sat, *pairs = head.split()
         for pair in pairs:
             names = [(f"{kind}_{pair}_{shape}", shape) for shape in shapes.split()]
-            names = [(name, shape) for name, shape in names if name not in hidden]
-            if not names:
-                continue
             src, dst = split_pair(pair)
             named = None
             if platform == "a5" and pair in A5_BF16_AS_FP16:
@@ -390,7 +396,9 @@ def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
 _WHY = {"empty": "pto-spec faults on an empty valid region (LB0 must be nonzero); docs/isa/TCVT.md converts "
                  "the valid region, which may be empty",
         "nodesc": "pto-spec faults on a tile that is no legal descriptor (power-of-two columns, capacity "
-                  "128 B * 2**k); pto-isa's tiles are any whole 32-byte rows"}
+                  "128 B * 2**k); pto-isa's tiles are any whole 32-byte rows",
+        "dtype": "ptofuzz's pto-spec model converts no 4-bit type (pto-spec's S4X2, E2M1X2, E1M2X2) yet; the "
+                 "pages' A2A3 fp16/int4 and A5 bf16/FP4 pairs have no spec side to compare with"}
 
 
 ROUND_ONLY = ("docs/isa/TCVT.md lists FP32 to FP32 as round-only (each value rounded to an integral value in the "
@@ -405,6 +413,30 @@ def known_difference(sig: Any) -> str | None:
     if sig.kind == "fault-vs-value":
         return _WHY.get(sig.geometry)
     return ROUND_ONLY if sig.region == "round-only" else None
+
+
+# ---- check: why a golden is wrong ---------------------------------------------------------------------------
+
+def explain(case: Case, inputs: Mapping[str, np.ndarray], files: Mapping[str, np.ndarray]) -> str:
+    """Why a failing golden is wrong ('' when nothing is known): an FP4 golden of an odd valid width whose only
+    wrong elements are the last valid column's, each 0 (a5's gen_data.py keeps ``vC // 2`` whole bytes of each
+    packed row, so the byte holding that column in its low nibble is left 0)."""
+    dst = dtypes.get(case.param(TO) or case.dtype)
+    d = case.tile("dst")
+    rows, cols = d.valid
+    if not (dst.is_table and dst.bits == 4) or "dst" not in files or cols % 2 == 0 or rows == 0:
+        return ""
+    model = oracles.npu(case, inputs)
+    want, cls, got = model.outputs["dst"], model.classes["dst"], np.asarray(files["dst"])
+    wrong = (want != got) & (cls == EXACT)
+    wrong[rows:, :] = False
+    wrong[:, cols:] = False
+    last = cols - 1
+    if not wrong[:, last].any() or wrong[:, :last].any() or got[:rows, last].any():
+        return ""
+    return (f"golden.bin leaves out the last valid column ({last}): its script keeps {cols // 2} whole bytes of "
+            f"each packed row and zeroes the byte that holds column {last} in its low nibble, but TCVT converts every "
+            f"element of the valid region ({rows}x{cols}, docs/isa/TCVT.md), so the golden is wrong")
 
 
 # ---- the instruction --------------------------------------------------------------------------------------------
@@ -422,13 +454,15 @@ def _profiles() -> dict[str, Profile]:
                            note="ptofuzz full-tile layout; both tiles one legal pto-spec descriptor")}
     for p in PLATFORMS:
         root = platforms.get(p).test_root
-        listed = "its case list" if p in COMPLETE else "its case list not yet" if p not in SYSTEM_TESTS else \
-            f"its case list without the {'int4' if p == 'a2a3' else 'FP4'} cases (not exposed yet)"
+        listed = "its case list" if p in COMPLETE else "its case list not yet"
+        packs = PACKED.get(p, ())
         out[p] = Profile("TCVT", p, "TCVTTest", (("x1_gm.bin", "src"),), golden, output, ("dst",), compact=False,
                          spelling=SPELLING, param_tokens=tokens, dtype_param=TO, derive=derive,
                          canonical=canonical(p), golden_for=None if p in ("cpu", "spec") else golden_files(p),
+                         packed=packs,
                          note=f"{root}/testcase/tcvt's files (x1_gm.bin, golden.bin; golden_truncated.bin with "
-                              f"saturation off): whole tiles; {listed}")
+                              f"saturation off): whole tiles"
+                              f"{'; ' + ' and '.join(packs) + ' two a byte' if packs else ''}; {listed}")
     return out
 
 
@@ -444,12 +478,27 @@ def _pairs_only(platform: str, model: Any) -> Any:
     return oracle
 
 
+def _spec_types_only(model: Any) -> Any:
+    """``model`` (pto-spec's) on destinations among :data:`oracles.SPEC_DTYPES`; another destination (a 4-bit
+    type the model does not convert yet) faults as a source of such a type does (the registry's dtype check)."""
+    def oracle(case: Case, inputs: Mapping[str, np.ndarray]) -> Any:
+        dst = case.param(TO) or case.dtype
+        if dst not in oracles.SPEC_DTYPES:
+            from ptofuzz.core.case import COMMIT, Outcome
+
+            return Outcome.faulted("Fault_TileLegality", 5, f"TCVT on spec does not accept {dst} (accepts: "
+                                   f"{', '.join(oracles.SPEC_DTYPES)})", COMMIT)
+        return model(case, inputs)
+    return oracle
+
+
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
     if "TCVT" not in names:
         return []
     profiles = _profiles()
     notes = "docs/isa/TCVT.md: dst = cast_rmode(src) over the valid region; "
-    support = {"spec": PlatformSupport(tuple(PAIRS["spec"]), oracles.spec, profiles["spec"], bad_dtype="fault",
+    support = {"spec": PlatformSupport(tuple(PAIRS["spec"]), _spec_types_only(oracles.spec), profiles["spec"],
+                                       bad_dtype="fault",
                                        has_system_test=False,
                                        notes="ADR 0047 rounding, the hardware profile's ranges; else "
                                              "Fault_TileLegality (trap 5)"),
@@ -468,4 +517,5 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
         draw_inputs=draw_inputs, role_dtype_params={"dst": (TO, "float32")},
         options=("dtype", "to", "shape", "dst", "rmode", "sat"), random_options=("dtype", "to", "shape"),
         replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
-        regions=regions, known_difference=known_difference, bundle=True, shared=oracles.shared_work)]
+        regions=regions, known_difference=known_difference, bundle=True, shared=oracles.shared_work,
+        explain=explain)]

@@ -258,3 +258,96 @@ def test_shared_work_gives_each_platform_its_own_outcome_computed_once(monkeypat
     rows, cols = case.tile("dst").valid
     pieces = -(-300 // max(1, model.CHUNK // max(rows * cols, 1)))
     assert pieces > 1 and len(calls) == pieces  # one conversion per piece for the four platforms
+
+
+# ---- the 4-bit types (TCVT.md: A2A3's FP16 to and from S4, A5's BF16 to and from FP4_E1M2X2 and FP4_E2M1X2) ---
+
+def bf16(*xs: float) -> np.ndarray:
+    import ml_dtypes
+
+    return np.array([xs], dtype=np.float32).astype(ml_dtypes.bfloat16).view(np.uint16)
+
+
+def half(*xs: float) -> np.ndarray:
+    return np.array([xs], dtype=np.float16).view(np.uint16)
+
+
+E2M1 = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0)  # the codes 0..7; 8..15 the same negated
+E1M2 = (0.0, 0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 1.75)
+NAN_, INF = float("nan"), float("inf")
+
+
+def test_4_bit_pairs_are_a2a3_s_and_a5_s_only():
+    from ptofuzz.instructions import conversion as inst
+
+    assert inst.destinations("a2a3", "float16")[-1] == "int4" and inst.destinations("a2a3", "int4") == ("float16",)
+    assert inst.destinations("a5", "bfloat16")[-2:] == ("float4_e1m2", "float4_e2m1")
+    assert inst.destinations("a5", "float4_e1m2") == inst.destinations("a5", "float4_e2m1") == ("bfloat16",)
+    for p in ("cpu", "kirin9030", "kirinDev0000", "a5"):
+        assert "int4" not in inst.destinations(p, "float16") and not inst.destinations(p, "int4")
+    for p in ("cpu", "kirin9030", "kirinDev0000", "a2a3"):
+        assert not {"float4_e1m2", "float4_e2m1"} & set(inst.destinations(p, "bfloat16"))
+    tile = Tile(1, 64, 1, 64)
+    case = Case("TCVT", "kirinDev0000", "bfloat16", (("dst", tile), ("src", tile)), (("to", "float4_e2m1"),
+                                                                                     ("rmode", 1)))
+    assert TCVT.evaluate(case, {"src": np.zeros((1, 64), np.uint16)}).kind == "unsupported"
+    assert TCVT.evaluate(case.on("a5"), {"src": np.zeros((1, 64), np.uint16)}).kind == "ok"
+
+
+def test_bf16_to_e2m1_rounds_in_the_mode_and_what_has_no_infinity_is_open():
+    """Ties to even (0.25 to 0, 0.75 to 1, 2.5 to 2, 5 to 4, -1.25 to -1); 6.5 to 6 (inexact, in range); 7 ties to
+    8, past the largest: with the default saturation (on and off differ) and off toward the infinity, open;
+    saturation on clamps to +-6 (infinities too); a NaN has no FP4 to become: open whatever the saturation."""
+    x = bf16(0.25, 0.75, 2.5, 5.0, -1.25, 6.5, 7.0, 9.0, -9.0, NAN_, -INF)
+    got, cls = run("a5", "bfloat16", "float4_e2m1", x, 1)
+    assert got[:6] == [0x0, 0x2, 0x4, 0x6, 0xA, 0x7] and cls[:6] == [EXACT] * 6
+    assert cls[6:] == [UNDEFINED] * 5
+    got, cls = run("a5", "bfloat16", "float4_e2m1", x, 1, 0)
+    assert got[:9] == [0x0, 0x2, 0x4, 0x6, 0xA, 0x7, 0x7, 0x7, 0xF] and got[10] == 0xF
+    assert cls == [EXACT] * 9 + [UNDEFINED, EXACT]
+    got, cls = run("a5", "bfloat16", "float4_e2m1", x, 5, 1)  # toward zero: the largest finite, IEEE's too
+    assert got[5:9] == [0x7, 0x7, 0x7, 0xF] and cls[5:9] == [EXACT] * 4 and cls[9:] == [UNDEFINED] * 2
+    got, cls = run("a5", "bfloat16", "float4_e2m1", x, 4, 1)  # toward +inf: 9 would be +inf, -9 is -6
+    assert cls[7:9] == [UNDEFINED, EXACT] and got[8] == 0xF
+
+
+def test_bf16_to_e1m2_and_its_small_values_are_no_subnormals():
+    """E1M2 in steps of 0.25 up to 1.75: 0.3 to 0.25, 1.7 and 1.8 to 1.75, 1.875 ties to 2 (past the largest:
+    open), -0.125 ties to -0; pto-spec's E1M2X2 has no subnormals, so 0.25 is exact on the NPUs (which flush
+    denormals)."""
+    got, cls = run("a5", "bfloat16", "float4_e1m2", bf16(0.3, 1.7, 1.8, 1.875, -0.125, 0.25, -0.75), 1)
+    assert got[:3] == [0x1, 0x7, 0x7] and got[4:] == [0x8, 0x1, 0xB]
+    assert cls == [EXACT, EXACT, EXACT, UNDEFINED, EXACT, EXACT, EXACT]
+
+
+@pytest.mark.parametrize(("fmt", "grid"), [("float4_e2m1", E2M1), ("float4_e1m2", E1M2)])
+def test_fp4_to_bf16_is_exact_for_every_code(fmt, grid):
+    got, cls = run("a5", fmt, "bfloat16", np.arange(16, dtype=np.uint8)[None, :], 1)
+    assert got == bf16(*grid, *(-v for v in grid))[0].tolist() and cls == [EXACT] * 16
+    assert got[8] == 0x8000  # -0
+
+
+def test_fp16_to_int4_and_back():
+    """CAST_RINT to int4 (range -8..7): -8.4 to -8, -8.5 ties to -8, -1 to 0xF; 7.5 rounds to 8 and 8 is 8: past
+    the range, open with the default saturation, clamped to 7 with it on; a NaN to an integer: open. int4 to fp16
+    is exact for each of the 16 codes, in CAST_NONE too."""
+    x = half(-8.4, -8.5, -1.0, 7.4, 7.5, 8.0, NAN_)
+    got, cls = run("a2a3", "float16", "int4", x, 1)
+    assert got[:4] == [0x8, 0x8, 0xF, 0x7] and cls == [EXACT] * 4 + [UNDEFINED] * 3
+    got, cls = run("a2a3", "float16", "int4", x, 1, 0)
+    assert got[:6] == [0x8, 0x8, 0xF, 0x7, 0x7, 0x7] and cls == [EXACT] * 6 + [UNDEFINED]
+    got, cls = run("a2a3", "int4", "float16", np.arange(16, dtype=np.uint8)[None, :], 0)
+    assert got == half(*range(8), *range(-8, 0))[0].tolist() and cls == [EXACT] * 16
+
+
+def test_the_missing_spec_4_bit_side_is_excused_against_spec_only():
+    key = "TCVT/float/a5~spec/fault-vs-value/-/dtype"
+    assert "4-bit" in (TCVT.known_difference(Signature.from_key(key)) or "")
+    assert TCVT.known_difference(Signature.from_key(key.replace("a5~spec", "a5~cpu"))) is None
+    assert TCVT.known_difference(Signature.from_key(key.replace("fault-vs-value", "ulp-1"))) is None
+    tile = Tile(1, 128, 1, 128)  # a legal descriptor of both types: the destination type decides
+    case = Case("TCVT", "spec", "bfloat16", (("dst", tile), ("src", tile)), (("to", "float4_e2m1"), ("rmode", 1)))
+    got = TCVT.evaluate(case, {"src": np.zeros((1, 128), np.uint16)})
+    assert got.kind == "fault" and "does not accept float4_e2m1" in got.reason
+    assert TCVT.evaluate(case.replace(params=(("to", "float8_e4m3"), ("rmode", 1))),
+                         {"src": np.zeros((1, 128), np.uint16)}).kind == "ok"
