@@ -390,3 +390,21 @@ def matching(sig: Signature) -> Defect | None:
 def of(op: str) -> tuple[Defect, ...]:
     """The defects that touch ``op`` (or every instruction)."""
     return tuple(d for d in DEFECTS if op in d.ops or "*" in d.ops)
+
+
+def _tquant_multiplies(sig: Signature) -> bool:
+    """The simulator against the documented model on TQUANT's values: its multiplication by the scale operand
+    (and its offset added before rounding) gives other integers than the page's division."""
+    return sig.op == "TQUANT" and CPUSIM in sig.oracles() and sig.kind == "int-value"
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tquant-multiplies-scale", ("TQUANT",), CPUSIM,
+    "include/pto/cpu/TQuant.hpp:503 (INT8_SYM: ClampInt8(srcValue * invScale)) and :511 (INT8_ASYM: "
+    "ClampUint8(srcValue * invScale + zeroPoint)) multiply the source by the scale tile's value (which :498 names "
+    "invScale) and add the offset before rounding (nearbyint, :83 and :89)",
+    "docs/isa/TQUANT.md:35 and 90-91: q = round(x / scale) + offset, the offset added to the rounded quotient "
+    "(TDEQUANT.md:19 restates it as TDEQUANT's inverse)",
+    "ptofuzz fuzz tquant --oracles cpu,cpusim --runs 2000 --out findings",
+    _tquant_multiplies),)
+BY_NAME = {d.name: d for d in DEFECTS}
