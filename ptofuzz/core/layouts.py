@@ -82,6 +82,9 @@ class Profile:
             (but a5's 64-bit cases as the element itself); see :meth:`carrier`.
         golden_for: the golden files of one case where a test's cases differ in them (TCVT's saturation tests
             write golden_truncated.bin); None: :attr:`golden` for every case. See :meth:`goldens`.
+        inputs_for: the input files of one case where a test's cases differ in them (TQUANT's INT8 cases read
+            scale and offset files, its MX cases none); None: :attr:`inputs` for every case. See
+            :meth:`inputs_of`.
         note: where the profile comes from.
     """
 
@@ -104,6 +107,11 @@ class Profile:
     dtype_param: str | None = None  # a second dtype, in a case param, named after the first (TPARTARG*'s idx)
     carriers: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     golden_for: Callable[[Case], tuple[tuple[str, str], ...]] | None = None
+    inputs_for: Callable[[Case], tuple[tuple[str, str], ...]] | None = None
+
+    def inputs_of(self, case: Case) -> tuple[tuple[str, str], ...]:
+        """(file name, role) of ``case``'s input files."""
+        return self.inputs if self.inputs_for is None else self.inputs_for(case)
 
     def goldens(self, case: Case) -> tuple[tuple[str, str], ...]:
         """(file name, role) of ``case``'s expected-result files."""

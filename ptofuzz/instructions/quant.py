@@ -10,6 +10,14 @@ INT8_SYM, uint8: INT8_ASYM). There is no cpu system test. pto-spec's TQUANT take
 zero point (B.IOR) for the whole tile; pto-isa's tests give every row its own: no tile form to compare (no
 ``spec`` model).
 
+The MX forms (A5 only, TQUANT.md:155-163; ``oracles/mx.py``): a case's ``to`` is float8_e4m3 (MXFP8), params
+``nv`` (the NV scale algorithm) and ``nz`` (the cube's layouts). a5's folders hold ``input.bin`` (the source's
+valid region), ``golden_fp8.bin`` (E4M3 codes; NZ ``[C/32, R, 32]``), ``golden_e8m0.bin`` (one E8M0 code per
+group of the zero-padded tile; NZ in ZZ order), ``scaling_e4m3.bin`` (float32 per group) and, NZ,
+``index_vselr_b16.bin`` (uint16, one per two groups); main.cpp reads neither of the last two. Every case carries
+every role (the INT8 ones' exponent tiles and the MX ones' parameter tiles unused). a5's MXFP4 folders and the
+tquant_dn test's (DN grouping) wait (:data:`A5_HIDDEN`), so a5's list is not exposed yet.
+
 Every INT8 golden of pto-isa multiplies the source by the scale operand (the test passes the reciprocal of its
 scale, ``inv_scale_fp32.bin``); TQUANT.md:35 divides by it. ``check`` names those goldens (:func:`explain`).
 """
@@ -29,6 +37,7 @@ from ptofuzz.generators import values
 from ptofuzz.generators.elementwise import valid_region
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
+from ptofuzz.oracles import mx
 from ptofuzz.oracles import quant as oracles
 from ptofuzz.oracles.quant import TO
 
@@ -46,16 +55,35 @@ INT8_TESTS = {
     "kirin9030": _KIRIN, "kirinDev0000": _KIRIN,
 }
 #: the platforms whose whole test ptofuzz writes (``gen`` without flags)
-COMPLETE = ("a2a3", "kirin9030", "kirinDev0000")
+COMPLETE = ("a2a3", "kirin9030", "kirinDev0000", "a5")  # a5: without A5_HIDDEN
+MXFP8 = "float8_e4m3"
+ROLES = ("dst", "src", "scale", "offset", "exp", "scaling", "index")
+
+
+def derive(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
+    """Every role's tile from the destination's: the source the same; parameter tiles (rows x 1, valid rows x 1);
+    per-group tiles (rows x G, G = ceil(cols / 32) groups of the valid columns) for the exponents and scalings,
+    rows x G/2 for the NZ gather indices."""
+    d = named["dst"]
+    g = mx.groups(d.valid_cols)
+    ptile = Tile(d.rows, 1, d.valid_rows, 1)
+    gtile = Tile(d.rows, max(g, 1), d.valid_rows, g)
+    itile = Tile(d.rows, max(g // 2, 1), d.valid_rows, g // 2)
+    return (("dst", d), ("src", d), ("scale", ptile), ("offset", ptile), ("exp", gtile), ("scaling", gtile),
+            ("index", itile))
+
+
+def make_case(platform: str, dtype: str, to: str, valid: tuple[int, int], shape: tuple[int, int] | None = None,
+              nv: bool = False, nz: bool = False) -> Case:
+    """A case: source and destination one tile, every other role derived from it (:func:`derive`)."""
+    rows, cols = shape or valid
+    params = ((TO, to), *((("nv", 1),) if nv else ()), *((("nz", 1),) if nz else ()))
+    return Case("TQUANT", platform, dtype, derive({"dst": Tile(rows, cols, *valid)}), tuple(sorted(params)))
 
 
 def int8_case(platform: str, to: str, valid: tuple[int, int], shape: tuple[int, int] | None = None) -> Case:
-    """An INT8 case: source and destination one tile, parameter tiles (rows x 1, valid rows x 1)."""
-    rows, cols = shape or valid
-    ptile = Tile(rows, 1, valid[0], 1)
-    tile = Tile(rows, cols, *valid)
-    return Case("TQUANT", platform, "float32", (("dst", tile), ("src", tile), ("scale", ptile), ("offset", ptile)),
-                ((TO, to),))
+    """An INT8 case (to int8: INT8_SYM, to uint8: INT8_ASYM) of a float32 source."""
+    return make_case(platform, "float32", to, valid, shape)
 
 
 def _int8_list(text: str, platform: str) -> list[tuple[str, Case]]:
@@ -69,8 +97,54 @@ def _int8_list(text: str, platform: str) -> list[tuple[str, Case]]:
     return out
 
 
+_WORDS = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
+#: a5's test in its gen_data.py's order: ``mxfp8[_nv] <src word> <layout> <RxC>[:<suffix>]...`` or ``int8``
+#: (the seven INT8 cases there); ``mxfp4...`` entries wait for the four-bit codec (:data:`A5_HIDDEN`)
+A5_TEST = """
+    mxfp8 fp32 nd 32x32 32x64 64x128 128x128 15x32 7x64 33x64 13x192
+    mxfp8_nv fp32 nd 32x128 2x256:boundary
+    mxfp8 fp32 nz 32x64 64x128 64x256 64x512 128x128
+    int8
+    mxfp8 bf16 nd 32x128 64x128 128x128 14x16 7x48 18x136 1x32 2x16 4x16 8x16 16x16 3x32 5x96 1x16 4x256 4x512
+        3x256 5x256 18x138 1x192 1x198
+    mxfp8 bf16 nz 32x128 64x128 128x128
+    mxfp8_nv bf16 nd 32x128 64x128 128x128 7x48 2x256:boundary
+    mxfp8 fp16 nd 32x128 64x128 128x128 4x256 11x640
+    mxfp8_nv fp16 nd 32x128 64x128 128x128 2x256:boundary
+    mxfp8 bf16 nd 1x64:static3x128_exp2d_fuzz01
+    mxfp8 fp16 nz 32x128 64x128 128x128"""
+A5_INT8 = "int8_sym 64x128 128x128 256x128; int8_asym 64x128 128x128 256x128 32x72"
+#: a5's folders ptofuzz does not write yet, and why: the MXFP4 cases (E2M1 elements) and the tquant_dn test's
+A5_HIDDEN = {"MXFP4 E2M1": "the four-bit element codec (FP4 E2M1) is not in ptofuzz's conversion core yet",
+             "tquant_dn": "DN grouping (32 rows per group) and its seven output layouts are not modelled yet"}
+
+
+def _a5_list() -> list[tuple[str, Case]]:
+    entries: list[list[str]] = []
+    for words in (line.split() for line in A5_TEST.strip().splitlines()):
+        if words[0].startswith(("mx", "int8")):
+            entries.append(words)
+        else:  # a continuation line: more shapes
+            entries[-1] += words
+    out: list[tuple[str, Case]] = []
+    for kind, *rest in entries:
+        if kind == "int8":
+            out += _int8_list(A5_INT8, "a5")
+            continue
+        word, layout, *shapes = rest
+        for shape in shapes:
+            rxc, _, suffix = shape.partition(":")
+            r, c = (int(n) for n in rxc.split("x"))
+            name = f"case_{kind}_{word}_{r}x{c}{'_' + suffix if suffix else ''}_{layout}"
+            out.append((name, make_case("a5", _WORDS[word], MXFP8, (r, c), nv=kind.endswith("_nv"),
+                                        nz=layout == "nz")))
+    return out
+
+
 def system_test(platform: str) -> tuple[tuple[str, Case], ...]:
     """The folders of ``platform``'s TQUANT system test that ptofuzz covers, in its gen_data.py's order."""
+    if platform == "a5":
+        return tuple(_a5_list())
     return tuple(_int8_list(INT8_TESTS[platform], platform)) if platform in INT8_TESTS else ()
 
 
@@ -78,26 +152,32 @@ def canonical(platform: str) -> tuple[tuple[str, Case], ...]:
     return system_test(platform) if platform in COMPLETE else ()
 
 
+def is_mx(case: Case) -> bool:
+    return case.param(TO) not in oracles.INT8
+
+
 def golden_files(case: Case) -> tuple[tuple[str, str], ...]:
+    if is_mx(case):
+        index = (("index_vselr_b16.bin", "index"),) if case.param("nz") else ()
+        return (("golden_fp8.bin", "dst"), ("golden_e8m0.bin", "exp"), ("scaling_e4m3.bin", "scaling"), *index)
     return ((f"golden_{'s8' if case.param(TO) == 'int8' else 'u8'}.bin", "dst"),)
 
 
-def derive(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
-    """A general-grammar name's tiles: the source as the destination, parameters (rows x 1, valid rows x 1)."""
-    d = named["dst"]
-    ptile = Tile(d.rows, 1, d.valid_rows, 1)
-    return (("dst", d), ("src", d), ("scale", ptile), ("offset", ptile))
+INT8_FILES = (("input.bin", "src"), ("inv_scale_fp32.bin", "scale"), ("offset_fp32.bin", "offset"))
+
+
+def input_files(case: Case) -> tuple[tuple[str, str], ...]:
+    return INT8_FILES[:1] if is_mx(case) else INT8_FILES
 
 
 def _profiles() -> dict[str, Profile]:
     out = {}
     for p in PLATFORMS:
         root = platforms.get(p).test_root
-        out[p] = Profile("TQUANT", p, "TQUANTTEST",
-                         (("input.bin", "src"), ("inv_scale_fp32.bin", "scale"), ("offset_fp32.bin", "offset")),
-                         (("golden_s8.bin", "dst"),), (("output_s8.bin", "dst"), ("output_u8.bin", "dst")), ("dst",),
+        out[p] = Profile("TQUANT", p, "TQUANTTEST", INT8_FILES, (("golden_s8.bin", "dst"),),
+                         (("output_s8.bin", "dst"), ("output_u8.bin", "dst"), ("output_e4m3.bin", "dst")), ("dst",),
                          compact=True, spelling=SPELLING, dtype_param=TO, derive=derive, canonical=canonical(p),
-                         golden_for=golden_files,
+                         golden_for=golden_files, inputs_for=input_files, param_tokens=(("nv", "nv"), ("nz", "nz")),
                          note=f"{root}/testcase/tquant's INT8 files (input.bin, inv_scale_fp32.bin, "
                               "offset_fp32.bin, golden_s8.bin or golden_u8.bin): valid regions")
     return out
@@ -105,24 +185,45 @@ def _profiles() -> dict[str, Profile]:
 
 # ---- cases -------------------------------------------------------------------------------------------------------
 
+MX_PLATFORMS = ("a5",)  # TQUANT.md:163: microscaling on A5 only
+
+
 def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
+    """INT8 everywhere; on A5 also MXFP8 (a source type, OCP or NV, ND or, for whole 16-row and 64-column
+    blocks, NZ)."""
+    dtype = constraints.get("dtype")
+    if platforms.canonical(platform) in MX_PLATFORMS and (constraints.get("to") == MXFP8 or (
+            not constraints.get("to") and dtype in (None, *mx.SOURCES) and
+            (dtype not in (None, "float32") or float(source.random(1)[0]) < 0.5))):
+        dt = dtype or source.choice(mx.SOURCES)
+        vr, vc = valid_region(source, dtypes.get(dt), allow_zero=False, shape=constraints.get("shape"))
+        if dt == "float32":  # FP32 quantizes whole groups (TQUANT.md:138)
+            vc = -(-vc // mx.GROUP) * mx.GROUP
+        nz = constraints.get("shape") is None and float(source.random(1)[0]) < 0.25
+        if nz:
+            vr, vc = -(-vr // 16) * 16, -(-vc // 64) * 64
+        return make_case(platform, dt, MXFP8, (vr, vc), nv=float(source.random(1)[0]) < 0.3, nz=nz)
     to = constraints.get("to") or source.choice(oracles.INT8)
     vr, vc = valid_region(source, dtypes.get("int8"), allow_zero=False, shape=constraints.get("shape"))
     return int8_case(platform, to, (vr, vc))
 
 
 def explicit_case(platform: str, opts: Mapping[str, Any]) -> Case:
-    if opts.get("dtype") and dtypes.get(opts["dtype"]).name != "float32":
-        raise UsageError(f"--dtype {opts['dtype']}: TQUANT's INT8 forms quantize float32 (TQUANT.md:37)")
     to = dtypes.get(opts["to"]).name if opts.get("to") else "int8"
-    if to not in oracles.INT8:
-        raise UsageError(f"--to {opts['to']}: TQUANT's INT8 forms write int8 (symmetric) or uint8 (asymmetric)")
+    dt = dtypes.get(opts["dtype"]).name if opts.get("dtype") else "float32"
+    if to not in (*oracles.INT8, MXFP8):
+        raise UsageError(f"--to {opts['to']}: TQUANT writes int8 (INT8_SYM), uint8 (INT8_ASYM) or float8_e4m3 "
+                         "(MXFP8)")
+    if to in oracles.INT8 and dt != "float32":
+        raise UsageError(f"--dtype {opts['dtype']}: TQUANT's INT8 forms quantize float32 (TQUANT.md:37)")
+    if dt not in mx.SOURCES:
+        raise UsageError(f"--dtype {opts['dtype']}: TQUANT quantizes float32, bfloat16 or float16")
     valid: tuple[int, int] = opts.get("dst") or opts.get("shape") or (16, 32)
     shape: tuple[int, int] = opts.get("shape") or valid
     if valid[0] > shape[0] or valid[1] > shape[1]:
         raise UsageError(f"--dst {valid[0]}x{valid[1]} is larger than the tile {shape[0]}x{shape[1]}; pass a bigger "
                          "--shape or a smaller --dst")
-    return int8_case(platform, to, valid, shape)
+    return make_case(platform, dt, to, valid, shape)
 
 
 def replay_flags(case: Case) -> str:
@@ -136,6 +237,9 @@ def _parameters(source: Source, case: Case, src: np.ndarray, mix: values.ValueMi
     [1/2, 2); now and then any float32 (a tenth of the rows) or a non-integral offset."""
     f32 = dtypes.get("float32")
     lead, rows = src.shape[:-2], case.tile("scale").rows
+    if is_mx(case):  # no parameter tiles read
+        zeros = np.zeros((*lead, rows, 1), dtype=np.uint32)
+        return {"scale": zeros, "offset": zeros}
     with np.errstate(invalid="ignore"):  # a signaling NaN widened
         x = src.view(np.float32).astype(np.float64)
     x = np.where(np.isfinite(x) & (np.abs(x) < 1e30), x, 0.0)
@@ -158,19 +262,21 @@ def _parameters(source: Source, case: Case, src: np.ndarray, mix: values.ValueMi
 
 
 def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
-    src = values.draw(source, dtypes.get("float32"), case.tile("src").shape, mix)
+    src = values.draw(source, dtypes.get(case.dtype), case.tile("src").shape, mix)
     return {"src": src, **_parameters(source, case, src, mix)}
 
 
 def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
     r, c = case.tile("src").shape
-    src = values.draw(source, dtypes.get("float32"), (n * r * c,), mix).reshape(n, r, c)
+    src = values.draw(source, dtypes.get(case.dtype), (n * r * c,), mix).reshape(n, r, c)
     return {"src": src, **_parameters(source, case, src, mix)}
 
 
 # ---- fuzzing and check -------------------------------------------------------------------------------------------
 
 def geometry_class(case: Case) -> str:
+    if is_mx(case):
+        return f"mxfp8{'_nv' if case.param('nv') else ''}{'_nz' if case.param('nz') else ''}"
     return f"{QUANT_WORD.get(case.param(TO), case.param(TO))}"
 
 
@@ -205,14 +311,18 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
     notes = "docs/isa/TQUANT.md: INT8 q = round(x / scale) (+ offset), ties to even; beyond the range undefined"
     support = {"cpu": PlatformSupport(("float32",), oracles.cpu, profiles["cpu"], has_system_test=False,
                                       notes=notes),
-               **{p: PlatformSupport(("float32",), oracles.npu, profiles[p], has_system_test=p in COMPLETE,
-                                     notes=notes + "; subnormal effects undefined")
+               **{p: PlatformSupport(mx.SOURCES if p in MX_PLATFORMS else ("float32",), oracles.npu, profiles[p],
+                                     has_system_test=p in COMPLETE,
+                                     notes=notes + "; subnormal effects undefined" + (
+                                         "; MXFP8: exponents exact, stochastic casts defined only where exact; "
+                                         "MXFP4, DN not yet" if p in MX_PLATFORMS else ""))
                   for p in ("a2a3", "a5", "kirin9030", "kirinDev0000")}}
     return [Instruction(
         name="TQUANT", family="conversion", summary="quantization: INT8 dst = round(src / scale) (+ offset), per row",
-        inputs=("src", "scale", "offset"), outputs=("dst",), platforms=support, random_case=random_case,
-        explicit_case=explicit_case, draw_inputs=draw_inputs,
-        role_dtypes={"scale": "float32", "offset": "float32"}, role_dtype_params={"dst": (TO, "int8")},
+        inputs=("src", "scale", "offset"), outputs=("dst", "exp", "scaling", "index"), platforms=support,
+        random_case=random_case, explicit_case=explicit_case, draw_inputs=draw_inputs,
+        role_dtypes={"scale": "float32", "offset": "float32", "exp": "uint8", "scaling": "float32",
+                     "index": "uint16"}, role_dtype_params={"dst": (TO, "int8")},
         options=("dtype", "to", "shape", "dst"), random_options=("to", "shape"), replay_flags=replay_flags,
         draw_batch=draw_batch, geometry_class=geometry_class, regions=regions, explain=explain,
         unmodelled={"spec": "pto-spec's TQUANT takes one scalar multiplier and zero point for the whole tile; "

@@ -60,9 +60,7 @@ def test_a_batch_agrees_with_the_model_where_scale_is_its_own_reciprocal(sim):
     """Scales of 1 (or -1) divide and multiply alike, and with sources of sixty-fourths and even offsets rounding
     before or after the offset does too: 16 random cases, every defined element the model's; the simulator clamps
     the rest (an element the page leaves open)."""
-    tile, para = Tile(4, 32, 4, 20), Tile(4, 1, 4, 1)
-    case = Case("TQUANT", "cpusim", "float32", (("dst", tile), ("src", tile), ("scale", para), ("offset", para)),
-                (("to", "uint8"),))
+    case = int8_case("cpusim", "uint8", (4, 20), (4, 32))
     rng = np.random.default_rng(1)
     inputs = {"src": np.array(rng.integers(-200 * 64, 300 * 64, (16, 4, 32)) / 64, dtype=np.float32).view(np.uint32),
               "scale": f32(rng.choice([1.0, -1.0], (16, 4, 1))),
@@ -75,10 +73,10 @@ def test_a_batch_agrees_with_the_model_where_scale_is_its_own_reciprocal(sim):
 
 
 def test_other_parameter_tiles_are_unsupported_not_wrong(sim):
+    base = int8_case("cpusim", "int8", (2, 10), (2, 32))
     para = Tile(2, 2, 2, 2)
-    tile = Tile(2, 32, 2, 10)
-    case = Case("TQUANT", "cpusim", "float32", (("dst", tile), ("src", tile), ("scale", para), ("offset", para)),
-                (("to", "int8"),))
+    case = Case("TQUANT", "cpusim", "float32",
+                tuple((r, para if r in ("scale", "offset") else t) for r, t in base.tiles), base.params)
     out = quant.evaluate(sim, case, {"src": np.zeros((2, 32), np.uint32), "scale": np.zeros((2, 2), np.uint32),
                                      "offset": np.zeros((2, 2), np.uint32)})
     assert out.kind == "unsupported" and "one valid column" in out.reason

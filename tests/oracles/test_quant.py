@@ -96,18 +96,21 @@ def test_the_exact_rounding_agrees_with_rational_arithmetic():
         assert g == want, (xi, si)
 
 
+def with_parameters(case: Case, para: Tile) -> Case:
+    tiles = tuple((r, para if r in ("scale", "offset") else t) for r, t in case.tiles)
+    return Case(case.op, case.platform, case.dtype, tiles, case.params)
+
+
 def test_parameter_rows_one_row_is_the_tile_s_scalar():
     src = np.tile(f32(2.0), (4, 32))
     scale = f32(1.0, 2.0, 0.5, 4.0).reshape(4, 1)
-    tile = Tile(4, 32, 4, 1)
+    base = quant.int8_case("cpu", "int8", (4, 1), (4, 32))
     for para, want in ((Tile(4, 1, 4, 1), [2, 1, 4, 0]), (Tile(4, 1, 1, 1), [2, 2, 2, 2])):
-        case = Case("TQUANT", "cpu", "float32", (("dst", tile), ("src", tile), ("scale", para), ("offset", para)),
-                    (("to", "int8"),))
+        case = with_parameters(base, para)
         out = TQUANT.evaluate(case, {"src": src, "scale": scale, "offset": np.zeros((4, 1), np.uint32)})
         assert out.outputs["dst"][:, 0].tolist() == want
-    para = Tile(4, 1, 2, 1)  # two valid rows for four destination rows: rows 2 and 3 read nothing the page defines
-    case = Case("TQUANT", "cpu", "float32", (("dst", tile), ("src", tile), ("scale", para), ("offset", para)),
-                (("to", "int8"),))
+    # two valid rows for four destination rows: rows 2 and 3 read nothing the page defines
+    case = with_parameters(base, Tile(4, 1, 2, 1))
     out = TQUANT.evaluate(case, {"src": src, "scale": scale, "offset": np.zeros((4, 1), np.uint32)})
     assert out.classes["dst"][:, 0].tolist() == [EXACT, EXACT, UNDEFINED, UNDEFINED]
 

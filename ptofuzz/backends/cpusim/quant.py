@@ -4,7 +4,8 @@ The float source and the one-byte destination (int8: INT8_SYM, uint8: INT8_ASYM;
 dtype code) are laid out as TPART*'s tiles are (:mod:`ptofuzz.backends.cpusim.tpart`: one compiled stride holding
 the valid region); each case's scale and offset tiles follow in B, each the request's rows x ``PARA_COLS`` floats
 (protocol.hpp's kParaCols), column 0 holding the parameter, which the kernel declares as a tile of the case's
-parameter valid rows and one valid column. INT8_SYM is called without an offset tile.
+parameter valid rows and one valid column. INT8_SYM is called without an offset tile. The roles INT8 does not
+write (exponents, scalings, indices) are undefined.
 """
 
 from __future__ import annotations
@@ -17,8 +18,8 @@ from ptofuzz.backends.cpusim import build
 from ptofuzz.backends.cpusim.dequant import PARA_COLS
 from ptofuzz.backends.cpusim.simulator import Simulator
 from ptofuzz.backends.cpusim.tpart import dst_outcome, into, prepare
-from ptofuzz.core.case import Case, Outcome
-from ptofuzz.oracles.quant import INT8, TO
+from ptofuzz.core.case import Case, Outcome, OutcomeKind
+from ptofuzz.oracles.quant import INT8, TO, with_unused
 
 
 def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
@@ -41,4 +42,7 @@ def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
     out = np.zeros((req.n, rows, cols), dtype=np.uint8)
     got, failures = sim.worker().run(build.OPS["TQUANT"], build.DTYPES["float32"][0], req.cols_index, rows, ints,
                                      into(src, rows, cols), para, build.DTYPES[to][0], out)
-    return dst_outcome(case, req, got, failures)
+    result = dst_outcome(case, req, got, failures)
+    if result.kind is not OutcomeKind.OK:
+        return result
+    return with_unused(case, result, (req.n,) if req.batched else ())  # the roles INT8 does not write
