@@ -4,7 +4,7 @@ Floats mix three populations: moderate values (random sign and fraction, magnitu
 bit patterns over the whole range (normals and subnormals of every exponent), and special values at
 ``special_rate``: +-0, +-inf, the canonical qNaN, qNaNs and sNaNs with random sign and payload, the smallest and
 largest subnormals and normals, +-1 (FP8 E4M3 and HiFloat8, whose specials break the IEEE layout: their own
-NaN, infinity, zero and subnormal codes from :mod:`ptofuzz.core.float8`; neither has a signaling NaN). Integers
+NaN, infinity, zero and subnormal codes from :mod:`ptofuzz.core.minifloat`; neither has a signaling NaN). Integers
 mix small values ([-128, 127] or [0, 255]), uniform bit patterns over the whole range and the edge values
 (0, +-1, min, max, min+1, max-1).
 """
@@ -77,38 +77,38 @@ class ValueMix:
 
 
 @functools.cache
-def _float8_sets(name: str) -> tuple[np.ndarray, np.ndarray]:
-    """An 8-bit table float's (map of every code to a finite one: NaNs and infinities to the largest finite value
-    of their sign; the codes of magnitude [2**-5, 8), in code order)."""
-    from ptofuzz.core import float8
+def _table_sets(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A table float's (map of every code to a finite one: NaNs and infinities to the largest finite value of
+    their sign; the codes of magnitude [2**-5, 8), in code order)."""
+    from ptofuzz.core import minifloat
 
-    f = float8.table(name)
-    codes = np.arange(256)
-    finite = np.where(f.kind == float8.FINITE, codes, f.largest | (codes & 0x80)).astype(np.uint8)
+    f = minifloat.table(name)
+    codes = np.arange(1 << f.bits)
+    finite = np.where(f.kind == minifloat.FINITE, codes, f.largest | (codes & f.sign)).astype(np.uint8)
     a = np.abs(f.value)
-    moderate = np.flatnonzero((f.kind == float8.FINITE) & (a >= 2.0 ** -5) & (a < 8)).astype(np.uint8)
+    moderate = np.flatnonzero((f.kind == minifloat.FINITE) & (a >= 2.0 ** -5) & (a < 8)).astype(np.uint8)
     return finite, moderate
 
 
-def _float8_kind_table(dt: DType, kind: str) -> list[int]:
-    from ptofuzz.core import float8
+def _table_kind_table(dt: DType, kind: str) -> list[int]:
+    from ptofuzz.core import minifloat
 
-    f = float8.table(dt.name)
-    codes = np.arange(256)
-    pick = {"qnan": f.kind == float8.NAN, "inf": f.kind == float8.INF,
-            "zero": (f.kind == float8.FINITE) & (f.mag == 0), "subnormal": f.subnormal}.get(kind)
+    f = minifloat.table(dt.name)
+    codes = np.arange(1 << f.bits)
+    pick = {"qnan": f.kind == minifloat.NAN, "inf": f.kind == minifloat.INF,
+            "zero": (f.kind == minifloat.FINITE) & (f.mag == 0), "subnormal": f.subnormal}.get(kind)
     if pick is not None:
         return [int(c) for c in codes[pick]]
     if kind == "extreme":
         low = int(f.up_codes[np.searchsorted(f.up_values, f.min_normal)])
-        return [v | s for v in (f.largest, low, f.one) for s in (0, 0x80)]
+        return [v | s for v in (f.largest, low, f.one) for s in (0, f.sign)]
     return []
 
 
 def _kind_table(dt: DType, kind: str) -> list[int]:
     s = dt.sign_mask
     if dt.is_table:
-        return _float8_kind_table(dt, kind)
+        return _table_kind_table(dt, kind)
     if not dt.is_float:
         return {"zero": [0], "extreme": [v & ((1 << dt.bits) - 1) for v in
                                          (1, dt.int_max, dt.int_max - 1, dt.int_min, dt.int_min + 1,
@@ -190,7 +190,8 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
     sizes = [math.prod(shape) for _, shape in draws]
     wides, populations, picks = [], [], []
     for (source, _), n in zip(draws, sizes):
-        wides.append(source.bits(dt.bits, n))  # per element: the value bits, and 16 bits saying which population
+        # per element: the value bits (a 4-bit type: a byte's low nibble), and 16 bits saying which population
+        wides.append(source.bits(dt.bits, n) if dt.bits >= 8 else source.bits(8, n) & np.uint8(dt.bit_mask))
         populations.append(source.bits(16, n))
         if special:
             count = int(np.count_nonzero(populations[-1] < threshold))
@@ -243,7 +244,7 @@ def _elements(wide: np.ndarray, population: np.ndarray, dt: DType, rate: float) 
     """The non-special elements from the drawn bits: half moderate, half ``wide`` (population below the
     share)."""
     if dt.is_table:  # wide: any finite code (NaNs and infinities to the largest finite); moderate: [2**-5, 8)
-        finite, moderate_codes = _float8_sets(dt.name)
+        finite, moderate_codes = _table_sets(dt.name)
         wide = finite[wide.astype(np.intp)].astype(wide.dtype)
         moderate = moderate_codes[wide.astype(np.intp) % len(moderate_codes)].astype(wide.dtype)
     elif dt.is_float:
@@ -302,11 +303,11 @@ def plain(source: Source, dt: DType, n: int) -> np.ndarray:
     8 bits). Used to replace inputs where a platform leaves the result undefined."""
     raw = source.bits(32, n)
     if dt.is_table:
-        moderate = _float8_sets(dt.name)[1]
+        moderate = _table_sets(dt.name)[1]
         return moderate[(raw % len(moderate)).astype(np.intp)].astype(dt.bits_dtype)
     if dt.is_float:
         exponent = (((1 << (dt.exp_bits - 1)) + 1 - ((raw >> 24) & 7)) << dt.man_bits).astype(dt.bits_dtype)
         frac_sign = (raw & (dt.sign_mask | dt.man_mask)).astype(dt.bits_dtype)
         return frac_sign | exponent
     small = (raw & 0xF).astype(np.int64) - (8 if dt.kind == "int" else 0)
-    return small.astype(np.uint64).astype(dt.bits_dtype)
+    return (small.astype(np.uint64) & np.uint64(dt.bit_mask)).astype(dt.bits_dtype)

@@ -30,7 +30,7 @@ which they leave open (classed, never filled in).
 
 The 8-bit floats (TCVT.md's A5 column: FP32 to FP8_E4M3, FP8_E5M2 and H8, FP16 to H8, and each of them to FP32;
 pto-spec: every pair; the formats as pto-spec's ``e4m3.asl``, ``e5m2.asl`` and ``hif8.asl`` define them, see
-``ptofuzz/core/float8.py``). To FP32 every value is exact. To them, ``dst = cast_rmode(src)`` rounds in the
+``ptofuzz/core/minifloat.py``). To FP32 every value is exact. To them, ``dst = cast_rmode(src)`` rounds in the
 mode (type-system.md: "Round according to rnd attribute; may overflow to Inf") and the rules above apply, with
 these, on both sides (the profile's "floating overflow follows the destination format" finds nothing to follow):
 

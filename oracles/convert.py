@@ -19,18 +19,21 @@ in the direction like any other), and on overflow the infinity or the largest fi
 the other). Integer destinations take the rounded integer; one outside the destination's range is ``OVERFLOW``
 and its bits are the rounded integer's low bits (which a model may use or class).
 
-The 8-bit floats (:mod:`ptofuzz.core.float8`): FP8 E5M2 is an IEEE 754-style binary format and goes the way of
-the others. FP8 E4M3 and HiFloat8 are read from their code tables, and a value is rounded to them by bracketing:
-it is first rounded to odd at 53 bits (a float64; that keeps its place among, and its ties between, values of at
-most 51 significant bits, so the later step rounds once in effect), then placed between the two neighbouring
-representable values, and the direction picks one. A tie to even takes the even code (last bit 0: the
-fraction's last bit, and HiFloat8's denormals alternate the same way), round to odd the odd code. Past the
-largest finite value the top binade's next grid point (E4M3 480, HiFloat8 49152; both odd codes) is the
-neighbour: a value rounding to it, or at or past it, overflows (``OVERFLOW``): HiFloat8 then gives its infinity
-or its largest finite value as IEEE 754 gives the direction; E4M3 has no infinity, and where the direction would
-give one its bits are the NaN code with the value's sign (0x7F/0xFF, OCP's non-saturating overflow; a model
-classes it). An infinite source to E4M3: the same NaN code, ``INFINITE``. HiFloat8 has one zero (0x00) and no
-negative zero: a negative value that rounds to zero gives 0x00, and any NaN source gives 0x80.
+The small floats (:mod:`ptofuzz.core.minifloat`): FP8 E5M2 is an IEEE 754-style binary format and goes the way
+of the others. FP8 E4M3, HiFloat8 and the 4-bit FP4 E2M1 and E1M2 are read from their code tables, and a value is
+rounded to them by bracketing: it is first rounded to odd at 53 bits (a float64; that keeps its place among, and
+its ties between, values of at most 51 significant bits, so the later step rounds once in effect), then placed
+between the two neighbouring representable values, and the direction picks one. A tie to even takes the even
+code (last bit 0: the fraction's last bit, and HiFloat8's denormals alternate the same way), round to odd the odd
+code. Past the largest finite value the top binade's next grid point (E4M3 480, HiFloat8 49152, both odd codes;
+E2M1 8, E1M2 2, even codes) is the neighbour: a value rounding to it, or at or past it, overflows (``OVERFLOW``):
+HiFloat8 then gives its infinity or its largest finite value as IEEE 754 gives the direction; E4M3 has no
+infinity, and where the direction would give one its bits are the NaN code with the value's sign (0x7F/0xFF,
+OCP's non-saturating overflow; a model classes it). The FP4 formats have neither: an overflow gives the largest
+finite value with the value's sign in every direction. An infinite source to E4M3: the same NaN code, to FP4 the
+largest finite value (``INFINITE``). HiFloat8 has one zero (0x00) and no negative zero: a negative value that
+rounds to zero gives 0x00, and any NaN source gives 0x80. A NaN source to FP4 gives +0 (``NAN_SOURCE``: the format
+has no NaN; a model classes the element).
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ import dataclasses
 
 import numpy as np
 
-from ptofuzz.core import float8
+from ptofuzz.core import minifloat
 from ptofuzz.core.dtypes import DType
 
 RNE, RNA, RTM, RTP, RTZ, RTO = "RNE", "RNA", "RTM", "RTP", "RTZ", "RTO"
@@ -76,9 +79,11 @@ class Exact:
 def decode(bits: np.ndarray, dt: DType) -> Exact:
     """The exact value of each element of ``bits`` (raw bits of ``dt``)."""
     if dt.is_table:
-        f = float8.table(dt.name)
-        return Exact(*(float8.lookup(bits, col) for col in (f.neg, f.mag, f.exp, f.kind)))
+        f = minifloat.table(dt.name)
+        return Exact(*(minifloat.lookup(bits, col) for col in (f.neg, f.mag, f.exp, f.kind)))
     raw = np.asarray(bits).astype(np.uint64)
+    if dt.bits < 8:  # a 4-bit element: its low nibble
+        raw &= _U64((1 << dt.bits) - 1)
     if not dt.is_float:
         if dt.kind == "int" and dt.bits < 64:
             signed = raw.astype(np.int64)
@@ -173,7 +178,7 @@ def to_integer(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.nda
 
 def largest_finite(dt: DType) -> int:
     if dt.is_table:
-        return float8.table(dt.name).largest
+        return minifloat.table(dt.name).largest
     return (((1 << dt.exp_bits) - 2) << dt.man_bits) | dt.man_mask
 
 
@@ -222,7 +227,7 @@ def to_float(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.ndarr
 
 def _to_table(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.ndarray]:
     """:func:`to_float` for FP8 E4M3 and HiFloat8 (the module docstring says how)."""
-    f = float8.table(dst.name)
+    f = minifloat.table(dst.name)
     # round to odd at 53 bits: exact in float64, inexact only where x is, and never on a tie of the formats
     shift = np.maximum(bit_length(x.mag) - 53, 0)
     m53, sticky = shift_round(x.mag, shift, x.neg, RTO)
@@ -255,18 +260,24 @@ def _to_table(x: Exact, dst: DType, direction: str) -> tuple[np.ndarray, np.ndar
     over = (y >= f.beyond) | ((i == top) & up)
     code = np.where(up, codes[np.minimum(i + 1, top)], lo_code).astype(np.uint64)
     zero = code == 0
-    sign = np.where(x.neg & ~(zero & (dst.name == "hifloat8")), _U64(0x80), _U64(0))  # HiFloat8: no -0
+    sign = np.where(x.neg & ~(zero & (dst.name == "hifloat8")), _U64(f.sign), _U64(0))  # HiFloat8: no -0
     out = sign | code
     to_inf = {RNE: True, RNA: True, RTZ: False, RTO: False}.get(direction)
     to_inf_arr = (~x.neg if direction == RTP else x.neg) if to_inf is None else np.full(x.neg.shape, to_inf)
-    inf = _U64(f.inf if f.inf is not None else f.canonical_nan)
-    sign_over = np.where(x.neg, _U64(0x80), _U64(0))
+    # the code where IEEE 754 would give an infinity: E4M3 its NaN, the finite-only FP4 their largest value
+    inf = _U64(f.inf if f.inf is not None else f.canonical_nan if f.canonical_nan is not None else f.largest)
+    sign_over = np.where(x.neg, _U64(f.sign), _U64(0))
     out = np.where(over, sign_over | np.where(to_inf_arr, inf, _U64(f.largest)), out)
     status = np.where(over, OVERFLOW, np.where(inexact, INEXACT, EXACT_RESULT)).astype(np.uint8)
     out = np.where(x.kind == INF, sign_over | inf, out)
     status = np.where(x.kind == INF, INFINITE, status).astype(np.uint8)
-    nan = f.canonical_nan if dst.name == "hifloat8" else None
-    out = np.where(x.kind == NAN, _U64(nan) if nan is not None else sign_over | _U64(f.canonical_nan), out)
+    if f.canonical_nan is None:  # FP4: no NaN code
+        nan_bits: np.ndarray | np.uint64 = _U64(0)
+    elif dst.name == "hifloat8":  # one NaN code, no sign
+        nan_bits = _U64(f.canonical_nan)
+    else:
+        nan_bits = sign_over | _U64(f.canonical_nan)
+    out = np.where(x.kind == NAN, nan_bits, out)
     status = np.where(x.kind == NAN, NAN_SOURCE, status).astype(np.uint8)
     return out.astype(dst.bits_dtype), status
 

@@ -2,7 +2,7 @@
 
 The class tests (NaN, infinity, zero, subnormal), :func:`to_float64`, :func:`min_normal` and :func:`order_key`
 also take the 8-bit floats: FP8 E5M2 is laid out as IEEE 754 says; FP8 E4M3 and HiFloat8 (kind ``float8``) are
-looked up in :mod:`ptofuzz.core.float8`'s tables (E4M3's one NaN pattern and no infinities, HiFloat8's NaN 0x80,
+looked up in :mod:`ptofuzz.core.minifloat`'s tables (E4M3's one NaN pattern and no infinities, HiFloat8's NaN 0x80,
 infinities 0x6F/0xEF and single zero).
 
 Everything takes and returns unsigned-integer arrays holding the element bits. Values are widened to float64
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ptofuzz.core import float8
+from ptofuzz.core import minifloat
 from ptofuzz.core.dtypes import DType
 
 # Status flag names, in pto-spec's order (bit 0 .. bit 4 of the sticky field).
@@ -28,17 +28,17 @@ FLAG_ORDER = (NV, DZ, OF, UF, NX)
 
 
 def _kind(bits: np.ndarray, dt: DType) -> np.ndarray:
-    return float8.lookup(bits, float8.table(dt.name).kind)
+    return minifloat.lookup(bits, minifloat.table(dt.name).kind)
 
 
 def is_nan(bits: np.ndarray, dt: DType) -> np.ndarray:
     if dt.is_table:
-        return _kind(bits, dt) == float8.NAN
+        return _kind(bits, dt) == minifloat.NAN
     return (bits & dt.abs_mask) > dt.exp_mask
 
 
 def is_snan(bits: np.ndarray, dt: DType) -> np.ndarray:
-    if dt.is_table:  # E4M3 and HiFloat8 have no signaling NaN
+    if dt.is_table:  # E4M3 and HiFloat8 have no signaling NaN, the FP4 formats no NaN
         return np.zeros(np.shape(bits), dtype=bool)
     magnitude = bits & dt.abs_mask
     return (magnitude > dt.exp_mask) & (magnitude < (dt.exp_mask | dt.quiet_bit))
@@ -46,20 +46,20 @@ def is_snan(bits: np.ndarray, dt: DType) -> np.ndarray:
 
 def is_inf(bits: np.ndarray, dt: DType) -> np.ndarray:
     if dt.is_table:
-        return _kind(bits, dt) == float8.INF
+        return _kind(bits, dt) == minifloat.INF
     return (bits & dt.abs_mask) == dt.exp_mask
 
 
 def is_zero(bits: np.ndarray, dt: DType) -> np.ndarray:
     if dt.is_table:
-        f = float8.table(dt.name)
-        return float8.lookup(bits, (f.kind == float8.FINITE) & (f.mag == 0))
+        f = minifloat.table(dt.name)
+        return minifloat.lookup(bits, (f.kind == minifloat.FINITE) & (f.mag == 0))
     return (bits & dt.abs_mask) == 0
 
 
 def is_subnormal(bits: np.ndarray, dt: DType) -> np.ndarray:
     if dt.is_table:
-        return float8.lookup(bits, float8.table(dt.name).subnormal)
+        return minifloat.lookup(bits, minifloat.table(dt.name).subnormal)
     # magnitude - 1 wraps around for zero, so one comparison finds 1 <= magnitude <= man_mask
     return ((bits & dt.abs_mask) - np.array(1, bits.dtype)) < dt.man_mask
 
@@ -83,8 +83,8 @@ def to_float64(bits: np.ndarray, dt: DType) -> np.ndarray:
         f = bits.view(np.float16)
     elif dt.name == "bfloat16":
         f = (bits.astype(np.uint32) << 16).view(np.float32)
-    elif dt.name in float8.NAMES:
-        out: np.ndarray = float8.lookup(bits, float8.table(dt.name).value)
+    elif dt.name in minifloat.NAMES:
+        out: np.ndarray = minifloat.lookup(bits, minifloat.table(dt.name).value)
         return out
     else:  # pragma: no cover - guarded by callers
         raise TypeError(f"{dt.name} is not a float type")
@@ -110,7 +110,7 @@ def from_float64(values: np.ndarray, dt: DType) -> np.ndarray:
 
 def min_normal(dt: DType) -> float:
     if dt.is_table:
-        return float8.table(dt.name).min_normal
+        return minifloat.table(dt.name).min_normal
     return float(2.0 ** (2 - (1 << (dt.exp_bits - 1))))
 
 
@@ -177,8 +177,9 @@ def add_mul(op: str, a: np.ndarray, b: np.ndarray, dt: DType) -> tuple[np.ndarra
 def order_key(bits: np.ndarray, dt: DType) -> np.ndarray:
     """Monotone unsigned key of the numeric order (-inf < ... < -0 < +0 < ... < +inf); NaNs excluded."""
     if dt.is_table:  # the place in the value order, laid out as the others' keys: +0 at the sign bit, -0 below
-        rank = np.abs(float8.lookup(bits, float8.table(dt.name).rank))
-        key: np.ndarray = np.where(is_negative(bits, dt), 0x7F - rank, 0x80 + rank).astype(np.asarray(bits).dtype)
+        rank = np.abs(minifloat.lookup(bits, minifloat.table(dt.name).rank))
+        top = dt.sign_mask
+        key: np.ndarray = np.where(is_negative(bits, dt), top - 1 - rank, top + rank).astype(np.asarray(bits).dtype)
         return key
     neg = is_negative(bits, dt)
     return np.where(neg, ~bits, bits | np.array(dt.sign_mask, bits.dtype))

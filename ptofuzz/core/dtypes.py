@@ -23,10 +23,11 @@ class DType:
     Attributes:
         name: ptofuzz's canonical name (numpy/ml_dtypes spelling: ``float32``, ``bfloat16``, ``uint8``).
         kind: ``"float"`` (an IEEE 754-style binary format: the all-ones exponent holds the infinities and NaNs),
-            ``"float8"`` (an 8-bit float whose specials break that layout: FP8 E4M3 and HiFloat8, whose codes
-            :mod:`ptofuzz.core.float8` tables; ``exp_bits``/``man_bits`` give their widest fields), ``"int"``
-            (signed) or ``"uint"``.
-        bits: element width in bits.
+            ``"table"`` (a small float whose codes :mod:`ptofuzz.core.minifloat` tables: FP8 E4M3 and HiFloat8,
+            whose specials break that layout, and the finite-only FP4 E2M1 and E1M2; ``exp_bits``/``man_bits``
+            give their widest fields), ``"int"`` (signed) or ``"uint"``.
+        bits: element width in bits. A 4-bit element (FP4, int4) is held in a byte of its own, in the low
+            nibble (the high nibble 0); packing two to a byte is a file layout (:mod:`ptofuzz.core.nibbles`).
         spec_name: pto-spec DataType mnemonic (``FP32``, ``S16``, ...).
         spec_code: pto-spec 5-bit DataType code (``asl/arch/data-types/tile-data-types.asl``).
         exp_bits, man_bits: exponent and fraction widths (floats only, else 0).
@@ -44,16 +45,22 @@ class DType:
 
     @property
     def itemsize(self) -> int:
-        return self.bits // 8
+        """Bytes of the carrier one element is held in (1 for the 4-bit types)."""
+        return max(self.bits // 8, 1)
+
+    @property
+    def bit_mask(self) -> int:
+        """All ``bits`` ones: the element's bits within its carrier."""
+        return (1 << self.bits) - 1
 
     @property
     def is_float(self) -> bool:
-        return self.kind in ("float", "float8")
+        return self.kind in ("float", "table")
 
     @property
     def is_table(self) -> bool:
-        """An 8-bit float whose codes are read from :mod:`ptofuzz.core.float8`'s tables (not IEEE-laid-out)."""
-        return self.kind == "float8"
+        """A small float whose codes are read from :mod:`ptofuzz.core.minifloat`'s tables (not IEEE-laid-out)."""
+        return self.kind == "table"
 
     @property
     def bits_dtype(self) -> str:
@@ -84,16 +91,19 @@ class DType:
 
     @property
     def canonical_nan(self) -> int:
-        """pto-spec canonical qNaN (FP32 0x7FC00000, FP16 0x7E00, BF16 0x7FC0, E5M2 0x7E; E4M3 0x7F, HiF8 0x80)."""
+        """pto-spec canonical qNaN (FP32 0x7FC00000, FP16 0x7E00, BF16 0x7FC0, E5M2 0x7E; E4M3 0x7F, HiF8 0x80).
+        The finite-only FP4 formats have none (TypeError)."""
+        if self.name in _NO_NAN:
+            raise TypeError(f"{self.name} has no NaN (a finite-only format)")
         return _TABLE_NANS.get(self.name, self.exp_mask | self.quiet_bit)
 
     @property
     def one(self) -> int:
         """The bits of 1.0 (of 1 for an integer type)."""
         if self.is_table:
-            from ptofuzz.core import float8
+            from ptofuzz.core import minifloat
 
-            return float8.table(self.name).one
+            return minifloat.table(self.name).one
         return ((1 << (self.exp_bits - 1)) - 1) << self.man_bits if self.is_float else 1
 
     @property
@@ -126,13 +136,20 @@ DTYPES: dict[str, DType] = {d.name: d for d in (
     _d("uint32", "uint", 32, "U32", 25),
     _d("uint64", "uint", 64, "U64", 24),
     # the 8-bit floats (pto-spec codes from tile-data-types.asl)
-    _d("float8_e4m3", "float8", 8, "E4M3", 7, "fp8_e4m3", "e4m3", "f8e4m3", "float8_e4m3_t", "float8_e4m3fn",
+    _d("float8_e4m3", "table", 8, "E4M3", 7, "fp8_e4m3", "e4m3", "f8e4m3", "float8_e4m3_t", "float8_e4m3fn",
        "fp8_e4m3fn", exp=4, man=3),
     _d("float8_e5m2", "float", 8, "E5M2", 8, "fp8_e5m2", "e5m2", "f8e5m2", "float8_e5m2_t", exp=5, man=2),
-    _d("hifloat8", "float8", 8, "HiF8", 6, "hif8", "h8", "hifloat8_t", exp=4, man=3),
+    _d("hifloat8", "table", 8, "HiF8", 6, "hif8", "h8", "hifloat8_t", exp=4, man=3),
+    # the 4-bit types, one lane each (pto-spec's packed E2M1X2, E1M2X2 and S4X2 hold two)
+    _d("float4_e2m1", "table", 4, "E2M1X2", 11, "fp4_e2m1", "e2m1", "fp4_e2m1x2", "e2m1x2", "float4_e2m1x2_t",
+       "float4_e2m1fn", exp=2, man=1),
+    _d("float4_e1m2", "table", 4, "E1M2X2", 12, "fp4_e1m2", "e1m2", "fp4_e1m2x2", "e1m2x2", "float4_e1m2x2_t",
+       exp=1, man=2),
+    _d("int4", "int", 4, "S4X2", 20, "s4", "i4", "int4b_t", "s4x2"),
 )}
 
 _TABLE_NANS = {"float8_e4m3": 0x7F, "hifloat8": 0x80}  # pto-spec's e4m3.asl and hif8.asl canonical NaNs
+_NO_NAN = ("float4_e2m1", "float4_e1m2")
 
 _BY_SPELLING: dict[str, DType] = {s: d for d in DTYPES.values() for s in d.spellings}
 
@@ -159,12 +176,13 @@ def value_dtype(dt: DType) -> np.dtype:
         import ml_dtypes
 
         return np.dtype(getattr(ml_dtypes, _ML_DTYPES[dt.name]))
-    if dt.name == "hifloat8":
-        raise TypeError("hifloat8 has no numpy dtype; decode its codes with ptofuzz.core.float8")
+    if dt.name in ("hifloat8", "float4_e1m2"):
+        raise TypeError(f"{dt.name} has no numpy dtype; decode its codes with ptofuzz.core.minifloat")
     return np.dtype(dt.name)
 
 
-_ML_DTYPES = {"bfloat16": "bfloat16", "float8_e4m3": "float8_e4m3fn", "float8_e5m2": "float8_e5m2"}
+_ML_DTYPES = {"bfloat16": "bfloat16", "float8_e4m3": "float8_e4m3fn", "float8_e5m2": "float8_e5m2",
+              "float4_e2m1": "float4_e2m1fn", "int4": "int4"}  # the 4-bit ones: one value a byte, low nibble
 
 
 def view_values(bits: np.ndarray, dt: DType) -> np.ndarray:
@@ -179,11 +197,12 @@ def format_bits(value: int, dt: DType) -> str:
     width = dt.itemsize * 2
     raw = np.array([value], dtype=dt.bits_dtype)
     if dt.is_table:
-        from ptofuzz.core import float8
+        from ptofuzz.core import minifloat
 
-        f = float8.table(dt.name)
-        code = float(f.value[int(value) & 0xFF])
-        shown = "NaN" if np.isnan(code) else "-0.0" if code == 0 and f.neg[int(value) & 0xFF] else repr(code)
+        f = minifloat.table(dt.name)
+        code = float(f.value[int(value) & (len(f.value) - 1)])
+        shown = "NaN" if np.isnan(code) else "-0.0" if code == 0 and f.neg[int(value) & (len(f.value) - 1)] \
+            else repr(code)
     elif dt.is_float:
         v = float(view_values(raw, dt)[0].astype(np.float64)) if not _is_nan(value, dt) else None
         if v is None:

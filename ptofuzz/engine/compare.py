@@ -215,10 +215,10 @@ def ulp_distance(a: np.ndarray, b: np.ndarray, dt: DType) -> np.ndarray:
     opposite sign are 2 apart, +0 and -0 none). FP8 E4M3 and HiFloat8: the distance of their places in the
     numeric order (HiFloat8's codes are not ordered by magnitude)."""
     if dt.is_table:
-        from ptofuzz.core import float8
+        from ptofuzz.core import minifloat
 
-        rank = float8.table(dt.name).rank
-        out: np.ndarray = np.abs(float8.lookup(a, rank) - float8.lookup(b, rank))
+        rank = minifloat.table(dt.name).rank
+        out: np.ndarray = np.abs(minifloat.lookup(a, rank) - minifloat.lookup(b, rank))
         return out
     ma = (a & dt.abs_mask).astype(np.int64)
     mb = (b & dt.abs_mask).astype(np.int64)

@@ -9,14 +9,16 @@ yet A5's 8-bit float pairs: :data:`_A5_FP8`). pto-spec
 converts between every two of its types. A case's dtype is the source's; params ``to``, ``rmode`` and ``sat``
 (:mod:`ptofuzz.oracles.conversion`).
 
-The system tests' own folders (:data:`SYSTEM_TESTS`, in the order each gen_data.py writes them) for kirin9030
-and a2a3: ``x1_gm.bin`` (the source) and ``golden.bin`` (the destination), each its whole tile (zeros outside
-the valid region). A test that passes a SaturationMode (a2a3's ``nonsattorch_`` cases: CAST_TRUNC,
-SaturationMode::OFF; the ``saturation_`` cases, never compiled, whose main.cpp compares the OFF output) compares
-``golden_truncated.bin``: a case with saturation off has that file (on a2a3 beside ``golden.bin``, which its
-script writes too). kirin9030's ``saturation_int64_int32_1x32`` converts a pair kirin9030's TCvt.hpp lacks
-(its kernel does not instantiate it): ptofuzz gives kirin9030 that pair of the page's A5 column. a2a3's int4
-cases wait for the type (:data:`A2A3_WITHOUT_TYPE`), so a2a3's list is not exposed yet.
+The system tests' own folders (:data:`SYSTEM_TESTS`, in the order each gen_data.py writes them) for kirin9030,
+kirinDev0000, a5 and a2a3: ``x1_gm.bin`` (the source) and ``golden.bin`` (the destination), each its whole tile
+(zeros outside the valid region), in the rounding mode the kernel passes (fp16 to h8: CAST_ROUND). A test that
+passes a SaturationMode (a2a3's ``nonsattorch_`` cases: CAST_TRUNC, SaturationMode::OFF; the ``saturation_`` cases,
+never compiled, whose main.cpp compares the OFF output) compares ``golden_truncated.bin``: a case with saturation
+off has that file (on a2a3 beside ``golden.bin``, which its script writes too). kirin9030's
+``saturation_int64_int32_1x32`` converts a pair kirin9030's TCvt.hpp lacks (its kernel does not instantiate it):
+ptofuzz gives kirin9030 that pair of the page's A5 column. a2a3's int4 cases wait for the type
+(:data:`A2A3_WITHOUT_TYPE`), so a2a3's list is not exposed yet; a5's FP4 cases likewise (:data:`A5_WITHOUT_TYPE`).
+a5's test names three float16 pairs bf16 (:data:`A5_BF16_AS_FP16`): ptofuzz writes what the test runs, float16.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from ptofuzz.oracles.conversion import RMODE, SAT, TO
 
 NAMES = ("TCVT",)
 ROLES = ("dst", "src")
+NAMED = "named"  # a system-test case's param: the word its folder name uses for a type (a5's float16 "bf16")
 PLATFORMS = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")
 SPELLING = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16",  # the tcvt tests' tokens; others numpy's
             "float8_e4m3": "fp8_e4m3", "float8_e5m2": "fp8_e5m2", "hifloat8": "h8"}
@@ -121,11 +124,12 @@ def physical(valid: tuple[int, int], src: dtypes.DType, dst: dtypes.DType, spec:
 
 
 def _case(platform: str, src: str, dst: str, valid: tuple[int, int], shape: tuple[int, int] | None,
-          rmode: int, sat: int | None) -> Case:
+          rmode: int, sat: int | None, named: str | None = None) -> Case:
     spec = platforms.get(platforms.canonical(platform)).kind == platforms.SPEC
     phys = shape or physical(valid, dtypes.get(src), dtypes.get(dst), spec)
     tile = Tile(*phys, *valid)
-    return Case("TCVT", platform, src, (("dst", tile), ("src", tile)), ((TO, dst), (RMODE, rmode), (SAT, sat)))
+    return Case("TCVT", platform, src, (("dst", tile), ("src", tile)),
+                ((TO, dst), (RMODE, rmode), (SAT, sat), (NAMED, named)))
 
 
 def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
@@ -182,7 +186,7 @@ def replay_flags(case: Case) -> str:
 
 # ---- pto-isa's own folders ----------------------------------------------------------------------------------
 
-_RMODES = {"none": 0, "rint": 1, "trunc": 5}  # pto::RoundMode's ordinals
+_RMODES = {"none": 0, "rint": 1, "round": 2, "trunc": 5}  # pto::RoundMode's ordinals
 _SATS = {"default": None, "on": oracles.SAT_ON, "off": oracles.SAT_OFF}
 
 #: Each system test's folders, in the order its gen_data.py writes them. An entry (ending in ``;``): the folder
@@ -208,6 +212,32 @@ SYSTEM_TESTS = {
         nonsattorch trunc off fp16_int8 : 4x128_4x65 2x32_2x16;
         nonsattorch trunc off fp16_int16 fp32_int16 : 4x128_4x65;
         """,
+    # kirinDev0000: A5's script with a real bfloat16 (its bits), without the int64 and FP4 pairs; the kernel
+    # converts fp16 to h8 with CAST_ROUND (the only nearest mode the hardware has for that pair), the rest with
+    # CAST_RINT
+    "kirinDev0000": """
+        case rint default fp32_fp16 fp32_bf16 fp32_int16 fp32_int32 fp32_fp32 fp16_fp32 fp16_int32 fp16_int16
+            fp16_int8 fp16_uint8 bf16_fp32 bf16_int32 bf16_fp16 uint8_fp16 int8_fp16 int8_int16 int8_int32
+            int16_uint8 int16_fp16 int16_fp32 int16_uint32 int16_int32 int32_fp32 int32_int16 int32_uint8
+            uint32_uint8 uint32_int16 fp32_fp8_e4m3 fp32_fp8_e5m2 fp8_e4m3_fp32 fp8_e5m2_fp32 fp32_h8
+            : 1x128 2x64 4x32 2x128 4x128_4x65 4x256_4x200 1x256_1x129;
+        case round default fp16_h8 : 1x128 2x64 4x32 2x128 4x128_4x65 4x256_4x200 1x256_1x129;
+        case rint default h8_fp32 : 1x128 2x64 4x32 2x128 4x128_4x65 4x256_4x200 1x256_1x129;
+        saturation rint off fp16_int8 fp32_int16 fp16_int16 fp16_uint8 int32_int16 : 1x32;
+        """,
+    # a5: its "bf16" pairs other than bf16_fp16 and the FP4 ones convert float16 (:data:`A5_BF16_AS_FP16`); the
+    # FP4 pairs are listed in their place and left out (:data:`A5_WITHOUT_TYPE`)
+    "a5": """
+        case rint default fp32_fp16 fp32_bf16 fp32_int16 fp32_int32 fp32_int64 fp32_fp32 fp16_fp32 fp16_int32
+            fp16_int16 fp16_int8 fp16_uint8 bf16_fp32 bf16_int32 bf16_fp16 bf16_fp4_e1m2x2 bf16_fp4_e2m1x2
+            fp4_e1m2x2_bf16 fp4_e2m1x2_bf16 uint8_fp16 int8_fp16 int8_int16 int8_int32 int16_uint8 int16_fp16
+            int16_fp32 int16_uint32 int16_int32 int32_fp32 int32_int16 int32_int64 int32_uint8 uint32_uint8
+            uint32_int16 int64_fp32 int64_int32 fp32_fp8_e4m3 fp32_fp8_e5m2 fp8_e4m3_fp32 fp8_e5m2_fp32 fp32_h8
+            : 1x128 2x64 4x32 2x128 4x128_4x65 4x256_4x200 1x256_1x129;
+        case round default fp16_h8 : 1x128 2x64 4x32 2x128 4x128_4x65 4x256_4x200 1x256_1x129;
+        case rint default h8_fp32 : 1x128 2x64 4x32 2x128 4x128_4x65 4x256_4x200 1x256_1x129;
+        saturation rint off fp16_int8 fp32_int16 fp16_int16 fp16_uint8 int64_int32 int32_int16 : 1x32;
+        """,
 }
 
 #: a2a3's folders of a type ptofuzz lacks: fp16 to int4 (CAST_RINT) and int4 to fp16 (CAST_NONE), the int4 file
@@ -216,29 +246,67 @@ A2A3_WITHOUT_TYPE = tuple(f"case_{pair}_{shape}" for shape in ("1x64", "1x128", 
                           for pair in ("fp16_s4", "s4_fp16"))
 A2A3_WITHOUT_TYPE_REASON = "int4 (s4): ptofuzz has no int4 element type yet"
 
+#: a5's folders of the types ptofuzz lacks: bfloat16 to and from FP4 E1M2 and E2M1 (two elements a byte, the
+#: even one in the low nibble); they come with the 4-bit types, and with them a5's list is exposed
+A5_FP4_PAIRS = ("bf16_fp4_e1m2x2", "bf16_fp4_e2m1x2", "fp4_e1m2x2_bf16", "fp4_e2m1x2_bf16")
+A5_WITHOUT_TYPE = tuple(f"case_{pair}_{shape}" for pair in A5_FP4_PAIRS
+                        for shape in ("1x128", "2x64", "4x32", "2x128", "4x128_4x65", "4x256_4x200", "1x256_1x129"))
+A5_WITHOUT_TYPE_REASON = "FP4 (float4_e1m2x2, float4_e2m1x2): ptofuzz has no 4-bit float element types yet"
+#: each platform's folders left out of its list (the reason: ``<PLATFORM>_WITHOUT_TYPE_REASON``)
+WITHOUT_TYPE = {"a2a3": A2A3_WITHOUT_TYPE, "a5": A5_WITHOUT_TYPE}
+
+#: a5's pairs its test names bf16 but runs as float16: gen_data.py makes ``bfloat16`` numpy's float16 (so
+#: x1_gm.bin and golden.bin hold float16 bits) and main.cpp instantiates the kernel with aclFloat16 (fp32_bf16
+#: runs the very kernel fp32_fp16 does). Their cases carry the param ``named`` (``bf16``), the word the name
+#: uses, so that each folder name stays one case. bf16_fp16 (never run: main.cpp and the kernel comment out its
+#: aclFloat16-from-bfloat16_t line) stays the page's bfloat16 to float16, whose every element is open
+A5_BF16_AS_FP16 = ("fp32_bf16", "bf16_fp32", "bf16_int32")
+
 #: the platforms whose list is every folder of their test (so ``gen`` without flags writes the test's folders)
-COMPLETE = ("kirin9030",)
+COMPLETE = ("kirin9030", "kirinDev0000")
 
 
-def _unspell(word: str) -> str:
-    return next((name for name, spelled in SPELLING.items() if spelled == word), word)
+def _unspell(word: str) -> str | None:
+    """The dtype a test's word names (None: no type ptofuzz has)."""
+    name = next((name for name, spelled in SPELLING.items() if spelled == word), word)
+    return name if name in dtypes.DTYPES else None
+
+
+def split_pair(pair: str) -> tuple[str, str]:
+    """(source, destination) of a pair as the tests spell it, ``fp32_fp16`` or ``fp32_fp8_e4m3``: the one cut
+    between its words where both sides name a type."""
+    words = pair.split("_")
+    cuts = [(a, b) for k in range(1, len(words))
+            for a, b in [(_unspell("_".join(words[:k])), _unspell("_".join(words[k:])))] if a and b]
+    if len(cuts) != 1:
+        raise ValueError(f"TCVT pair {pair!r} names {'no' if not cuts else 'more than one'} pair of known types")
+    return cuts[0]
 
 
 def system_test(platform: str) -> tuple[tuple[str, Case], ...]:
     """The folders of ``platform``'s TCVT system test that ptofuzz's types cover: (name after the suite's dot,
-    case), in the order its gen_data.py writes them."""
+    case), in the order its gen_data.py writes them (without :data:`WITHOUT_TYPE`'s)."""
     out = []
+    hidden = WITHOUT_TYPE.get(platform, ())
     for entry in filter(str.strip, SYSTEM_TESTS[platform].split(";")):
         head, shapes = entry.split(":")
         kind, rmode, sat, *pairs = head.split()
         for pair in pairs:
-            src, dst = (_unspell(w) for w in pair.split("_"))
-            for shape in shapes.split():
+            names = [(f"{kind}_{pair}_{shape}", shape) for shape in shapes.split()]
+            names = [(name, shape) for name, shape in names if name not in hidden]
+            if not names:
+                continue
+            src, dst = split_pair(pair)
+            named = None
+            if platform == "a5" and pair in A5_BF16_AS_FP16:
+                src, dst = ("float16" if t == "bfloat16" else t for t in (src, dst))
+                named = "bf16"
+            for name, shape in names:
                 tile, _, valid = shape.partition("_")
                 rows, cols = (int(n) for n in tile.split("x"))
                 vr, vc = (int(n) for n in (valid or tile).split("x"))
-                out.append((f"{kind}_{pair}_{shape}", _case(platform, src, dst, (vr, vc), (rows, cols),
-                                                            _RMODES[rmode], _SATS[sat])))
+                out.append((name, _case(platform, src, dst, (vr, vc), (rows, cols), _RMODES[rmode], _SATS[sat],
+                                        named)))
     return tuple(out)
 
 
@@ -347,7 +415,7 @@ def _profiles() -> dict[str, Profile]:
     for p in PLATFORMS:
         root = platforms.get(p).test_root
         listed = "its case list" if p in COMPLETE else "its case list not yet" if p not in SYSTEM_TESTS else \
-            "its case list without the int4 cases (not exposed yet)"
+            f"its case list without the {'int4' if p == 'a2a3' else 'FP4'} cases (not exposed yet)"
         out[p] = Profile("TCVT", p, "TCVTTest", (("x1_gm.bin", "src"),), golden, output, ("dst",), compact=False,
                          spelling=SPELLING, param_tokens=tokens, dtype_param=TO, derive=derive,
                          canonical=canonical(p), golden_for=None if p in ("cpu", "spec") else golden_files(p),

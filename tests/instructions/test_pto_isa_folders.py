@@ -5,8 +5,9 @@ its runners do: in a scratch build folder, ``tests/cpu/st`` on PYTHONPATH, bfloa
 wrong with its reason: a5's and kirin's full-range int32/uint32 TADDS/TSUBS goldens use the scalar their script
 drew, but the test's scalar file is a float32, which rounds it (the kernel receives the rounded one); so do the
 int32 TEXPANDS goldens of cpu, a2a3 and kirin. The NPU TSHL/TSHR goldens of counts from the element width on
-(numpy's zero or sign fill) pass: no page defines those elements. So do kirin9030's TCVT goldens: the wrap of
-its default-saturation pairs and the special values of its saturation folders are elements the page leaves open."""
+(numpy's zero or sign fill) pass: no page defines those elements. So do kirin9030's and kirinDev0000's TCVT
+goldens: the wrap of their default-saturation pairs and the special values of their saturation folders are
+elements the page leaves open (kirinDev0000's H8 folders need en_dtypes, which the test extras bring)."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
-"""The 8-bit floating formats, code by code: FP8 E4M3, FP8 E5M2 and HiFloat8.
+"""The small floating formats, code by code: FP8 E4M3, FP8 E5M2, HiFloat8, and the 4-bit FP4 E2M1 and E1M2.
 
-Each format has 256 codes, so every property of a code (its exact value, its class, its place in the numeric
-order) is computed once into a table from the format's definition, and the helpers look codes up. The
-definitions (pto-spec 0.58):
+Each format has 256 codes (16 for the 4-bit ones), so every property of a code (its exact value, its class, its
+place in the numeric order) is computed once into a table from the format's definition, and the helpers look codes
+up. The definitions (pto-spec 0.58):
 
 - E4M3 (OCP OFP8 "FN"): ``asl/arch/data-types/formats/e4m3.asl`` and the ``E4M3`` entry of
   ``spec/hardware-conformance-profile.json``: sign bit 7, exponent bits 6:3 (bias 7), fraction bits 2:0;
@@ -16,12 +16,17 @@ definitions (pto-spec 0.58):
   D4); for D > 0 the exponent is a sign bit and D-1 magnitude bits below an implicit leading 1; the rest is the
   fraction (3 bits up to D2, 2 for D3, 1 for D4). Denormals ``2**(m - 23)`` for m = 1..7; 0x00 the one zero;
   0x80 the NaN; 0x6F and 0xEF the infinities; largest finite 32768 (0x6E).
+- FP4 E2M1 (one lane of ``E2M1X2``, ``e2m1x2.asl``): sign bit 3, exponent bits 2:1, fraction bit 0; exponent 0
+  is zero or ``0.5``, otherwise ``(2 + fraction) * 2**(exponent - 2)``: 0, 0.5, 1, 1.5, 2, 3, 4, 6. Finite only
+  (no infinity, no NaN); both signs of zero. pto-spec declares no subnormals for it: 0.5 is an ordinary value.
+- FP4 E1M2 (one lane of ``E1M2X2``, ``e1m2x2.asl``): sign bit 3, exponent bit 2, fraction bits 1:0; exponent 0
+  gives ``fraction / 4``, exponent 1 ``(4 + fraction) / 4``: 0, 0.25, ..., 1.75 in steps of 0.25. Finite only.
 
 Rounding to these formats brackets an exact value between two neighbouring representable values (see
 ``oracles/convert.py``). Above the largest finite value the next point of the top binade's grid stands for
 "past the range" (:attr:`Format.beyond`: 480 for E4M3, the value its NaN code would have; 49152 for HiFloat8, its
-infinity code's): a value that rounds to it overflows, as IEEE 754's unbounded-exponent rule says for binary
-formats.
+infinity code's; 8 for E2M1 and 2 for E1M2): a value that rounds to it overflows, as IEEE 754's unbounded-exponent
+rule says for binary formats.
 """
 
 from __future__ import annotations
@@ -32,16 +37,18 @@ import functools
 import numpy as np
 
 FINITE, INF, NAN = 0, 1, 2
-NAMES = ("float8_e4m3", "float8_e5m2", "hifloat8")
-#: the formats whose specials break the IEEE 754 layout (their DType kind is ``float8``)
-TABLE_FORMATS = ("float8_e4m3", "hifloat8")
+NAMES = ("float8_e4m3", "float8_e5m2", "hifloat8", "float4_e2m1", "float4_e1m2")
+#: the formats not laid out as IEEE 754 binary formats (their DType kind is ``table``)
+TABLE_FORMATS = ("float8_e4m3", "hifloat8", "float4_e2m1", "float4_e1m2")
 
 
 @dataclasses.dataclass(frozen=True)
 class Format:
-    """One 8-bit format's tables (each indexed by the code, 256 entries) and constants."""
+    """One format's tables (each indexed by the code: 256 entries, 16 for the 4-bit formats) and constants."""
 
     name: str
+    bits: int  # 8 or 4
+    sign: int  # the sign bit's mask (0x80 or 0x8)
     neg: np.ndarray  # bool: the sign of the exact value (False for the NaNs' and the zero's own sign-less codes)
     mag: np.ndarray  # uint64: |value| = mag * 2**exp for finite codes
     exp: np.ndarray  # int64
@@ -49,7 +56,7 @@ class Format:
     value: np.ndarray  # float64, exact (NaN for the NaN codes)
     subnormal: np.ndarray  # bool
     rank: np.ndarray  # int64: numeric order; +0 and -0 share 0; NaNs -1 (and never compared)
-    canonical_nan: int
+    canonical_nan: int | None  # None: no NaN (the finite-only FP4 formats)
     largest: int  # the largest finite positive code
     inf: int | None  # the positive infinity's code (None: no infinity)
     one: int  # the code of 1.0
@@ -103,15 +110,31 @@ def _hif8(code: int) -> tuple[int, int, int, int, bool]:
     return FINITE, sign, 2 + (low & 1), (-e if low & 0x10 else e) - 1, False
 
 
-_DECODERS = {"float8_e4m3": _e4m3, "float8_e5m2": _e5m2, "hifloat8": _hif8}
-_CONSTANTS = {  # canonical NaN, the grid point past the largest finite value, its code's parity
-    "float8_e4m3": (0x7F, 480.0, True), "float8_e5m2": (0x7E, 65536.0, False), "hifloat8": (0x80, 49152.0, True)}
+def _e2m1(code: int) -> tuple[int, int, int, int, bool]:
+    sign, field, frac = code >> 3, (code >> 1) & 3, code & 1
+    if field == 0:
+        return FINITE, sign, frac, -1, False
+    return FINITE, sign, 2 + frac, field - 2, False
+
+
+def _e1m2(code: int) -> tuple[int, int, int, int, bool]:
+    sign, field, frac = code >> 3, (code >> 2) & 1, code & 3
+    return FINITE, sign, 4 * field + frac, -2, False
+
+
+_DECODERS = {"float8_e4m3": _e4m3, "float8_e5m2": _e5m2, "hifloat8": _hif8, "float4_e2m1": _e2m1,
+             "float4_e1m2": _e1m2}
+_CONSTANTS: dict[str, tuple[int | None, float, bool]] = {
+    # canonical NaN, the grid point past the largest finite value, its code's parity
+    "float8_e4m3": (0x7F, 480.0, True), "float8_e5m2": (0x7E, 65536.0, False), "hifloat8": (0x80, 49152.0, True),
+    "float4_e2m1": (None, 8.0, False), "float4_e1m2": (None, 2.0, False)}
 
 
 @functools.cache
 def table(name: str) -> Format:
     """The tables of the format ``name`` (one of :data:`NAMES`)."""
-    rows = [_DECODERS[name](code) for code in range(256)]
+    bits = 4 if name.startswith("float4") else 8
+    rows = [_DECODERS[name](code) for code in range(1 << bits)]
     kind = np.array([r[0] for r in rows], dtype=np.uint8)
     neg = np.array([r[1] == 1 for r in rows])
     mag = np.array([r[2] for r in rows], dtype=np.uint64)
@@ -132,12 +155,12 @@ def table(name: str) -> Format:
     normals = value[(kind == FINITE) & ~sub & (value > 0)]
     for a in (neg, mag, exp, kind, value, sub, rank, up_values, up_codes):
         a.setflags(write=False)
-    return Format(name, neg, mag, exp, kind, value, sub, rank, nan_code, int(up_codes[-1]),
+    return Format(name, bits, 1 << (bits - 1), neg, mag, exp, kind, value, sub, rank, nan_code, int(up_codes[-1]),
                   int(infs[0]) if len(infs) else None, int(np.flatnonzero(value == 1.0)[0]), float(normals.min()),
                   beyond, odd, up_values, up_codes)
 
 
 def lookup(bits: np.ndarray, column: np.ndarray) -> np.ndarray:
-    """``column`` (a 256-entry table) at each code of ``bits``."""
-    out: np.ndarray = column[np.asarray(bits).astype(np.intp)]
+    """``column`` (a table of every code) at each code of ``bits`` (of a 4-bit format: its low nibble)."""
+    out: np.ndarray = column[np.asarray(bits).astype(np.intp) & (len(column) - 1)]
     return out
