@@ -1,19 +1,24 @@
-"""TQUANT's microscaling (MX) forms, ND grouping: MXFP8 (E4M3 elements, E8M0 shared exponents), on raw bits.
+"""TQUANT's microscaling (MX) forms, ND grouping: MXFP8 (E4M3 elements) and MXFP4 (E2M1 elements), each with
+E8M0 shared exponents, on raw bits.
 
-Roles: ``src`` (float32, bfloat16 or float16: the case's dtype), ``dst`` (E4M3 codes), ``exp`` (E8M0 codes, one
-per group: rows x G, G = ceil(cols / 32)), ``scaling`` (float32 per group) and ``index`` (uint16, NZ folders'
-gather indices). Params: ``nv`` (1: the NV scale algorithm, else OCP) and ``nz`` (1: the files in the cube's
-layouts: E4M3 data NZ ``[G, rows, 32]``, exponents ZZ ``[rows/16, G/2, 16, 2]``).
+Roles: ``src`` (float32, bfloat16 or float16: the case's dtype; MXFP4 takes FP16 and BF16 only, TQUANT.md:116),
+``dst`` (the element codes, one a byte), ``packed`` (MXFP4: two codes a byte, element ``2i`` in the low nibble,
+rows x ceil(cols / 2): the tests' file), ``exp`` (E8M0 codes, one per group: rows x G, G = ceil(cols / 32)),
+``scaling`` (float32 per group) and ``index`` (uint16, NZ folders' gather indices). Params: ``to``
+(float8_e4m3 or float4_e2m1), ``nv`` (1: the NV scale algorithm, else OCP) and ``nz`` (1: the files in the
+cube's layouts: E4M3 data NZ ``[G, rows, 32]``, exponents ZZ ``[rows/16, G/2, 16, 2]``).
 
 ``documented`` (A5; TQUANT.md:16-31 and 155-163): groups of 32 consecutive columns of the valid region,
 zero-padded to whole groups (TQUANT.md:141). Stage 1, ``m = max |x|`` over the group; stage 2, the shared exponent
-``s = biasedExp(m) - 8`` (E4M3's emax) as an E8M0 code and the scaling ``2^(254 - s)``, which ptofuzz reads as the
+``s = biasedExp(m) - emax`` as an E8M0 code, ``emax`` "the max destination exponent" (TQUANT.md:28: E4M3's 8, and
+E2M1's 2, where the page's parenthesis says 1: its own definition decides, E2M1's largest value being 1.5 * 2^2) and the scaling ``2^(254 - s)``, which ptofuzz reads as the
 E8M0 code ``254 - s`` (the value ``2^(127 - s)``, the reciprocal of the shared scale ``2^(s - 127)``: the literal
-power overflows every FP type); stage 3, ``clip(x * scaling, -448, 448)`` cast to E4M3 "with stochastic
-rounding". What that leaves open, ``undefined``:
+power overflows every FP type); stage 3, ``clip(x * scaling, -Vmax, Vmax)`` (448 for E4M3, 6 for E2M1) cast to
+the element format "with stochastic rounding". What that leaves open, ``undefined``:
 
-- the cast of a value E4M3 does not hold (stochastic rounding picks either neighbour): only exactly
-  representable products (and the clipped +-448) are defined, their sign included;
+- the cast of a value the format does not hold (stochastic rounding picks either neighbour): only exactly
+  representable products (and the clipped +-Vmax) are defined, their sign included; a packed byte is defined
+  when both its codes are;
 - a group holding a NaN (its maximum), and one whose ``s`` is no E8M0 code (``biasedExp(m) < 8``: a zero, tiny or
   FP32-subnormal maximum), with its elements; ``biasedExp`` is read as the FP32 (E8M0, bias 127) exponent of the
   value (the page upcasts BF16/FP16 to FP32; FP16's own field would give a meaningless scale); an infinite
@@ -31,14 +36,16 @@ from collections.abc import Mapping
 
 import numpy as np
 
+from ptofuzz.core import nibbles
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.core.dtypes import get
 from ptofuzz.oracles import convert, ieee
 
 GROUP = 32
-EMAX = 8  # E4M3's
-VMAX = 448.0
-F32, E4M3 = get("float32"), get("float8_e4m3")
+F32 = get("float32")
+#: element format -> (emax, Vmax, the source types it takes)
+FORMATS = {"float8_e4m3": (8, 448.0, ("float32", "bfloat16", "float16")),
+           "float4_e2m1": (2, 6.0, ("bfloat16", "float16"))}
 SOURCES = ("float32", "bfloat16", "float16")
 
 
@@ -46,8 +53,8 @@ def groups(cols: int) -> int:
     return -(-cols // GROUP)
 
 
-def shared_exponents(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(E8M0 code ``biasedExp(max |x|) - 8`` of each group of the last axis (padded to whole groups with zeros),
+def shared_exponents(x: np.ndarray, emax: int) -> tuple[np.ndarray, np.ndarray]:
+    """(E8M0 code ``biasedExp(max |x|) - emax`` of each group of the last axis (padded to whole groups with zeros),
     whether the page defines it) of float64 values ``x`` (..., rows, cols)."""
     cols = x.shape[-1]
     g = groups(cols)
@@ -59,12 +66,16 @@ def shared_exponents(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         m = np.nanmax(np.abs(np.where(np.isnan(grouped), 0.0, grouped)), axis=-1)
     _, e = np.frexp(np.where(np.isfinite(m), m, 1.0))
     biased = np.where(np.isinf(m), 255, np.where(m >= 2.0 ** -126, e - 1 + 127, 0))
-    s = biased - EMAX
+    s = biased - emax
     return np.clip(s, 0, 254).astype(np.int64), ~has_nan & (s >= 0)
 
 
-def mxfp8(case: Case, inputs: Mapping[str, np.ndarray], npu: bool = True) -> Outcome:
+def quantize(case: Case, inputs: Mapping[str, np.ndarray], npu: bool = True) -> Outcome:
+    fmt = get(case.param("to"))
+    emax, vmax, sources = FORMATS[fmt.name]
     src_dt = get(case.dtype)
+    if src_dt.name not in sources:
+        return Outcome.unsupported(f"TQUANT to {fmt.name} quantizes {' or '.join(sources)} (TQUANT.md:116 and 157-160)")
     d = case.tile("dst")
     rows, cols = d.valid
     g = groups(cols)
@@ -72,13 +83,13 @@ def mxfp8(case: Case, inputs: Mapping[str, np.ndarray], npu: bool = True) -> Out
     lead = bits.shape[:-2]
     with np.errstate(invalid="ignore"):
         x = ieee.to_float64(bits, src_dt)
-    s, s_defined = shared_exponents(x)
+    s, s_defined = shared_exponents(x, emax)
     per_col = np.arange(cols) // GROUP
     alpha = np.ldexp(1.0, (127 - s)[..., per_col].astype(np.int32))
     with np.errstate(all="ignore"):
-        v = np.clip(x * alpha, -VMAX, VMAX)
+        v = np.clip(x * alpha, -vmax, vmax)
         v32 = v.astype(np.float32)
-    codes, status = convert.convert(v32.view(np.uint32), F32, E4M3, convert.RNE)
+    codes, status = convert.convert(v32.view(np.uint32), F32, fmt, convert.RNE)
     defined = (status == convert.EXACT_RESULT) & (v32.astype(np.float64) == v) & s_defined[..., per_col]
     if npu:
         defined &= ~ieee.is_subnormal(bits, src_dt)
@@ -100,6 +111,13 @@ def mxfp8(case: Case, inputs: Mapping[str, np.ndarray], npu: bool = True) -> Out
     dst[..., :rows, :cols], dcls[..., :rows, :cols] = dvals, cls
     outputs = {"dst": dst}
     classes = {"dst": dcls}
+    t = case.tile("packed")
+    outputs["packed"] = np.zeros((*lead, *t.shape), dtype=np.uint8)
+    classes["packed"] = np.full((*lead, *t.shape), UNDEFINED, dtype=np.uint8)
+    if fmt.bits == 4:
+        half = nibbles.pack(cls == UNDEFINED)  # a byte with an open nibble is open
+        outputs["packed"][..., :rows, :half.shape[-1]] = nibbles.pack(dvals)
+        classes["packed"][..., :rows, :half.shape[-1]] = np.where(half == 0, np.uint8(EXACT), np.uint8(UNDEFINED))
     for role, dt, values, vcls in (("exp", np.uint8, evals, ecls),
                                    ("scaling", np.uint32, np.ldexp(1.0, 127 - s).astype(np.float32).view(np.uint32),
                                     None)):

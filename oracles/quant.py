@@ -127,7 +127,7 @@ def multiplied(case: Case, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
 
 def with_unused(case: Case, outcome: Outcome, lead: tuple[int, ...]) -> Outcome:
     """``outcome`` with the roles an INT8 case does not write (exponents, scalings, indices): undefined."""
-    for role, dt in (("exp", np.uint8), ("scaling", np.uint32), ("index", np.uint16)):
+    for role, dt in (("exp", np.uint8), ("scaling", np.uint32), ("index", np.uint16), ("packed", np.uint8)):
         t = case.tile(role)
         outcome.outputs[role] = np.zeros((*lead, *t.shape), dtype=dt)
         outcome.classes[role] = np.full((*lead, *t.shape), UNDEFINED, dtype=np.uint8)
@@ -138,12 +138,12 @@ def _quantize(case: Case, inputs: Mapping[str, np.ndarray], npu: bool) -> Outcom
     lead = np.asarray(inputs["src"]).shape[:-2]
     if case.param(TO) in INT8:
         return with_unused(case, int8_outcome(case, inputs, npu), lead)
-    if case.param(TO) != "float8_e4m3" or case.platform != "a5":
-        return Outcome.unsupported(f"TQUANT to {case.param(TO)}: {case.platform} quantizes to int8 or uint8 "
-                                   "(TQUANT.md:163: microscaling on A5 only)")
     from ptofuzz.oracles import mx
 
-    return mx.mxfp8(case, inputs, npu)
+    if case.param(TO) not in mx.FORMATS or case.platform != "a5":
+        return Outcome.unsupported(f"TQUANT to {case.param(TO)}: {case.platform} quantizes to int8 or uint8 "
+                                   "(TQUANT.md:163: microscaling on A5 only)")
+    return mx.quantize(case, inputs, npu)
 
 
 def cpu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:

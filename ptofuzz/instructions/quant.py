@@ -10,13 +10,15 @@ INT8_SYM, uint8: INT8_ASYM). There is no cpu system test. pto-spec's TQUANT take
 zero point (B.IOR) for the whole tile; pto-isa's tests give every row its own: no tile form to compare (no
 ``spec`` model).
 
-The MX forms (A5 only, TQUANT.md:155-163; ``oracles/mx.py``): a case's ``to`` is float8_e4m3 (MXFP8), params
-``nv`` (the NV scale algorithm) and ``nz`` (the cube's layouts). a5's folders hold ``input.bin`` (the source's
-valid region), ``golden_fp8.bin`` (E4M3 codes; NZ ``[C/32, R, 32]``), ``golden_e8m0.bin`` (one E8M0 code per
-group of the zero-padded tile; NZ in ZZ order), ``scaling_e4m3.bin`` (float32 per group) and, NZ,
-``index_vselr_b16.bin`` (uint16, one per two groups); main.cpp reads neither of the last two. Every case carries
-every role (the INT8 ones' exponent tiles and the MX ones' parameter tiles unused). a5's MXFP4 folders and the
-tquant_dn test's (DN grouping) wait (:data:`A5_HIDDEN`), so a5's list is not exposed yet.
+The MX forms (A5 only, TQUANT.md:155-163; ``oracles/mx.py``): a case's ``to`` is float8_e4m3 (MXFP8) or
+float4_e2m1 (MXFP4), params ``nv`` (the NV scale algorithm), ``nz`` (the cube's layouts) and ``v`` (numbering
+the test's cases of one geometry: their inputs differ). a5's folders hold ``input.bin`` (the source's valid
+region), ``golden_fp8.bin`` (E4M3 codes; NZ ``[C/32, R, 32]``) or ``golden_fp4.bin`` (E2M1 codes two a byte,
+R x ceil(C/2)), ``golden_e8m0.bin`` (one E8M0 code per group of the zero-padded tile; NZ in ZZ order),
+``scaling_e4m3.bin`` or ``scaling_e2m1.bin`` (float32 per group) and, NZ, ``index_vselr_b16.bin`` (uint16, one per
+two groups); main.cpp reads neither of the last two. Every case carries every role (the INT8 ones' exponent
+tiles and the MX ones' parameter tiles unused). The tquant_dn test's folders (DN grouping) wait
+(:data:`A5_HIDDEN`).
 
 Every INT8 golden of pto-isa multiplies the source by the scale operand (the test passes the reciprocal of its
 scale, ``inv_scale_fp32.bin``); TQUANT.md:35 divides by it. ``check`` names those goldens (:func:`explain`).
@@ -56,28 +58,30 @@ INT8_TESTS = {
 }
 #: the platforms whose whole test ptofuzz writes (``gen`` without flags)
 COMPLETE = ("a2a3", "kirin9030", "kirinDev0000", "a5")  # a5: without A5_HIDDEN
-MXFP8 = "float8_e4m3"
-ROLES = ("dst", "src", "scale", "offset", "exp", "scaling", "index")
+MXFP8, MXFP4 = "float8_e4m3", "float4_e2m1"
+ROLES = ("dst", "src", "scale", "offset", "exp", "scaling", "index", "packed")
 
 
 def derive(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
     """Every role's tile from the destination's: the source the same; parameter tiles (rows x 1, valid rows x 1);
     per-group tiles (rows x G, G = ceil(cols / 32) groups of the valid columns) for the exponents and scalings,
-    rows x G/2 for the NZ gather indices."""
+    rows x G/2 for the NZ gather indices, rows x ceil(cols / 2) for the packed FP4 codes."""
     d = named["dst"]
     g = mx.groups(d.valid_cols)
     ptile = Tile(d.rows, 1, d.valid_rows, 1)
     gtile = Tile(d.rows, max(g, 1), d.valid_rows, g)
     itile = Tile(d.rows, max(g // 2, 1), d.valid_rows, g // 2)
+    ktile = Tile(d.rows, max(-(-d.cols // 2), 1), d.valid_rows, -(-d.valid_cols // 2))
     return (("dst", d), ("src", d), ("scale", ptile), ("offset", ptile), ("exp", gtile), ("scaling", gtile),
-            ("index", itile))
+            ("index", itile), ("packed", ktile))
 
 
 def make_case(platform: str, dtype: str, to: str, valid: tuple[int, int], shape: tuple[int, int] | None = None,
-              nv: bool = False, nz: bool = False) -> Case:
+              nv: bool = False, nz: bool = False, variant: int = 0) -> Case:
     """A case: source and destination one tile, every other role derived from it (:func:`derive`)."""
     rows, cols = shape or valid
-    params = ((TO, to), *((("nv", 1),) if nv else ()), *((("nz", 1),) if nz else ()))
+    params = ((TO, to), *((("nv", 1),) if nv else ()), *((("nz", 1),) if nz else ()),
+              *((("v", variant),) if variant else ()))
     return Case("TQUANT", platform, dtype, derive({"dst": Tile(rows, cols, *valid)}), tuple(sorted(params)))
 
 
@@ -98,8 +102,8 @@ def _int8_list(text: str, platform: str) -> list[tuple[str, Case]]:
 
 
 _WORDS = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
-#: a5's test in its gen_data.py's order: ``mxfp8[_nv] <src word> <layout> <RxC>[:<suffix>]...`` or ``int8``
-#: (the seven INT8 cases there); ``mxfp4...`` entries wait for the four-bit codec (:data:`A5_HIDDEN`)
+#: a5's test in its gen_data.py's order: ``mxfp8[_nv]|mxfp4_e2m1[_nv] <src word> <layout> <RxC>[:<suffix>]...``
+#: or ``int8`` (the seven INT8 cases there)
 A5_TEST = """
     mxfp8 fp32 nd 32x32 32x64 64x128 128x128 15x32 7x64 33x64 13x192
     mxfp8_nv fp32 nd 32x128 2x256:boundary
@@ -112,11 +116,17 @@ A5_TEST = """
     mxfp8 fp16 nd 32x128 64x128 128x128 4x256 11x640
     mxfp8_nv fp16 nd 32x128 64x128 128x128 2x256:boundary
     mxfp8 bf16 nd 1x64:static3x128_exp2d_fuzz01
+    mxfp4_e2m1 fp16 nd 2x128:special 2x128:inf_only 2x128:subnormal 2x128:rounding 2x128:exp_random_a
+        2x128:exp_random_b 2x128:mixed 32x1024:mixed 32x1024:normal
+    mxfp4_e2m1_nv fp16 nd 2x256:boundary 2x256:rounding 2x256:mixed
+    mxfp4_e2m1 bf16 nd 2x128:special 2x128:inf_only 2x128:subnormal 2x128:rounding 2x128:exp_random_a
+        2x128:exp_random_b 2x128:mixed 32x1024:mixed 32x1024:normal
+    mxfp4_e2m1_nv bf16 nd 2x256:boundary 2x256:rounding 2x256:mixed 2x128:static4x128_exp2d
     mxfp8 fp16 nz 32x128 64x128 128x128"""
 A5_INT8 = "int8_sym 64x128 128x128 256x128; int8_asym 64x128 128x128 256x128 32x72"
-#: a5's folders ptofuzz does not write yet, and why: the MXFP4 cases (E2M1 elements) and the tquant_dn test's
-A5_HIDDEN = {"MXFP4 E2M1": "the four-bit element codec (FP4 E2M1) is not in ptofuzz's conversion core yet",
-             "tquant_dn": "DN grouping (32 rows per group) and its seven output layouts are not modelled yet"}
+#: a5's folders ptofuzz does not write yet, and why: the tquant_dn test's
+A5_HIDDEN = {"tquant_dn": "DN grouping (32 rows per group, TQUANT_DN.md) and its seven output files are not "
+                          "modelled yet"}
 
 
 def _a5_list() -> list[tuple[str, Case]]:
@@ -136,9 +146,20 @@ def _a5_list() -> list[tuple[str, Case]]:
             rxc, _, suffix = shape.partition(":")
             r, c = (int(n) for n in rxc.split("x"))
             name = f"case_{kind}_{word}_{r}x{c}{'_' + suffix if suffix else ''}_{layout}"
-            out.append((name, make_case("a5", _WORDS[word], MXFP8, (r, c), nv=kind.endswith("_nv"),
-                                        nz=layout == "nz")))
-    return out
+            out.append((name, make_case("a5", _WORDS[word], MXFP4 if kind.startswith("mxfp4") else MXFP8, (r, c),
+                                        nv=kind.endswith("_nv"), nz=layout == "nz")))
+    seen: dict[Case, int] = {}
+    for _, case in out:
+        seen[case] = seen.get(case, 0) + 1
+    variants: dict[Case, int] = {}
+    numbered = []
+    for name, case in out:  # the cases of one geometry (their inputs differ): v1, v2, ...
+        if seen[case] > 1:
+            variants[case] = variants.get(case, 0) + 1
+            numbered.append((name, case.replace(params=tuple(sorted((*case.params, ("v", variants[case])))))))
+        else:
+            numbered.append((name, case))
+    return numbered
 
 
 def system_test(platform: str) -> tuple[tuple[str, Case], ...]:
@@ -157,6 +178,8 @@ def is_mx(case: Case) -> bool:
 
 
 def golden_files(case: Case) -> tuple[tuple[str, str], ...]:
+    if case.param(TO) == MXFP4:
+        return (("golden_fp4.bin", "packed"), ("golden_e8m0.bin", "exp"), ("scaling_e2m1.bin", "scaling"))
     if is_mx(case):
         index = (("index_vselr_b16.bin", "index"),) if case.param("nz") else ()
         return (("golden_fp8.bin", "dst"), ("golden_e8m0.bin", "exp"), ("scaling_e4m3.bin", "scaling"), *index)
@@ -175,9 +198,11 @@ def _profiles() -> dict[str, Profile]:
     for p in PLATFORMS:
         root = platforms.get(p).test_root
         out[p] = Profile("TQUANT", p, "TQUANTTEST", INT8_FILES, (("golden_s8.bin", "dst"),),
-                         (("output_s8.bin", "dst"), ("output_u8.bin", "dst"), ("output_e4m3.bin", "dst")), ("dst",),
+                         (("output_s8.bin", "dst"), ("output_u8.bin", "dst"), ("output_e4m3.bin", "dst"),
+                          ("output_e2m1.bin", "packed")), ("dst",),
                          compact=True, spelling=SPELLING, dtype_param=TO, derive=derive, canonical=canonical(p),
-                         golden_for=golden_files, inputs_for=input_files, param_tokens=(("nv", "nv"), ("nz", "nz")),
+                         golden_for=golden_files, inputs_for=input_files,
+                         param_tokens=(("nv", "nv"), ("nz", "nz"), ("v", "v")),
                          note=f"{root}/testcase/tquant's INT8 files (input.bin, inv_scale_fp32.bin, "
                               "offset_fp32.bin, golden_s8.bin or golden_u8.bin): valid regions")
     return out
@@ -190,19 +215,20 @@ MX_PLATFORMS = ("a5",)  # TQUANT.md:163: microscaling on A5 only
 
 def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
     """INT8 everywhere; on A5 also MXFP8 (a source type, OCP or NV, ND or, for whole 16-row and 64-column
-    blocks, NZ)."""
+    blocks, NZ) and MXFP4 (16-bit sources, ND)."""
     dtype = constraints.get("dtype")
-    if platforms.canonical(platform) in MX_PLATFORMS and (constraints.get("to") == MXFP8 or (
+    if platforms.canonical(platform) in MX_PLATFORMS and (constraints.get("to") in (MXFP8, MXFP4) or (
             not constraints.get("to") and dtype in (None, *mx.SOURCES) and
             (dtype not in (None, "float32") or float(source.random(1)[0]) < 0.5))):
         dt = dtype or source.choice(mx.SOURCES)
+        to = constraints.get("to") or (MXFP4 if dt != "float32" and float(source.random(1)[0]) < 0.4 else MXFP8)
         vr, vc = valid_region(source, dtypes.get(dt), allow_zero=False, shape=constraints.get("shape"))
         if dt == "float32":  # FP32 quantizes whole groups (TQUANT.md:138)
             vc = -(-vc // mx.GROUP) * mx.GROUP
-        nz = constraints.get("shape") is None and float(source.random(1)[0]) < 0.25
+        nz = to == MXFP8 and constraints.get("shape") is None and float(source.random(1)[0]) < 0.25
         if nz:
             vr, vc = -(-vr // 16) * 16, -(-vc // 64) * 64
-        return make_case(platform, dt, MXFP8, (vr, vc), nv=float(source.random(1)[0]) < 0.3, nz=nz)
+        return make_case(platform, dt, to, (vr, vc), nv=float(source.random(1)[0]) < 0.3, nz=nz)
     to = constraints.get("to") or source.choice(oracles.INT8)
     vr, vc = valid_region(source, dtypes.get("int8"), allow_zero=False, shape=constraints.get("shape"))
     return int8_case(platform, to, (vr, vc))
@@ -211,9 +237,9 @@ def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -
 def explicit_case(platform: str, opts: Mapping[str, Any]) -> Case:
     to = dtypes.get(opts["to"]).name if opts.get("to") else "int8"
     dt = dtypes.get(opts["dtype"]).name if opts.get("dtype") else "float32"
-    if to not in (*oracles.INT8, MXFP8):
-        raise UsageError(f"--to {opts['to']}: TQUANT writes int8 (INT8_SYM), uint8 (INT8_ASYM) or float8_e4m3 "
-                         "(MXFP8)")
+    if to not in (*oracles.INT8, MXFP8, MXFP4):
+        raise UsageError(f"--to {opts['to']}: TQUANT writes int8 (INT8_SYM), uint8 (INT8_ASYM), float8_e4m3 "
+                         "(MXFP8) or float4_e2m1 (MXFP4)")
     if to in oracles.INT8 and dt != "float32":
         raise UsageError(f"--dtype {opts['dtype']}: TQUANT's INT8 forms quantize float32 (TQUANT.md:37)")
     if dt not in mx.SOURCES:
@@ -276,7 +302,8 @@ def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict
 
 def geometry_class(case: Case) -> str:
     if is_mx(case):
-        return f"mxfp8{'_nv' if case.param('nv') else ''}{'_nz' if case.param('nz') else ''}"
+        word = "mxfp4" if case.param(TO) == MXFP4 else "mxfp8"
+        return f"{word}{'_nv' if case.param('nv') else ''}{'_nz' if case.param('nz') else ''}"
     return f"{QUANT_WORD.get(case.param(TO), case.param(TO))}"
 
 
@@ -314,15 +341,15 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
                **{p: PlatformSupport(mx.SOURCES if p in MX_PLATFORMS else ("float32",), oracles.npu, profiles[p],
                                      has_system_test=p in COMPLETE,
                                      notes=notes + "; subnormal effects undefined" + (
-                                         "; MXFP8: exponents exact, stochastic casts defined only where exact; "
-                                         "MXFP4, DN not yet" if p in MX_PLATFORMS else ""))
+                                         "; MXFP8/MXFP4: exponents exact, stochastic casts defined only where "
+                                         "exact; DN not yet" if p in MX_PLATFORMS else ""))
                   for p in ("a2a3", "a5", "kirin9030", "kirinDev0000")}}
     return [Instruction(
         name="TQUANT", family="conversion", summary="quantization: INT8 dst = round(src / scale) (+ offset), per row",
-        inputs=("src", "scale", "offset"), outputs=("dst", "exp", "scaling", "index"), platforms=support,
+        inputs=("src", "scale", "offset"), outputs=("dst", "exp", "scaling", "index", "packed"), platforms=support,
         random_case=random_case, explicit_case=explicit_case, draw_inputs=draw_inputs,
         role_dtypes={"scale": "float32", "offset": "float32", "exp": "uint8", "scaling": "float32",
-                     "index": "uint16"}, role_dtype_params={"dst": (TO, "int8")},
+                     "index": "uint16", "packed": "uint8"}, role_dtype_params={"dst": (TO, "int8")},
         options=("dtype", "to", "shape", "dst"), random_options=("to", "shape"), replay_flags=replay_flags,
         draw_batch=draw_batch, geometry_class=geometry_class, regions=regions, explain=explain,
         unmodelled={"spec": "pto-spec's TQUANT takes one scalar multiplier and zero point for the whole tile; "

@@ -1,6 +1,6 @@
-"""TQUANT's MXFP8 model (docs/isa/TQUANT.md's three stages, ND groups of 32 columns): shared exponents
-biasedExp(max) - 8, hand-worked; E4M3 codes where the product is exact (or clipped to 448), checked against
-ml_dtypes' E4M3; what the page leaves open (the stochastic cast of other values, NaN groups, exponents below
+"""TQUANT's MX models (docs/isa/TQUANT.md's three stages, ND groups of 32 columns): shared exponents
+biasedExp(max) - emax (8 for E4M3, 2 for E2M1), hand-worked; E4M3 and E2M1 codes where the product is exact (or
+clipped to 448 or 6), checked against ml_dtypes; MXFP4's packed bytes; what the page leaves open (the stochastic cast of other values, NaN groups, exponents below
 E8M0's range, NV, scratch tiles, A5's subnormals) on both sides; the NZ and ZZ file layouts; A5 only."""
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from ptofuzz.instructions import quant, registry
 TQUANT = registry.get("TQUANT")
 
 
-def run(values: np.ndarray, dtype: str = "float32", nv: bool = False, nz: bool = False, platform: str = "a5"):
+def run(values: np.ndarray, dtype: str = "float32", nv: bool = False, nz: bool = False, platform: str = "a5",
+        to: str = quant.MXFP8):
     rows, cols = values.shape
-    case = quant.make_case(platform, dtype, quant.MXFP8, (rows, cols), nv=nv, nz=nz)
+    case = quant.make_case(platform, dtype, to, (rows, cols), nv=nv, nz=nz)
     if dtype == "float32":
         bits = values.astype(np.float32).view(np.uint32)
     elif dtype == "float16":
@@ -79,6 +80,30 @@ def test_sixteen_bit_sources_take_the_fp32_exponent_and_pad_to_whole_groups():
         assert out.classes["dst"][0, 2] == UNDEFINED  # 0.3 (rounded to the source type) * 256: not E4M3
 
 
+def e2m1(*xs: float) -> list[int]:
+    return np.array(xs, dtype=ml_dtypes.float4_e2m1fn).view(np.uint8).tolist()
+
+
+def test_mxfp4_takes_emax_2_and_packs_two_codes_a_byte():
+    """Max 3 (biased 128): exponent 126, scaling 2: 3 -> 6, 0.25 -> 0.5, -1 -> -2, 0.3 -> 0.6 (no E2M1 value);
+    a second group of max 100 (biased 133): exponent 131, scaling 2^-4: 40 -> 2.5 (open), 48 -> 3, -100 -> -6.25
+    clipped to -6."""
+    x = np.zeros((1, 64))
+    x[0, :4] = [3.0, 0.25, -1.0, 0.3]
+    x[0, 32:35] = [40.0, 48.0, -100.0]
+    for dtype in ("float16", "bfloat16"):
+        out = run(x, dtype, to=quant.MXFP4)
+        assert out.outputs["exp"][0].tolist() == [126, 131] and (out.classes["exp"] == EXACT).all()
+        dst, cls = out.outputs["dst"][0], out.classes["dst"][0]
+        assert dst[[0, 1, 2, 33, 34]].tolist() == e2m1(6.0, 0.5, -2.0, 3.0, -6.0)
+        assert cls[3] == UNDEFINED and cls[32] == UNDEFINED and cls[35] == EXACT
+        packed, pcls = out.outputs["packed"][0], out.classes["packed"][0]
+        assert packed[0] == dst[0] | dst[1] << 4 and pcls[0] == EXACT  # two exact codes
+        assert pcls[1] == UNDEFINED and pcls[16] == UNDEFINED  # 0.6 and 2.5 leave their bytes open
+        assert packed[17] == dst[34] | dst[35] << 4 and pcls[17] == EXACT
+    assert run(x, "float32", to=quant.MXFP4).kind == "unsupported"  # TQUANT.md:116: FP16/BF16 only
+
+
 def test_nv_is_open_and_mx_is_a5_only():
     x = np.ones((2, 32))
     out = run(x, nv=True)
@@ -108,7 +133,10 @@ def test_nz_and_zz_are_permutations_of_the_nd_files():
 def test_gen_writes_a5_s_folders_and_check_passes_them(cli, tmp_path):
     assert cli("gen", "tquant", "--platform", "a5", "-o", tmp_path / "a").code == 0
     names = {p.name for p in (tmp_path / "a").iterdir()}
-    assert len(names) == 64 and not any("mxfp4" in n for n in names)
+    assert len(names) == 89
+    fp4 = tmp_path / "a" / "TQUANTTEST.case_mxfp4_e2m1_bf16_2x128_mixed_nd"
+    assert {p.name: p.stat().st_size for p in fp4.glob("*.bin")} == {
+        "golden_e8m0.bin": 8, "golden_fp4.bin": 128, "input.bin": 512, "scaling_e2m1.bin": 32}
     nz = tmp_path / "a" / "TQUANTTEST.case_mxfp8_fp32_64x512_nz"
     assert {p.name: p.stat().st_size for p in nz.glob("*.bin")} == {
         "golden_e8m0.bin": 1024, "golden_fp8.bin": 32768, "index_vselr_b16.bin": 1024, "input.bin": 131072,
