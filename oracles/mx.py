@@ -10,11 +10,12 @@ cube's layouts: E4M3 data NZ ``[G, rows, 32]``, exponents ZZ ``[rows/16, G/2, 16
 
 ``documented`` (A5; TQUANT.md:16-31 and 155-163): groups of 32 consecutive columns of the valid region,
 zero-padded to whole groups (TQUANT.md:141). Stage 1, ``m = max |x|`` over the group; stage 2, the shared exponent
-``s = biasedExp(m) - emax`` as an E8M0 code, ``emax`` "the max destination exponent" (TQUANT.md:28: E4M3's 8, and
-E2M1's 2, where the page's parenthesis says 1: its own definition decides, E2M1's largest value being 1.5 * 2^2) and the scaling ``2^(254 - s)``, which ptofuzz reads as the
-E8M0 code ``254 - s`` (the value ``2^(127 - s)``, the reciprocal of the shared scale ``2^(s - 127)``: the literal
-power overflows every FP type); stage 3, ``clip(x * scaling, -Vmax, Vmax)`` (448 for E4M3, 6 for E2M1) cast to
-the element format "with stochastic rounding". What that leaves open, ``undefined``:
+``s = biasedExp(m) - emax`` as an E8M0 code, ``emax`` "the max destination exponent" (TQUANT.md:28: E4M3's 8,
+and E2M1's 2, where the page's parenthesis says 1: its own definition decides, E2M1's largest value being
+1.5 * 2^2) and the scaling ``2^(254 - s)``, which ptofuzz reads as the E8M0 code ``254 - s`` (the value
+``2^(127 - s)``, the reciprocal of the shared scale ``2^(s - 127)``: the literal power overflows every FP
+type); stage 3, ``clip(x * scaling, -Vmax, Vmax)`` (448 for E4M3, 6 for E2M1) cast to the element format "with
+stochastic rounding". What that leaves open, ``undefined``:
 
 - the cast of a value the format does not hold (stochastic rounding picks either neighbour): only exactly
   representable products (and the clipped +-Vmax) are defined, their sign included; a packed byte is defined

@@ -1,7 +1,8 @@
 """TQUANT's MX models (docs/isa/TQUANT.md's three stages, ND groups of 32 columns): shared exponents
-biasedExp(max) - emax (8 for E4M3, 2 for E2M1), hand-worked; E4M3 and E2M1 codes where the product is exact (or
-clipped to 448 or 6), checked against ml_dtypes; MXFP4's packed bytes; what the page leaves open (the stochastic cast of other values, NaN groups, exponents below
-E8M0's range, NV, scratch tiles, A5's subnormals) on both sides; the NZ and ZZ file layouts; A5 only."""
+biasedExp(max) - emax (8 for E4M3, 2 for E2M1), hand-worked; E4M3 and E2M1 codes where the product is exact
+(or clipped to 448 or 6), checked against ml_dtypes; MXFP4's packed bytes; what the page leaves open (the
+stochastic cast of other values, NaN groups, exponents below E8M0's range, NV, scratch tiles, A5's subnormals) on
+both sides; the NZ and ZZ file layouts; A5 only."""
 
 from __future__ import annotations
 
