@@ -71,65 +71,102 @@ def shared_exponents(x: np.ndarray, emax: int) -> tuple[np.ndarray, np.ndarray]:
     return np.clip(s, 0, 254).astype(np.int64), ~has_nan & (s >= 0)
 
 
+#: roles only the MX forms write, with their carrier types (``max_dn``: the source's)
+ROLE_TYPES: dict[str, type[np.generic]] = {
+    "dst": np.uint8, "packed": np.uint8, "exp": np.uint8, "scaling": np.uint32, "index": np.uint16,
+    "exp_dn": np.uint8, "exp_il": np.uint8, "exp_zz": np.uint8, "nz": np.uint8, "nz4": np.uint8}
+
+
+def nz_bytes(b: np.ndarray, c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A byte matrix (..., R, W) and its classes in the NZ order ``[ceil(W/32), roundup(R, 16), 32]`` (TMOV
+    ND->NZ, TQUANT.md:149), as (..., roundup(R, 16), 32 * ceil(W/32)); the padding undefined."""
+    r, w = b.shape[-2:]
+    pm, g = -(-r // 16) * 16, -(-w // GROUP)
+    vals = np.zeros((*b.shape[:-2], pm, g * GROUP), dtype=np.uint8)
+    cls = np.full(vals.shape, UNDEFINED, dtype=np.uint8)
+    vals[..., :r, :w], cls[..., :r, :w] = b, c
+    order = [np.moveaxis(a.reshape(*a.shape[:-1], g, GROUP), -2, -3).reshape(a.shape) for a in (vals, cls)]
+    return order[0], order[1]
+
+
 def quantize(case: Case, inputs: Mapping[str, np.ndarray], npu: bool = True) -> Outcome:
     fmt = get(case.param("to"))
     emax, vmax, sources = FORMATS[fmt.name]
     src_dt = get(case.dtype)
     if src_dt.name not in sources:
         return Outcome.unsupported(f"TQUANT to {fmt.name} quantizes {' or '.join(sources)} (TQUANT.md:116 and 157-160)")
+    dn = bool(case.param("dn"))
     d = case.tile("dst")
     rows, cols = d.valid
-    g = groups(cols)
     bits = np.asarray(inputs["src"])[..., :rows, :cols]
     lead = bits.shape[:-2]
     with np.errstate(invalid="ignore"):
         x = ieee.to_float64(bits, src_dt)
-    s, s_defined = shared_exponents(x, emax)
-    per_col = np.arange(cols) // GROUP
-    alpha = np.ldexp(1.0, (127 - s)[..., per_col].astype(np.int32))
+    if dn:  # groups of 32 rows of a column (TQUANT_DN.md): exponents hat_M x N
+        s, s_defined = (a.swapaxes(-1, -2) for a in shared_exponents(x.swapaxes(-1, -2), emax))
+        s_el, sd_el = (a[..., np.arange(rows) // GROUP, :] for a in (s, s_defined))
+    else:
+        s, s_defined = shared_exponents(x, emax)
+        s_el, sd_el = (a[..., np.arange(cols) // GROUP] for a in (s, s_defined))
+    alpha = np.ldexp(1.0, (127 - s_el).astype(np.int32))
     with np.errstate(all="ignore"):
         v = np.clip(x * alpha, -vmax, vmax)
         v32 = v.astype(np.float32)
     codes, status = convert.convert(v32.view(np.uint32), F32, fmt, convert.RNE)
-    defined = (status == convert.EXACT_RESULT) & (v32.astype(np.float64) == v) & s_defined[..., per_col]
+    defined = (status == convert.EXACT_RESULT) & (v32.astype(np.float64) == v) & sd_el
     if npu:
         defined &= ~ieee.is_subnormal(bits, src_dt)
     exp_defined = s_defined
     if case.param("nv"):
         defined = np.zeros_like(defined)
         exp_defined = np.zeros_like(exp_defined)
-    dst = np.zeros((*lead, *d.shape), dtype=np.uint8)
-    dcls = np.full((*lead, *d.shape), UNDEFINED, dtype=np.uint8)
+    outputs: dict[str, np.ndarray] = {}
+    classes: dict[str, np.ndarray] = {}
+    types: dict[str, np.dtype] = {role: np.dtype(dt) for role, dt in ROLE_TYPES.items()}
+    types["max_dn"] = np.dtype(src_dt.bits_dtype)
+    for role, dt in types.items():
+        t = case.tile(role)
+        outputs[role] = np.zeros((*lead, *t.shape), dtype=dt)
+        classes[role] = np.full((*lead, *t.shape), UNDEFINED, dtype=np.uint8)
+
+    def put(role: str, values: np.ndarray, cls: np.ndarray) -> None:
+        r, c = values.shape[-2:]
+        outputs[role][..., :r, :c], classes[role][..., :r, :c] = values, cls
+
     ecls = np.where(exp_defined, np.uint8(EXACT), np.uint8(UNDEFINED))
     dvals = np.where(defined, codes, 0).astype(np.uint8)
     cls = np.where(defined, np.uint8(EXACT), np.uint8(UNDEFINED))
     evals = np.where(exp_defined, s, 0).astype(np.uint8)
+    packed = pcls = None
+    if fmt.bits == 4:
+        half = nibbles.pack(cls == UNDEFINED)  # a byte with an open nibble is open
+        packed, pcls = nibbles.pack(dvals), np.where(half == 0, np.uint8(EXACT), np.uint8(UNDEFINED))
+        put("packed", packed, pcls)
+    if dn:
+        put("dst", dvals, cls)
+        put("exp_dn", evals, ecls)
+        hat = evals.shape[-2]
+        pairs = -(-hat // 2)
+        il = np.zeros((*lead, pairs * 2, cols), dtype=np.uint8)
+        ilc = np.full(il.shape, EXACT, dtype=np.uint8)  # a missing last group: zero (TQUANT_DN.md:98)
+        il[..., :hat, :], ilc[..., :hat, :] = evals, ecls
+        put("exp_il", *(np.moveaxis(a.reshape(*lead, pairs, 2, cols), -2, -1).reshape(*lead, pairs, 2 * cols)
+                        for a in (il, ilc)))
+        if hat % 2 == 0 and cols % 16 == 0:  # E_ZZ[cb, p, q, d] = E_DN[2p + d, 16 cb + q] (TQUANT_DN.md:148)
+            put("exp_zz", *(a.reshape(*lead, hat // 2, 2, cols // 16, 16).transpose(
+                *range(len(lead)), -2, -4, -1, -3).reshape(*lead, hat, cols) for a in (evals, ecls)))
+        if packed is not None and pcls is not None:
+            put("nz4", *nz_bytes(packed, pcls))
+        else:
+            put("nz", *nz_bytes(dvals, cls))
+        return Outcome(OutcomeKind.OK, outputs=outputs, classes=classes)
+    g = groups(cols)
     if case.param("nz"):  # the cube's layouts, each as a rows x cols (rows x G) array in file order
         dvals, cls = (a.reshape(*lead, rows, g, GROUP).swapaxes(-3, -2).reshape(*lead, rows, cols)
                       for a in (dvals, cls))
         evals, ecls = (a.reshape(*lead, rows // 16, 16, g // 2, 2).swapaxes(-3, -2).reshape(*lead, rows, g)
                        for a in (evals, ecls))
-    dst[..., :rows, :cols], dcls[..., :rows, :cols] = dvals, cls
-    outputs = {"dst": dst}
-    classes = {"dst": dcls}
-    t = case.tile("packed")
-    outputs["packed"] = np.zeros((*lead, *t.shape), dtype=np.uint8)
-    classes["packed"] = np.full((*lead, *t.shape), UNDEFINED, dtype=np.uint8)
-    if fmt.bits == 4:
-        half = nibbles.pack(cls == UNDEFINED)  # a byte with an open nibble is open
-        outputs["packed"][..., :rows, :half.shape[-1]] = nibbles.pack(dvals)
-        classes["packed"][..., :rows, :half.shape[-1]] = np.where(half == 0, np.uint8(EXACT), np.uint8(UNDEFINED))
-    for role, dt, values, vcls in (("exp", np.uint8, evals, ecls),
-                                   ("scaling", np.uint32, np.ldexp(1.0, 127 - s).astype(np.float32).view(np.uint32),
-                                    None)):
-        t = case.tile(role)
-        out = np.zeros((*lead, *t.shape), dtype=dt)
-        c = np.full((*lead, *t.shape), UNDEFINED, dtype=np.uint8)
-        out[..., :rows, :g] = values
-        if vcls is not None:
-            c[..., :rows, :g] = vcls
-        outputs[role], classes[role] = out, c
-    t = case.tile("index")
-    outputs["index"] = np.zeros((*lead, *t.shape), dtype=np.uint16)
-    classes["index"] = np.full((*lead, *t.shape), UNDEFINED, dtype=np.uint8)
+    put("dst", dvals, cls)
+    put("exp", evals, ecls)
+    outputs["scaling"][..., :rows, :g] = np.ldexp(1.0, 127 - s).astype(np.float32).view(np.uint32)
     return Outcome(OutcomeKind.OK, outputs=outputs, classes=classes)

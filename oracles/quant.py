@@ -126,8 +126,14 @@ def multiplied(case: Case, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
 
 
 def with_unused(case: Case, outcome: Outcome, lead: tuple[int, ...]) -> Outcome:
-    """``outcome`` with the roles an INT8 case does not write (exponents, scalings, indices): undefined."""
-    for role, dt in (("exp", np.uint8), ("scaling", np.uint32), ("index", np.uint16), ("packed", np.uint8)):
+    """``outcome`` with the roles an INT8 case does not write (the MX forms' codes, exponents, scalings,
+    indices): undefined."""
+    from ptofuzz.oracles import mx
+
+    types: dict[str, type[np.generic]] = {**mx.ROLE_TYPES, "max_dn": np.uint32}
+    for role, dt in types.items():
+        if role == "dst":
+            continue
         t = case.tile(role)
         outcome.outputs[role] = np.zeros((*lead, *t.shape), dtype=dt)
         outcome.classes[role] = np.full((*lead, *t.shape), UNDEFINED, dtype=np.uint8)

@@ -17,8 +17,10 @@ region), ``golden_fp8.bin`` (E4M3 codes; NZ ``[C/32, R, 32]``) or ``golden_fp4.b
 R x ceil(C/2)), ``golden_e8m0.bin`` (one E8M0 code per group of the zero-padded tile; NZ in ZZ order),
 ``scaling_e4m3.bin`` or ``scaling_e2m1.bin`` (float32 per group) and, NZ, ``index_vselr_b16.bin`` (uint16, one per
 two groups); main.cpp reads neither of the last two. Every case carries every role (the INT8 ones' exponent
-tiles and the MX ones' parameter tiles unused). The tquant_dn test's folders (DN grouping) wait
-(:data:`A5_HIDDEN`).
+tiles and the MX ones' parameter tiles unused). a5's second test, tquant_dn (:data:`A5_DN`, suite TQUANTDNTest,
+param ``dn``: groups of 32 rows, TQUANT_DN.md), writes the E4M3 codes or packed E2M1 codes ND and NZ, the
+exponents hat_M x N plainly, interleaved in row-group pairs and (MXFP8) in ZZ order, and the group maxima; its
+valid-shape cases only the ND codes and the interleaved exponents.
 
 Every INT8 golden of pto-isa multiplies the source by the scale operand (the test passes the reciprocal of its
 scale, ``inv_scale_fp32.bin``); TQUANT.md:35 divides by it. ``check`` names those goldens (:func:`explain`).
@@ -57,31 +59,45 @@ INT8_TESTS = {
     "kirin9030": _KIRIN, "kirinDev0000": _KIRIN,
 }
 #: the platforms whose whole test ptofuzz writes (``gen`` without flags)
-COMPLETE = ("a2a3", "kirin9030", "kirinDev0000", "a5")  # a5: without A5_HIDDEN
+COMPLETE = ("a2a3", "kirin9030", "kirinDev0000", "a5")
 MXFP8, MXFP4 = "float8_e4m3", "float4_e2m1"
-ROLES = ("dst", "src", "scale", "offset", "exp", "scaling", "index", "packed")
+ROLES = ("dst", "src", "scale", "offset", "exp", "scaling", "index", "packed", "exp_dn", "exp_il", "exp_zz",
+         "max_dn", "nz", "nz4")
 
 
 def derive(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
     """Every role's tile from the destination's: the source the same; parameter tiles (rows x 1, valid rows x 1);
     per-group tiles (rows x G, G = ceil(cols / 32) groups of the valid columns) for the exponents and scalings,
-    rows x G/2 for the NZ gather indices, rows x ceil(cols / 2) for the packed FP4 codes."""
+    rows x G/2 for the NZ gather indices, rows x ceil(cols / 2) for the packed FP4 codes; for DN grouping
+    (TQUANT_DN.md) hat_M x cols exponents (plain, ZZ) and group maxima (hat_M = ceil(rows / 32)), ceil(rows / 64)
+    x 2 cols interleaved exponents, and the NZ bytes of the E4M3 codes and of the packed FP4 codes
+    (roundup(rows, 16) x 32 * ceil(bytes a row / 32))."""
     d = named["dst"]
     g = mx.groups(d.valid_cols)
     ptile = Tile(d.rows, 1, d.valid_rows, 1)
     gtile = Tile(d.rows, max(g, 1), d.valid_rows, g)
     itile = Tile(d.rows, max(g // 2, 1), d.valid_rows, g // 2)
     ktile = Tile(d.rows, max(-(-d.cols // 2), 1), d.valid_rows, -(-d.valid_cols // 2))
+    hat, vhat = -(-d.rows // 32), -(-d.valid_rows // 32)
+    dtile = Tile(max(hat, 1), max(d.cols, 1), vhat, d.valid_cols)
+    ltile = Tile(max(-(-d.rows // 64), 1), max(2 * d.cols, 1), -(-d.valid_rows // 64), 2 * d.valid_cols)
+    pm = -(-d.valid_rows // 16) * 16
+
+    def nz(width: int) -> Tile:
+        w = -(-width // 32) * 32
+        return Tile(max(pm, 1), max(w, 1), pm, w)
+
     return (("dst", d), ("src", d), ("scale", ptile), ("offset", ptile), ("exp", gtile), ("scaling", gtile),
-            ("index", itile), ("packed", ktile))
+            ("index", itile), ("packed", ktile), ("exp_dn", dtile), ("exp_il", ltile), ("exp_zz", dtile),
+            ("max_dn", dtile), ("nz", nz(d.valid_cols)), ("nz4", nz(-(-d.valid_cols // 2))))
 
 
 def make_case(platform: str, dtype: str, to: str, valid: tuple[int, int], shape: tuple[int, int] | None = None,
-              nv: bool = False, nz: bool = False, variant: int = 0) -> Case:
+              nv: bool = False, nz: bool = False, variant: int = 0, dn: bool = False) -> Case:
     """A case: source and destination one tile, every other role derived from it (:func:`derive`)."""
     rows, cols = shape or valid
     params = ((TO, to), *((("nv", 1),) if nv else ()), *((("nz", 1),) if nz else ()),
-              *((("v", variant),) if variant else ()))
+              *((("v", variant),) if variant else ()), *((("dn", 1),) if dn else ()))
     return Case("TQUANT", platform, dtype, derive({"dst": Tile(rows, cols, *valid)}), tuple(sorted(params)))
 
 
@@ -124,9 +140,26 @@ A5_TEST = """
     mxfp4_e2m1_nv bf16 nd 2x256:boundary 2x256:rounding 2x256:mixed 2x128:static4x128_exp2d
     mxfp8 fp16 nz 32x128 64x128 128x128"""
 A5_INT8 = "int8_sym 64x128 128x128 256x128; int8_asym 64x128 128x128 256x128 32x72"
-#: a5's folders ptofuzz does not write yet, and why: the tquant_dn test's
-A5_HIDDEN = {"tquant_dn": "DN grouping (32 rows per group, TQUANT_DN.md) and its seven output files are not "
-                          "modelled yet"}
+#: a5's tquant_dn test (TQUANTDNTest, TQUANT_DN.md: groups of 32 rows): name, src word, to, nv, tile[:valid]
+A5_DN = """
+    case_bf16_64x128 bf16 mxfp8 ocp 64x128
+    case_nv_fp32_128x128_interleaved fp32 mxfp8 nv 128x128
+    case_mxfp4_fp16_64x128 fp16 mxfp4 ocp 64x128
+    case_nv_mxfp4_bf16_128x128_interleaved bf16 mxfp4 nv 128x128
+    case_validshape_bf16_s512x48_v64x24 bf16 mxfp8 ocp 512x48:64x24
+    case_nv_validshape_fp16_s896x48_v896x34 fp16 mxfp8 nv 896x48:896x34"""
+
+
+def _a5_dn() -> list[tuple[str, Case]]:
+    out = []
+    for line in A5_DN.strip().splitlines():
+        name, word, kind, alg, shape = line.split()
+        tile, _, valid = shape.partition(":")
+        rxc = tuple(int(n) for n in tile.split("x"))
+        vrc = tuple(int(n) for n in (valid or tile).split("x"))
+        out.append((f"TQUANTDNTest.{name}", make_case("a5", _WORDS[word], MXFP4 if kind == "mxfp4" else MXFP8,
+                                                      (vrc[0], vrc[1]), (rxc[0], rxc[1]), nv=alg == "nv", dn=True)))
+    return out
 
 
 def _a5_list() -> list[tuple[str, Case]]:
@@ -165,7 +198,7 @@ def _a5_list() -> list[tuple[str, Case]]:
 def system_test(platform: str) -> tuple[tuple[str, Case], ...]:
     """The folders of ``platform``'s TQUANT system test that ptofuzz covers, in its gen_data.py's order."""
     if platform == "a5":
-        return tuple(_a5_list())
+        return (*_a5_list(), *_a5_dn())
     return tuple(_int8_list(INT8_TESTS[platform], platform)) if platform in INT8_TESTS else ()
 
 
@@ -178,6 +211,15 @@ def is_mx(case: Case) -> bool:
 
 
 def golden_files(case: Case) -> tuple[tuple[str, str], ...]:
+    if case.param("dn"):  # the tquant_dn test's files: a valid-shape case (valid < tile) writes three
+        d = case.tile("dst")
+        if d.valid != d.shape:
+            return (("golden_fp8_nd.bin", "dst"), ("golden_e8_dn_interleaved.bin", "exp_il"))
+        data = (("golden_fp4_nd.bin", "packed"), ("golden_fp4_nz.bin", "nz4")) if case.param(TO) == MXFP4 else \
+            (("golden_fp8_nd.bin", "dst"), ("golden_fp8_nz.bin", "nz"))
+        zz = () if case.param(TO) == MXFP4 else (("golden_e8_zz.bin", "exp_zz"),)
+        return (*data, ("golden_e8_dn.bin", "exp_dn"), ("golden_e8_dn_interleaved.bin", "exp_il"), *zz,
+                ("golden_group_max.bin", "max_dn"))
     if case.param(TO) == MXFP4:
         return (("golden_fp4.bin", "packed"), ("golden_e8m0.bin", "exp"), ("scaling_e2m1.bin", "scaling"))
     if is_mx(case):
@@ -202,7 +244,7 @@ def _profiles() -> dict[str, Profile]:
                           ("output_e2m1.bin", "packed")), ("dst",),
                          compact=True, spelling=SPELLING, dtype_param=TO, derive=derive, canonical=canonical(p),
                          golden_for=golden_files, inputs_for=input_files,
-                         param_tokens=(("nv", "nv"), ("nz", "nz"), ("v", "v")),
+                         param_tokens=(("nv", "nv"), ("nz", "nz"), ("v", "v"), ("dn", "dn")),
                          note=f"{root}/testcase/tquant's INT8 files (input.bin, inv_scale_fp32.bin, "
                               "offset_fp32.bin, golden_s8.bin or golden_u8.bin): valid regions")
     return out
@@ -225,10 +267,13 @@ def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -
         vr, vc = valid_region(source, dtypes.get(dt), allow_zero=False, shape=constraints.get("shape"))
         if dt == "float32":  # FP32 quantizes whole groups (TQUANT.md:138)
             vc = -(-vc // mx.GROUP) * mx.GROUP
-        nz = to == MXFP8 and constraints.get("shape") is None and float(source.random(1)[0]) < 0.25
+        layout = float(source.random(1)[0]) if constraints.get("shape") is None else 1.0
+        nz, dn = to == MXFP8 and layout < 0.2, layout > 0.8  # NZ: whole 16-row and 64-column blocks
         if nz:
             vr, vc = -(-vr // 16) * 16, -(-vc // 64) * 64
-        return make_case(platform, dt, to, (vr, vc), nv=float(source.random(1)[0]) < 0.3, nz=nz)
+        if dn:  # DN: whole pairs of 32-row groups (TQUANT.md:136-137)
+            vr, vc = -(-vr // 64) * 64, -(-vc // 16) * 16
+        return make_case(platform, dt, to, (vr, vc), nv=float(source.random(1)[0]) < 0.3, nz=nz, dn=dn)
     to = constraints.get("to") or source.choice(oracles.INT8)
     vr, vc = valid_region(source, dtypes.get("int8"), allow_zero=False, shape=constraints.get("shape"))
     return int8_case(platform, to, (vr, vc))
@@ -346,10 +391,12 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
                   for p in ("a2a3", "a5", "kirin9030", "kirinDev0000")}}
     return [Instruction(
         name="TQUANT", family="conversion", summary="quantization: INT8 dst = round(src / scale) (+ offset), per row",
-        inputs=("src", "scale", "offset"), outputs=("dst", "exp", "scaling", "index", "packed"), platforms=support,
+        inputs=("src", "scale", "offset"), outputs=tuple(r for r in ROLES if r not in ("src", "scale", "offset")),
+        platforms=support,
         random_case=random_case, explicit_case=explicit_case, draw_inputs=draw_inputs,
         role_dtypes={"scale": "float32", "offset": "float32", "exp": "uint8", "scaling": "float32",
-                     "index": "uint16", "packed": "uint8"}, role_dtype_params={"dst": (TO, "int8")},
+                     "index": "uint16", "packed": "uint8", "exp_dn": "uint8", "exp_il": "uint8", "exp_zz": "uint8",
+                     "nz": "uint8", "nz4": "uint8"}, role_dtype_params={"dst": (TO, "int8")},
         options=("dtype", "to", "shape", "dst"), random_options=("to", "shape"), replay_flags=replay_flags,
         draw_batch=draw_batch, geometry_class=geometry_class, regions=regions, explain=explain,
         unmodelled={"spec": "pto-spec's TQUANT takes one scalar multiplier and zero point for the whole tile; "

@@ -33,6 +33,7 @@ KEYS = sorted(k for k in json.loads((DATA / "pto-isa-st-cases.json").read_text()
               if k.split("/")[0] in ELEMENTWISE + BITWISE + GENERATION + CONVERSION)
 SECOND_TEST = {"tadd/a2a3": ("taddplus",)}  # a platform's other test folder of the same instruction
 SECOND_TEST.update({f"texpands/{p}": ("texpands_mat",) for p in ("a2a3", "a5", "kirin9030")})
+SECOND_TEST["tquant/a5"] = ("tquant_dn",)
 
 
 def _rounded(suite: str, used: int, received: int) -> tuple[str, str]:

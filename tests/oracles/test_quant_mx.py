@@ -16,9 +16,9 @@ TQUANT = registry.get("TQUANT")
 
 
 def run(values: np.ndarray, dtype: str = "float32", nv: bool = False, nz: bool = False, platform: str = "a5",
-        to: str = quant.MXFP8):
+        to: str = quant.MXFP8, dn: bool = False):
     rows, cols = values.shape
-    case = quant.make_case(platform, dtype, to, (rows, cols), nv=nv, nz=nz)
+    case = quant.make_case(platform, dtype, to, (rows, cols), nv=nv, nz=nz, dn=dn)
     if dtype == "float32":
         bits = values.astype(np.float32).view(np.uint32)
     elif dtype == "float16":
@@ -131,10 +131,31 @@ def test_nz_and_zz_are_permutations_of_the_nd_files():
     assert not np.array_equal(zz, nd.outputs["exp"])
 
 
+def test_dn_groups_rows_and_lays_its_exponents_out_as_tquant_dn_md_says():
+    """DN: the groups are 32 rows of a column (TQUANT_DN.md); column j's values are the ND groups' of the
+    transposed tile: hat_M x N exponents, E_FLAT[p, 2c + d] = E_DN[2p + d, c] interleaved and
+    E_ZZ[cb, p, q, d] = E_DN[2p + d, 16 cb + q]."""
+    rng = np.random.default_rng(7)
+    x = np.ldexp(rng.integers(1, 8, (128, 32)), rng.integers(-4, 8, (128, 32))).astype(np.float64)
+    dn = run(x, dn=True)
+    nd = run(np.ascontiguousarray(x.T))  # 32 x 128: its ND groups are DN's, transposed
+    e = dn.outputs["exp_dn"]
+    assert np.array_equal(e, nd.outputs["exp"].T) and (dn.classes["exp_dn"] == EXACT).all()
+    assert np.array_equal(dn.outputs["dst"], nd.outputs["dst"].T)
+    il = dn.outputs["exp_il"]
+    assert il.shape == (2, 64) and il[1, 2 * 5 + 1] == e[3, 5] and il[0, 2 * 7] == e[0, 7]
+    zz = dn.outputs["exp_zz"].reshape(2, 2, 16, 2)  # [cb, p, q, d]
+    assert zz[1, 0, 3, 1] == e[1, 19] and zz[0, 1, 15, 0] == e[2, 15]
+    nzb = dn.outputs["nz"].reshape(1, 128, 32)  # [ceil(32 / 32), 128, 32]
+    assert np.array_equal(nzb[0], dn.outputs["dst"])
+    assert (dn.classes["max_dn"] == UNDEFINED).all()
+    assert (nd.classes["exp_dn"] == UNDEFINED).all() and (dn.classes["exp"] == UNDEFINED).all()
+
+
 def test_gen_writes_a5_s_folders_and_check_passes_them(cli, tmp_path):
     assert cli("gen", "tquant", "--platform", "a5", "-o", tmp_path / "a").code == 0
     names = {p.name for p in (tmp_path / "a").iterdir()}
-    assert len(names) == 89
+    assert len(names) == 95 and sum(n.startswith("TQUANTDNTest.") for n in names) == 6
     fp4 = tmp_path / "a" / "TQUANTTEST.case_mxfp4_e2m1_bf16_2x128_mixed_nd"
     assert {p.name: p.stat().st_size for p in fp4.glob("*.bin")} == {
         "golden_e8m0.bin": 8, "golden_fp4.bin": 128, "input.bin": 512, "scaling_e2m1.bin": 32}
