@@ -248,7 +248,9 @@ def _profiles() -> dict[str, Profile]:
         root = platforms.get(p).test_root
         out[p] = Profile("TQUANT", p, "TQUANTTEST", INT8_FILES, (("golden_s8.bin", "dst"),),
                          (("output_s8.bin", "dst"), ("output_u8.bin", "dst"), ("output_e4m3.bin", "dst"),
-                          ("output_e2m1.bin", "packed")), ("dst",),
+                          ("output_e2m1.bin", "packed"), ("output_e8m0.bin", "exp"), ("output_fp8_nd.bin", "dst"),
+                          ("output_fp8_nz.bin", "nz"), ("output_fp4_nd.bin", "packed"), ("output_fp4_nz.bin", "nz4"),
+                          ("output_e8_zz.bin", "exp_zz"), ("output_group_max.bin", "max_dn")), ("dst",),
                          compact=True, spelling=SPELLING, dtype_param=TO, derive=derive, canonical=canonical(p),
                          golden_for=golden_files, inputs_for=input_files,
                          param_tokens=(("nv", "nv"), ("nz", "nz"), ("v", "v"), ("dn", "dn")),
