@@ -85,6 +85,9 @@ class Profile:
         packed: the 4-bit element types whose files hold two elements a byte (:mod:`ptofuzz.core.nibbles`: each
             row of the file shape packed on its own, element 2i in the low nibble); a 4-bit type not listed is
             one element a byte. See :meth:`packs`.
+        inputs_for: the input files of one case where a test's cases differ in them (TQUANT's INT8 cases read
+            scale and offset files, its MX cases none); None: :attr:`inputs` for every case. See
+            :meth:`inputs_of`.
         note: where the profile comes from.
     """
 
@@ -108,6 +111,11 @@ class Profile:
     carriers: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     golden_for: Callable[[Case], tuple[tuple[str, str], ...]] | None = None
     packed: tuple[str, ...] = ()
+    inputs_for: Callable[[Case], tuple[tuple[str, str], ...]] | None = None
+
+    def inputs_of(self, case: Case) -> tuple[tuple[str, str], ...]:
+        """(file name, role) of ``case``'s input files."""
+        return self.inputs if self.inputs_for is None else self.inputs_for(case)
 
     def goldens(self, case: Case) -> tuple[tuple[str, str], ...]:
         """(file name, role) of ``case``'s expected-result files."""

@@ -407,3 +407,42 @@ def matching(sig: Signature) -> Defect | None:
 def of(op: str) -> tuple[Defect, ...]:
     """The defects that touch ``op`` (or every instruction)."""
     return tuple(d for d in DEFECTS if op in d.ops or "*" in d.ops)
+
+
+def _tquant_multiplies(sig: Signature) -> bool:
+    """The simulator against the documented model on TQUANT's values: its multiplication by the scale operand
+    (and its offset added before rounding) gives other integers than the page's division."""
+    return sig.op == "TQUANT" and CPUSIM in sig.oracles() and sig.kind == "int-value"
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tquant-multiplies-scale", ("TQUANT",), CPUSIM,
+    "include/pto/cpu/TQuant.hpp:503 (INT8_SYM: ClampInt8(srcValue * invScale)) and :511 (INT8_ASYM: "
+    "ClampUint8(srcValue * invScale + zeroPoint)) multiply the source by the scale tile's value (which :498 names "
+    "invScale) and add the offset before rounding (nearbyint, :83 and :89)",
+    "docs/isa/TQUANT.md:35 and 90-91: q = round(x / scale) + offset, the offset added to the rounded quotient "
+    "(TDEQUANT.md:19 restates it as TDEQUANT's inverse)",
+    "ptofuzz fuzz tquant --oracles cpu,cpusim --runs 2000 --out findings",
+    _tquant_multiplies),)
+BY_NAME = {d.name: d for d in DEFECTS}
+
+
+def _tquant_nan_cast(sig: Signature) -> bool:
+    """UBSan's report (clang's float-cast-overflow) of TQUANT's rounded value converted to int8_t or uint8_t."""
+    return sig.op == "TQUANT" and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "value-outside-the-range-of-representable"
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tquant-nan-cast-ub", ("TQUANT",), CPUSIM,
+    "include/pto/cpu/TQuant.hpp:84 (static_cast<int8_t>(std::clamp(rounded, -128.0f, 127.0f))) and :90 (the "
+    "uint8_t one): std::clamp passes a NaN through (both comparisons are false), so a NaN product (a NaN source "
+    "or scale, inf * 0, inf - inf with the offset) reaches a float-to-integer conversion that cannot hold it: "
+    "undefined behaviour (clang's UBSan: 'nan is outside the range of representable values of type 'signed "
+    "char''; -O2 on x86 gives 0)",
+    "docs/isa/TQUANT.md:35 leaves a quotient that is not finite without a value (ptofuzz: undefined), but no "
+    "result is defined by undefined behaviour",
+    "ptofuzz fuzz tquant --oracles cpu,cpusim --sanitize address,undefined --runs 2000 --out findings (with "
+    "CXX=clang++: g++'s -fsanitize=undefined leaves out float-cast-overflow)",
+    _tquant_nan_cast),)
+BY_NAME = {d.name: d for d in DEFECTS}

@@ -47,6 +47,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.cmpsel": ("TCMP", "TCMPS", "TSEL", "TSELS"),
     "ptofuzz.instructions.conversion": ("TCVT",),
     "ptofuzz.instructions.dequant": ("TDEQUANT",),
+    "ptofuzz.instructions.quant": ("TQUANT",),
 }
 
 

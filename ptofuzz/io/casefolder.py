@@ -95,7 +95,7 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
     entries = []
     expected: dict[str, Any] = outcome.summary()
     present = dict(case.tiles)
-    for fname, role in profile.inputs:
+    for fname, role in profile.inputs_of(case):
         if role not in present:  # e.g. a TMRGSORT list this case does not use
             continue
         tile = case.tile(role)
@@ -664,7 +664,7 @@ def read_inputs(lc: LoadedCase) -> dict[str, np.ndarray]:
     role's elements as another type (:meth:`Profile.carrier`) gives the elements the kernel converts them to."""
     out = {}
     present = dict(lc.case.tiles)
-    for fname, role in lc.profile.inputs:
+    for fname, role in lc.profile.inputs_of(lc.case):
         if role not in present:
             continue
         tile = lc.case.tile(role)

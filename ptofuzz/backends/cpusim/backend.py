@@ -107,6 +107,15 @@ def _dequant(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
 ADAPTERS = {**ADAPTERS, "TCVT": _conversion, "TDEQUANT": _dequant}
 
 
+def _quant(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import quant
+
+    return quant.evaluate(sim, case, inputs)
+
+
+ADAPTERS = {**ADAPTERS, "TQUANT": _quant}  # INT8: the destination (int8 or uint8) chosen at run time
+
+
 class _Live:
     """The simulator this process made (never pickled: each process starts its own harness)."""
 

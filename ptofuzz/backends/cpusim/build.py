@@ -55,6 +55,7 @@ OPS = {"TPARTADD": 0, "TPARTMUL": 1, "TPARTMAX": 2, "TPARTMIN": 3, "TSORT32": 4,
        "TCMP": 33, "TCMPS": 34, "TSEL": 35, "TSELS": 36,  # protocol.hpp's CmpSelOp
        "TEXPANDS": 37, "TCI": 38, "TTRI": 39,  # protocol.hpp's GenerationOp
        "TCVT": 40, "TDEQUANT": 41}  # protocol.hpp's ConversionOp (TCVT: one object, a kernel per source type)
+OPS = {**OPS, "TQUANT": 42}  # protocol.hpp's QuantOp: INT8_SYM or INT8_ASYM chosen at run time (the alias)
 # TCVT's compiled (source -> destinations), kernels.hpp's kCvtPairs: the pairs pto-isa's page lists for A2A3 or A5
 # among ptofuzz's dtypes, and float32 -> float32
 CVT_PAIRS = {"float32": ("float32", "float16", "bfloat16", "int32", "int16", "int64"),

@@ -30,6 +30,9 @@
 // 1 uint16, 2 uint32).
 // TDEQUANT: A = src, B = each case's scale tile then offset tile (float, rows x kParaCols), output = dst (float);
 // valid regions dst (src's too) and the parameter tiles' valid columns (their valid rows are dst's).
+// TQUANT: A = src (float), B = each case's scale tile then offset tile (float, rows x kParaCols), output = dst
+// (int8_t when `alias` is int8's code: INT8_SYM; uint8_t: INT8_ASYM); valid regions dst (src's too) and the
+// parameter tiles' valid rows (one column).
 // TCVT: the request's dtype is the source's and `alias` the destination's dtype code; A = src, no B, output = dst
 // (of the destination type); the six ints are dst's and src's valid regions, the RoundMode ordinal and the
 // saturation (0 ON, 1 OFF, 2 the overload without one).
@@ -180,6 +183,10 @@ int main(int argc, char** argv)
         if (h.op == TDEQUANT_OP) {  // float parameters and output whatever the source's type
             bbytes = size_t(h.n) * h.rows * kParaCols * 4 * 2;
             bytes = elems * 4;
+        }
+        if (h.op == TQUANT_OP) {  // float parameters, a one-byte output (int8 or uint8)
+            bbytes = size_t(h.n) * h.rows * kParaCols * 4 * 2;
+            bytes = elems;
         }
         valid.resize(size_t(h.n) * 6);
         a.resize(abytes);

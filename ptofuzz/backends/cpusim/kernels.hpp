@@ -563,6 +563,48 @@ bool dispatch_tdequant(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, cons
     });
 }
 
+// TQUANT (INT8) at stride C into D (int8_t: INT8_SYM, uint8_t: INT8_ASYM): dst and src (float) share the valid
+// region v[0] x v[1]; the scale and offset tiles (float, kParaCols columns a row) have valid region v[2] x 1
+template <int C, typename D, pto::QuantType Q>
+void run_tquant(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using DstT = pto::Tile<pto::TileType::Vec, D, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using SrcT = pto::Tile<pto::TileType::Vec, float, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using ParaT = pto::Tile<pto::TileType::Vec, float, kRows, kParaCols, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C, para = size_t(rows) * kParaCols;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        DstT dt(v[0], v[1]);
+        SrcT st(v[0], v[1]);
+        ParaT scale(v[2], 1);
+        ParaT offset(v[2], 1);
+        dt.data() = reinterpret_cast<D*>(dbuf) + k * tile;
+        st.data() = reinterpret_cast<float*>(abuf) + k * tile;
+        scale.data() = reinterpret_cast<float*>(bbuf) + k * 2 * para;
+        offset.data() = scale.data() + para;
+        if constexpr (Q == pto::QuantType::INT8_SYM) {
+            pto::TQUANT<Q>(dt, st, scale);
+        } else {
+            pto::TQUANT<Q>(dt, st, scale, &offset);
+        }
+    }
+}
+
+template <typename S>
+bool dispatch_tquant(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint8_t*)
+{
+    if (h.alias != 5 && h.alias != 6) return false;  // int8 (INT8_SYM) or uint8 (INT8_ASYM)
+    return with_stride(h.cols_index, [&](auto c) {
+        if (h.alias == 5) {
+            run_tquant<decltype(c)::value, int8_t, pto::QuantType::INT8_SYM>(d, a, b, v, h.rows, h.n);
+        } else {
+            run_tquant<decltype(c)::value, uint8_t, pto::QuantType::INT8_ASYM>(d, a, b, v, h.rows, h.n);
+        }
+        return true;
+    });
+}
+
 // the kernel a PTOFUZZ_KERNEL line registers
 template <uint32_t OpCode, typename T, uint32_t DtCode>
 constexpr Kernel kernel_of()
@@ -571,6 +613,8 @@ constexpr Kernel kernel_of()
         return &dispatch_tcvt<T, DtCode>;
     } else if constexpr (OpCode == TDEQUANT_OP) {
         return &dispatch_tdequant<T>;
+    } else if constexpr (OpCode == TQUANT_OP) {
+        return &dispatch_tquant<T>;
     } else {
         return &dispatch_cols<OpCode, T>;
     }

@@ -53,6 +53,9 @@ constexpr bool is_cvt(uint32_t op) { return op == TCVT_OP; }
 // TDEQUANT: A = src (the request's dtype), B = each case's scale tile then its offset tile (float, kParaCols
 // columns a row), output = dst (float)
 constexpr int kParaCols = 8;
+// TQUANT (INT8): A = src (float), B = each case's scale tile then its offset tile (float, kParaCols columns a row),
+// output = dst of the request's `alias` dtype code (int8: INT8_SYM, uint8: INT8_ASYM)
+enum QuantOp : uint32_t { TQUANT_OP = 42 };
 
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in

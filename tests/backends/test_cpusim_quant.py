@@ -1,0 +1,82 @@
+"""TQUANT (INT8) through the real pto-isa CPU simulator (include/pto/cpu/TQuant.hpp): hand-worked values showing
+that it multiplies by the scale operand (the defect cpusim-tquant-multiplies-scale; TQUANT.md:35 divides), its
+clamp where the page leaves the element open, a batch against the model where the two readings coincide, and the
+limits of the harness's parameter tiles."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ptofuzz.backends.cpusim import build, quant
+from ptofuzz.backends.cpusim.simulator import Simulator
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.engine.differential import compare_batch
+from ptofuzz.instructions import defects, registry
+from ptofuzz.instructions.quant import int8_case
+
+PTO_ISA = os.environ.get("PTO_ISA_DIR")
+pytestmark = [pytest.mark.cpusim, pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a "
+                                                                         "pto-isa tree to run the real simulator")]
+TQUANT = registry.get("TQUANT")
+
+
+@pytest.fixture(scope="module")
+def sim():
+    assert PTO_ISA
+    s = Simulator(build.Settings(pto_isa=Path(PTO_ISA), ops=("TQUANT",)))
+    yield s
+    s.close()
+
+
+def f32(rows) -> np.ndarray:
+    return np.array(rows, dtype=np.float32).view(np.uint32)
+
+
+def test_the_simulator_multiplies_by_the_scale_operand(sim):
+    """Row 0 (scale 0.5): the page's 1 / 0.5 = 2, the simulator's 1 * 0.5 = 0.5, to even 0; row 1 (scale 4,
+    offset 10, uint8): the page's round(6 / 4) + 10 = 12 (1.5 to even 2), the simulator's 6 * 4 + 10 = 34."""
+    sym = int8_case("cpusim", "int8", (2, 3), (2, 32))
+    src = np.zeros((2, 32), dtype=np.float32)
+    src[:, :3] = [[1.0, -3.0, 100.0], [6.0, 2.5, -0.25]]
+    inputs = {"src": src.view(np.uint32), "scale": f32([[0.5], [4.0]]), "offset": f32([[0.0], [10.0]])}
+    out = quant.evaluate(sim, sym, inputs)
+    assert out.outputs["dst"][:, :3].view(np.int8).tolist() == [[0, -2, 50], [24, 10, -1]]
+    assert (out.classes["dst"][:, :3] == EXACT).all() and (out.classes["dst"][:, 3:] == UNDEFINED).all()
+    page = TQUANT.evaluate(sym.on("cpu"), inputs)
+    assert page.outputs["dst"][:, :2].view(np.int8).tolist() == [[2, -6], [2, 1]]  # 2, -6; 1.5 -> 2, 0.625 -> 1
+    assert page.classes["dst"][0, 2] == UNDEFINED  # 100 / 0.5 = 200: beyond int8
+    asym = int8_case("cpusim", "uint8", (2, 3), (2, 32))
+    out = quant.evaluate(sim, asym, inputs)
+    assert out.outputs["dst"][1, :3].tolist() == [34, 20, 9]  # 6 * 4 + 10, 2.5 * 4 + 10, -1 + 10
+    assert TQUANT.evaluate(asym.on("cpu"), inputs).outputs["dst"][1, :3].tolist() == [12, 11, 10]
+    assert defects.BY_NAME["cpusim-tquant-multiplies-scale"].ops == ("TQUANT",)
+
+
+def test_a_batch_agrees_with_the_model_where_scale_is_its_own_reciprocal(sim):
+    """Scales of 1 (or -1) divide and multiply alike, and with sources of sixty-fourths and even offsets rounding
+    before or after the offset does too: 16 random cases, every defined element the model's; the simulator clamps
+    the rest (an element the page leaves open)."""
+    case = int8_case("cpusim", "uint8", (4, 20), (4, 32))
+    rng = np.random.default_rng(1)
+    inputs = {"src": np.array(rng.integers(-200 * 64, 300 * 64, (16, 4, 32)) / 64, dtype=np.float32).view(np.uint32),
+              "scale": f32(rng.choice([1.0, -1.0], (16, 4, 1))),
+              "offset": f32(2 * rng.integers(0, 50, (16, 4, 1)).astype(np.float32))}
+    out = quant.evaluate(sim, case, inputs)
+    model = TQUANT.evaluate(case.on("cpu"), inputs)
+    assert not compare_batch(TQUANT, case, {"cpu": model, "cpusim": out}, 16).counts
+    assert (model.classes["dst"][:, :, :20] == UNDEFINED).any()  # beyond uint8: open, clamped by the simulator
+    assert set(np.unique(out.outputs["dst"][:, :, :20])) >= {0, 255}
+
+
+def test_other_parameter_tiles_are_unsupported_not_wrong(sim):
+    base = int8_case("cpusim", "int8", (2, 10), (2, 32))
+    para = Tile(2, 2, 2, 2)
+    case = Case("TQUANT", "cpusim", "float32",
+                tuple((r, para if r in ("scale", "offset") else t) for r, t in base.tiles), base.params)
+    out = quant.evaluate(sim, case, {"src": np.zeros((2, 32), np.uint32), "scale": np.zeros((2, 2), np.uint32),
+                                     "offset": np.zeros((2, 2), np.uint32)})
+    assert out.kind == "unsupported" and "one valid column" in out.reason
