@@ -13,7 +13,8 @@ TPARTADD on the same workload in the same run (its anchor), target >= 20,000 cas
 
 ``--op conversion``: TCVT from float32, float16 and int32 sources (any destination the platforms convert to,
 every rounding mode and saturation form drawn; a quarter of each tile the pair's boundary values) with oracles
-spec, cpu, a5, and TDEQUANT (cpu, a5), 16x16, each beside TPARTADD in the same run, target >= 10,000 cases/s
+spec, cpu, a5, TDEQUANT (cpu, a5) and TQUANT (cpu, a2a3, a5: INT8 and MX), 16x16 (TQUANT 16x32, one MX group
+a row), each beside TPARTADD in the same run, target >= 10,000 cases/s
 each (issue 37: three exact conversions of every element per case).
 
 ``--jobs 1,2`` (the default for the sorts) times the random engine with each number of processes (``--jobs N``), so
@@ -59,7 +60,7 @@ ATHERIS_TARGET = 10_000  # cases/s
 # the conversion family: (op, source dtype, oracles); TPARTADD the anchor
 CONVERSION = (("tpartadd", "float32", ("spec", "cpu", "a5")), ("tcvt", "float32", ("spec", "cpu", "a5")),
               ("tcvt", "float16", ("spec", "cpu", "a5")), ("tcvt", "int32", ("spec", "cpu", "a5")),
-              ("tdequant", None, ("cpu", "a5")))
+              ("tdequant", None, ("cpu", "a5")), ("tquant", None, ("cpu", "a2a3", "a5")))
 CONVERSION_TARGET = 10_000  # cases/s, 16x16 (issue 37)
 
 
@@ -158,7 +159,8 @@ def conversion(args: argparse.Namespace) -> int:
     failed = False
     for k, (op, dtype, oracles) in enumerate(CONVERSION):
         extra = {"dtype": dtype} if dtype else {}
-        plan = campaign.make_plan(op, list(oracles), seed=args.seed, shape=(16, 16), **extra)
+        plan = campaign.make_plan(op, list(oracles), seed=args.seed, shape=(16, 32) if op == "tquant" else (16, 16),
+                                  **extra)
         best, sigs = _best_rate(plan, args)
         name = f"{op.upper()} {dtype or ''}".strip()
         if k == 0:

@@ -57,10 +57,10 @@ def rne_quotient(x: np.ndarray, s: np.ndarray) -> np.ndarray:
     k = np.rint(x / s)
     hi = x - (k + 0.5) * s
     lo = x - (k - 0.5) * s
-    up_even = np.where(np.mod(k, 2) == 0, k, k + 1)  # of k and k + 1
-    down_even = np.where(np.mod(k, 2) == 0, k, k - 1)  # of k - 1 and k
-    k = np.where(hi > 0, k + 1, np.where(hi == 0, up_even, k))
-    out: np.ndarray = np.where(lo < 0, k - 1, np.where(lo == 0, down_even, k))
+    odd = np.floor(k * 0.5) * 2 != k  # a tie goes to the even one of k and its neighbour
+    up = (hi > 0) | ((hi == 0) & odd)  # on or past k + 1/2 (then lo > 0)
+    down = (lo < 0) | ((lo == 0) & odd)  # on or below k - 1/2 (then hi < 0)
+    out: np.ndarray = k + up - down
     return out
 
 
