@@ -46,6 +46,17 @@ these, on both sides (the profile's "floating overflow follows the destination f
 - A NaN to HiFloat8 is its one NaN 0x80 (its status says so; the rule "some NaN" holds: 0x80 is the only one),
   to E4M3 a NaN (0x7F/0xFF), to E5M2 a NaN (the spec: the canonical 0x80, 0x7F, 0x7E). HiFloat8 has one zero: a
   negative value rounding to zero is 0x00.
+
+The 4-bit types (one element a byte here, the low nibble; files pack two to a byte where a test does): FP4 E2M1
+and E1M2 (pto-spec's ``E2M1X2`` and ``E1M2X2`` lanes, the profile's lane tables: largest 6 and 1.75, finite only)
+and int4 (``S4X2``'s lane, -8..7). Neither TCVT.md's table nor type-system.md has float32 to or from them (the
+cpu converts them: its system test does), so ``dst = cast_rmode(src)`` and the rules above decide, on both sides:
+to int4 as to any integer (saturation on: clamp to -8..7; off: past the range open on the pages; pto-spec's
+indefinite lane 0x8 for NaN and infinities); from any 4-bit type every value is exact; to FP4 rounded once in the
+mode. FP4 has no infinity: where IEEE 754's overflow (or an infinite source) would give one and saturation is not
+on, the result is open (``undefined``); where the direction gives the largest finite value it is exact, and
+saturation on clamps to it. FP4 has no NaN: a NaN source is ``undefined`` (the profile's "NaN converts to zero"
+is said of saturating integer conversion).
 """
 
 from __future__ import annotations
@@ -63,7 +74,9 @@ TO, RMODE, SAT = "to", "rmode", "sat"
 SAT_ON, SAT_OFF = 0, 1
 #: the element types pto-spec converts that ptofuzz has (every ordered pair of them is a TCVT)
 SPEC_DTYPES = ("float32", "float16", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
-               "uint64", "float8_e4m3", "float8_e5m2", "hifloat8")
+               "uint64", "float8_e4m3", "float8_e5m2", "hifloat8", "float4_e2m1", "float4_e1m2", "int4")
+#: the finite-only 4-bit floats (pto-spec's E2M1X2 and E1M2X2 lanes): no infinity, no NaN
+FP4 = ("float4_e2m1", "float4_e1m2")
 #: HiFloat8's largest finite value and the grid point past it (its infinity code's place)
 HIF8_MAX, HIF8_BEYOND = 32768.0, 49152.0
 
@@ -116,7 +129,11 @@ def _open_range(x: cv.Exact, out: np.ndarray, status: np.ndarray, dst: DType, ho
     """Where the 8-bit floats leave a range result open without saturation (the module docstring): E4M3's
     infinity that is not there, HiFloat8's overflow threshold under the nearest modes."""
     mask = np.zeros(out.shape, dtype=bool)
-    if dst.name == "float8_e4m3":
+    if dst.name in FP4:  # where IEEE 754 would give an infinity (the core gives the largest value): open
+        gives_inf = {cv.RNE: ~x.neg | x.neg, cv.RNA: ~x.neg | x.neg, cv.RTP: ~x.neg, cv.RTM: x.neg}.get(
+            how, np.zeros(out.shape, dtype=bool))
+        mask |= (status == cv.INFINITE) | ((status == cv.OVERFLOW) & gives_inf)
+    elif dst.name == "float8_e4m3":
         mask |= (status == cv.INFINITE) | ((status == cv.OVERFLOW) & ieee.is_nan(out, dst))
     elif dst.name == "hifloat8" and how in (cv.RNE, cv.RNA):
         with np.errstate(over="ignore"):
@@ -153,7 +170,9 @@ def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np
             out = np.where(invalid, np.array(indefinite, dtype=dst.bits_dtype), out).astype(dst.bits_dtype)
             if src.is_float:
                 cls[status == cv.OVERFLOW] = UNDEFINED  # ADR 0090: finite past the range, unsaturated, is open
-        if dst.is_float:  # the canonical NaN, as the profile produces it (its sign: positive)
+        if dst.name in FP4:  # no NaN to produce, and "NaN converts to zero" is the integers' rule: open
+            cls[nan] = UNDEFINED
+        elif dst.is_float:  # the canonical NaN, as the profile produces it (its sign: positive)
             out = np.where(nan, np.array(dst.canonical_nan, dtype=dst.bits_dtype), out).astype(dst.bits_dtype)
         cls[open_range] = UNDEFINED
         return out, cls
@@ -170,7 +189,9 @@ def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np
         cls[past] = UNDEFINED
         if not dst.is_float:
             cls[nan] = UNDEFINED
-    if dst.is_float:
+    if dst.name in FP4:
+        cls[nan] = UNDEFINED  # the format has no NaN, and no page says what one becomes
+    elif dst.is_float:
         cls[nan] = np.where(cls[nan] == UNDEFINED, UNDEFINED, NAN)
     cls[open_range] = UNDEFINED
     if npu:

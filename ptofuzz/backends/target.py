@@ -212,7 +212,7 @@ def _evaluate(cfg: TargetBackend, inst: Instruction, case: Case, inputs: Mapping
                                         why))
                 continue
             try:
-                bits = {role: casefolder.read_tile_file(folder / fname, dt, fshape)
+                bits = {role: casefolder.read_tile_file(folder / fname, dt, fshape, prof.is_packed(dt.name))
                         for role, (fname, _, fshape, dt) in outs.items()}
             except CaseFolderError as e:
                 failures.append(Failure(k, CRASH, "bad-output", str(e).replace(tmp, "{dir}")))

@@ -104,10 +104,16 @@ class Profile:
     dtype_param: str | None = None  # a second dtype, in a case param, named after the first (TPARTARG*'s idx)
     carriers: tuple[tuple[str, str, tuple[str, ...]], ...] = ()
     golden_for: Callable[[Case], tuple[tuple[str, str], ...]] | None = None
+    packed: tuple[str, ...] = ()  # 4-bit element types whose files hold two elements a byte (ptofuzz.core.nibbles)
 
     def goldens(self, case: Case) -> tuple[tuple[str, str], ...]:
         """(file name, role) of ``case``'s expected-result files."""
         return self.golden if self.golden_for is None else self.golden_for(case)
+
+    def is_packed(self, dtype: str) -> bool:
+        """Whether this test's files hold ``dtype``'s elements two to a byte (each row packed on its own: element
+        2i in the low nibble); else one element a byte, like every other type."""
+        return dtype in self.packed
 
     def carrier(self, role: str, dtype: str) -> dtypes.DType | None:
         """The type ``role``'s file holds its elements as, when the case's element type is ``dtype`` (None: the

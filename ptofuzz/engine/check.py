@@ -109,7 +109,7 @@ def _check_one(path: Path, platform: str | None, oracle: Backend | None) -> Case
                 files.append(FileVerdict(fname, None, "missing"))
             continue
         fdt = lc.inst.dtype_of(case, role)
-        actual = casefolder.read_tile_file(fpath, fdt, shape)
+        actual = casefolder.read_tile_file(fpath, fdt, shape, prof.is_packed(fdt.name))
         r, c = shape
         regions = None
         if lc.inst.regions is not None and role in lc.inst.outputs:

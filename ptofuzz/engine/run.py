@@ -117,7 +117,8 @@ def _bad_output(folder: Path, platform: str | None) -> str:
         lc = casefolder.load(folder, platform)
         for fname, role in lc.profile.outputs:
             tile = lc.case.tile(role)
-            casefolder.read_tile_file(folder / fname, lc.inst.dtype_of(lc.case, role), lc.profile.file_shape(tile))
+            fdt = lc.inst.dtype_of(lc.case, role)
+            casefolder.read_tile_file(folder / fname, fdt, lc.profile.file_shape(tile), lc.profile.is_packed(fdt.name))
     except CaseFolderError as e:
         return str(e)
     return ""

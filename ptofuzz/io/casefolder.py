@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from ptofuzz import __version__
-from ptofuzz.core import dtypes, platforms, processes, reading
+from ptofuzz.core import dtypes, nibbles, platforms, processes, reading
 from ptofuzz.core.case import CLASS_NAMES, EXACT, MAX_TILE_ELEMENTS, Case, Outcome, OutcomeKind
 from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.core.layouts import Profile
@@ -43,9 +43,12 @@ def _rmtree(path: str, ignore_errors: bool = False) -> None:
     shutil.rmtree(path, ignore_errors=ignore_errors)
 
 
-def file_bytes(bits: np.ndarray, profile: Profile, tile: Any) -> bytes:
-    """The bytes of one tile's file: the valid region (compact) or the whole physical tile."""
+def file_bytes(bits: np.ndarray, profile: Profile, tile: Any, dtype: str | None = None) -> bytes:
+    """The bytes of one tile's file: the valid region (compact) or the whole physical tile (of a ``dtype`` the
+    profile packs, two elements a byte)."""
     r, c = profile.file_shape(tile)
+    if dtype is not None and profile.is_packed(dtype):
+        return np.ascontiguousarray(nibbles.pack(bits[:r, :c])).tobytes()
     return np.ascontiguousarray(bits[:r, :c]).tobytes()
 
 
@@ -105,13 +108,13 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
                 raise UsageError(f"{fname} cannot hold this case's {role} ({e}); {case.platform}'s test carries it "
                                  f"as {carrier.name}") from None
             fdt = carrier
-        files[fname] = file_bytes(bits, profile, tile)
+        files[fname] = file_bytes(bits, profile, tile, fdt.name)
         entries.append(_entry(fname, role, "input", fdt, profile, tile, files[fname]))
     if outcome.kind is OutcomeKind.OK:
         classes: dict[str, Any] = {}
         for fname, role in profile.goldens(case):
             tile = case.tile(role)
-            files[fname] = file_bytes(outcome.outputs[role], profile, tile)
+            files[fname] = file_bytes(outcome.outputs[role], profile, tile, inst.dtype_of(case, role).name)
             entries.append(_entry(fname, role, "golden", inst.dtype_of(case, role), profile, tile, files[fname]))
             r, c = profile.file_shape(tile)
             masks = class_masks(outcome.classes[role][:r, :c])
@@ -637,10 +640,10 @@ def unlike_manifest(path: Path, entry: dict[str, Any]) -> str:
     return "" if digest.hexdigest() == entry.get("sha256") else "sha256 differs from ptofuzz.json"
 
 
-def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int]) -> np.ndarray:
+def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int], packed: bool = False) -> np.ndarray:
     """Read a raw little-endian file of ``shape`` elements, refusing a wrong size (an empty region's file may
-    be absent)."""
-    need = shape[0] * shape[1] * dt.itemsize
+    be absent); ``packed``: 4-bit elements two to a byte, each row on its own (one element a byte back)."""
+    need = shape[0] * (-(-shape[1] // 2) if packed else shape[1] * dt.itemsize)
     if not _regular(path, "regenerate it or check the path"):
         if need == 0:
             return np.zeros(shape, dtype=dt.bits_dtype)
@@ -650,6 +653,9 @@ def read_tile_file(path: Path, dt: dtypes.DType, shape: tuple[int, int]) -> np.n
         what = "truncated" if size < need else "oversized"
         raise CaseFolderError(f"{str(path)!r} is {what}: {size} bytes, expected {need} "
                               f"({shape[0]}x{shape[1]} {dt.name}); regenerate it or check --platform")
+    if packed:
+        raw = np.fromfile(path, dtype=np.uint8).reshape(shape[0], -(-shape[1] // 2))
+        return nibbles.unpack(raw, shape[1]).astype(dt.bits_dtype)
     return np.fromfile(path, dtype=dt.bits_dtype).reshape(shape)
 
 
@@ -664,7 +670,8 @@ def read_inputs(lc: LoadedCase) -> dict[str, np.ndarray]:
         tile = lc.case.tile(role)
         dt = lc.inst.dtype_of(lc.case, role)
         carrier = lc.profile.carrier(role, dt.name)
-        bits = read_tile_file(lc.path / fname, carrier or dt, lc.profile.file_shape(tile))
+        bits = read_tile_file(lc.path / fname, carrier or dt, lc.profile.file_shape(tile),
+                              carrier is None and lc.profile.is_packed(dt.name))
         if carrier is not None:  # what the kernel receives: the carrier's value converted to the element type
             try:
                 bits = scalar_carrier.decode(bits, carrier, dt)
