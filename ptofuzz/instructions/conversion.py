@@ -526,7 +526,8 @@ def _profiles() -> dict[str, Profile]:
         root = platforms.get(p).test_root
         listed = "its case list" if p in COMPLETE else "its case list not yet" if p not in SYSTEM_TESTS else \
             f"its case list without the {'int4' if p == 'a2a3' else 'FP4'} cases (not exposed yet)"
-        out[p] = Profile("TCVT", p, "TCVTTest", (("x1_gm.bin", "src"),), golden, output, ("dst",), compact=False,
+        out[p] = Profile("TCVT", p, "TCVTTest", (("x1_gm.bin", "src"),), golden,
+                         (("output_z.bin", "dst"),) if p == "cpu" else output, ("dst",), compact=False,
                          spelling=SPELLING, param_tokens=tokens, dtype_param=TO, derive=derive,
                          canonical=canonical(p), golden_for=None if p in ("cpu", "spec") else golden_files(p),
                          packed=CPU_PACKED if p == "cpu" else (),
