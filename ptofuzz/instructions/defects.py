@@ -241,6 +241,12 @@ def _tcvt_fp4_encode(sig: Signature) -> bool:
     return g is not None and g[0] in _FLOATS and g[1] in _FP4 and sig.kind.startswith("ulp-")
 
 
+def _tcvt_fp4_shift(sig: Signature) -> bool:
+    """UBSan's report of MXType(double)'s shift by 64 or more (the only shift on TCVT's way)."""
+    return sig.op == "TCVT" and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "shift-exponent-too-large"
+
+
 def _tcvt_fp4_zero(sig: Signature) -> bool:
     """An FP4 pair (either way), a zero of the wrong sign."""
     return _tcvt_fp4(sig) is not None and sig.kind == "signed-zero"
@@ -334,7 +340,8 @@ TCVT_DEFECTS: tuple[Defect, ...] = (
            _tcvt_fp4_integral),
     Defect("cpusim-tcvt-fp4-encode", ("TCVT",), CPUSIM,
            "include/pto/cpu/TCvt.hpp:176-179 rounds a float32 to an integer in the mode first (cpusim-tcvt-fp4-"
-           "integral: 0.5 -> 0, 1.5 -> 2), then cpu/MXTypes.hpp:28-74 (MXType(double)) encodes it by "
+           "integral: 0.5 -> 0, 1.5 -> 2; CAST_NONE leaves it as it is, TCvt.hpp:98-99), then "
+           "cpu/MXTypes.hpp:28-74 (MXType(double)) encodes it by "
            "truncating the fraction (:56) and cutting the rebiased exponent to its bits (:72), so a value past the "
            "format wraps (SaturationMode::OFF: f32 8.0 -> E2M1 0x0, 3.0 -> E1M2 0x2 (0.5)); with "
            "SaturationMode::ON the "
@@ -345,6 +352,17 @@ TCVT_DEFECTS: tuple[Defect, ...] = (
            "0x7",
            TCVT_REPRODUCE.format(src="float32", to="float4_e1m2"),
            _tcvt_fp4_encode),
+    Defect("cpusim-tcvt-fp4-shift-ub", ("TCVT",), CPUSIM,
+           "include/pto/cpu/MXTypes.hpp:61 (MXType(double)): a value below FP4's normal range is shifted into "
+           "the subnormals by (1 - outExponent) bits of a uint64_t; for a value below about 2^-62 that is 64 or "
+           "more, undefined behaviour (clang's UBSan: 'shift exponent 72 is too large for 64-bit type "
+           "uint64_t'). TCvt.hpp:98-99 leaves the value unrounded in CAST_NONE, so f32 1e-30 -> E2M1 in "
+           "CAST_NONE gets there (the other modes round it to 0 first: cpusim-tcvt-fp4-integral)",
+           "docs/isa/TCVT.md:16-18: dst = cast_rmode(src): 1e-30 to nearest is +0 (0x0); no result is defined "
+           "by undefined behaviour",
+           "ptofuzz fuzz tcvt --oracles cpu,cpusim --dtype float32 --to float4_e2m1 --sanitize undefined --runs "
+           "5000 --out findings (the campaign table's sanitizer runs: CXX=clang++-19)",
+           _tcvt_fp4_shift),
     Defect("cpusim-tcvt-fp4-negative-zero", ("TCVT",), CPUSIM,
            "include/pto/cpu/MXTypes.hpp:90-91 (operator double): the FP4 code of -0 (0x8) decodes as `retVal = "
            "-0`, the integer 0, so +0.0; and MXTypes.hpp:30-33 (MXType(double)) encodes a zero of either sign as "

@@ -139,3 +139,13 @@ def test_the_fp4_defects_excuse_nothing_next_to_them(key):
     sig = Signature.from_key(key)
     assert defects.matching(sig) is None or defects.matching(sig).name not in (
         "cpusim-tcvt-fp4-integral", "cpusim-tcvt-fp4-encode", "cpusim-tcvt-fp4-negative-zero", "cpusim-tcvt-cast-odd")
+
+
+def test_ubsans_shift_report_is_mxtype_s_defect_and_no_other_crash_is():
+    sig = Signature.from_key("TCVT/float/cpusim/crash/shift-exponent-too-large/-")
+    assert defects.matching(sig).name == "cpusim-tcvt-fp4-shift-ub"
+    assert "MXTypes.hpp:61" in defects.BY_NAME["cpusim-tcvt-fp4-shift-ub"].evidence
+    for other in ("TCVT/float/cpusim/crash/signed-integer-overflow/-",
+                  "TADD/int/cpusim/crash/shift-exponent-too-large/-"):
+        assert defects.matching(Signature.from_key(other)) is None or \
+            defects.matching(Signature.from_key(other)).name != "cpusim-tcvt-fp4-shift-ub"

@@ -25,9 +25,9 @@ def u8(*codes: int) -> np.ndarray:
 
 def run(platform, src, dst, bits, rmode=1, sat=None):
     n = bits.shape[1]
-    tile = Tile(1, 128, 1, n)
+    tile = Tile(1, 256, 1, n)  # pto-spec: 256 four-bit lanes are 128 bytes, a legal descriptor
     case = Case("TCVT", platform, src, (("dst", tile), ("src", tile)), (("to", dst), ("rmode", rmode), ("sat", sat)))
-    padded = np.zeros((1, 128), dtype=bits.dtype)
+    padded = np.zeros((1, 256), dtype=bits.dtype)
     padded[:, :n] = bits
     out = TCVT.evaluate(case, {"src": padded})
     assert out.kind == "ok", out.reason
@@ -116,3 +116,14 @@ def test_cpu_pairs_are_its_tests_and_no_more():
     out = TCVT.evaluate(Case("TCVT", "cpu", "float16", (("dst", Tile(1, 32, 1, 32)), ("src", Tile(1, 32, 1, 32))),
                              (("to", "float4_e2m1"), ("rmode", 1))), {"src": np.zeros((1, 32), np.uint16)})
     assert out.kind == "unsupported"
+
+
+def test_spec_descriptors_count_a_4_bit_lane_as_half_a_byte():
+    """pto-spec's TileElementBits: 1 x 128 int4 lanes are 64 bytes, no legal descriptor (128 B * 2**k); 1 x 256
+    are 128 bytes; an int8 1 x 128 tile is 128 bytes."""
+    def fault(src, dst, cols):
+        tile = Tile(1, cols, 1, 4)
+        case = Case("TCVT", "spec", src, (("dst", tile), ("src", tile)), (("to", dst), ("rmode", 1)))
+        return TCVT.evaluate(case, {"src": np.zeros((1, cols), np.uint8)}).kind == "fault"
+    assert fault("int4", "int8", 128) and not fault("int4", "int8", 256) and not fault("int8", "uint8", 128)
+    assert fault("float4_e1m2", "int4", 128) and not fault("float4_e1m2", "int4", 256)
