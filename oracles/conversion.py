@@ -48,17 +48,20 @@ these, on both sides (the profile's "floating overflow follows the destination f
   to E4M3 a NaN (0x7F/0xFF), to E5M2 a NaN (the spec: the canonical 0x80, 0x7F, 0x7E). HiFloat8 has one zero: a
   negative value rounding to zero is 0x00.
 
-The 4-bit types (TCVT.md: A2A3's FP16 to and from S4 (``int4b_t``), A5's BF16 to and from FP4_E1M2X2 and
-FP4_E2M1X2; type-system.md: "Float4 E1M2x2", "Float4 E2M1x2", 4 bits each; the formats as pto-spec's
-``e1m2x2.asl``, ``e2m1x2.asl`` and the S4X2 lane define them, see ``ptofuzz/core/minifloat.py``; a tile holds one
-element a byte here, files pack two, see ``ptofuzz/core/nibbles.py``). int4 is an integer like any other (range
--8..7; saturation on clamps to it; off, a result past it is ``undefined``; int4 to float16 is exact). From FP4
-every value is exact. To FP4, ``dst = cast_rmode(src)`` rounds in the mode; FP4 is finite only (no infinity, no
-NaN), so on pto-isa where IEEE 754 would give an infinity (an overflow in a direction toward it, or an infinite
-source) and saturation is not on, the result is open (``undefined``), as E4M3's; a directed overflow away from
-the infinity gives the largest finite value, and saturation on clamps to it (E2M1 6, E1M2 1.75). A NaN source
-has no NaN to become: ``undefined`` whatever the saturation. pto-spec's E2M1X2 and E1M2X2 declare no subnormals
-(0.5, 0.25 are ordinary values), so the NPUs' flush of denormals does not touch them.
+The 4-bit types (one element a byte here, the low nibble; files pack two where a test does, see
+``ptofuzz/core/nibbles.py``): FP4 E2M1 and E1M2 (pto-spec's ``E2M1X2`` and ``E1M2X2`` lanes, ``e2m1x2.asl``,
+``e1m2x2.asl``, the profile's lane tables: largest 6 and 1.75, finite only, see ``ptofuzz/core/minifloat.py``)
+and int4 (``S4X2``'s lane, -8..7; pto-isa's ``int4b_t``). TCVT.md's table has A2A3's FP16 to and from S4 and
+A5's BF16 to and from FP4_E1M2X2 and FP4_E2M1X2 (type-system.md: "Float4 E1M2x2", "Float4 E2M1x2"); the cpu
+converts float32 to and from all three (its system test does), where ``dst = cast_rmode(src)`` and the rules above
+decide. int4 is an integer like any other (saturation on clamps to -8..7; off, a result past it is
+``undefined`` on the pages; pto-spec's indefinite lane 0x8 for NaN and infinities). From any 4-bit type every
+value is exact. To FP4, rounded once in the mode; FP4 has no infinity: where IEEE 754's overflow (or an infinite
+source) would give one and saturation is not on, the result is open (``undefined``), as E4M3's; where the
+direction gives the largest finite value it is exact, and saturation on clamps to it (E2M1 6, E1M2 1.75). FP4
+has no NaN: a NaN source is ``undefined`` whatever the saturation (the profile's "NaN converts to zero" is said
+of saturating integer conversion). pto-spec's E2M1X2 and E1M2X2 declare no subnormals (0.5, 0.25 are ordinary
+values), so the NPUs' flush of denormals does not touch them.
 """
 
 from __future__ import annotations
@@ -80,7 +83,9 @@ SAT_ON, SAT_OFF = 0, 1
 RHB_MODE = 7  # rmode 7: pto-spec's RHB (spec only)
 #: the element types pto-spec converts that ptofuzz has (every ordered pair of them is a TCVT)
 SPEC_DTYPES = ("float32", "float16", "bfloat16", "int8", "uint8", "int16", "uint16", "int32", "uint32", "int64",
-               "uint64", "float8_e4m3", "float8_e5m2", "hifloat8")
+               "uint64", "float8_e4m3", "float8_e5m2", "hifloat8", "float4_e2m1", "float4_e1m2", "int4")
+#: the finite-only 4-bit floats (pto-spec's E2M1X2 and E1M2X2 lanes): no infinity, no NaN
+FP4 = ("float4_e2m1", "float4_e1m2")
 #: HiFloat8's largest finite value and the grid point past it (its infinity code's place)
 HIF8_MAX, HIF8_BEYOND = 32768.0, 49152.0
 
@@ -135,7 +140,11 @@ def _open_range(x: cv.Exact, out: np.ndarray, status: np.ndarray, dst: DType, ho
     """Where the 8-bit floats leave a range result open without saturation (the module docstring): E4M3's
     infinity that is not there, HiFloat8's overflow threshold under the nearest modes."""
     mask = np.zeros(out.shape, dtype=bool)
-    if dst.name == "float8_e4m3":
+    if dst.name in FP4:  # where IEEE 754 would give an infinity (the core gives the largest value): open
+        gives_inf = {cv.RNE: ~x.neg | x.neg, cv.RNA: ~x.neg | x.neg, cv.RTP: ~x.neg, cv.RTM: x.neg}.get(
+            how, np.zeros(out.shape, dtype=bool))
+        mask |= (status == cv.INFINITE) | ((status == cv.OVERFLOW) & gives_inf)
+    elif dst.name == "float8_e4m3":
         mask |= (status == cv.INFINITE) | ((status == cv.OVERFLOW) & ieee.is_nan(out, dst))
     elif dst.name == "hifloat8" and how in (cv.RNE, cv.RNA, cv.RHB):
         with np.errstate(over="ignore"):
@@ -217,7 +226,9 @@ def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np
             out = np.where(invalid, np.array(indefinite, dtype=dst.bits_dtype), out).astype(dst.bits_dtype)
             if src.is_float:
                 cls[status == cv.OVERFLOW] = UNDEFINED  # ADR 0090: finite past the range, unsaturated, is open
-        if dst.is_float:  # the canonical NaN, as the profile produces it (its sign: positive)
+        if dst.name in FP4:  # no NaN to produce, and "NaN converts to zero" is the integers' rule: open
+            cls[nan] = UNDEFINED
+        elif dst.is_float:  # the canonical NaN, as the profile produces it (its sign: positive)
             out = np.where(nan, np.array(dst.canonical_nan, dtype=dst.bits_dtype), out).astype(dst.bits_dtype)
         cls[open_range] = UNDEFINED
         return out, cls
@@ -234,7 +245,9 @@ def _values(case: Case, src_bits: np.ndarray, spec: bool, npu: bool) -> tuple[np
         cls[past] = UNDEFINED
         if not dst.is_float:
             cls[nan] = UNDEFINED
-    if dst.is_float:
+    if dst.name in FP4:
+        cls[nan] = UNDEFINED  # the format has no NaN, and no page says what one becomes
+    elif dst.is_float:
         cls[nan] = np.where(cls[nan] == UNDEFINED, UNDEFINED, NAN)
     cls[open_range] = UNDEFINED
     if dst.is_table and dst.bits == 4:  # FP4: finite only

@@ -20,7 +20,7 @@ def problem(tile: Tile, dt: DType, *, max_bytes: int) -> str:
     rows, cols = tile.shape
     if cols < 1 or cols & (cols - 1):
         return f"physical columns {cols} are not a power of two"
-    nbytes = rows * cols * dt.itemsize
+    nbytes = rows * cols * dt.bits // 8  # a 4-bit type's lanes pack two a byte (pto-spec's TileElementBits)
     if not 1 <= rows <= MAX_ROWS or nbytes < CELL or nbytes & (nbytes - 1) or nbytes > max_bytes:
         return (f"a {rows}x{cols} {dt.name} tile is {nbytes} bytes; a tile is 128 B * 2**k "
                 f"up to {max_bytes // 1024} KiB")

@@ -43,11 +43,11 @@ def spec_physical(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[i
     capacity 128 B * 2**k, rows = capacity / (cols * element size) (pto-spec ``DerivedTileRows`` in
     ``asl/tile/model/shape/rows-columns.asl``, ``TileDescriptorShapeLegal`` in ``valid-region.asl``)."""
     cols = smallest_columns(valid_cols)
-    row_bytes = cols * dt.itemsize
-    capacity = 128
-    while capacity < max(valid_rows, 1) * row_bytes:
+    row_bits = cols * dt.bits  # a 4-bit type's lanes pack two a byte (pto-spec's TileElementBits)
+    capacity = 128 * 8
+    while capacity < max(valid_rows, 1) * row_bits:
         capacity *= 2
-    return max(capacity // row_bytes, 1), cols
+    return max(capacity // row_bits, 1), cols
 
 
 def whole_rows(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[int, int]:

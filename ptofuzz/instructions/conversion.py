@@ -5,7 +5,9 @@ ptofuzz has the types (float32, float16, bfloat16, the 8-bit floats FP8 E4M3, FP
 64-bit integers, and the 4-bit FP4 E1M2, FP4 E2M1 and int4). The page has no column for the kirin targets or the
 cpu: kirinDev0000 runs A5's pairs (its ``TCvt.hpp`` is A5's without the FP4 pairs), kirin9030 those of A5's that its
 own ``TCvt.hpp`` has, and the cpu (whose ``TCvt.hpp`` compiles any pair) the pairs of A2A3 and A5 together (not
-yet A5's 8-bit float pairs: :data:`_A5_FP8`). pto-spec
+yet A5's 8-bit float pairs: :data:`_A5_FP8`) and those its own system test converts (:data:`_CPU_ST`: float32 to
+and from int4, FP4 E2M1 and E1M2, and a few more integers). The cpu's test (:data:`CPU_SYSTEM_TEST`) is exposed;
+``check`` names the FP4 goldens its script gets wrong (:func:`explain`). pto-spec
 converts between every two of its types. A case's dtype is the source's; params ``to``, ``rmode`` and ``sat``
 (:mod:`ptofuzz.oracles.conversion`).
 
@@ -39,6 +41,7 @@ from ptofuzz.generators.elementwise import valid_region
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import conversion as oracles
+from ptofuzz.oracles import ieee
 from ptofuzz.oracles.conversion import RMODE, SAT, TO
 
 NAMES = ("TCVT",)
@@ -82,7 +85,8 @@ _A5_FP4 = """bfloat16: float4_e1m2 float4_e2m1
 float4_e1m2: bfloat16
 float4_e2m1: bfloat16"""
 #: the types each platform's test files hold two a byte (a2a3's int4b_t, a5's float4_*x2_t)
-PACKED = {"a2a3": ("int4",), "a5": ("float4_e1m2", "float4_e2m1")}
+#: (the cpu's main.cpp halves the file of the FP4 types only; its int4b_t is a byte)
+PACKED = {"a2a3": ("int4",), "a5": ("float4_e1m2", "float4_e2m1"), "cpu": ("float4_e2m1", "float4_e1m2")}
 #: kirin9030's own TCvt.hpp: these of A5's pairs; and int64 to int32, which the header lacks but the system test
 #: writes a folder for (saturation_int64_int32_1x32, never compiled): the page's A5 column's semantics
 _KIRIN9030 = """float32: float32 float16 int16 int32
@@ -108,8 +112,18 @@ def _union(*tables: dict[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
     return {s: tuple(dict.fromkeys(d for t in tables for d in t.get(s, ()))) for t in tables for s in t}
 
 
+#: the pairs the cpu's own system test converts (tests/cpu/st/testcase/tcvt) beyond the A2A3 and A5 columns: its
+#: TCvt.hpp compiles any pair, and these are the ones its test runs (float32 to and from int4, FP4 E2M1 and E1M2)
+_CPU_ST = """float32: uint8 uint16 int4 float4_e2m1 float4_e1m2
+int8: float32
+uint16: float32 int32
+int4: float32
+float4_e2m1: float32
+float4_e1m2: float32"""
+
 PAIRS: dict[str, dict[str, tuple[str, ...]]] = {
-    "spec": {s: oracles.SPEC_DTYPES for s in oracles.SPEC_DTYPES}, "cpu": _union(_pairs(_A2A3), _pairs(_A5)),
+    "spec": {s: oracles.SPEC_DTYPES for s in oracles.SPEC_DTYPES},
+    "cpu": _union(_pairs(_A2A3), _pairs(_A5), _pairs(_CPU_ST)),
     "a2a3": _pairs(_A2A3 + "\n" + _A2A3_S4), "a5": _pairs(_A5 + "\n" + _A5_FP8 + "\n" + _A5_FP4),
     "kirin9030": _pairs(_KIRIN9030),
     "kirinDev0000": _pairs(_A5 + "\n" + _A5_FP8),
@@ -274,8 +288,34 @@ SYSTEM_TESTS = {
 #: aclFloat16-from-bfloat16_t line) stays the page's bfloat16 to float16, whose every element is open
 A5_BF16_AS_FP16 = ("fp32_bf16", "bf16_fp32", "bf16_int32")
 
+#: the cpu's test (tests/cpu/st/testcase/tcvt): ``TCVTTest.case<k>``, k the line's place here (the name says
+#: nothing else); each line the pair (source_destination in ptofuzz's names), the tile (tile = valid region) and
+#: the SaturationMode the kernel passes (always CAST_RINT). Its files: int4 one element a byte (the value & 0xF),
+#: FP4 two a byte (:data:`PACKED`)
+CPU_SYSTEM_TEST = """
+    float32_int32 128x128 off; int32_float32 256x64 off; float32_int16 16x32 off; float32_int32 32x512 off;
+    int16_int32 2x512 off; float32_int32 4x4096 off; int16_float32 64x64 off; float32_float16 64x64 off;
+    float16_uint8 64x64 off; int32_float32 64x64 on; int8_float32 128x128 on; float32_uint8 64x64 on;
+    int32_int16 64x64 on; float16_int8 32x32 on; float16_uint8 64x64 on; float32_uint16 64x64 off;
+    uint16_float32 64x64 off; int32_uint16 64x64 on; uint16_int32 64x64 on;
+    float32_int4 64x64 off; int4_float32 64x64 off; float32_int4 64x64 on; int4_float32 64x64 on;
+    float32_float4_e2m1 64x64 off; float4_e2m1_float32 64x64 off; float32_float4_e2m1 64x64 on;
+    float4_e2m1_float32 64x64 on; float32_float4_e1m2 64x64 off; float4_e1m2_float32 64x64 off;
+    float32_float4_e1m2 64x64 on; float4_e1m2_float32 64x64 on"""
+
+
+def _cpu_system_test() -> tuple[tuple[str, Case], ...]:
+    out = []
+    for k, entry in enumerate(filter(str.strip, CPU_SYSTEM_TEST.split(";")), 1):
+        pair, shape, sat = entry.split()
+        src, dst = next((a, b) for a in dtypes.DTYPES for b in dtypes.DTYPES if pair == f"{a}_{b}")
+        rows, cols = (int(n) for n in shape.split("x"))
+        out.append((f"case{k}", _case("cpu", src, dst, (rows, cols), (rows, cols), 1, _SATS[sat])))
+    return tuple(out)
+
+
 #: the platforms whose list is every folder of their test (so ``gen`` without flags writes the test's folders)
-COMPLETE = ("kirin9030", "kirinDev0000", "a2a3", "a5")
+COMPLETE = ("kirin9030", "kirinDev0000", "a2a3", "a5", "cpu")
 
 
 def _unspell(word: str) -> str | None:
@@ -298,6 +338,8 @@ def split_pair(pair: str) -> tuple[str, str]:
 def system_test(platform: str) -> tuple[tuple[str, Case], ...]:
     """The folders of ``platform``'s TCVT system test: (name after the suite's dot, case), in the order its
     gen_data.py writes them."""
+    if platform == "cpu":
+        return _cpu_system_test()
     out = []
     for entry in filter(str.strip, SYSTEM_TESTS[platform].split(";")):
         head, shapes = entry.split(":")
@@ -418,6 +460,14 @@ def known_difference(sig: Any) -> str | None:
 # ---- check: why a golden is wrong ---------------------------------------------------------------------------
 
 def explain(case: Case, inputs: Mapping[str, np.ndarray], files: Mapping[str, np.ndarray]) -> str:
+    """Why a failing golden is wrong ('' when nothing is known): the cpu test's rounded FP4 goldens, a5's FP4
+    goldens of an odd valid width."""
+    if case.platform == "cpu":
+        return _explain_cpu_rint(case, inputs, files)
+    return _explain_odd_width(case, inputs, files)
+
+
+def _explain_odd_width(case: Case, inputs: Mapping[str, np.ndarray], files: Mapping[str, np.ndarray]) -> str:
     """Why a failing golden is wrong ('' when nothing is known): an FP4 golden of an odd valid width whose only
     wrong elements are the last valid column's, each 0 (a5's gen_data.py keeps ``vC // 2`` whole bytes of each
     packed row, so the byte holding that column in its low nibble is left 0)."""
@@ -439,6 +489,71 @@ def explain(case: Case, inputs: Mapping[str, np.ndarray], files: Mapping[str, np
             f"element of the valid region ({rows}x{cols}, docs/isa/TCVT.md), so the golden is wrong")
 
 
+#: the ranges the cpu test's gen_data.py clamps FP4 to with SaturationMode::ON (its FP4_LIMITS, the simulator's
+#: SafeLimits): E1M2's [-4, 3.5] is no range of the format, whose largest value is 1.75
+CPU_ST_FP4_LIMITS = {"float4_e2m1": (-6.0, 6.0), "float4_e1m2": (-4.0, 3.5)}
+FP4_BIAS = 1  # both FP4 formats' exponent bias
+
+
+def _truncating_fp4(v: np.ndarray, dt: dtypes.DType) -> np.ndarray:
+    """The cpu test's FP4 encoding of float64 values (gen_data.py's mx_from_double, the simulator's MXType(double)),
+    stated on the float64's fields: zero and float64 subnormals give 0; else the exponent rebiased and cut to its
+    bits (so it wraps past the format), the fraction truncated, a rebiased exponent below 0 shifting the fraction
+    into the subnormals (one of exactly 0 keeps the normal fraction)."""
+    e_bits, m_bits = dt.exp_bits, dt.man_bits
+    raw = np.asarray(v, dtype=np.float64).view(np.uint64)
+    field = ((raw >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int64)
+    man = ((raw & np.uint64((1 << 52) - 1)) >> np.uint64(52 - m_bits)).astype(np.int64)
+    exp = field + FP4_BIAS - 1023
+    sub = exp < 0
+    man = np.where(sub, (man | (1 << m_bits)) >> np.clip(1 - exp, 0, 62), man)
+    exp = np.where(sub, 0, exp)
+    sign = (raw >> np.uint64(63)).astype(np.int64)
+    code = (sign << (e_bits + m_bits)) | ((exp & ((1 << e_bits) - 1)) << m_bits) | (man & ((1 << m_bits) - 1))
+    out: np.ndarray = np.where(field == 0, 0, code).astype(np.uint8)
+    return out
+
+
+def _explain_cpu_rint(case: Case, inputs: Mapping[str, np.ndarray], files: Mapping[str, np.ndarray]) -> str:
+    """Why a cpu FP4 golden that fails is wrong ('' when nothing is known). The cpu test's gen_data.py rounds every
+    value to an integer (np.rint) whatever the pair: an FP4 value widened to float32 comes out rounded (0.5 to 0),
+    and a float32 value is rounded to an integer, clamped (E1M2 to [-4, 3.5]) and encoded by truncation (the
+    exponent wrapping past the format), where TCVT rounds once to the FP4 value in the mode."""
+    src, dst = oracles.pair(case)
+    if case.platform != "cpu" or "dst" not in files or not ({src.name, dst.name} & set(oracles.FP4)):
+        return ""
+    ours = oracles.cpu(case, inputs)
+    rows, cols = case.tile("dst").valid
+    want, cls = ours.outputs["dst"][:rows, :cols], ours.classes["dst"][:rows, :cols]
+    got, a = files["dst"][:rows, :cols], inputs["src"][:rows, :cols]
+    wrong = (cls == 0) & (got != want)
+    if not wrong.any():
+        return ""
+    x = convert_exactly(a, src)
+    if dst.name in oracles.FP4:
+        lo, hi = CPU_ST_FP4_LIMITS[dst.name]
+        v = np.rint(np.clip(x, lo, hi) if case.param(SAT) == oracles.SAT_ON else x)
+        theirs = _truncating_fp4(v, dst)
+        why = ("golden.bin rounds each value to an integer (np.rint) and encodes that by truncation (the exponent "
+               "cut to its bits" + (", E1M2 clamped to [-4, 3.5] past its largest 1.75" if dst.name == "float4_e1m2"
+                                    and case.param(SAT) == oracles.SAT_ON else "")
+               + "); TCVT rounds once to the FP4 value in the mode")
+    else:
+        theirs = np.rint(x).astype(np.float32).view(np.uint32)
+        why = "golden.bin rounds each FP4 value to an integer (np.rint); FP4 to float32 widens exactly"
+    if not (theirs[wrong] == got[wrong]).all():
+        return ""
+    i = tuple(int(k[0]) for k in np.nonzero(wrong))
+    fmt = dtypes.format_bits
+    return (f"{why}, e.g. element {i}: {fmt(int(a[i]), src)} -> golden {fmt(int(got[i]), dst)}, TCVT gives "
+            f"{fmt(int(want[i]), dst)} ({int(wrong.sum())} such elements), so the golden is wrong")
+
+
+def convert_exactly(bits: np.ndarray, dt: dtypes.DType) -> np.ndarray:
+    """The float64 value of each element (exact for float32 and the 4-bit types)."""
+    return np.asarray(ieee.to_float64(bits, dt), dtype=np.float64)
+
+
 # ---- the instruction --------------------------------------------------------------------------------------------
 
 def _profiles() -> dict[str, Profile]:
@@ -456,7 +571,8 @@ def _profiles() -> dict[str, Profile]:
         root = platforms.get(p).test_root
         listed = "its case list" if p in COMPLETE else "its case list not yet"
         packs = PACKED.get(p, ())
-        out[p] = Profile("TCVT", p, "TCVTTest", (("x1_gm.bin", "src"),), golden, output, ("dst",), compact=False,
+        out[p] = Profile("TCVT", p, "TCVTTest", (("x1_gm.bin", "src"),), golden,
+                         (("output_z.bin", "dst"),) if p == "cpu" else output, ("dst",), compact=False,
                          spelling=SPELLING, param_tokens=tokens, dtype_param=TO, derive=derive,
                          canonical=canonical(p), golden_for=None if p in ("cpu", "spec") else golden_files(p),
                          packed=packs,
@@ -503,7 +619,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
                                        notes="ADR 0047 rounding, the hardware profile's ranges; else "
                                              "Fault_TileLegality (trap 5)"),
                "cpu": PlatformSupport(tuple(PAIRS["cpu"]), _pairs_only("cpu", oracles.cpu), profiles["cpu"],
-                                      has_system_test=False,
+                                      has_system_test="cpu" in COMPLETE,
                                       notes=notes + "IEEE subnormals; the A2A3 and A5 pairs"),
                **{p: PlatformSupport(tuple(PAIRS[p]), _pairs_only(p, oracles.npu), profiles[p],
                                      has_system_test=p in COMPLETE,

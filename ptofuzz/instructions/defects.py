@@ -160,6 +160,7 @@ def _tcvt_float_cast(sig: Signature) -> bool:
 
 
 _FLOATS = ("float32", "float16", "bfloat16")
+_FP4 = ("float4_e2m1", "float4_e1m2")
 
 
 def _tcvt_value(sig: Signature) -> tuple[str, str, bool, str] | None:
@@ -169,7 +170,8 @@ def _tcvt_value(sig: Signature) -> tuple[str, str, bool, str] | None:
         return None
     from ptofuzz.instructions.conversion import parse_geometry
 
-    return parse_geometry(sig.geometry)
+    g = parse_geometry(sig.geometry)
+    return None if g[0] in _FP4 or g[1] in _FP4 else g  # the FP4 pairs have defects of their own
 
 
 def _tcvt_float_mode(sig: Signature) -> bool:
@@ -232,6 +234,39 @@ def _tcvt_cast_odd(sig: Signature) -> bool:
     g = _tcvt_value(sig)
     return g is not None and g[2] and g[0] in _FLOATS and g[1] not in _FLOATS and sig.kind == "int-value" \
         and (g[3] != "sat" or _bounds_held(g[0], g[1]))
+
+
+def _tcvt_fp4(sig: Signature) -> tuple[str, str] | None:
+    """The simulator against another oracle on an FP4 pair (source, destination), a value disagreement."""
+    if sig.op != "TCVT" or CPUSIM not in sig.oracles() or sig.kind in ("crash", "hang", "fault-vs-value"):
+        return None
+    from ptofuzz.instructions.conversion import parse_geometry
+
+    src, dst, _, _ = parse_geometry(sig.geometry)
+    return (src, dst) if src in _FP4 or dst in _FP4 else None
+
+
+def _tcvt_fp4_integral(sig: Signature) -> bool:
+    """FP4 -> float32, a value off (rounded to an integer), in any form."""
+    g = _tcvt_fp4(sig)
+    return g is not None and g[0] in _FP4 and g[1] in _FLOATS and sig.kind.startswith("ulp-")
+
+
+def _tcvt_fp4_encode(sig: Signature) -> bool:
+    """float32 -> FP4, a code off, in any form."""
+    g = _tcvt_fp4(sig)
+    return g is not None and g[0] in _FLOATS and g[1] in _FP4 and sig.kind.startswith("ulp-")
+
+
+def _tcvt_fp4_shift(sig: Signature) -> bool:
+    """UBSan's report of MXType(double)'s shift by 64 or more (the only shift on TCVT's way)."""
+    return sig.op == "TCVT" and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "shift-exponent-too-large"
+
+
+def _tcvt_fp4_zero(sig: Signature) -> bool:
+    """An FP4 pair (either way), a zero of the wrong sign."""
+    return _tcvt_fp4(sig) is not None and sig.kind == "signed-zero"
 
 
 # TCVT's defects in the simulator (appended to DEFECTS below), each shown on a minimal case in
@@ -311,6 +346,48 @@ TCVT_DEFECTS: tuple[Defect, ...] = (
            "ptofuzz fuzz tcvt --oracles cpu,cpusim --dtype float32 --to int32 --sanitize undefined --runs 2000 "
            "--out findings (with CXX=clang++: g++'s -fsanitize=undefined leaves out float-cast-overflow)",
            _tcvt_float_cast),
+    # the FP4 pairs (float32 to and from FP4 E2M1 and E1M2, the cpu's system test's; cpu/MXTypes.hpp's MXType)
+    Defect("cpusim-tcvt-fp4-integral", ("TCVT",), CPUSIM,
+           "include/pto/cpu/TCvt.hpp:176-179 (convert_value): FP4 -> float-like (and float-like -> FP4) goes "
+           "through applyRoundingToIntegral, so the value is rounded to an integer in the mode: E2M1 0x1 (0.5) "
+           "-> f32 0.0 in CAST_RINT, 0x3 (1.5) -> 2.0 (CAST_RINT) or 1.0 (CAST_TRUNC); E1M2 0x3 (0.75) -> 1.0",
+           "docs/isa/TCVT.md:16-18: dst = cast_rmode(src), a conversion: every FP4 value is a float32 (0.5, 1.5, "
+           "0.75), as type-system.md:95-97 keeps exact values when widening",
+           TCVT_REPRODUCE.format(src="float4_e2m1", to="float32"),
+           _tcvt_fp4_integral),
+    Defect("cpusim-tcvt-fp4-encode", ("TCVT",), CPUSIM,
+           "include/pto/cpu/TCvt.hpp:176-179 rounds a float32 to an integer in the mode first (cpusim-tcvt-fp4-"
+           "integral: 0.5 -> 0, 1.5 -> 2; CAST_NONE leaves it as it is, TCvt.hpp:98-99), then "
+           "cpu/MXTypes.hpp:28-74 (MXType(double)) encodes it by "
+           "truncating the fraction (:56) and cutting the rebiased exponent to its bits (:72), so a value past the "
+           "format wraps (SaturationMode::OFF: f32 8.0 -> E2M1 0x0, 3.0 -> E1M2 0x2 (0.5)); with "
+           "SaturationMode::ON the "
+           "clamp of TCvt.hpp:132-136 (SafeLimits<float4_e1m2x2_t>: -4 and 3.5) is no range of E1M2, whose "
+           "largest value is 1.75 (MXTypes.hpp:149-152, bias 1): f32 8.0 -> 3.5 -> 4 -> 0x4 (1.0)",
+           "docs/isa/TCVT.md:16-18: dst = cast_rmode(src), one rounding in the mode to the FP4 value (CAST_RINT: "
+           "1.5 -> 0x3, 0.75 -> E2M1 0x2); pto-spec's E1M2X2 lane table (largest 1.75): saturation clamps to it, "
+           "0x7",
+           TCVT_REPRODUCE.format(src="float32", to="float4_e1m2"),
+           _tcvt_fp4_encode),
+    Defect("cpusim-tcvt-fp4-shift-ub", ("TCVT",), CPUSIM,
+           "include/pto/cpu/MXTypes.hpp:61 (MXType(double)): a value below FP4's normal range is shifted into "
+           "the subnormals by (1 - outExponent) bits of a uint64_t; for a value below about 2^-62 that is 64 or "
+           "more, undefined behaviour (clang's UBSan: 'shift exponent 72 is too large for 64-bit type "
+           "uint64_t'). TCvt.hpp:98-99 leaves the value unrounded in CAST_NONE, so f32 1e-30 -> E2M1 in "
+           "CAST_NONE gets there (the other modes round it to 0 first: cpusim-tcvt-fp4-integral)",
+           "docs/isa/TCVT.md:16-18: dst = cast_rmode(src): 1e-30 to nearest is +0 (0x0); no result is defined "
+           "by undefined behaviour",
+           "ptofuzz fuzz tcvt --oracles cpu,cpusim --dtype float32 --to float4_e2m1 --sanitize undefined --runs "
+           "5000 --out findings (the campaign table's sanitizer runs: CXX=clang++-19)",
+           _tcvt_fp4_shift),
+    Defect("cpusim-tcvt-fp4-negative-zero", ("TCVT",), CPUSIM,
+           "include/pto/cpu/MXTypes.hpp:90-91 (operator double): the FP4 code of -0 (0x8) decodes as `retVal = "
+           "-0`, the integer 0, so +0.0; and MXTypes.hpp:30-33 (MXType(double)) encodes a zero of either sign as "
+           "0x0: E2M1 0x8 -> f32 0x00000000, f32 -0.0 (or -0.2 in CAST_RINT, rounded to -0) -> E2M1 0x0",
+           "docs/isa/TCVT.md:16-18: dst = cast_rmode(src): E2M1 0x8 is -0.0 (pto-spec's lane table: '-0'), "
+           "which converts to f32 0x80000000, and f32 -0.0 to 0x8",
+           TCVT_REPRODUCE.format(src="float4_e2m1", to="float32"),
+           _tcvt_fp4_zero),
 )
 
 DEFECTS: tuple[Defect, ...] = (

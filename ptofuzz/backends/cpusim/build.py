@@ -58,18 +58,23 @@ OPS = {"TPARTADD": 0, "TPARTMUL": 1, "TPARTMAX": 2, "TPARTMIN": 3, "TSORT32": 4,
 OPS = {**OPS, "TQUANT": 42}  # protocol.hpp's QuantOp: INT8_SYM or INT8_ASYM chosen at run time (the alias)
 # TCVT's compiled (source -> destinations), kernels.hpp's kCvtPairs: the pairs pto-isa's page lists for A2A3 or A5
 # among ptofuzz's dtypes, and float32 -> float32
-CVT_PAIRS = {"float32": ("float32", "float16", "bfloat16", "int32", "int16", "int64"),
+CVT_PAIRS = {"float32": ("float32", "float16", "bfloat16", "int32", "int16", "int64", "uint8", "uint16", "int4",
+                         "float4_e2m1", "float4_e1m2"),
              "float16": ("float32", "int32", "int16", "int8", "uint8"),
              "bfloat16": ("float32", "float16", "int32"),
              "int32": ("float32", "float16", "int16", "uint8", "uint16", "int64"),
              "int16": ("float32", "float16", "int32", "uint8", "uint32"),
-             "int8": ("float16", "int32", "int16"),
+             "int8": ("float16", "int32", "int16", "float32"),
              "uint8": ("float16", "uint16"),
              "uint32": ("int16", "uint8", "uint16"),
-             "int64": ("float32", "int32")}
+             "int64": ("float32", "int32"),
+             # the pairs the cpu's own system test converts (float32 to and from the 4-bit types, and more)
+             "uint16": ("float32", "int32"), "int4": ("float32",), "float4_e2m1": ("float32",),
+             "float4_e1m2": ("float32",)}
 DTYPES = {"float32": (0, "float"), "float16": (1, "half"), "bfloat16": (2, "bfloat16_t"), "int32": (3, "int32_t"),
           "int16": (4, "int16_t"), "int8": (5, "int8_t"), "uint8": (6, "uint8_t"), "uint32": (7, "uint32_t"),
-          "uint16": (8, "uint16_t"), "int64": (9, "int64_t"), "uint64": (10, "uint64_t")}
+          "uint16": (8, "uint16_t"), "int64": (9, "int64_t"), "uint64": (10, "uint64_t"),
+          "int4": (11, "pto::int4b_t"), "float4_e2m1": (12, "float4_e2m1x2_t"), "float4_e1m2": (13, "float4_e1m2x2_t")}
 COLS = (32, 64, 128, 256, 512, 1024, 2048, 4096)  # the tile strides compiled in (harness.cpp kCols)
 MAX_ROWS = 1 << 16
 

@@ -89,7 +89,7 @@ void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, s
 
 size_t element_size(uint32_t dtype)
 {
-    static const size_t sizes[] = {4, 2, 2, 4, 2, 1, 1, 4, 2, 8, 8};
+    static const size_t sizes[] = {4, 2, 2, 4, 2, 1, 1, 4, 2, 8, 8, 1, 1, 1};  // 11..13: int4, FP4 (a byte each)
     return dtype < sizeof(sizes) / sizeof(sizes[0]) ? sizes[dtype] : 0;
 }
 

@@ -457,23 +457,35 @@ template <> struct CodeType<7> { using type = uint32_t; };
 template <> struct CodeType<8> { using type = uint16_t; };
 template <> struct CodeType<9> { using type = int64_t; };
 template <> struct CodeType<10> { using type = uint64_t; };
+// the 4-bit types: int4b_t one element a byte; the FP4 tiles hold two a byte (element 2i in the low nibble)
+template <> struct CodeType<11> { using type = pto::int4b_t; };
+template <> struct CodeType<12> { using type = float4_e2m1x2_t; };
+template <> struct CodeType<13> { using type = float4_e1m2x2_t; };
+constexpr uint32_t kCvtCodes = 14;
 
 // the destinations compiled per source code, one bit per destination code (build.CVT_PAIRS says the same): the
-// pairs some platform's page lists among ptofuzz's dtypes, and float32 -> float32
+// pairs some platform's page lists among ptofuzz's dtypes, float32 -> float32, and the pairs of the cpu's own
+// system test (float32 -> uint8, uint16, int4, FP4; int8, uint16, int4, FP4 -> float32; uint16 -> int32)
 constexpr uint32_t kCvtPairs[] = {
-    (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 9),  // float32
+    (1u << 0) | (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 9) | (1u << 6) | (1u << 8) | (1u << 11) | (1u << 12) | (1u << 13),  // float32
     (1u << 0) | (1u << 3) | (1u << 4) | (1u << 5) | (1u << 6),              // float16
     (1u << 0) | (1u << 1) | (1u << 3),                                      // bfloat16
     (1u << 0) | (1u << 1) | (1u << 4) | (1u << 6) | (1u << 8) | (1u << 9),  // int32
     (1u << 0) | (1u << 1) | (1u << 3) | (1u << 6) | (1u << 7),              // int16
-    (1u << 1) | (1u << 3) | (1u << 4),                                      // int8
+    (1u << 1) | (1u << 3) | (1u << 4) | (1u << 0),                          // int8
     (1u << 1) | (1u << 8),                                                  // uint8
     (1u << 4) | (1u << 6) | (1u << 8),                                      // uint32
-    0u,                                                                     // uint16
+    (1u << 0) | (1u << 3),                                                  // uint16
     (1u << 0) | (1u << 3),                                                  // int64
     0u,                                                                     // uint64
+    (1u << 0),                                                              // int4
+    (1u << 0),                                                              // float4_e2m1
+    (1u << 0),                                                              // float4_e1m2
 };
-constexpr bool cvt_pair(uint32_t from, uint32_t to) { return from < 11 && to < 11 && (kCvtPairs[from] >> to) & 1u; }
+constexpr bool cvt_pair(uint32_t from, uint32_t to)
+{
+    return from < kCvtCodes && to < kCvtCodes && (kCvtPairs[from] >> to) & 1u;
+}
 
 // one request of TCVT from S to D: A = the sources (S), output = the destinations (D), both at stride C; the six
 // ints are dst's and src's valid regions, the RoundMode ordinal and the saturation (0 ON, 1 OFF, 2: the overload
@@ -513,7 +525,7 @@ bool tcvt_to(uint32_t to, uint8_t* d, uint8_t* a, const int32_t* v, uint32_t row
         return false;
         PTOFUZZ_CVT_CASE(0) PTOFUZZ_CVT_CASE(1) PTOFUZZ_CVT_CASE(2) PTOFUZZ_CVT_CASE(3) PTOFUZZ_CVT_CASE(4)
         PTOFUZZ_CVT_CASE(5) PTOFUZZ_CVT_CASE(6) PTOFUZZ_CVT_CASE(7) PTOFUZZ_CVT_CASE(8) PTOFUZZ_CVT_CASE(9)
-        PTOFUZZ_CVT_CASE(10)
+        PTOFUZZ_CVT_CASE(10) PTOFUZZ_CVT_CASE(11) PTOFUZZ_CVT_CASE(12) PTOFUZZ_CVT_CASE(13)
 #undef PTOFUZZ_CVT_CASE
         default:
             return false;
