@@ -438,9 +438,7 @@ def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
 _WHY = {"empty": "pto-spec faults on an empty valid region (LB0 must be nonzero); docs/isa/TCVT.md converts "
                  "the valid region, which may be empty",
         "nodesc": "pto-spec faults on a tile that is no legal descriptor (power-of-two columns, capacity "
-                  "128 B * 2**k); pto-isa's tiles are any whole 32-byte rows",
-        "dtype": "ptofuzz's pto-spec model converts no 4-bit type (pto-spec's S4X2, E2M1X2, E1M2X2) yet; the "
-                 "pages' A2A3 fp16/int4 and A5 bf16/FP4 pairs have no spec side to compare with"}
+                  "128 B * 2**k); pto-isa's tiles are any whole 32-byte rows"}
 
 
 ROUND_ONLY = ("docs/isa/TCVT.md lists FP32 to FP32 as round-only (each value rounded to an integral value in the "
@@ -594,26 +592,12 @@ def _pairs_only(platform: str, model: Any) -> Any:
     return oracle
 
 
-def _spec_types_only(model: Any) -> Any:
-    """``model`` (pto-spec's) on destinations among :data:`oracles.SPEC_DTYPES`; another destination (a 4-bit
-    type the model does not convert yet) faults as a source of such a type does (the registry's dtype check)."""
-    def oracle(case: Case, inputs: Mapping[str, np.ndarray]) -> Any:
-        dst = case.param(TO) or case.dtype
-        if dst not in oracles.SPEC_DTYPES:
-            from ptofuzz.core.case import COMMIT, Outcome
-
-            return Outcome.faulted("Fault_TileLegality", 5, f"TCVT on spec does not accept {dst} (accepts: "
-                                   f"{', '.join(oracles.SPEC_DTYPES)})", COMMIT)
-        return model(case, inputs)
-    return oracle
-
-
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
     if "TCVT" not in names:
         return []
     profiles = _profiles()
     notes = "docs/isa/TCVT.md: dst = cast_rmode(src) over the valid region; "
-    support = {"spec": PlatformSupport(tuple(PAIRS["spec"]), _spec_types_only(oracles.spec), profiles["spec"],
+    support = {"spec": PlatformSupport(tuple(PAIRS["spec"]), oracles.spec, profiles["spec"],
                                        bad_dtype="fault",
                                        has_system_test=False,
                                        notes="ADR 0047 rounding, the hardware profile's ranges; else "

@@ -18,6 +18,7 @@ from ptofuzz.backends import bundle as backend
 from ptofuzz.bundle import asm
 from ptofuzz.bundle import encoding as enc
 from ptofuzz.bundle import executor as ex
+from ptofuzz.core import dtypes
 from ptofuzz.core.case import COMMIT, Case, Tile
 from ptofuzz.generators import bundle as gb
 from ptofuzz.generators import values
@@ -222,6 +223,10 @@ def test_bundles_equal_the_direct_spec_oracle():
         case = inst.random_case(src, "spec", {})
         inputs = inst.draw_inputs(src, case, values.ValueMix(0.3))
         direct, bundled = inst.evaluate(case, inputs), backend.evaluate(case, inputs)
+        four = {t for t in (case.dtype, case.param(conversion.TO)) if dtypes.get(t).bits == 4}
+        if four:  # the spec model converts the 4-bit lanes; the bundle spells no packed tile yet
+            assert direct.kind == "ok" and bundled.kind == "unsupported" and sorted(four)[0] in bundled.reason
+            continue
         assert bundled.kind == direct.kind == "ok", (case, bundled.reason)
         assert np.array_equal(bundled.classes["dst"], direct.classes["dst"]), case
         exact = direct.classes["dst"] == 0
