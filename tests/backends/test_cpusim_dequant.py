@@ -3,31 +3,23 @@ the parameter column rule, and the limits of the harness's parameter tiles."""
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
+from backend_helpers import CPUSIM, simulator
 
-from ptofuzz.backends.cpusim import build, dequant
-from ptofuzz.backends.cpusim.simulator import Simulator
+from ptofuzz.backends.cpusim import dequant
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.engine.differential import compare_batch
 from ptofuzz.instructions import registry
 from ptofuzz.instructions.dequant import make_case
 
-PTO_ISA = os.environ.get("PTO_ISA_DIR")
-pytestmark = [pytest.mark.cpusim, pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a "
-                                                                         "pto-isa tree to run the real simulator")]
+pytestmark = CPUSIM
 TDEQUANT = registry.get("TDEQUANT")
 
 
 @pytest.fixture(scope="module")
 def sim():
-    assert PTO_ISA
-    s = Simulator(build.Settings(pto_isa=Path(PTO_ISA), ops=("TDEQUANT",)))
-    yield s
-    s.close()
+    yield from simulator("TDEQUANT")
 
 
 def f32(rows) -> np.ndarray:

@@ -7,29 +7,19 @@ Modes are pto::RoundMode ordinals: 0 CAST_NONE, 1 CAST_RINT, 2 CAST_ROUND, 3 CAS
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
+from backend_helpers import needs_sim, simulator
 
 from ptofuzz.backends.cpusim import build, conversion, worker
-from ptofuzz.backends.cpusim.simulator import Simulator
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, OutcomeKind, Tile
 from ptofuzz.core.signature import Signature
 from ptofuzz.instructions import defects
-
-PTO_ISA = os.environ.get("PTO_ISA_DIR")
-_NO_SIM = pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa tree to run the real "
-                                                 "simulator")
-
-
-def needs_sim(test):
-    """A test of the real simulator: marked ``cpusim``, skipped with the reason where PTO_ISA_DIR is unset."""
-    return pytest.mark.cpusim(_NO_SIM(test))
 
 NONE, RINT, ROUND, FLOOR, CEIL, TRUNC, ODD = range(7)
 ON, OFF = 0, 1
@@ -40,10 +30,7 @@ VALUE_TYPES = {"float32": np.float32, "float16": np.float16, "bfloat16": ml_dtyp
 
 @pytest.fixture(scope="module")
 def sim():
-    assert PTO_ISA
-    s = Simulator(build.Settings(pto_isa=Path(PTO_ISA), ops=("TCVT",)))
-    yield s
-    s.close()
+    yield from simulator("TCVT")
 
 
 def _case(src: str, to: str, n: int, rmode: int, sat: int | None, rows: int = 1, cols: int = 32) -> Case:

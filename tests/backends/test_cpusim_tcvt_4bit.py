@@ -4,37 +4,25 @@ system test's pairs): the FP4 tiles packed two codes a byte, hand-worked values,
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pytest
+from backend_helpers import needs_sim, simulator
 
-from ptofuzz.backends.cpusim import build, conversion
-from ptofuzz.backends.cpusim.simulator import Simulator
+from ptofuzz.backends.cpusim import conversion
 from ptofuzz.core.case import Case, OutcomeKind, Tile
 from ptofuzz.core.signature import Signature
 from ptofuzz.instructions import defects
 
-PTO_ISA = os.environ.get("PTO_ISA_DIR")
-_NO_SIM = pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa tree to run the real "
-                                                 "simulator")
 RINT, ROUND, TRUNC, ODD = 1, 2, 5, 6
 ON, OFF = 0, 1
 E2M1 = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0]
 E1M2 = [k / 4 for k in range(8)]
 
 
-def needs_sim(test):
-    return pytest.mark.cpusim(_NO_SIM(test))
-
 
 @pytest.fixture(scope="module")
 def sim():
-    assert PTO_ISA
-    s = Simulator(build.Settings(pto_isa=Path(PTO_ISA), ops=("TCVT",)))
-    yield s
-    s.close()
+    yield from simulator("TCVT")
 
 
 def _run(sim, src: str, to: str, bits: np.ndarray, rmode: int = RINT, sat: int | None = None, cols: int = 64):
