@@ -408,6 +408,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
                      "nz": "uint8", "nz4": "uint8"}, role_dtype_params={"dst": (TO, "int8")},
         options=("dtype", "to", "shape", "dst"), random_options=("to", "shape"), replay_flags=replay_flags,
         draw_batch=draw_batch, geometry_class=geometry_class, regions=regions, explain=explain,
+        shared=oracles.shared_work,
         unmodelled={"spec": "pto-spec's TQUANT takes one scalar multiplier and zero point for the whole tile; "
                             "pto-isa's tests give each row its own (no tile form to compare)",
                     "a6": A6_UNMODELLED})]

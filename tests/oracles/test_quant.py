@@ -136,3 +136,27 @@ def test_gen_writes_the_int8_folders_and_check_passes_them(cli, tmp_path, platfo
     assert {p.name: p.stat().st_size for p in folder.glob("*.bin")} == {
         "golden_u8.bin": 2304, "input.bin": 9216, "inv_scale_fp32.bin": 128, "offset_fp32.bin": 128}
     assert cli("check", tmp_path / "a").code == 0
+
+
+def test_shared_work_gives_each_platform_its_own_outcome_dividing_once(monkeypatch):
+    """A stacked INT8 batch in pieces: inside the instruction's shared context the exact quotients are computed
+    once per piece for cpu and the NPUs, and every platform's outputs and classes are those it gets alone."""
+    from ptofuzz.generators import values
+    from ptofuzz.generators.source import RngSource
+    from ptofuzz.instructions import registry
+    from ptofuzz.oracles import quant as model
+
+    inst = registry.get("TQUANT")
+    source = RngSource(np.random.default_rng(4))
+    case = inst.random_case(source, "cpu", {"to": "uint8", "shape": (16, 32)})
+    batch = inst.draw_batch(source, case, values.ValueMix(0.2), 200)
+    alone = {p: inst.evaluate(case.on(p), batch) for p in ("cpu", "a2a3", "a5")}
+    calls = []
+    monkeypatch.setattr(model, "rne_quotient", lambda *a, _r=model.rne_quotient: calls.append(1) or _r(*a))
+    with inst.sharing([]):
+        together = {p: inst.evaluate(case.on(p), batch) for p in alone}
+    for p, out in alone.items():
+        assert np.array_equal(out.outputs["dst"], together[p].outputs["dst"]), p
+        assert np.array_equal(out.classes["dst"], together[p].classes["dst"]), p
+    pieces = -(-200 // max(1, model.CHUNK // (16 * 32)))
+    assert pieces > 1 and len(calls) == pieces
