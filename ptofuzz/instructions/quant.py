@@ -22,6 +22,12 @@ param ``dn``: groups of 32 rows, TQUANT_DN.md), writes the E4M3 codes or packed 
 exponents hat_M x N plainly, interleaved in row-group pairs and (MXFP8) in ZZ order, and the group maxima; its
 valid-shape cases only the ND codes and the interleaved exponents.
 
+a6's test (TQUANT_HIF4_A6_TEST, :data:`A6_TEST`, TQUANT_HIF4.md, ``oracles/hif4.py``): BF16 to HiFloat4 (``to``
+float4_e1m2, the codes' format), whole blocks of 64 a row; ``input1.bin`` and eight goldens, each a role of its own
+(:func:`derive_hif4`, :data:`A6_GOLDEN`): the per-4 and per-8 maxima of |x| pinned, the rest open (:data:`A6_OPEN`).
+Those roles are only in a6's cases, so they are not among the instruction's ``outputs`` (which every case has):
+no other platform or oracle writes them.
+
 Every INT8 golden of pto-isa multiplies the source by the scale operand (the test passes the reciprocal of its
 scale, ``inv_scale_fp32.bin``); TQUANT.md:35 divides by it. ``check`` names those goldens (:func:`explain`).
 """
