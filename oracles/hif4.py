@@ -36,6 +36,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.oracles import mx
 
 HIF4 = "float4_e1m2"  # a HiFloat4 case's `to`: its data elements are e1m2 codes (TQUANT_HIF4.md 1.2)
 BLOCK = 64  # the elements of one Ea (TQUANT_HIF4.md 1.1)
@@ -62,16 +63,15 @@ def group_max(bits: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 def quantize(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """The HiF4 outcome: every role the instruction declares (undefined: an a6 case writes none of them) and the
     HiF4 roles, the maxima pinned."""
-    from ptofuzz.oracles import quant
-
     rows, cols = case.tile("src").valid
     if cols % BLOCK:
         return Outcome.unsupported(f"HiFloat4 quantizes whole blocks of {BLOCK} elements (TQUANT_HIF4.md 1.1); "
                                    f"a row of {cols} holds no whole number of them")
     src = np.asarray(inputs["src"])
     lead = src.shape[:-2]
-    outcome = quant.with_unused(case, Outcome(OutcomeKind.OK, outputs={}, classes={}), lead, everything=True)
-    for role, (k, dt) in ROLES.items():
+    outcome = Outcome(OutcomeKind.OK, outputs={}, classes={})
+    others: dict[str, tuple[int, type[np.generic]]] = {role: (0, dt) for role, dt in mx.ROLE_TYPES.items()}
+    for role, (k, dt) in {**others, "max_dn": (0, np.uint16), **ROLES}.items():
         t = case.tile(role)
         outcome.outputs[role] = np.zeros((*lead, *t.shape), dtype=dt)
         outcome.classes[role] = np.full((*lead, *t.shape), UNDEFINED, dtype=np.uint8)

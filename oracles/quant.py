@@ -179,14 +179,14 @@ def multiplied(case: Case, inputs: Mapping[str, np.ndarray]) -> np.ndarray:
     return out
 
 
-def with_unused(case: Case, outcome: Outcome, lead: tuple[int, ...], everything: bool = False) -> Outcome:
+def with_unused(case: Case, outcome: Outcome, lead: tuple[int, ...]) -> Outcome:
     """``outcome`` with the roles an INT8 case does not write (the MX forms' codes, exponents, scalings,
-    indices): undefined; ``everything``: ``dst`` too (a HiFloat4 case writes none of them)."""
+    indices): undefined."""
     from ptofuzz.oracles import mx
 
     types: dict[str, type[np.generic]] = {**mx.ROLE_TYPES, "max_dn": np.uint32}
     for role, dt in types.items():
-        if role == "dst" and not everything:
+        if role == "dst":
             continue
         t = case.tile(role)
         outcome.outputs[role] = np.zeros((*lead, *t.shape), dtype=dt)
