@@ -70,10 +70,11 @@ def quantize(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     src = np.asarray(inputs["src"])
     lead = src.shape[:-2]
     outcome = Outcome(OutcomeKind.OK, outputs={}, classes={})
-    others: dict[str, tuple[int, type[np.generic]]] = {role: (0, dt) for role, dt in mx.ROLE_TYPES.items()}
-    for role, (k, dt) in {**others, "max_dn": (0, np.uint16), **ROLES}.items():
+    roles: dict[str, tuple[int, type[np.generic]]] = {role: (0, dt) for role, dt in mx.ROLE_TYPES.items()}
+    roles.update({"max_dn": (0, np.uint16), **ROLES})  # k = 0: a role no a6 file holds
+    for role, (k, dt) in roles.items():
         t = case.tile(role)
-        outcome.outputs[role] = np.zeros((*lead, *t.shape), dtype=dt)
+        outcome.outputs[role] = np.zeros((*lead, *t.shape), dtype=np.dtype(dt))
         outcome.classes[role] = np.full((*lead, *t.shape), UNDEFINED, dtype=np.uint8)
         if k in (4, 8):
             m, defined = group_max(src[..., :rows, :cols], k)
