@@ -48,6 +48,22 @@ ROLES: dict[str, tuple[int, type[np.generic]]] = {
     "max4": (4, np.uint16), "max8": (8, np.uint16), "ea": (32, np.uint8), "eb": (64, np.uint8),
     "ec": (32, np.uint8), "exp_cube": (16, np.uint8), "packed": (2, np.uint8), "scale4": (2, np.uint16)}
 
+_EA = ("the shared exponent Ea, defined twice (TQUANT_HIF4.md 1.3: clamp(floor(log2(Ma)) + 38, 0, 63); 2.2 and 2.5: "
+       "a round-to-nearest e6m2 value of Ma, e6m2 never defined)")
+#: why each role's elements are open (the manifest's ``expected.open``, by role): the maxima in part, the rest whole
+OPEN: dict[str, str] = {
+    "max4": "a group holding a NaN (TQUANT_HIF4.md 1.3's max(|x|) has no NaN rule) or whose maximum is subnormal "
+            "(flushed or not: type-system.md, NaN and Inf Behavior)",
+    "max8": "as max4's, per 8",
+    "ea": f"every element: {_EA}; section 3 gives one byte a block where the file holds two",
+    "eb": f"every element: Eb compares Mb with {_EA}; section 3 gives no bit order",
+    "ec": f"every element: Ec compares Mc with {_EA}; section 3 gives no bit order",
+    "exp_cube": "every element: the cube layout of Ea, Eb and Ec, which section 2.3 says the golden does not produce",
+    "packed": f"every element: the e1m2 codes of x times a scale from {_EA}; sections 2.4 and 3 disagree on the "
+              "codes a byte and give no nibble order",
+    "scale4": f"every element: 2^-(Ea + Eb + Ec) from {_EA}; section 3 gives it per 4, the file twice each",
+}
+
 
 def group_max(bits: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(BF16 bits of max |x| over each group of ``k`` consecutive elements of the last axis, whether the page
@@ -69,7 +85,7 @@ def quantize(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
                                    f"a row of {cols} holds no whole number of them")
     src = np.asarray(inputs["src"])
     lead = src.shape[:-2]
-    outcome = Outcome(OutcomeKind.OK, outputs={}, classes={})
+    outcome = Outcome(OutcomeKind.OK, outputs={}, classes={}, extra={"open": dict(OPEN)})
     roles: dict[str, tuple[int, type[np.generic]]] = {role: (0, dt) for role, dt in mx.ROLE_TYPES.items()}
     roles.update({"max_dn": (0, np.uint16), **ROLES})  # k = 0: a role no a6 file holds
     for role, (k, dt) in roles.items():

@@ -5,6 +5,7 @@ folder and failing a wrong maximum, not a changed open byte."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -116,6 +117,10 @@ def test_gen_writes_the_ten_folders_and_check_fails_a_wrong_maximum_only(tmp_pat
              for d in tmp_path.iterdir()}
     assert sizes == st_cases["tquant/a6"]["cases"]
     folder = tmp_path / "TQUANT_HIF4_A6_TEST.case_bf16_16x64_hif4_nd"
+    expected = json.loads((folder / "ptofuzz.json").read_text())["expected"]
+    assert set(expected["open"]) == {"max4", "max8", *OPEN}  # why, by role, citing the page's sections
+    assert "1.3" in expected["open"]["ea"] and "2.3" in expected["open"]["exp_cube"]
+    assert {f: set(c) for f, c in expected["classes"].items()}["golden_ea.bin"] == {"undefined"}
     (folder / "ptofuzz.json").unlink()  # the elements decide, not the sha256
     assert api.check([folder], "a6")[0].verdict == "pass"
     for fname, flip_at, verdict in (("golden_ea.bin", 0, "pass"), ("golden_fp4.bin", 7, "pass"),
