@@ -7,8 +7,8 @@ multiple of 64), ``max4`` and ``max8`` (bfloat16, rows x cols/4 and rows x cols/
 e1m2 codes two a byte) and ``scale4`` (bfloat16, rows x cols/2): the files of pto-isa's a6 test, one element of a
 role per element of its file.
 
-Pinned, ``EXACT`` (TQUANT_HIF4.md section 1.3, and 2.1: "computes Ma (per-64), Mb (per-8), Mc (per-4) from the
-BF16 source", group i of 4 holding elements 4i..4i+3 of the contiguous source): ``Mc = max |x|`` over each group
+Pinned, ``EXACT`` (TQUANT_HIF4.md section 1.3, and 2.1, where stage 1 reduces the BF16 source to its maxima per
+64, 8 and 4, group i of 4 holding elements 4i..4i+3 of the contiguous source): ``Mc = max |x|`` over each group
 of 4 consecutive elements and ``Mb`` over each group of 8, as BF16 (the maximum of BF16 magnitudes is one of
 them: no rounding). ``|x|`` is IEEE 754's abs, the sign bit cleared: ``-0`` gives ``+0`` and ``-inf`` gives
 ``+inf``. In the file, group by group in source order (a row of ``cols`` elements holds whole groups).
@@ -20,11 +20,11 @@ Open, ``undefined``:
   Behavior"); a subnormal that is not the maximum changes nothing;
 - ``ea``, ``eb``, ``ec``, ``exp_cube``, ``packed`` and ``scale4``, every element. The shared exponent Ea is
   defined twice and the two disagree: section 1.3 ``Ea = clamp(floor(log2(Ma)) + 38, 0, 63)``, an integer;
-  sections 2.2 and 2.5 a round-to-nearest conversion of Ma to an 8-bit "e6m2" value whose bias, range and
-  special values the page never gives ("the offset (38 in the standard) is baked into the e6m2 bias"), with
-  "Ea = round(log2(Ma))" beside it. Eb, Ec, the scale and the e1m2 codes all derive from Ea. Section 3 also
-  gives other layouts than the test's files: Ea "1 byte per 64 elements" (the file holds 2), the scale "per-4"
-  (the file holds each twice), no bit order for the packed Eb and Ec bits, no nibble order for the codes (section
+  sections 2.2 and 2.5 a round-to-nearest conversion of Ma to an 8-bit e6m2 value whose bias, range and
+  special values the page never gives (2.5 only says the offset 38 lives in that bias, and calls Ea a rounded
+  log2 of Ma). Eb, Ec, the scale and the e1m2 codes all derive from Ea. Section 3 also
+  gives other layouts than the test's files: Ea one byte per block of 64 (the file holds 2), the scale one per
+  group of 4 (the file holds each twice), no bit order for the packed Eb and Ec bits, no nibble order for the codes (section
   2.4 says four a byte, section 3 two); and section 2.3 says the golden does not produce the cube layout of
   ``exp_cube`` at all.
 """
