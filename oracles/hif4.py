@@ -22,11 +22,10 @@ Open, ``undefined``:
   defined twice and the two disagree: section 1.3 ``Ea = clamp(floor(log2(Ma)) + 38, 0, 63)``, an integer;
   sections 2.2 and 2.5 a round-to-nearest conversion of Ma to an 8-bit e6m2 value whose bias, range and
   special values the page never gives (2.5 only says the offset 38 lives in that bias, and calls Ea a rounded
-  log2 of Ma). Eb, Ec, the scale and the e1m2 codes all derive from Ea. Section 3 also
-  gives other layouts than the test's files: Ea one byte per block of 64 (the file holds 2), the scale one per
-  group of 4 (the file holds each twice), no bit order for the packed Eb and Ec bits, no nibble order for the codes (section
-  2.4 says four a byte, section 3 two); and section 2.3 says the golden does not produce the cube layout of
-  ``exp_cube`` at all.
+  log2 of Ma). Eb, Ec, the scale and the e1m2 codes all derive from Ea. Section 3 also gives other layouts than
+  the test's files: Ea one byte per block of 64 (the file holds 2), the scale one per group of 4 (the file holds
+  each twice), no bit order for the packed Eb and Ec bits, no nibble order for the codes (section 2.4 says four a
+  byte, section 3 two); and section 2.3 says the golden does not produce the cube layout of ``exp_cube`` at all.
 """
 
 from __future__ import annotations
