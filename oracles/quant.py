@@ -195,11 +195,16 @@ def with_unused(case: Case, outcome: Outcome, lead: tuple[int, ...]) -> Outcome:
 
 
 def _quantize(case: Case, inputs: Mapping[str, np.ndarray], npu: bool) -> Outcome:
+    from ptofuzz.oracles import hif4, mx
+
+    if case.platform == "a6" or case.param(TO) == hif4.HIF4:
+        if case.platform != "a6" or case.param(TO) != hif4.HIF4:
+            return Outcome.unsupported(f"TQUANT to {case.param(TO)} on {case.platform}: HiFloat4 (e1m2 codes) is "
+                                       "a6's (TQUANT_HIF4.md), and TQUANT.md names no other a6 form")
+        return hif4.quantize(case, inputs)
     lead = np.asarray(inputs["src"]).shape[:-2]
     if case.param(TO) in INT8:
         return with_unused(case, int8_outcome(case, inputs, npu), lead)
-    from ptofuzz.oracles import mx
-
     if case.param(TO) not in mx.FORMATS or case.platform != "a5":
         return Outcome.unsupported(f"TQUANT to {case.param(TO)}: {case.platform} quantizes to int8 or uint8 "
                                    "(TQUANT.md:163: microscaling on A5 only)")

@@ -22,6 +22,12 @@ param ``dn``: groups of 32 rows, TQUANT_DN.md), writes the E4M3 codes or packed 
 exponents hat_M x N plainly, interleaved in row-group pairs and (MXFP8) in ZZ order, and the group maxima; its
 valid-shape cases only the ND codes and the interleaved exponents.
 
+a6's test (TQUANT_HIF4_A6_TEST, :data:`A6_TEST`, TQUANT_HIF4.md, ``oracles/hif4.py``): BF16 to HiFloat4 (``to``
+float4_e1m2, the codes' format), whole blocks of 64 a row; ``input1.bin`` and eight goldens, each a role of its own
+(:func:`derive_hif4`, :data:`A6_GOLDEN`): the per-4 and per-8 maxima of |x| pinned, the rest open (:data:`A6_OPEN`).
+Those roles are only in a6's cases, so they are not among the instruction's ``outputs`` (which every case has):
+no other platform or oracle writes them.
+
 Every INT8 golden of pto-isa multiplies the source by the scale operand (the test passes the reciprocal of its
 scale, ``inv_scale_fp32.bin``); TQUANT.md:35 divides by it. ``check`` names those goldens (:func:`explain`).
 """
@@ -41,12 +47,12 @@ from ptofuzz.generators import values
 from ptofuzz.generators.elementwise import valid_region
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
-from ptofuzz.oracles import mx
+from ptofuzz.oracles import hif4, mx
 from ptofuzz.oracles import quant as oracles
 from ptofuzz.oracles.quant import TO
 
 NAMES = ("TQUANT",)
-PLATFORMS = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")
+PLATFORMS = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000", "a6")
 SPELLING = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16"}
 QUANT_WORD = {"int8": "int8_sym", "uint8": "int8_asym"}  # the tests' words for the INT8 destinations
 
@@ -59,7 +65,7 @@ INT8_TESTS = {
     "kirin9030": _KIRIN, "kirinDev0000": _KIRIN,
 }
 #: the platforms whose whole test ptofuzz writes (``gen`` without flags)
-COMPLETE = ("a2a3", "kirin9030", "kirinDev0000", "a5")
+COMPLETE = ("a2a3", "kirin9030", "kirinDev0000", "a5", "a6")
 MXFP8, MXFP4 = "float8_e4m3", "float4_e2m1"
 ROLES = ("dst", "src", "scale", "offset", "exp", "scaling", "index", "packed", "exp_dn", "exp_il", "exp_zz",
          "max_dn", "nz", "nz4")
@@ -150,11 +156,45 @@ A5_DN = """
     case_nv_validshape_fp16_s896x48_v896x34 fp16 mxfp8 nv 896x48:896x34"""
 
 
-#: why a6's TQUANT test (HiFloat4, TQUANT_HIF4.md) has no model
-A6_UNMODELLED = ("HiFloat4 (TQUANT_HIF4.md) defines its shared exponent twice: Ea = clamp(floor(log2(Ma)) + 38, "
-                 "0, 63) (section 1.3) and a round-to-nearest e6m2 conversion of Ma (sections 2.2, 2.5), and "
-                 "defines no e6m2 format; its test's golden_exp_dst.bin is the cube layout the page says the "
-                 "golden does not produce")
+#: a6's test (TQUANT_HIF4_A6_TEST, TQUANT_HIF4.md), in its gen_data.py's order: rows x cols of bf16 to HiFloat4
+A6_TEST = "128x128 64x128 256x128 128x256 256x256 128x512 64x64 16x64 48x128 64x192"
+A6_SUITE = "TQUANT_HIF4_A6_TEST"
+#: a6's files, each one role (:data:`ptofuzz.oracles.hif4.ROLES`); main.cpp compares every golden byte for byte
+A6_INPUTS = (("input1.bin", "src"),)
+A6_GOLDEN = (("golden_max4.bin", "max4"), ("golden_max8.bin", "max8"), ("golden_ea.bin", "ea"),
+             ("golden_eb.bin", "eb"), ("golden_ec.bin", "ec"), ("golden_exp_dst.bin", "exp_cube"),
+             ("golden_fp4.bin", "packed"), ("golden_scale.bin", "scale4"))
+#: what a6's folders leave open (oracles/hif4.py)
+A6_OPEN = ("golden_max4.bin and golden_max8.bin exact (TQUANT_HIF4.md 1.3 and 2.1: max |x| per 4 and per 8; a "
+           "group with a NaN or a subnormal maximum open); golden_ea.bin, golden_eb.bin, golden_ec.bin, "
+           "golden_exp_dst.bin, golden_fp4.bin and golden_scale.bin open: the page defines the shared exponent Ea "
+           "twice (1.3: clamp(floor(log2(Ma)) + 38, 0, 63); 2.2 and 2.5: a round-to-nearest e6m2 value of Ma) "
+           "and never the e6m2 format, Eb, Ec, the scale and the codes derive from Ea, and its golden layouts "
+           "(section 3; 2.3: no cube layout) are not the test's files")
+
+
+def derive_hif4(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
+    """A HiFloat4 case's tiles: :func:`derive`'s (the roles every TQUANT case has) and its own, each rows x
+    cols / k for the k source elements one element of its file stands for (:data:`ptofuzz.oracles.hif4.ROLES`;
+    ``packed`` is :func:`derive`'s already)."""
+    d = named["dst"]
+    own = tuple((role, Tile(d.rows, max(d.cols // k, 1), d.valid_rows, d.valid_cols // k))
+                for role, (k, _) in hif4.ROLES.items() if role != "packed")
+    return (*derive(named), *own)
+
+
+def hif4_case(valid: tuple[int, int], shape: tuple[int, int] | None = None) -> Case:
+    """An a6 case: bf16 to HiFloat4 (``to`` float4_e1m2, the codes' format)."""
+    rows, cols = shape or valid
+    return Case("TQUANT", "a6", "bfloat16", derive_hif4({"dst": Tile(rows, cols, *valid)}), ((TO, hif4.HIF4),))
+
+
+def _a6_list() -> list[tuple[str, Case]]:
+    out = []
+    for shape in A6_TEST.split():
+        r, c = (int(n) for n in shape.split("x"))
+        out.append((f"case_bf16_{r}x{c}_hif4_nd", hif4_case((r, c))))
+    return out
 
 
 def _a5_dn() -> list[tuple[str, Case]]:
@@ -206,6 +246,8 @@ def system_test(platform: str) -> tuple[tuple[str, Case], ...]:
     """The folders of ``platform``'s TQUANT system test that ptofuzz covers, in its gen_data.py's order."""
     if platform == "a5":
         return (*_a5_list(), *_a5_dn())
+    if platform == "a6":
+        return tuple(_a6_list())
     return tuple(_int8_list(INT8_TESTS[platform], platform)) if platform in INT8_TESTS else ()
 
 
@@ -217,7 +259,13 @@ def is_mx(case: Case) -> bool:
     return case.param(TO) not in oracles.INT8
 
 
+def is_hif4(case: Case) -> bool:
+    return case.platform == "a6"
+
+
 def golden_files(case: Case) -> tuple[tuple[str, str], ...]:
+    if is_hif4(case):
+        return A6_GOLDEN
     if case.param("dn"):  # the tquant_dn test's files: a valid-shape case (valid < tile) writes three
         d = case.tile("dst")
         if d.valid != d.shape:
@@ -239,12 +287,16 @@ INT8_FILES = (("input.bin", "src"), ("inv_scale_fp32.bin", "scale"), ("offset_fp
 
 
 def input_files(case: Case) -> tuple[tuple[str, str], ...]:
+    if is_hif4(case):
+        return A6_INPUTS
     return INT8_FILES[:1] if is_mx(case) else INT8_FILES
 
 
 def _profiles() -> dict[str, Profile]:
     out = {}
     for p in PLATFORMS:
+        if p == "a6":
+            continue
         root = platforms.get(p).test_root
         out[p] = Profile("TQUANT", p, "TQUANTTEST", INT8_FILES, (("golden_s8.bin", "dst"),),
                          (("output_s8.bin", "dst"), ("output_u8.bin", "dst"), ("output_e4m3.bin", "dst"),
@@ -256,6 +308,15 @@ def _profiles() -> dict[str, Profile]:
                          param_tokens=(("nv", "nv"), ("nz", "nz"), ("v", "v"), ("dn", "dn")),
                          note=f"{root}/testcase/tquant's INT8 files (input.bin, inv_scale_fp32.bin, "
                               "offset_fp32.bin, golden_s8.bin or golden_u8.bin): valid regions")
+    # main.cpp writes each output as <name>.bin beside its golden_<name>.bin
+    out["a6"] = Profile("TQUANT", "a6", A6_SUITE, A6_INPUTS, A6_GOLDEN,
+                        tuple((f.removeprefix("golden_"), role) for f, role in A6_GOLDEN), ("dst",), compact=True,
+                        spelling={"bfloat16": "bf16", "float4_e1m2": "hif4"}, dtype_param=TO, derive=derive_hif4,
+                        canonical=canonical("a6"), golden_for=golden_files, inputs_for=input_files,
+                        note=f"{platforms.get('a6').test_root}/testcase/tquant's files (input1.bin; golden_max4.bin, "
+                             "golden_max8.bin, golden_ea.bin, golden_eb.bin, golden_ec.bin, golden_exp_dst.bin, "
+                             "golden_fp4.bin, golden_scale.bin: one element per 4, 8, 32, 64, 32, 16, 2 and 2 source "
+                             "elements, in source order)")
     return out
 
 
@@ -265,8 +326,16 @@ MX_PLATFORMS = ("a5",)  # TQUANT.md:163: microscaling on A5 only
 
 
 def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
-    """INT8 everywhere; on A5 also MXFP8 (a source type, OCP or NV, ND or, for whole 16-row and 64-column
-    blocks, NZ) and MXFP4 (16-bit sources, ND)."""
+    """INT8 everywhere but a6; on A5 also MXFP8 (a source type, OCP or NV, ND or, for whole 16-row and 64-column
+    blocks, NZ) and MXFP4 (16-bit sources, ND); on a6 HiFloat4 (bf16, whole blocks of 64 a row)."""
+    if platforms.canonical(platform) == "a6":
+        vr, vc = valid_region(source, dtypes.get("bfloat16"), allow_zero=False, shape=constraints.get("shape"))
+        if vc % hif4.BLOCK:
+            if constraints.get("shape") is not None:
+                raise UsageError(f"--shape {vr}x{vc}: HiFloat4 quantizes whole blocks of {hif4.BLOCK} elements a row "
+                                 "(TQUANT_HIF4.md 1.1)")
+            vc = -(-vc // hif4.BLOCK) * hif4.BLOCK
+        return hif4_case((vr, vc))
     dtype = constraints.get("dtype")
     if platforms.canonical(platform) in MX_PLATFORMS and (constraints.get("to") in (MXFP8, MXFP4) or (
             not constraints.get("to") and dtype in (None, *mx.SOURCES) and
@@ -289,8 +358,19 @@ def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -
 
 
 def explicit_case(platform: str, opts: Mapping[str, Any]) -> Case:
-    to = dtypes.get(opts["to"]).name if opts.get("to") else "int8"
-    dt = dtypes.get(opts["dtype"]).name if opts.get("dtype") else "float32"
+    a6 = platforms.canonical(platform) == "a6"
+    to = dtypes.get(opts["to"]).name if opts.get("to") else hif4.HIF4 if a6 else "int8"
+    dt = dtypes.get(opts["dtype"]).name if opts.get("dtype") else "bfloat16" if a6 else "float32"
+    if a6 or to == hif4.HIF4:
+        valid6: tuple[int, int] = opts.get("dst") or opts.get("shape") or (16, 64)
+        shape6: tuple[int, int] = opts.get("shape") or valid6
+        if not a6 or to != hif4.HIF4 or dt != "bfloat16":
+            raise UsageError(f"TQUANT on {platform} to {to} from {dt}: a6 quantizes bfloat16 to HiFloat4 (--to "
+                             "float4_e1m2, TQUANT_HIF4.md) and no other platform does")
+        if valid6[1] % hif4.BLOCK or valid6[0] > shape6[0] or valid6[1] > shape6[1]:
+            raise UsageError(f"--dst {valid6[0]}x{valid6[1]} in --shape {shape6[0]}x{shape6[1]}: HiFloat4 quantizes "
+                             f"whole blocks of {hif4.BLOCK} elements a row (TQUANT_HIF4.md 1.1), inside the tile")
+        return hif4_case(valid6, shape6)
     if to not in (*oracles.INT8, MXFP8, MXFP4):
         raise UsageError(f"--to {opts['to']}: TQUANT writes int8 (INT8_SYM), uint8 (INT8_ASYM), float8_e4m3 "
                          "(MXFP8) or float4_e2m1 (MXFP4)")
@@ -355,6 +435,8 @@ def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict
 # ---- fuzzing and check -------------------------------------------------------------------------------------------
 
 def geometry_class(case: Case) -> str:
+    if is_hif4(case):
+        return "hif4"
     if is_mx(case):
         word = "mxfp4" if case.param(TO) == MXFP4 else "mxfp8"
         return f"{word}{'_nv' if case.param('nv') else ''}{'_nz' if case.param('nz') else ''}"
@@ -397,7 +479,9 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
                                      notes=notes + "; subnormal effects undefined" + (
                                          "; MXFP8/MXFP4: exponents exact, stochastic casts defined only where "
                                          "exact; DN not yet" if p in MX_PLATFORMS else ""))
-                  for p in ("a2a3", "a5", "kirin9030", "kirinDev0000")}}
+                  for p in ("a2a3", "a5", "kirin9030", "kirinDev0000")},
+               "a6": PlatformSupport(("bfloat16",), oracles.npu, profiles["a6"], notes="TQUANT_HIF4.md: HiFloat4; "
+                                     + A6_OPEN)}
     return [Instruction(
         name="TQUANT", family="conversion", summary="quantization: INT8 dst = round(src / scale) (+ offset), per row",
         inputs=("src", "scale", "offset"), outputs=tuple(r for r in ROLES if r not in ("src", "scale", "offset")),
@@ -405,10 +489,10 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
         random_case=random_case, explicit_case=explicit_case, draw_inputs=draw_inputs,
         role_dtypes={"scale": "float32", "offset": "float32", "exp": "uint8", "scaling": "float32",
                      "index": "uint16", "packed": "uint8", "exp_dn": "uint8", "exp_il": "uint8", "exp_zz": "uint8",
-                     "nz": "uint8", "nz4": "uint8"}, role_dtype_params={"dst": (TO, "int8")},
+                     "nz": "uint8", "nz4": "uint8", "ea": "uint8", "eb": "uint8", "ec": "uint8", "exp_cube": "uint8"},
+        role_dtype_params={"dst": (TO, "int8")},
         options=("dtype", "to", "shape", "dst"), random_options=("to", "shape"), replay_flags=replay_flags,
         draw_batch=draw_batch, geometry_class=geometry_class, regions=regions, explain=explain,
         shared=oracles.shared_work,
         unmodelled={"spec": "pto-spec's TQUANT takes one scalar multiplier and zero point for the whole tile; "
-                            "pto-isa's tests give each row its own (no tile form to compare)",
-                    "a6": A6_UNMODELLED})]
+                            "pto-isa's tests give each row its own (no tile form to compare)"})]

@@ -9,7 +9,8 @@ int32 TEXPANDS goldens of cpu, a2a3 and kirin. The NPU TSHL/TSHR goldens of coun
 goldens: the wrap of their default-saturation pairs and the special values of their saturation folders are
 elements the page leaves open (kirinDev0000's H8 folders need en_dtypes, which the test extras bring); so do
 a2a3's (its fp16/int4 folders packed two a byte) and a5's, but for a5's four bf16 to FP4 goldens of an odd valid
-width, which its script writes without the last valid column (named wrong)."""
+width, which its script writes without the last valid column (named wrong). a6's TQUANT (HiFloat4) folders pass:
+their group maxima (golden_max4.bin, golden_max8.bin) are the page's, and every other golden is open."""
 
 from __future__ import annotations
 
