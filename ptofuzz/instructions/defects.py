@@ -489,7 +489,7 @@ def of(op: str) -> tuple[Defect, ...]:
 def _tquant_multiplies(sig: Signature) -> bool:
     """The simulator against the documented model on TQUANT's values: its multiplication by the scale operand
     (and its offset added before rounding) gives other integers than the page's division."""
-    return sig.op == "TQUANT" and CPUSIM in sig.oracles() and sig.kind == "int-value"
+    return sig.op == "TQUANT" and CPUSIM in sig.oracles() and sig.kind == "int-value" and sig.region == "op"
 
 
 DEFECTS = (*DEFECTS, Defect(
@@ -522,4 +522,23 @@ DEFECTS = (*DEFECTS, Defect(
     "ptofuzz fuzz tquant --oracles cpu,cpusim --sanitize address,undefined --runs 2000 --out findings (with "
     "CXX=clang++: g++'s -fsanitize=undefined leaves out float-cast-overflow)",
     _tquant_nan_cast),)
+BY_NAME = {d.name: d for d in DEFECTS}
+
+
+def _tquant_mx_negative_zero(sig: Signature) -> bool:
+    """The simulator against the A5 model on MXFP8 (OCP) codes: a negative zero product encoded as +0."""
+    return sig.op == "TQUANT" and CPUSIM in sig.oracles() and sig.kind == "signed-zero" and sig.region == "mx" \
+        and sig.geometry == "mxfp8"
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tquant-mxfp8-negative-zero", ("TQUANT",), CPUSIM,
+    "include/pto/cpu/TQuant.hpp:128-146 (EncodeE4M3Fn, the OCP algorithm): the cast searches every E4M3 code in "
+    "ascending order for the nearest and keeps the first of equally near even codes (:140), so a -0 product "
+    "(a -0 source element) is as near to 0x00 as to 0x80 and becomes +0 (0x00); the NV branch (:119-125) keeps "
+    "the sign",
+    "docs/isa/TQUANT.md:26 and 30: q = clip(x * alpha) cast to the destination format; -0 is an E4M3 value "
+    "(0x80), exact, which no rounding changes",
+    "ptofuzz fuzz tquant --oracles a5,cpusim --to float8_e4m3 --runs 2000 --out findings",
+    _tquant_mx_negative_zero),)
 BY_NAME = {d.name: d for d in DEFECTS}

@@ -446,7 +446,8 @@ def geometry_class(case: Case) -> str:
 def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
     d = case.tile(role)
     inside = (np.arange(d.rows)[:, None] < d.valid_rows) & (np.arange(d.cols)[None, :] < d.valid_cols)
-    return ("op", "outside"), np.where(inside, 0, 1).astype(np.uint8)
+    # the MX forms' disagreements a region of their own (the signature then names the form: geometry_class)
+    return ("mx" if is_mx(case) else "op", "outside"), np.where(inside, 0, 1).astype(np.uint8)
 
 
 MULTIPLIED = ("{file} is round(x * scale{plus}) for the scale operand the kernel receives ({why}); "

@@ -13,7 +13,7 @@ from ptofuzz.backends.cpusim import quant
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
 from ptofuzz.engine.differential import compare_batch
 from ptofuzz.instructions import defects, registry
-from ptofuzz.instructions.quant import int8_case
+from ptofuzz.instructions.quant import int8_case, make_case
 
 pytestmark = CPUSIM
 TQUANT = registry.get("TQUANT")
@@ -72,3 +72,73 @@ def test_other_parameter_tiles_are_unsupported_not_wrong(sim):
     out = quant.evaluate(sim, case, {"src": np.zeros((2, 32), np.uint32), "scale": np.zeros((2, 2), np.uint32),
                                      "offset": np.zeros((2, 2), np.uint32)})
     assert out.kind == "unsupported" and "one valid column" in out.reason
+
+
+def mx_inputs(src: np.ndarray) -> dict[str, np.ndarray]:
+    rows = src.shape[-2]
+    return {"src": src.astype(np.float32).view(np.uint32), "scale": np.zeros((rows, 1), np.uint32),
+            "offset": np.zeros((rows, 1), np.uint32)}
+
+
+def test_mxfp8_codes_and_shared_exponents_by_hand(sim):
+    """Row 0, group 0: max |x| = 3 (FP32 exponent 128), s = 128 - 8 = 120, alpha = 2^(127 - 120) = 128: 1 -> 128
+    (0x70: 2^7), 3 -> 384 (0x7C: 1.5 * 2^8), -0.5 -> -64 (0xE8); group 1: max 1000 (exponent 136), s = 128,
+    alpha 1/2: 448 -> 224 (0x76: 1.75 * 2^7), 1000 -> 500 clipped to 448 (0x7E). Row 1: an infinite maximum,
+    s = 255 - 8 = 247, inf clipped to 448. The simulator's and the A5 model's codes and exponents agree there; the
+    -0 at row 0 column 1 is the defect cpusim-tquant-mxfp8-negative-zero (0x00 where the page gives 0x80)."""
+    case = make_case("cpusim", "float32", "float8_e4m3", (2, 64))
+    src = np.zeros((2, 64), np.float32)
+    src[0, :4] = [1.0, -0.0, 3.0, -0.5]
+    src[0, 32:35] = [448.0, 0.0, 1000.0]
+    src[1, 0] = np.inf
+    inputs = mx_inputs(src)
+    out = quant.evaluate(sim, case, inputs)
+    model = TQUANT.evaluate(case.on("a5"), inputs)
+    assert out.outputs["exp"].tolist() == model.outputs["exp"].tolist() == [[120, 128], [247, 0]]
+    assert (model.classes["exp"] == np.array([[EXACT, EXACT], [EXACT, UNDEFINED]])).all()  # a zero group: open
+    cols = [0, 2, 3, 32, 34]
+    assert out.outputs["dst"][0, cols].tolist() == model.outputs["dst"][0, cols].tolist() == [
+        0x70, 0x7C, 0xE8, 0x76, 0x7E]
+    assert out.outputs["dst"][1, 0] == model.outputs["dst"][1, 0] == 0x7E
+    assert out.outputs["dst"][0, 1] == 0x00 and model.outputs["dst"][0, 1] == 0x80
+    assert model.classes["dst"][0, 1] == EXACT
+    hits = compare_batch(TQUANT, case, {"a5": model, "cpusim": out}, None)
+    keys = {s.key for s in hits.counts}
+    assert keys == {"TQUANT/float/a5~cpusim/signed-zero/mx/mxfp8"}
+    (sig,) = hits.counts
+    assert defects.matching(sig) is defects.BY_NAME["cpusim-tquant-mxfp8-negative-zero"]
+
+
+def test_mxfp8_without_negative_zeros_agrees_with_the_model(sim):
+    """16 random MXFP8 cases (OCP), no -0 sources: every element the page pins is the simulator's (codes and
+    exponents); the NV form's results are all open (the page gives NV only its name)."""
+    rng = np.random.default_rng(3)
+    src = (rng.standard_normal((16, 3, 96)) * np.exp2(rng.integers(-20, 20, (16, 3, 1)))).astype(np.float32)
+    src[src == 0] = 1.0
+    for nv in (False, True):
+        case = make_case("cpusim", "float32", "float8_e4m3", (3, 96), nv=nv)
+        out = quant.evaluate(sim, case, mx_inputs(src))
+        model = TQUANT.evaluate(case.on("a5"), mx_inputs(src))
+        assert not compare_batch(TQUANT, case, {"a5": model, "cpusim": out}, 16).counts
+        assert (model.classes["exp"] == EXACT).all() != nv
+
+
+def test_mx_forms_the_harness_does_not_run_are_unsupported(sim):
+    for case in (make_case("cpusim", "float32", "float8_e4m3", (16, 64), nz=True),
+                 make_case("cpusim", "float32", "float8_e4m3", (64, 64), dn=True)):
+        out = quant.evaluate(sim, case, mx_inputs(np.ones(case.tile("src").shape)))
+        assert out.kind == "unsupported" and "ND" in out.reason
+
+
+def test_the_mx_matcher_covers_only_its_own_form():
+    from ptofuzz.core.signature import Signature
+
+    mine = defects.BY_NAME["cpusim-tquant-mxfp8-negative-zero"]
+    assert mine.matches(Signature("TQUANT", "float", "a5~cpusim", "signed-zero", "mx", "mxfp8"))
+    for other in (Signature("TQUANT", "float", "a5~cpusim", "signed-zero", "mx", "mxfp8_nv"),
+                  Signature("TQUANT", "float", "a5~cpusim", "int-value", "mx", "mxfp8"),
+                  Signature("TQUANT", "float", "a5~cpusim", "signed-zero", "op", "-")):
+        assert not mine.matches(other)
+    int8 = defects.BY_NAME["cpusim-tquant-multiplies-scale"]
+    assert int8.matches(Signature("TQUANT", "float", "a5~cpusim", "int-value", "op", "-"))
+    assert not int8.matches(Signature("TQUANT", "float", "a5~cpusim", "int-value", "mx", "mxfp8"))

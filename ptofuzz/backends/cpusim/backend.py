@@ -116,6 +116,21 @@ def _quant(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outc
 ADAPTERS = {**ADAPTERS, "TQUANT": _quant}  # INT8: the destination (int8 or uint8) chosen at run time
 
 
+def _no_device(case: Case) -> str | None:
+    return None
+
+
+def _quant_model(case: Case) -> str | None:
+    from ptofuzz.backends.cpusim import quant
+
+    return quant.model_platform(case)
+
+
+#: per instruction, the platform whose model classes a case's simulator bits when it is not cpu's (a form the
+#: pages put on a device only)
+MODEL_PLATFORM: dict[str, Callable[[Case], str | None]] = {"TQUANT": _quant_model}
+
+
 class _Live:
     """The simulator this process made (never pickled: each process starts its own harness)."""
 
@@ -160,6 +175,9 @@ class CpusimBackend:
         if case.dtype not in inst.platforms["cpu"].dtypes:
             return Outcome.unsupported(f"{inst.name} on cpu does not accept {case.dtype}")
         model = inst.evaluate(dataclasses.replace(case, platform="cpu"), inputs)
+        device = MODEL_PLATFORM.get(inst.name, _no_device)(case)
+        if device is not None:  # a form the pages put on a device only, which the simulator simulates
+            model = inst.evaluate(dataclasses.replace(case, platform=device), inputs)
         if model.kind is OutcomeKind.UNSUPPORTED:  # outside the page's contract (a runtime check the case breaks)
             return model
         return documented(model, adapter(self.simulator(), case, inputs))

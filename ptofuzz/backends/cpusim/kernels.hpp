@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include <pto/pto-inst.hpp>
 
@@ -603,10 +604,50 @@ void run_tquant(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* vali
     }
 }
 
+// TQUANT's MX forms at stride C (a multiple of 32) from a source S: MXFP8 (E4M3 codes as int8_t bytes), OCP or NV
+// (A). ND grouping, dst and src of valid region v[0] x v[1]; each case's output holds its rows x C codes, then its
+// E8M0 exponents, rows x kMxExpCols(C) bytes (group g of row r at r * kMxExpCols(C) + g); the group maxima and
+// scalings are scratch
+template <int C, typename S, pto::QuantScaleAlg A>
+void run_tquant_mx8(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    constexpr int E = kMxExpCols(C), G = E / 4 < 8 ? 8 : E / 4;  // exponent bytes, scratch floats a row
+    using DstT = pto::Tile<pto::TileType::Vec, int8_t, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using SrcT = pto::Tile<pto::TileType::Vec, S, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using ExpT = pto::Tile<pto::TileType::Vec, uint8_t, kRows, E, pto::BLayout::RowMajor, -1, -1>;
+    using ScrT = pto::Tile<pto::TileType::Vec, float, kRows, G, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C, each = tile + size_t(rows) * E;
+    std::vector<float> scratch(size_t(rows) * G * 2);
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        DstT dt(v[0], v[1]);
+        SrcT st(v[0], v[1]);
+        ExpT et(v[0], E);
+        ScrT mt(v[0], G), sc(v[0], G);
+        dt.data() = reinterpret_cast<int8_t*>(dbuf + k * each);
+        st.data() = reinterpret_cast<S*>(abuf) + k * tile;
+        et.data() = dbuf + k * each + tile;
+        mt.data() = scratch.data();
+        sc.data() = scratch.data() + size_t(rows) * G;
+        pto::TQUANT<pto::QuantType::MXFP8, DstT, SrcT, ExpT, ScrT, ScrT, A>(dt, st, &et, &mt, &sc);
+    }
+}
+
 template <typename S>
 bool dispatch_tquant(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint8_t*)
 {
-    if (h.alias != 5 && h.alias != 6) return false;  // int8 (INT8_SYM) or uint8 (INT8_ASYM)
+    if (h.alias == kMxfp8Ocp || h.alias == kMxfp8Nv) {
+        return with_stride(h.cols_index, [&](auto c) {
+            if (h.alias == kMxfp8Ocp) {
+                run_tquant_mx8<decltype(c)::value, S, pto::QuantScaleAlg::OCP>(d, a, v, h.rows, h.n);
+            } else {
+                run_tquant_mx8<decltype(c)::value, S, pto::QuantScaleAlg::NV>(d, a, v, h.rows, h.n);
+            }
+            return true;
+        });
+    }
+    if (!std::is_same_v<S, float> || (h.alias != 5 && h.alias != 6)) return false;  // int8 or uint8, from float
     return with_stride(h.cols_index, [&](auto c) {
         if (h.alias == 5) {
             run_tquant<decltype(c)::value, int8_t, pto::QuantType::INT8_SYM>(d, a, b, v, h.rows, h.n);
