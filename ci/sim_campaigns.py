@@ -63,10 +63,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sanitizer-runs", type=int, default=20_000)
     ap.add_argument("--markdown", type=Path, default=None)
     ap.add_argument("--sanitizer-cxx", default=None, help="the compiler of the sanitizer campaigns (CXX)")
+    ap.add_argument("--oracles", default=None,
+                    help="the oracles of both campaigns instead of spec,cpu,cpusim and cpu,cpusim (a5,cpusim: a "
+                         "form the pages put on A5 only, which the simulator simulates)")
+    ap.add_argument("--fuzz-args", default="", help="more options of every campaign (e.g. '--to float8_e4m3')")
     args = ap.parse_args(argv)
     from ptofuzz.instructions import registry
 
-    lines = [f"| instruction | dtype | spec,cpu,cpusim ({args.runs:,} cases) | cpu,cpusim under ASan+UBSan "
+    first, second = (args.oracles, args.oracles) if args.oracles else ("spec,cpu,cpusim", "cpu,cpusim")
+    more = args.fuzz_args.split()
+    lines = [f"| instruction | dtype | {first} ({args.runs:,} cases) | {second} under ASan+UBSan "
              f"({args.sanitizer_runs:,} cases{', ' + args.sanitizer_cxx if args.sanitizer_cxx else ''}) |",
              "|---|---|---|---|"]
     reasons: dict[str, str] = {}
@@ -77,8 +83,8 @@ def main(argv: list[str] | None = None) -> int:
             cells = []
             plain = "spec,cpu,cpusim" if "spec" in inst.platforms else "cpu,cpusim"  # pto-spec has no TLRELU
             for oracles, runs, extra, cxx in (
-                    (plain, args.runs, [], None),
-                    ("cpu,cpusim", args.sanitizer_runs, ["--sanitize", "address,undefined"], args.sanitizer_cxx)):
+                    (args.oracles or plain, args.runs, more, None),
+                    (second, args.sanitizer_runs, ["--sanitize", "address,undefined", *more], args.sanitizer_cxx)):
                 cmd, summary, why = _campaign(op.lower(), dtype, oracles, runs, extra, cxx)
                 if summary is None:
                     bad += 1
@@ -95,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
                     parts = sig.split("/")
                     groups.setdefault(key, []).append(f"`{'/'.join(parts[2:])}` x{hits:,}")
                 cell = "; ".join(f"{k}: {', '.join(v)}" for k, v in groups.items()) or "none"
-                san = ("address", "undefined") if extra else ()
+                san = ("address", "undefined") if "--sanitize" in extra else ()
                 if dtype == "bfloat16" and not _bf16_native(inst.name, cxx, san):
                     cell = f"cpusim ran none (cpusim-bf16-placeholder); {cell}"
                 skipped = summary.get("skipped", 0)
