@@ -68,6 +68,7 @@ def main(argv: list[str] | None = None) -> int:
                          "form the pages put on A5 only, which the simulator simulates)")
     ap.add_argument("--fuzz-args", default="", help="more options of every campaign (e.g. '--to float8_e4m3')")
     args = ap.parse_args(argv)
+    from ptofuzz.backends.cpusim import build
     from ptofuzz.instructions import registry
 
     first, second = (args.oracles, args.oracles) if args.oracles else ("spec,cpu,cpusim", "cpu,cpusim")
@@ -79,7 +80,8 @@ def main(argv: list[str] | None = None) -> int:
     bad = 0
     for op in args.ops:
         inst = registry.get(op)
-        for dtype in inst.platforms["cpu"].dtypes:
+        device = build.DEVICE_DTYPES.get(inst.name, ()) if args.oracles else ()  # a device form's sources
+        for dtype in (*inst.platforms["cpu"].dtypes, *device):
             cells = []
             plain = "spec,cpu,cpusim" if "spec" in inst.platforms else "cpu,cpusim"  # pto-spec has no TLRELU
             for oracles, runs, extra, cxx in (

@@ -11,6 +11,7 @@ from backend_helpers import CPUSIM, simulator
 
 from ptofuzz.backends.cpusim import quant
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Tile
+from ptofuzz.core.signature import dtype_class
 from ptofuzz.engine.differential import compare_batch
 from ptofuzz.instructions import defects, registry
 from ptofuzz.instructions.quant import int8_case, make_case
@@ -74,24 +75,31 @@ def test_other_parameter_tiles_are_unsupported_not_wrong(sim):
     assert out.kind == "unsupported" and "one valid column" in out.reason
 
 
-def mx_inputs(src: np.ndarray) -> dict[str, np.ndarray]:
+def mx_inputs(src: np.ndarray, dtype: str = "float32") -> dict[str, np.ndarray]:
+    import ml_dtypes
+
     rows = src.shape[-2]
-    return {"src": src.astype(np.float32).view(np.uint32), "scale": np.zeros((rows, 1), np.uint32),
+    kind = {"float32": (np.float32, np.uint32), "float16": (np.float16, np.uint16),
+            "bfloat16": (ml_dtypes.bfloat16, np.uint16)}[dtype]
+    return {"src": src.astype(kind[0]).view(kind[1]), "scale": np.zeros((rows, 1), np.uint32),
             "offset": np.zeros((rows, 1), np.uint32)}
 
 
-def test_mxfp8_codes_and_shared_exponents_by_hand(sim):
+@pytest.mark.parametrize("dtype", ["float32", "float16"])
+def test_mxfp8_codes_and_shared_exponents_by_hand(sim, dtype):
     """Row 0, group 0: max |x| = 3 (FP32 exponent 128), s = 128 - 8 = 120, alpha = 2^(127 - 120) = 128: 1 -> 128
     (0x70: 2^7), 3 -> 384 (0x7C: 1.5 * 2^8), -0.5 -> -64 (0xE8); group 1: max 1000 (exponent 136), s = 128,
     alpha 1/2: 448 -> 224 (0x76: 1.75 * 2^7), 1000 -> 500 clipped to 448 (0x7E). Row 1: an infinite maximum,
     s = 255 - 8 = 247, inf clipped to 448. The simulator's and the A5 model's codes and exponents agree there; the
-    -0 at row 0 column 1 is the defect cpusim-tquant-mxfp8-negative-zero (0x00 where the page gives 0x80)."""
-    case = make_case("cpusim", "float32", "float8_e4m3", (2, 64))
+    -0 at row 0 column 1 is the defect cpusim-tquant-mxfp8-negative-zero (0x00 where the page gives 0x80). Every
+    value is exact in FP16 too: the same codes from that source (BF16 runs only where the compiler has a real
+    bfloat16_t: see cpusim-bf16-placeholder)."""
+    case = make_case("cpusim", dtype, "float8_e4m3", (2, 64))
     src = np.zeros((2, 64), np.float32)
     src[0, :4] = [1.0, -0.0, 3.0, -0.5]
     src[0, 32:35] = [448.0, 0.0, 1000.0]
     src[1, 0] = np.inf
-    inputs = mx_inputs(src)
+    inputs = mx_inputs(src, dtype)
     out = quant.evaluate(sim, case, inputs)
     model = TQUANT.evaluate(case.on("a5"), inputs)
     assert out.outputs["exp"].tolist() == model.outputs["exp"].tolist() == [[120, 128], [247, 0]]
@@ -104,7 +112,7 @@ def test_mxfp8_codes_and_shared_exponents_by_hand(sim):
     assert model.classes["dst"][0, 1] == EXACT
     hits = compare_batch(TQUANT, case, {"a5": model, "cpusim": out}, None)
     keys = {s.key for s in hits.counts}
-    assert keys == {"TQUANT/float/a5~cpusim/signed-zero/mx/mxfp8"}
+    assert keys == {f"TQUANT/{dtype_class(dtype)}/a5~cpusim/signed-zero/mx/mxfp8"}
     (sig,) = hits.counts
     assert defects.matching(sig) is defects.BY_NAME["cpusim-tquant-mxfp8-negative-zero"]
 

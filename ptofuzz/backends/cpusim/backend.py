@@ -172,12 +172,13 @@ class CpusimBackend:
         adapter = ADAPTERS.get(inst.name)
         if adapter is None:
             return Outcome.unsupported(f"{inst.name} is not in the cpusim harness")
-        if case.dtype not in inst.platforms["cpu"].dtypes:
-            return Outcome.unsupported(f"{inst.name} on cpu does not accept {case.dtype}")
-        model = inst.evaluate(dataclasses.replace(case, platform="cpu"), inputs)
         device = MODEL_PLATFORM.get(inst.name, _no_device)(case)
+        if device is None and case.dtype not in inst.platforms["cpu"].dtypes:
+            return Outcome.unsupported(f"{inst.name} on cpu does not accept {case.dtype}")
         if device is not None:  # a form the pages put on a device only, which the simulator simulates
             model = inst.evaluate(dataclasses.replace(case, platform=device), inputs)
+        else:
+            model = inst.evaluate(dataclasses.replace(case, platform="cpu"), inputs)
         if model.kind is OutcomeKind.UNSUPPORTED:  # outside the page's contract (a runtime check the case breaks)
             return model
         return documented(model, adapter(self.simulator(), case, inputs))

@@ -56,6 +56,9 @@ OPS = {"TPARTADD": 0, "TPARTMUL": 1, "TPARTMAX": 2, "TPARTMIN": 3, "TSORT32": 4,
        "TEXPANDS": 37, "TCI": 38, "TTRI": 39,  # protocol.hpp's GenerationOp
        "TCVT": 40, "TDEQUANT": 41}  # protocol.hpp's ConversionOp (TCVT: one object, a kernel per source type)
 OPS = {**OPS, "TQUANT": 42}  # protocol.hpp's QuantOp: INT8_SYM or INT8_ASYM chosen at run time (the alias)
+#: source types compiled beyond the cpu's for forms the pages put on a device only (TQUANT's MX forms, A5: the
+#: simulator simulates them from FP16 and BF16 too)
+DEVICE_DTYPES = {"TQUANT": ("float16", "bfloat16")}
 # TCVT's compiled (source -> destinations), kernels.hpp's kCvtPairs: the pairs pto-isa's page lists for A2A3 or A5
 # among ptofuzz's dtypes, and float32 -> float32
 CVT_PAIRS = {"float32": ("float32", "float16", "bfloat16", "int32", "int16", "int64", "uint8", "uint16", "int4",
@@ -310,7 +313,8 @@ def wanted_pairs(ops: Sequence[str] = ()) -> list[tuple[str, str]]:
         if op not in OPS:
             raise UsageError(f"{op} is not in the cpusim harness; it runs: {', '.join(o.lower() for o in OPS)}")
     chosen = [op for op in OPS if op in insts and (not ops or op in ops)]
-    pairs = [(op, dt) for op in chosen for dt in insts[op].platforms["cpu"].dtypes if dt in DTYPES]
+    pairs = [(op, dt) for op in chosen for dt in (*insts[op].platforms["cpu"].dtypes, *DEVICE_DTYPES.get(op, ()))
+             if dt in DTYPES]
     return [(op, dt) for op, dt in pairs if op != "TCVT" or dt in CVT_PAIRS]  # TCVT: the sources it compiles
 
 
