@@ -22,6 +22,13 @@ from ptofuzz.core.case import Case, Outcome
 PARA_COLS = 8  # protocol.hpp's kParaCols
 
 
+def parameters(scale: np.ndarray, offset: np.ndarray, rows: int, n: int) -> np.ndarray:
+    """The harness's B buffer for ``n`` cases: each case's scale tile, then its offset tile, each ``rows`` x
+    :data:`PARA_COLS` float bits (protocol.hpp's kParaCols)."""
+    return np.concatenate([into(scale, rows, PARA_COLS).reshape(n, -1),
+                           into(offset, rows, PARA_COLS).reshape(n, -1)], axis=1).astype(np.uint32)
+
+
 def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """The simulator's outcome of ``case`` (inputs with or without a leading batch axis)."""
     d, p = case.tile("dst"), case.tile("scale")
@@ -33,8 +40,7 @@ def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
         return req
     rows, cols = req.rows, req.cols
     src, scale, offset = req.arrays
-    para = np.concatenate([into(scale, rows, PARA_COLS).reshape(req.n, -1),
-                           into(offset, rows, PARA_COLS).reshape(req.n, -1)], axis=1).astype(np.uint32)
+    para = parameters(scale, offset, rows, req.n)
     ints = req.valid(*d.valid, p.valid_cols, 0, 0, 0)
     out = np.zeros((req.n, rows, cols), dtype=np.uint32)
     got, failures = sim.worker().run(build.OPS["TDEQUANT"], build.DTYPES[dtypes.get(case.dtype).name][0],

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from ptofuzz.backends.cpusim import build
-from ptofuzz.backends.cpusim.dequant import PARA_COLS
+from ptofuzz.backends.cpusim.dequant import parameters
 from ptofuzz.backends.cpusim.simulator import Simulator
 from ptofuzz.backends.cpusim.tpart import dst_outcome, into, prepare
 from ptofuzz.core import dtypes
@@ -62,8 +62,7 @@ def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
         return req
     rows, cols = req.rows, req.cols
     src, scale, offset = req.arrays
-    para = np.concatenate([into(scale, rows, PARA_COLS).reshape(req.n, -1),
-                           into(offset, rows, PARA_COLS).reshape(req.n, -1)], axis=1).astype(np.uint32)
+    para = parameters(scale, offset, rows, req.n)
     ints = req.valid(*d.valid, p.valid_rows, 0, 0, 0)
     out = np.zeros((req.n, rows, cols), dtype=np.uint8)
     got, failures = sim.worker().run(build.OPS["TQUANT"], build.DTYPES["float32"][0], req.cols_index, rows, ints,
