@@ -195,17 +195,16 @@ def _tcvt_int_mode(sig: Signature) -> bool:
 
 def _bounds_held(src: str, dst: str) -> bool:
     """Whether a float source holds an integer destination's minimum and maximum exactly (then clamping to them
-    in the source type, cpusim-tcvt-sat-bound's cause, is exact)."""
+    in the source type, cpusim-tcvt-sat-bound's cause, is exact): the conversion core says."""
+    import numpy as np
+
     from ptofuzz.core import dtypes
+    from ptofuzz.oracles import convert as cv
 
     s, d = dtypes.get(src), dtypes.get(dst)
-
-    def held(v: int) -> bool:
-        v = abs(v)
-        odd = v >> ((v & -v).bit_length() - 1) if v else 0
-        return odd.bit_length() <= s.man_bits + 1 and v < 2 ** (1 << (s.exp_bits - 1))
-
-    return held(d.int_max) and held(d.int_min)
+    bounds = np.array([d.int_max & d.bit_mask, d.int_min & d.bit_mask], dtype=np.uint64).astype(d.bits_dtype)
+    _, status = cv.convert(bounds, d, s, cv.RNE)
+    return bool((status == cv.EXACT_RESULT).all())
 
 
 def _tcvt_sat_nan(sig: Signature) -> bool:
