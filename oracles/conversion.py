@@ -66,17 +66,14 @@ values), so the NPUs' flush of denormals does not touch them.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
 
 import numpy as np
 
 from ptofuzz.core.case import COMMIT, EXACT, NAN, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.core.dtypes import DType, get
 from ptofuzz.oracles import convert as cv
-from ptofuzz.oracles import descriptors, ieee
+from ptofuzz.oracles import descriptors, ieee, memo
 
 TO, RMODE, SAT = "to", "rmode", "sat"
 SAT_ON, SAT_OFF = 0, 1
@@ -153,41 +150,24 @@ def _open_range(x: cv.Exact, out: np.ndarray, status: np.ndarray, dst: DType, ho
     return mask
 
 
-_SHARED: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar("tcvt_shared", default=None)
-
-
-@contextlib.contextmanager
-def shared_work(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> Iterator[None]:
-    """Within this context the TCVT oracles share the conversion core's results on the same source elements
-    (every platform rounds the same exact values; only the classing differs): one case on several platforms
-    converts once. Inputs must not change inside the context."""
-    token = _SHARED.set({})
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
+_MEMO = memo.Memo("tcvt_shared")
+#: the instruction's shared context: the platforms of one case convert its elements once (only the classing differs)
+shared_work = _MEMO.scope
 
 
 def _converted(bits: np.ndarray, src: DType, dst: DType, how: str, integral: bool
                ) -> tuple[cv.Exact, np.ndarray, np.ndarray]:
     """The decoded source, the converted bits and the statuses (inside :func:`shared_work`, once per region of
     memory, pair and direction; the results are read only)."""
-    memo = _SHARED.get()
-    key = None
-    if memo is not None:
-        key = (bits.__array_interface__["data"][0], bits.shape, bits.strides, bits.dtype.str, src.name, dst.name,
-               how, integral)
-        if key in memo:
-            shared: tuple[cv.Exact, np.ndarray, np.ndarray] = memo[key][1]
-            return shared
-    x = cv.decode(bits, src)
-    if integral:
-        out, status = _integral(bits, src, how)
-    else:
-        out, status = cv.to_float(x, dst, how) if dst.is_float else cv.to_integer(x, dst, how)
-    if memo is not None and len(memo) < 256:  # a batch's pieces (bounded: a huge batch shares what fits)
-        memo[key] = (bits, (x, out, status))  # the view kept alive, so its address names it for the memo's life
-    return x, out, status
+    def compute() -> tuple[cv.Exact, np.ndarray, np.ndarray]:
+        x = cv.decode(bits, src)
+        if integral:
+            out, status = _integral(bits, src, how)
+        else:
+            out, status = cv.to_float(x, dst, how) if dst.is_float else cv.to_integer(x, dst, how)
+        return x, out, status
+
+    return _MEMO.get((bits,), (src.name, dst.name, how, integral), compute)
 
 
 def _fp4_open(x: cv.Exact, status: np.ndarray, sat: int | None, how: str) -> np.ndarray:

@@ -24,16 +24,13 @@ Outside the valid region: undefined.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Iterator, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping
 
 import numpy as np
 
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.core.dtypes import get
-from ptofuzz.oracles import ieee
+from ptofuzz.oracles import ieee, memo
 
 F32 = get("float32")
 TO = "to"
@@ -83,18 +80,9 @@ def int8_outcome(case: Case, inputs: Mapping[str, np.ndarray], npu: bool) -> Out
                    classes={"dst": np.concatenate([p.classes["dst"] for p in parts])})
 
 
-_SHARED: contextvars.ContextVar[dict[Any, Any] | None] = contextvars.ContextVar("tquant_shared", default=None)
-
-
-@contextlib.contextmanager
-def shared_work(batch: Sequence[tuple[Case, Mapping[str, np.ndarray]]] = ()) -> Iterator[None]:
-    """Within this context the INT8 oracles share the exact quotients of the same source and scale elements
-    (cpu and the NPUs divide the same values; only the classing differs). Inputs must not change inside."""
-    token = _SHARED.set({})
-    try:
-        yield
-    finally:
-        _SHARED.reset(token)
+_MEMO = memo.Memo("tquant_shared")
+#: the instruction's shared context: cpu and the NPUs divide the same elements once (only the classing differs)
+shared_work = _MEMO.scope
 
 
 def _quotients(src: np.ndarray, scale: np.ndarray, rows: int, cols: int, prow: np.ndarray
@@ -102,29 +90,21 @@ def _quotients(src: np.ndarray, scale: np.ndarray, rows: int, cols: int, prow: n
     """(source bits, scale bits, the FP32 quotient, round-half-even of the exact quotient, where it is defined
     and the FP32 quotient rounds to it) of the valid region; inside :func:`shared_work` once per region of
     memory (the results are read only)."""
-    memo = _SHARED.get()
-    key = None
-    if memo is not None:
-        key = tuple((a.__array_interface__["data"][0], a.shape, a.strides) for a in (src, scale)) + (
-            rows, cols, prow.tobytes())
-        if key in memo:
-            shared: tuple[np.ndarray, ...] = memo[key][1]
-            return shared
-    xb = src[..., :rows, :cols].astype(np.uint32)
-    sb = scale[..., prow, :1].astype(np.uint32)
-    x32, s32 = xb.view(np.float32), np.broadcast_to(sb.view(np.float32), xb.shape)
-    with np.errstate(all="ignore"):
-        q32 = x32 / s32  # the FP32 quotient (IEEE, round to nearest even)
-        x, s = x32.astype(np.float64), s32.astype(np.float64)
-        finite = np.isfinite(x) & np.isfinite(s) & (s != 0) & np.isfinite(q32)
-        ok = finite & (np.abs(x) < 2.0 ** 20 * np.abs(np.where(s == 0, 1.0, s)))
-        xs, ss = np.where(ok, x, 0.0), np.where(ok, s, 1.0)
-        k = rne_quotient(xs, ss)
-        ok &= np.rint(np.where(ok, q32, 0).astype(np.float64)) == k
-    out = (xb, sb, q32, k, ok)
-    if memo is not None and len(memo) < 256:  # a batch's pieces (bounded)
-        memo[key] = ((src, scale), out)  # the views kept alive, so their addresses name them for the memo's life
-    return out
+    def compute() -> tuple[np.ndarray, ...]:
+        xb = src[..., :rows, :cols].astype(np.uint32)
+        sb = scale[..., prow, :1].astype(np.uint32)
+        x32, s32 = xb.view(np.float32), np.broadcast_to(sb.view(np.float32), xb.shape)
+        with np.errstate(all="ignore"):
+            q32 = x32 / s32  # the FP32 quotient (IEEE, round to nearest even)
+            x, s = x32.astype(np.float64), s32.astype(np.float64)
+            finite = np.isfinite(x) & np.isfinite(s) & (s != 0) & np.isfinite(q32)
+            ok = finite & (np.abs(x) < 2.0 ** 20 * np.abs(np.where(s == 0, 1.0, s)))
+            xs, ss = np.where(ok, x, 0.0), np.where(ok, s, 1.0)
+            k = rne_quotient(xs, ss)
+            ok &= np.rint(np.where(ok, q32, 0).astype(np.float64)) == k
+        return xb, sb, q32, k, ok
+
+    return _MEMO.get((src, scale), (rows, cols, prow.tobytes()), compute)
 
 
 def _int8_outcome(case: Case, inputs: Mapping[str, np.ndarray], npu: bool) -> Outcome:
