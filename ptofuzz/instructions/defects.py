@@ -525,9 +525,10 @@ BY_NAME = {d.name: d for d in DEFECTS}
 
 
 def _tquant_mx_negative_zero(sig: Signature) -> bool:
-    """The simulator against the A5 model on MXFP8 (OCP) codes: a negative zero product encoded as +0."""
+    """The simulator against the A5 model on MXFP8 (OCP) codes, any layout: a negative zero product encoded as
+    +0."""
     return sig.op == "TQUANT" and CPUSIM in sig.oracles() and sig.kind == "signed-zero" and sig.region == "mx" \
-        and sig.geometry == "mxfp8"
+        and sig.geometry in ("mxfp8", "mxfp8_nz", "mxfp8_dn")
 
 
 DEFECTS = (*DEFECTS, Defect(
@@ -540,4 +541,44 @@ DEFECTS = (*DEFECTS, Defect(
     "(0x80), exact, which no rounding changes",
     "ptofuzz fuzz tquant --oracles a5,cpusim --to float8_e4m3 --runs 2000 --out findings",
     _tquant_mx_negative_zero),)
+BY_NAME = {d.name: d for d in DEFECTS}
+
+
+def _tquant_mxfp4_overfill(sig: Signature) -> bool:
+    """AddressSanitizer's report of a heap write out of bounds in TQUANT: a crash's signature names no form, and
+    only the MXFP4 forms write past a tile (the INT8 and MXFP8 forms run clean under AddressSanitizer: the
+    tests show both)."""
+    return sig.op == "TQUANT" and sig.pair == CPUSIM and sig.kind == "crash" and sig.region == "heap-buffer-overflow"
+
+
+def _tquant_nz_exponent_stride(sig: Signature) -> bool:
+    """The simulator against the A5 model on the NZ overload's ZZ exponents (not its codes)."""
+    return sig.op == "TQUANT" and CPUSIM in sig.oracles() and sig.kind == "int-value" and sig.region == "mx-exp" \
+        and sig.geometry == "mxfp8_nz"
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tquant-mxfp4-overfill", ("TQUANT",), CPUSIM,
+    "include/pto/cpu/TQuant.hpp:446-453 (InitMxOutput, called at :535 before every MXFP4 quantization) zero-fills "
+    "TileDataOut::Rows * TileDataOut::Cols bytes from dst.data(); a float4_e2m1x2_t tile holds two elements a byte, "
+    "Rows * Cols / 2 bytes (pto_tile.hpp:1561 sizes a tile's own buffer so, and GetSizeInBytes at :1670-1677), so "
+    "the fill writes as many bytes again past the tile (AddressSanitizer: heap-buffer-overflow, for a 64 x 64 "
+    "tile 2,048 bytes past a 2,048-byte buffer), whatever the valid region",
+    "docs/isa/TQUANT.md (the MXFP4 table: dst e2m1 two a byte, M x N / 2 bytes) and the tile model: an instruction "
+    "writes its destination tile's storage and nothing beyond it",
+    "ptofuzz fuzz tquant --oracles a5,cpusim --to float4_e2m1 --sanitize address --runs 200 --out findings",
+    _tquant_mxfp4_overfill),
+    Defect(
+    "cpusim-tquant-nz-exponent-stride", ("TQUANT",), CPUSIM,
+    "include/pto/cpu/TQuant.hpp:578-605 (the VecStoreMode::NZ overload): after the ND pass has written group g of "
+    "row r at GetTileElementOffset<TileDataExp>(r, g), r * TileDataExp::Cols + g (:480), it reads the exponents "
+    "back as the flat offsets 0 .. rows * validCol / 32 (:596-598: GetTileElementOffset(0, i)), as if each row "
+    "held validCol / 32 groups; an exponent tile of more columns than the row has groups (any tile of 32-byte "
+    "rows under 1024 valid columns, as the a5 test declares it: CEIL(staticCols / 32, 32)) is read at the wrong "
+    "stride, and the ZZ tile takes other rows' slots and the tile's padding (16 x 64 float32: rows 1 to 15 of "
+    "the ZZ exponents come back 0)",
+    "docs/isa/TQUANT.md:150 (and TQUANT_DN.md:148): the ZZ tile is the exponents of the ND groups in [16, 2] "
+    "boxes, a permutation: every group's exponent appears once",
+    "ptofuzz fuzz tquant --oracles a5,cpusim --to float8_e4m3 --runs 2000 --out findings",
+    _tquant_nz_exponent_stride),)
 BY_NAME = {d.name: d for d in DEFECTS}

@@ -327,7 +327,8 @@ MX_PLATFORMS = ("a5",)  # TQUANT.md:163: microscaling on A5 only
 
 def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
     """INT8 everywhere but a6; on A5 also MXFP8 (a source type, OCP or NV, ND or, for whole 16-row and 64-column
-    blocks, NZ) and MXFP4 (16-bit sources, ND); on a6 HiFloat4 (bf16, whole blocks of 64 a row)."""
+    blocks, NZ) and MXFP4 (16-bit sources, ND); on a6 HiFloat4 (bf16, whole blocks of 64 a row). An MX ``to``
+    draws MX cases on any platform (the cpu's space is the simulator's, which runs them against A5's page)."""
     if platforms.canonical(platform) == "a6":
         vr, vc = valid_region(source, dtypes.get("bfloat16"), allow_zero=False, shape=constraints.get("shape"))
         if vc % hif4.BLOCK:
@@ -337,11 +338,12 @@ def random_case(source: Source, platform: str, constraints: Mapping[str, Any]) -
             vc = -(-vc // hif4.BLOCK) * hif4.BLOCK
         return hif4_case((vr, vc))
     dtype = constraints.get("dtype")
-    if platforms.canonical(platform) in MX_PLATFORMS and (constraints.get("to") in (MXFP8, MXFP4) or (
+    if constraints.get("to") in (MXFP8, MXFP4) or (platforms.canonical(platform) in MX_PLATFORMS and (
             not constraints.get("to") and dtype in (None, *mx.SOURCES) and
             (dtype not in (None, "float32") or float(source.random(1)[0]) < 0.5))):
-        dt = dtype or source.choice(mx.SOURCES)
-        to = constraints.get("to") or (MXFP4 if dt != "float32" and float(source.random(1)[0]) < 0.4 else MXFP8)
+        given = constraints.get("to")
+        dt = dtype or source.choice(mx.FORMATS[given][2] if given else mx.SOURCES)
+        to = given or (MXFP4 if dt != "float32" and float(source.random(1)[0]) < 0.4 else MXFP8)
         vr, vc = valid_region(source, dtypes.get(dt), allow_zero=False, shape=constraints.get("shape"))
         if dt == "float32":  # FP32 quantizes whole groups (TQUANT.md:138)
             vc = -(-vc // mx.GROUP) * mx.GROUP
@@ -434,20 +436,27 @@ def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict
 
 # ---- fuzzing and check -------------------------------------------------------------------------------------------
 
+#: the MX forms' E8M0 exponent roles (their disagreements: region ``mx-exp``)
+EXPONENT_ROLES = ("exp", "exp_dn", "exp_il", "exp_zz")
+
+
 def geometry_class(case: Case) -> str:
     if is_hif4(case):
         return "hif4"
     if is_mx(case):
         word = "mxfp4" if case.param(TO) == MXFP4 else "mxfp8"
-        return f"{word}{'_nv' if case.param('nv') else ''}{'_nz' if case.param('nz') else ''}"
+        return (f"{word}{'_nv' if case.param('nv') else ''}{'_nz' if case.param('nz') else ''}"
+                f"{'_dn' if case.param('dn') else ''}")
     return f"{QUANT_WORD.get(case.param(TO), case.param(TO))}"
 
 
 def regions(case: Case, role: str) -> tuple[tuple[str, ...], np.ndarray]:
     d = case.tile(role)
     inside = (np.arange(d.rows)[:, None] < d.valid_rows) & (np.arange(d.cols)[None, :] < d.valid_cols)
-    # the MX forms' disagreements a region of their own (the signature then names the form: geometry_class)
-    return ("mx" if is_mx(case) else "op", "outside"), np.where(inside, 0, 1).astype(np.uint8)
+    # the MX forms' disagreements a region of their own (the signature then names the form: geometry_class), the
+    # shared exponents apart from the element codes
+    inner = ("mx-exp" if role in EXPONENT_ROLES else "mx") if is_mx(case) else "op"
+    return (inner, "outside"), np.where(inside, 0, 1).astype(np.uint8)
 
 
 MULTIPLIED = ("{file} is round(x * scale{plus}) for the scale operand the kernel receives ({why}); "
@@ -479,7 +488,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
                                      has_system_test=p in COMPLETE,
                                      notes=notes + "; subnormal effects undefined" + (
                                          "; MXFP8/MXFP4: exponents exact, stochastic casts defined only where "
-                                         "exact; DN not yet" if p in MX_PLATFORMS else ""))
+                                         "exact; ND and DN (TQUANT_DN.md) grouping" if p in MX_PLATFORMS else ""))
                   for p in ("a2a3", "a5", "kirin9030", "kirinDev0000")},
                "a6": PlatformSupport(("bfloat16",), oracles.npu, profiles["a6"], notes="TQUANT_HIF4.md: HiFloat4; "
                                      + A6_OPEN)}

@@ -5,6 +5,8 @@ limits of the harness's parameter tiles."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 from backend_helpers import CPUSIM, simulator
@@ -131,22 +133,129 @@ def test_mxfp8_without_negative_zeros_agrees_with_the_model(sim):
         assert (model.classes["exp"] == EXACT).all() != nv
 
 
+def test_mxfp4_codes_and_shared_exponents_by_hand(sim):
+    """MXFP4 (OCP) from float16, ND, two codes a byte (element 2i in the low nibble). Row 0, group 0: max 6 =
+    1.5 * 2^2 (FP32 exponent 129), s = 129 - 2 = 127, alpha = 1: 1 -> 0x2, -0.5 -> 0x9, 3 -> 0x5, 6 -> 0x7, bytes
+    0x92 0x75; group 1: max 96 (exponent 133), s = 131, alpha = 1/16: 16 -> 1 (0x2), -32 -> -2 (0xC), 96 -> 6
+    (0x7), bytes 0xC2 0x07. Row 1: max 1, s = 125, alpha = 4: -0 -> -0 (0x8: the FP4 cast keeps the sign), 0.5 ->
+    2 (0x4), 1 -> 4 (0x6), bytes 0x48 0x06; its second group is all zeros, its exponent open. The simulator's bytes
+    and exponents are the A5 model's; the NV form computes the same bits here, which the page leaves open."""
+    src = np.zeros((2, 64), np.float32)
+    src[0, :4] = [1.0, -0.5, 3.0, 6.0]
+    src[0, 32:35] = [16.0, -32.0, 96.0]
+    src[1, :3] = [-0.0, 0.5, 1.0]
+    inputs = mx_inputs(src, "float16")
+    for nv in (False, True):
+        case = make_case("cpusim", "float16", "float4_e2m1", (2, 64), nv=nv)
+        out = quant.evaluate(sim, case, inputs)
+        assert out.outputs["packed"][:, [0, 1, 16, 17]].tolist() == [[0x92, 0x75, 0xC2, 0x07], [0x48, 0x06, 0, 0]]
+        assert out.outputs["dst"][0, [0, 1, 2, 3, 32, 33, 34]].tolist() == [0x2, 0x9, 0x5, 0x7, 0x2, 0xC, 0x7]
+        assert out.outputs["exp"].tolist() == [[127, 131], [125, 0]]
+        model = TQUANT.evaluate(case.on("a5"), inputs)
+        assert not compare_batch(TQUANT, case, {"a5": model, "cpusim": out}, None).counts
+        pinned = model.classes["packed"][:, [0, 1, 16, 17]] == EXACT
+        assert pinned.tolist() == [[not nv] * 4, [not nv] * 2 + [False] * 2]  # a zero group's are open
+        assert (model.classes["exp"] == EXACT).sum() == (0 if nv else 3)
+        if not nv:
+            assert model.outputs["packed"][:, [0, 1, 16, 17]].tolist() == out.outputs["packed"][:, [0, 1, 16,
+                                                                                                     17]].tolist()
+
+
+def test_dn_groups_columns_of_32_rows(sim):
+    """MXFP8 (OCP) from float32 with groups along the columns (grp_axis 0, TQUANT_DN.md): column 0, rows 0-31:
+    max 3, s = 120, alpha = 128: 1 -> 0x70, 3 -> 0x7C; rows 32-63: max 448 (exponent 135), s = 127, alpha = 1:
+    448 -> 0x7E, -2 -> 0xC0; column 1, rows 0-31: max 0.25 (exponent 125), s = 117, alpha = 1024: 0.25 -> 256
+    (0x78). The exponents land hat_M x N (``exp_dn``) and the codes where their sources are, as the model's."""
+    src = np.zeros((64, 32), np.float32)
+    src[0, 0], src[5, 0], src[40, 0], src[63, 0], src[7, 1] = 1.0, 3.0, 448.0, -2.0, 0.25
+    case = make_case("cpusim", "float32", "float8_e4m3", (64, 32), dn=True)
+    out = quant.evaluate(sim, case, mx_inputs(src))
+    assert out.outputs["exp_dn"][:, :2].tolist() == [[120, 117], [127, 0]]
+    assert [out.outputs["dst"][r, c] for r, c in ((0, 0), (5, 0), (40, 0), (63, 0), (7, 1))] == [
+        0x70, 0x7C, 0x7E, 0xC0, 0x78]
+    model = TQUANT.evaluate(case.on("a5"), mx_inputs(src))
+    assert model.classes["exp_dn"][0, 0] == EXACT and model.outputs["exp_dn"][:, :2].tolist() == [[120, 117],
+                                                                                                   [127, 0]]
+    assert not compare_batch(TQUANT, case, {"a5": model, "cpusim": out}, None).counts
+
+
+def test_the_nz_overload_reads_the_exponents_at_the_wrong_stride(sim):
+    """cpusim-tquant-nz-exponent-stride: 16 x 64 float32, group g of row r holding the one value 2^(2r + g - 10)
+    (exponents 117 + 2r + g - 10 + 2 = 109 + 2r + g). The ND pass writes them 32 bytes a row (the exponent tile's
+    columns); the NZ overload reads them back two a row, so its ZZ tile (which at 16 rows and two groups is the ND
+    order) holds row 0's pair and then the padding: zeros. The codes, ND here and laid out NZ as the test's TMOV
+    does, are the model's."""
+    src = np.zeros((16, 64), np.float32)
+    for r in range(16):
+        src[r, [0, 32]] = [2.0 ** (2 * r - 10), 2.0 ** (2 * r - 9)]
+    nd = quant.evaluate(sim, make_case("cpusim", "float32", "float8_e4m3", (16, 64)), mx_inputs(src))
+    assert nd.outputs["exp"].tolist() == [[109 + 2 * r, 110 + 2 * r] for r in range(16)]
+    case = make_case("cpusim", "float32", "float8_e4m3", (16, 64), nz=True)
+    out = quant.evaluate(sim, case, mx_inputs(src))
+    assert out.outputs["exp"].tolist() == [[109, 110]] + [[0, 0]] * 15
+    model = TQUANT.evaluate(case.on("a5"), mx_inputs(src))
+    assert model.outputs["exp"].tolist() == nd.outputs["exp"].tolist() and (model.classes["exp"] == EXACT).all()
+    assert (out.outputs["dst"] == model.outputs["dst"]).all()
+    hits = compare_batch(TQUANT, case, {"a5": model, "cpusim": out}, None)
+    (sig,) = hits.counts
+    assert sig.key == "TQUANT/float/a5~cpusim/int-value/mx-exp/mxfp8_nz"
+    assert defects.matching(sig) is defects.BY_NAME["cpusim-tquant-nz-exponent-stride"]
+
+
 def test_mx_forms_the_harness_does_not_run_are_unsupported(sim):
-    for case in (make_case("cpusim", "float32", "float8_e4m3", (16, 64), nz=True),
-                 make_case("cpusim", "float32", "float8_e4m3", (64, 64), dn=True)):
+    cases = {"NZ overload": make_case("cpusim", "float32", "float8_e4m3", (16, 64), nz=True, nv=True),
+             "from float16 and bfloat16": make_case("cpusim", "float32", "float4_e2m1", (4, 64)),
+             "64 static rows": make_case("cpusim", "float16", "float8_e4m3", (65, 64))}
+    for why, case in cases.items():
         out = quant.evaluate(sim, case, mx_inputs(np.ones(case.tile("src").shape)))
-        assert out.kind == "unsupported" and "ND" in out.reason
+        assert out.kind == "unsupported" and why in out.reason
+
+
+def _matches_only(name, own, others):
+    """The named defect matches each of its own signatures and none of the neighbours."""
+    from ptofuzz.core.signature import Signature
+
+    defect = defects.BY_NAME[name]
+    for fields in own:
+        assert defect.matches(Signature("TQUANT", "float", *fields)), fields
+    for fields in others:
+        assert not defect.matches(Signature(fields[0], "float", *fields[1:])), fields
 
 
 def test_the_mx_matcher_covers_only_its_own_form():
-    from ptofuzz.core.signature import Signature
+    _matches_only("cpusim-tquant-mxfp8-negative-zero",
+                  [("a5~cpusim", "signed-zero", "mx", g) for g in ("mxfp8", "mxfp8_nz", "mxfp8_dn")],
+                  [("TQUANT", "a5~cpusim", "signed-zero", "mx", "mxfp8_nv"),
+                   ("TQUANT", "a5~cpusim", "int-value", "mx", "mxfp8"),
+                   ("TQUANT", "a5~cpusim", "signed-zero", "op", "-"),
+                   ("TQUANT", "a5~cpusim", "signed-zero", "mx", "mxfp4")])
+    _matches_only("cpusim-tquant-multiplies-scale", [("a5~cpusim", "int-value", "op", "-")],
+                  [("TQUANT", "a5~cpusim", "int-value", "mx", "mxfp8")])
+    _matches_only("cpusim-tquant-nz-exponent-stride", [("a5~cpusim", "int-value", "mx-exp", "mxfp8_nz")],
+                  [("TQUANT", "a5~cpusim", "int-value", "mx", "mxfp8_nz"),  # the codes
+                   ("TQUANT", "a5~cpusim", "int-value", "mx-exp", "mxfp8"),
+                   ("TQUANT", "a5~cpusim", "int-value", "mx-exp", "mxfp8_dn")])
+    _matches_only("cpusim-tquant-mxfp4-overfill", [("cpusim", "crash", "heap-buffer-overflow", "-")],
+                  [("TQUANT", "cpusim", "crash", "stack-buffer-overflow", "-"),
+                   ("TCVT", "cpusim", "crash", "heap-buffer-overflow", "-"),
+                   ("TQUANT", "a5~cpusim", "crash", "heap-buffer-overflow", "-")])
 
-    mine = defects.BY_NAME["cpusim-tquant-mxfp8-negative-zero"]
-    assert mine.matches(Signature("TQUANT", "float", "a5~cpusim", "signed-zero", "mx", "mxfp8"))
-    for other in (Signature("TQUANT", "float", "a5~cpusim", "signed-zero", "mx", "mxfp8_nv"),
-                  Signature("TQUANT", "float", "a5~cpusim", "int-value", "mx", "mxfp8"),
-                  Signature("TQUANT", "float", "a5~cpusim", "signed-zero", "op", "-")):
-        assert not mine.matches(other)
-    int8 = defects.BY_NAME["cpusim-tquant-multiplies-scale"]
-    assert int8.matches(Signature("TQUANT", "float", "a5~cpusim", "int-value", "op", "-"))
-    assert not int8.matches(Signature("TQUANT", "float", "a5~cpusim", "int-value", "mx", "mxfp8"))
+
+@pytest.mark.slow
+def test_the_mxfp4_zero_fill_runs_past_the_tile_under_asan(cli, tmp_path):
+    """cpusim-tquant-mxfp4-overfill: under AddressSanitizer every MXFP4 batch is a heap-buffer-overflow in
+    InitMxOutput (TQuant.hpp), the known defect (exit 0); the MXFP8 forms (ND, NZ, DN, OCP and NV) run clean under
+    it, so the crash is MXFP4's alone."""
+    r = cli("fuzz", "tquant", "--oracles", "a5,cpusim", "--to", "float4_e2m1", "--sanitize", "address", "--runs",
+            "200", "--seed", "1", "--out", tmp_path / "fp4", "--json")
+    assert r.code == 0, r
+    sigs = [(s["signature"], s["defect"]) for s in json.loads(r.out)["signatures"]]
+    assert sigs == [("TQUANT/float/cpusim/crash/heap-buffer-overflow/-", "cpusim-tquant-mxfp4-overfill")]
+    rec = json.loads(next((tmp_path / "fp4").glob("*/record.json")).read_text())
+    assert "heap-buffer-overflow" in rec["expect"]["cpusim"]["reason"]
+    r = cli("fuzz", "tquant", "--oracles", "a5,cpusim", "--to", "float8_e4m3", "--sanitize", "address", "--runs",
+            "3000", "--seed", "1", "--out", tmp_path / "fp8", "--json")
+    assert r.code == 0, r
+    kinds = {s["signature"].split("/")[3] for s in json.loads(r.out)["signatures"]}
+    assert kinds and "crash" not in kinds
+

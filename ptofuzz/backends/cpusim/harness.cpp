@@ -32,8 +32,8 @@
 // valid regions dst (src's too) and the parameter tiles' valid columns (their valid rows are dst's).
 // TQUANT: A = src (float), B = each case's scale tile then offset tile (float, rows x kParaCols), output = dst
 // (int8_t when `alias` is int8's code: INT8_SYM; uint8_t: INT8_ASYM); valid regions dst (src's too) and the
-// parameter tiles' valid rows (one column). Its MX forms (`alias` kMxfp8Ocp or kMxfp8Nv): A = src (the request's
-// dtype), no B, output = per case the codes (rows x stride bytes) then the E8M0 exponents (rows x kMxExpCols).
+// parameter tiles' valid rows (one column). Its MX forms (`alias` kMxBase and the form's bits): A = src (the
+// request's dtype), no B, output = per case kMxParts regions of rows x stride bytes (protocol.hpp).
 // TCVT: the request's dtype is the source's and `alias` the destination's dtype code; A = src, no B, output = dst
 // (of the destination type); the six ints are dst's and src's valid regions, the RoundMode ordinal and the
 // saturation (0 ON, 1 OFF, 2 the overload without one).
@@ -191,7 +191,7 @@ int main(int argc, char** argv)
         }
         if (is_mx_quant(h.op, h.alias)) {  // no B; the codes, then the exponents
             bbytes = 0;
-            bytes = elems + size_t(h.n) * h.rows * kMxExpCols(kCols[h.cols_index]);
+            bytes = elems * kMxParts;
         }
         valid.resize(size_t(h.n) * 6);
         a.resize(abytes);

@@ -56,11 +56,13 @@ constexpr int kParaCols = 8;
 // TQUANT (INT8): A = src (float), B = each case's scale tile then its offset tile (float, kParaCols columns a row),
 // output = dst of the request's `alias` dtype code (int8: INT8_SYM, uint8: INT8_ASYM)
 enum QuantOp : uint32_t { TQUANT_OP = 42 };
-// TQUANT's MX forms (the request's dtype the source's; `alias` the form): no B; per case the output holds the
-// element codes (rows x the stride, one byte each), then the E8M0 exponents (rows x kMxExpCols(stride) bytes)
-constexpr uint32_t kMxfp8Ocp = 16, kMxfp8Nv = 17;
-constexpr bool is_mx_quant(uint32_t op, uint32_t alias) { return op == TQUANT_OP && alias >= kMxfp8Ocp; }
-constexpr int kMxExpCols(int cols) { return cols / 32 < 32 ? 32 : cols / 32; }
+// TQUANT's MX forms (the request's dtype the source's; `alias` kMxBase with the form's bits): no B; per case the
+// output holds kMxParts regions of rows x the stride bytes: the element codes (MXFP4: two a byte, stride / 2 a
+// row), the E8M0 exponents (ND: rows x max(32, stride / 32); DN: ceil(rows / 32) x stride) and the NZ overload's
+// ZZ exponents (rows x stride / 32 bytes, in file order). The tiles hold kMxRows static rows
+constexpr uint32_t kMxBase = 16, kMxNv = 1, kMxFp4 = 2, kMxDn = 4, kMxNz = 8;
+constexpr int kMxRows = 64, kMxParts = 3;
+constexpr bool is_mx_quant(uint32_t op, uint32_t alias) { return op == TQUANT_OP && alias >= kMxBase && alias < 2 * kMxBase; }
 
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in
