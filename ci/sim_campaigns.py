@@ -3,7 +3,7 @@
 sanitizer campaign (``cpu,cpusim --sanitize address,undefined``), with every signature classed.
 
     PTO_ISA_DIR=... python ci/sim_campaigns.py tadd tsub [--runs 20000] [--sanitizer-runs 20000]
-        [--sanitizer-cxx clang++-19] [--markdown F]
+        [--sanitizer-cxx clang++-19] [--with-clang] [--markdown F]
 
 Each campaign is a ``ptofuzz fuzz ... --json`` process (the command in the table reproduces it). A signature is
 classed as ``documented`` (a documented difference: the text says which), ``defect`` (a named defect of the code
@@ -67,11 +67,16 @@ def main(argv: list[str] | None = None) -> int:
                     help="the oracles of both campaigns instead of spec,cpu,cpusim and cpu,cpusim (a5,cpusim: a "
                          "form the pages put on A5 only, which the simulator simulates)")
     ap.add_argument("--fuzz-args", default="", help="more options of every campaign (e.g. '--to float8_e4m3')")
+    ap.add_argument("--with-clang", action="store_true",
+                    help="both campaigns run the clang++ build too (cpusim-clang beside cpusim): four builds, g++ "
+                         "and clang, plain and sanitized, and the two builds compared with each other")
     args = ap.parse_args(argv)
     from ptofuzz.backends.cpusim import build
     from ptofuzz.instructions import registry
 
-    first, second = (args.oracles, args.oracles) if args.oracles else ("spec,cpu,cpusim", "cpu,cpusim")
+    clang = ",cpusim-clang" if args.with_clang else ""
+    first, second = (args.oracles + clang, args.oracles + clang) if args.oracles else \
+        (f"spec,cpu,cpusim{clang}", f"cpu,cpusim{clang}")
     more = args.fuzz_args.split()
     lines = [f"| instruction | dtype | {first} ({args.runs:,} cases) | {second} under ASan+UBSan "
              f"({args.sanitizer_runs:,} cases{', ' + args.sanitizer_cxx if args.sanitizer_cxx else ''}) |",
@@ -83,9 +88,9 @@ def main(argv: list[str] | None = None) -> int:
         device = build.DEVICE_DTYPES.get(inst.name, ()) if args.oracles else ()  # a device form's sources
         for dtype in (*inst.platforms["cpu"].dtypes, *device):
             cells = []
-            plain = "spec,cpu,cpusim" if "spec" in inst.platforms else "cpu,cpusim"  # pto-spec has no TLRELU
+            plain = first if "spec" in inst.platforms or args.oracles else second  # pto-spec has no TLRELU
             for oracles, runs, extra, cxx in (
-                    (args.oracles or plain, args.runs, more, None),
+                    (plain, args.runs, more, None),
                     (second, args.sanitizer_runs, ["--sanitize", "address,undefined", *more], args.sanitizer_cxx)):
                 cmd, summary, why = _campaign(op.lower(), dtype, oracles, runs, extra, cxx)
                 if summary is None:
