@@ -272,8 +272,9 @@ def known_difference(sig: Signature) -> str | None:
                     "list int64_t and uint64_t (docs/isa/T{ROW,COL}EXPAND.md)")
         if sig.geometry != "spec-legal":
             return ("pto-spec requires TROWEXPAND's source to be one physical column (TCOLEXPAND's one valid row at "
-                    "the destination's columns) and faults on an empty valid region; pto-isa reads the source's "
-                    "first column (row) at its own stride and writes nothing for an empty region")
+                    "the destination's columns) and faults on an empty valid region and on a tile that is no legal "
+                    "descriptor; pto-isa reads the source's first column (row) at its own stride and writes nothing "
+                    "for an empty region")
     return None
 
 
