@@ -115,6 +115,8 @@ def _quant(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outc
 
 
 ADAPTERS = {**ADAPTERS, "TQUANT": _quant}  # INT8: the destination (int8 or uint8) chosen at run time
+# the expansions: dst and src at one stride, as the unary family's (the source's valid region its own)
+ADAPTERS = {**ADAPTERS, "TROWEXPAND": _unary, "TCOLEXPAND": _unary}
 
 
 def _no_device(case: Case) -> str | None:

@@ -84,7 +84,7 @@ void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, s
     if (is_cmpsel(op)) return cmpsel_bytes(op, es, n, elems, cols, a, b, d);
     const size_t per = is_arg(op) ? es + 4 : es;  // TPARTARG*: a uint32 index beside every value
     a = elems * per;
-    b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP || is_unary(op) || is_generation(op) ? 0 : elems * per;
+    b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP || is_unary(op) || is_generation(op) || is_expand(op) ? 0 : elems * per;
     d = op == TSORT32_OP ? elems * 8 : op == TMRGSORT_OP ? n * (cols * es + 8) : elems * per;
 }
 

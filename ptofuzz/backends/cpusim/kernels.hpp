@@ -223,6 +223,27 @@ void run_unary(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows
     }
 }
 
+// TROWEXPAND / TCOLEXPAND: the six ints are dst's valid rows and columns, then src's
+template <uint32_t OpCode, typename T, int C>
+void run_expand(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        TileT dt(v[0], v[1]), st(v[2], v[3]);
+        dt.data() = reinterpret_cast<T*>(dbuf) + k * tile;
+        st.data() = reinterpret_cast<T*>(abuf) + k * tile;
+        if constexpr (OpCode == TROWEXPAND_OP) {
+            pto::TROWEXPAND(dt, st);
+        } else {
+            static_assert(OpCode == TCOLEXPAND_OP, "an opcode without a kernel");
+            pto::TCOLEXPAND(dt, st);
+        }
+    }
+}
+
 template <uint32_t OpCode, typename T, int C>
 void run_scalar(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n)
 {
@@ -410,6 +431,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_unary<OpCode, T, C>(d, a, v, rows, n, alias);
     } else if constexpr (is_scalar(OpCode)) {
         run_scalar<OpCode, T, C>(d, a, b, v, rows, n);
+    } else if constexpr (is_expand(OpCode)) {
+        run_expand<OpCode, T, C>(d, a, v, rows, n);
     } else if constexpr (is_generation(OpCode)) {
         run_generation<OpCode, T, C>(d, a, v, rows, n);
     } else if constexpr (is_cmpsel(OpCode)) {

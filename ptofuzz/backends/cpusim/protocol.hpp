@@ -64,6 +64,10 @@ constexpr uint32_t kMxBase = 16, kMxNv = 1, kMxFp4 = 2, kMxDn = 4, kMxNz = 8;
 constexpr int kMxRows = 64, kMxParts = 3;
 constexpr bool is_mx_quant(uint32_t op, uint32_t alias) { return op == TQUANT_OP && alias >= kMxBase && alias < 2 * kMxBase; }
 
+// TROWEXPAND / TCOLEXPAND: A = src (at the request's stride, as the unary family's), no B, output = dst
+enum ExpandOp : uint32_t { TROWEXPAND_OP = 43, TCOLEXPAND_OP = 44 };
+constexpr bool is_expand(uint32_t op) { return op == TROWEXPAND_OP || op == TCOLEXPAND_OP; }
+
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in
 using Kernel = bool (*)(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* valid, uint8_t* dend);
