@@ -16,7 +16,7 @@ whole: ``name dtype dst-tile dst-valid src-tile src-valid``.
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -30,6 +30,9 @@ from ptofuzz.generators.tpart import dimension
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import reduce as oracles
+
+if TYPE_CHECKING:
+    from ptofuzz.core.signature import Signature
 
 NAMES = ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN")  # registry.MODULES lists the same, in this order
 ROLES = ("dst", "src")
@@ -286,6 +289,32 @@ def geometry_class(case: Case) -> str:
     return f"{'full' if s.valid == s.shape else 'part'},{'single' if inner == 1 else 'many'}"
 
 
+def fault_class(case: Case) -> str:
+    """For a fault against a value: which pto-spec rule the geometry breaks (``nodesc``: a tile that is no legal
+    descriptor, ``empty``: an empty source region, ``dst``: the destination's shape, ``dtype``: an element type pto-spec does not take), or
+    ``spec-legal``."""
+    if case.dtype not in oracles.SPEC_DTYPES:
+        return "dtype"
+    why = oracles.spec_problem(case)
+    if not why:
+        return "spec-legal"
+    if why.startswith(("dst:", "src:")):
+        return "nodesc"
+    return "empty" if why.startswith("an empty") else "dst"
+
+
+def known_difference(sig: Signature) -> str | None:
+    """pto-spec faults on geometries pto-isa's pages accept (a fault against a value whose geometry is not
+    spec-legal): tiles that are no legal descriptor, an empty source of a column reduction (the pages: an early
+    return)."""
+    a, b = sig.oracles()
+    if sig.kind == "fault-vs-value" and "spec" in (a, b) and sig.geometry != "spec-legal":
+        return ("pto-spec faults on tiles that are no legal descriptor (power-of-two columns, 128 B * 2**k) and on "
+                "an empty source region and takes no 64-bit elements; pto-isa's pages accept any tile and return "
+                "early on an empty column reduction")
+    return None
+
+
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
     """The instructions named (all by default), in :data:`NAMES` order."""
     out = []
@@ -323,5 +352,6 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             inputs=("src",), outputs=("dst",), platforms=support,
             random_case=random, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape", "src"), random_options=("dtype", "shape"), replay_flags=replay_flags,
-            draw_batch=draw_batch, geometry_class=geometry_class))
+            draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
+            known_difference=known_difference))
     return out
