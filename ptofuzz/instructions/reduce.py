@@ -291,8 +291,8 @@ def geometry_class(case: Case) -> str:
 
 def fault_class(case: Case) -> str:
     """For a fault against a value: which pto-spec rule the geometry breaks (``nodesc``: a tile that is no legal
-    descriptor, ``empty``: an empty source region, ``dst``: the destination's shape, ``dtype``: an element type pto-spec does not take), or
-    ``spec-legal``."""
+    descriptor, ``empty``: an empty source region, ``dst``: the destination's shape, ``dtype``: an element type
+    pto-spec does not take), or ``spec-legal``."""
     if case.dtype not in oracles.SPEC_DTYPES:
         return "dtype"
     why = oracles.spec_problem(case)
