@@ -49,6 +49,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.dequant": ("TDEQUANT",),
     "ptofuzz.instructions.quant": ("TQUANT",),
     "ptofuzz.instructions.expand": ("TROWEXPAND", "TCOLEXPAND"),
+    "ptofuzz.instructions.reduce": ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN"),
 }
 
 
