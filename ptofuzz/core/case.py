@@ -36,12 +36,14 @@ class ElementClass(enum.IntEnum):
     NAN = 1  # any NaN (sign and payload free)
     ZERO = 2  # +0 or -0
     UNDEFINED = 3  # anything: the platform leaves this element undefined
+    BOUNDED = 4  # a finite value within the element's stated ULP bound (Outcome.bounds) of the bits: the
+    # platform's order of evaluation is not determinable from its sources, and the bound holds for every order
 
 
 # the codes as plain ints: numpy compares arrays with them and fills arrays with them at C speed, while an enum
 # member is converted through Python attribute lookups on every such call (about 3 us against 0.7)
-EXACT, NAN, ZERO, UNDEFINED = (int(c) for c in (ElementClass.EXACT, ElementClass.NAN, ElementClass.ZERO,
-                                               ElementClass.UNDEFINED))
+EXACT, NAN, ZERO, UNDEFINED, BOUNDED = (int(c) for c in (ElementClass.EXACT, ElementClass.NAN, ElementClass.ZERO,
+                                                         ElementClass.UNDEFINED, ElementClass.BOUNDED))
 CLASS_NAMES = {int(c): c.name.lower() for c in ElementClass}
 
 
@@ -250,7 +252,9 @@ class Outcome:
     """What an oracle says a case produces.
 
     kind "ok": ``outputs[role]`` holds result bits at the tile's physical shape and ``classes[role]`` the
-    per-element class codes (EXACT/NAN/ZERO/UNDEFINED); bits under a non-EXACT class are placeholders.
+    per-element class codes (EXACT/NAN/ZERO/UNDEFINED/BOUNDED); bits under NAN, ZERO or UNDEFINED are
+    placeholders; under BOUNDED they are one evaluation order's value, and ``bounds[role]`` (uint32, the same
+    shape; absent when no element is BOUNDED) holds how many ULPs from it any order may land.
     kind "fault": ``fault`` says which. kind "unsupported": the platform does not implement this case
     (``reason`` says why); that is a capability gap, not a result. kinds "crash" / "hang": a real target
     (the cpusim harness) died or did not answer on this case; ``reason`` holds the first report line.
@@ -264,6 +268,7 @@ class Outcome:
     fault: Fault | None = None
     reason: str = ""
     extra: dict[str, Any] = dataclasses.field(default_factory=dict)  # e.g. TMRGSORT's executed counts
+    bounds: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)  # role -> ULP bound per element
 
     def __post_init__(self) -> None:  # a kind given by its name ("ok") becomes the member; any other name raises
         if type(self.kind) is not OutcomeKind:  # (a member, the common case, skips the enum's lookup)
@@ -272,7 +277,7 @@ class Outcome:
     def copy(self) -> Outcome:
         """The same outcome with its own dicts (the arrays in them shared)."""
         return Outcome(kind=self.kind, outputs=dict(self.outputs), classes=dict(self.classes), flags=self.flags,
-                       fault=self.fault, reason=self.reason, extra=dict(self.extra))
+                       fault=self.fault, reason=self.reason, extra=dict(self.extra), bounds=dict(self.bounds))
 
     @classmethod
     def faulted(cls, name: str, trap: int, reason: str, point: str = "") -> Outcome:

@@ -116,16 +116,18 @@ def _check_one(path: Path, platform: str | None, oracle: Backend | None) -> Case
             names, codes = lc.inst.regions(case, role)
             regions = (names, codes[:r, :c])
         eps = pto_isa_eps(case.op, case.platform)
+        bound = outcome.bounds.get(role)
+        bound = None if bound is None else bound[:r, :c]
         cmp = compare(outcome.outputs[role][:r, :c], outcome.classes[role][:r, :c], actual, fdt,
                       valid=(min(tile.valid_rows, r), min(tile.valid_cols, c)), regions=regions, eps=eps,
-                      half_as_bits=platforms.get(case.platform).half_as_bits)
+                      half_as_bits=platforms.get(case.platform).half_as_bits, bounds=bound)
         files.append(FileVerdict(fname, cmp, dtype=fdt.name, shape=(r, c),
                                  valid=(min(tile.valid_rows, r), min(tile.valid_cols, c))))
         if is_golden and not files[-1].ok:
             goldens[role] = actual
         listed = expected.get("classes")
         if is_golden and isinstance(listed, dict) and \
-                listed.get(fname, {}) != casefolder.class_masks(outcome.classes[role][:r, :c]):
+                listed.get(fname, {}) != casefolder.class_masks(outcome.classes[role][:r, :c], bound):
             messages.append(f"ptofuzz.json lists other non-exact elements of {fname} than recomputed; regenerate "
                             "the folder (ptofuzz gen ... --force)")
     if goldens and lc.inst.explain is not None:

@@ -22,7 +22,7 @@ import dataclasses
 
 import numpy as np
 
-from ptofuzz.core.case import NAN, UNDEFINED, ZERO, TextEnum
+from ptofuzz.core.case import BOUNDED, NAN, UNDEFINED, ZERO, TextEnum
 from ptofuzz.core.dtypes import DType
 from ptofuzz.core.errors import UsageError
 from ptofuzz.oracles import ieee
@@ -126,10 +126,12 @@ def _values(bits: np.ndarray, dt: DType) -> np.ndarray:
 
 def compare(expected: np.ndarray, classes: np.ndarray | None, actual: np.ndarray, dt: DType, *,
             mode: Mode = Mode(), valid: tuple[int, int] | None = None, regions: tuple[tuple[str, ...], np.ndarray]
-            | None = None, eps: float | None = None, half_as_bits: bool = False) -> Comparison:
+            | None = None, eps: float | None = None, half_as_bits: bool = False, bounds: np.ndarray | None = None
+            ) -> Comparison:
     """Compare 2-D bit arrays of the same shape; report the first :data:`MAX_REPORTED` differences.
 
-    ``classes``: the expected side's element classes (None: all EXACT). ``valid``: the valid region; a
+    ``classes``: the expected side's element classes (None: all EXACT); a BOUNDED element agrees with a finite
+    value within ``bounds`` (its ULP bound, the same shape) of it. ``valid``: the valid region; a
     difference outside it is an "outside" error (a write where none belongs). ``regions``: names and a code
     per element, shown for each reported difference. ``eps``: also give pto-isa ``ResultCmp``'s verdict.
     """
@@ -154,6 +156,8 @@ def compare(expected: np.ndarray, classes: np.ndarray | None, actual: np.ndarray
         finite = ~nan_e & ~nan_a & ~ieee.is_inf(expected, dt) & ~ieee.is_inf(actual, dt)
         ulps = np.where(finite, ulp_distance(expected, actual, dt), -1)
         signed_zero = zero_e & zero_a & (expected != actual)  # only the zeros mode forgives these
+        if bounds is not None:
+            bad &= ~((classes == BOUNDED) & finite & (ulps <= bounds))
         if mode.kind == "ulp":
             bad &= ~(finite & (ulps <= mode.ulp) & ~signed_zero)
     if mode.kind == "tol" and bad.any():

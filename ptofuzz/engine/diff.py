@@ -12,7 +12,7 @@ import numpy as np
 from ptofuzz.backends import choose
 from ptofuzz.core import case as case_mod
 from ptofuzz.core import dtypes
-from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.core.case import BOUNDED, EXACT, UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.core.errors import CaseFolderError, PtofuzzError, UsageError
 from ptofuzz.core.signature import FAILURE_KINDS, Signature
 from ptofuzz.instructions import registry
@@ -125,8 +125,9 @@ def diff_record(path: str | Path, oracles: Sequence[str] | None = None, *, mode:
         dt = inst.dtype_of(rec.case, role)
         # elements either oracle leaves undefined are not compared
         classes = np.where(b.classes[role] == UNDEFINED, np.uint8(UNDEFINED), a.classes[role]).astype(np.uint8)
+        bounds = _bounds(role, a, b, classes)
         cmp = compare(a.outputs[role], classes, b.outputs[role], dt, mode=mode, valid=tile.valid, regions=regions,
-                      eps=eps, half_as_bits=half_as_bits)
+                      eps=eps, half_as_bits=half_as_bits, bounds=bounds)
         beside = tuple(_element_row(inst, rec.case, rec.inputs, {o: outcomes[o] for o in pair}, e.row, e.col)
                        for e in cmp.first) if role in inst.index_roles else ()
         results.append(DiffResult(f"{pair[0]} (expected) vs {pair[1]}: {role}", dt.name, tile.shape, tile.valid, cmp,
@@ -155,3 +156,16 @@ def _element_row(inst: registry.Instruction, case: Case, inputs: Mapping[str, np
                 row[f"{o} {role}"] = (f"{shown(out.outputs[role], role)} / "
                                       f"{shown(out.outputs[role + '_idx'], role + '_idx')}")
     return row
+
+
+def _bounds(role: str, a: Outcome, b: Outcome, classes: np.ndarray) -> np.ndarray | None:
+    """The ULP bound of each element either side states one for (the larger where both do); ``classes`` becomes
+    BOUNDED where only ``b`` bounds an element ``a`` pins."""
+    if role not in a.bounds and role not in b.bounds:
+        return None
+    limit = np.zeros(classes.shape, dtype=np.int64)
+    for out in (a, b):
+        if role in out.bounds:
+            limit = np.maximum(limit, np.where(out.classes[role] == BOUNDED, out.bounds[role], 0))
+    classes[(b.classes[role] == BOUNDED) & (classes == EXACT)] = BOUNDED
+    return limit

@@ -19,7 +19,8 @@ from collections.abc import Mapping
 import numpy as np
 
 from ptofuzz.backends.base import CPUSIM, CPUSIM_CLANG, TARGET, Backends
-from ptofuzz.core.case import NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind
+from ptofuzz.core.case import BOUNDED, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind
+from ptofuzz.core.dtypes import DType
 from ptofuzz.core.signature import (
     FAILURE_KINDS,
     FAULT_KIND,
@@ -33,7 +34,7 @@ from ptofuzz.core.signature import (
     dtype_class,
     pair_name,
 )
-from ptofuzz.engine.compare import ERROR_CLASSES, element_errors
+from ptofuzz.engine.compare import ERROR_CLASSES, element_errors, ulp_distance
 from ptofuzz.instructions import registry
 from ptofuzz.oracles import ieee
 
@@ -150,6 +151,7 @@ def _value_mismatches(inst: registry.Instruction, case: Case, role: str, oa: Out
     agree = ((kxs == ZERO) | (kys == ZERO)) & zx & zy
     if dt.is_float:
         agree |= ((kxs == NAN) | (kys == NAN)) & ieee.is_nan(xs, dt) & ieee.is_nan(ys, dt)
+        agree |= _within_bounds(role, oa, ob, where, xs, ys, kxs, kys, dt, size)
     where = tuple(w[~agree] for w in where)
     if not where[0].size:
         return []
@@ -169,6 +171,24 @@ def _value_mismatches(inst: registry.Instruction, case: Case, role: str, oa: Out
         kind = ERROR_CLASSES[int(value) // 64]
         out.append((SIGNATURE_KIND.get(kind, kind), region_names[int(value) % 64], np.unique(items[sel])))
     return out
+
+
+def _within_bounds(role: str, oa: Outcome, ob: Outcome, where: tuple[np.ndarray, ...], xs: np.ndarray,
+                   ys: np.ndarray, kxs: np.ndarray, kys: np.ndarray, dt: DType, size: int | None) -> np.ndarray:
+    """Which differing elements agree because a side's class is BOUNDED and the two finite values lie within its
+    ULP bound (the larger, when both sides state one)."""
+    bounded: np.ndarray = (kxs == BOUNDED) | (kys == BOUNDED)
+    if not bounded.any():
+        return bounded
+    limit = np.zeros(xs.shape, dtype=np.int64)
+    for out, k in ((oa, kxs), (ob, kys)):
+        b = out.bounds.get(role)
+        if b is not None:
+            b = b if size is not None else b[None]
+            limit = np.maximum(limit, np.where(k == BOUNDED, b[where], 0))
+    finite = ~ieee.is_nan(xs, dt) & ~ieee.is_nan(ys, dt) & ~ieee.is_inf(xs, dt) & ~ieee.is_inf(ys, dt)
+    within: np.ndarray = bounded & finite & (ulp_distance(xs, ys, dt) <= limit)
+    return within
 
 
 def _same_values(x: np.ndarray, y: np.ndarray, kx: np.ndarray, ky: np.ndarray, items: np.ndarray) -> bool:

@@ -25,7 +25,7 @@ import numpy as np
 
 from ptofuzz import __version__
 from ptofuzz.core import dtypes, nibbles, platforms, processes, reading
-from ptofuzz.core.case import CLASS_NAMES, EXACT, MAX_TILE_ELEMENTS, Case, Outcome, OutcomeKind
+from ptofuzz.core.case import BOUNDED, CLASS_NAMES, EXACT, MAX_TILE_ELEMENTS, Case, Outcome, OutcomeKind
 from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.core.layouts import Profile
 from ptofuzz.instructions import registry
@@ -52,19 +52,25 @@ def file_bytes(bits: np.ndarray, profile: Profile, tile: Any, dt: dtypes.DType |
     return np.ascontiguousarray(bits[:r, :c]).tobytes()
 
 
-def class_masks(classes: np.ndarray) -> dict[str, dict[str, Any]]:
+def class_masks(classes: np.ndarray, bounds: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
     """Non-exact element classes of a file: ``{class: {"count": k, "bitmap": b64}}``, the bitmap being
-    ``base64(numpy.packbits(mask))`` of the flattened file's elements (first element = most significant bit)."""
+    ``base64(numpy.packbits(mask))`` of the flattened file's elements (first element = most significant bit).
+    The ``bounded`` class also states its elements' ULP bounds (``bounds``, the file's shape): ``max_ulps`` and
+    ``ulps``, base64 of the bounds of its elements in file order as little-endian uint32."""
     flat = classes.ravel()
     if not np.count_nonzero(flat):
         return {}
-    out = {}
+    out: dict[str, dict[str, Any]] = {}
     for code, name in CLASS_NAMES.items():
         if code != EXACT:
             mask = flat == code
             count = int(np.count_nonzero(mask))
             if count:
                 out[name] = {"count": count, "bitmap": base64.b64encode(np.packbits(mask).tobytes()).decode()}
+                if code == BOUNDED:
+                    ulps = (np.zeros(flat.shape, np.uint32) if bounds is None else bounds.ravel())[mask]
+                    out[name]["max_ulps"] = int(ulps.max())
+                    out[name]["ulps"] = base64.b64encode(ulps.astype("<u4").tobytes()).decode()
     return out
 
 
@@ -117,7 +123,8 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
             files[fname] = file_bytes(outcome.outputs[role], profile, tile, inst.dtype_of(case, role))
             entries.append(_entry(fname, role, "golden", inst.dtype_of(case, role), profile, tile, files[fname]))
             r, c = profile.file_shape(tile)
-            masks = class_masks(outcome.classes[role][:r, :c])
+            bound = outcome.bounds.get(role)
+            masks = class_masks(outcome.classes[role][:r, :c], None if bound is None else bound[:r, :c])
             if masks:
                 classes[fname] = masks
         expected["classes"] = classes

@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 
 from ptofuzz.core import dtypes
-from ptofuzz.core.case import CLASS_NAMES
+from ptofuzz.core.case import BOUNDED, CLASS_NAMES
 from ptofuzz.report.terminal import _console, _export, _exporting_console, _print_json, escape
 
 # heat-map glyph and style per error class (the glyph alone carries the class when there is no colour)
@@ -55,7 +55,8 @@ def comparison_lines(con: Console, cmp: Any, dt: dtypes.DType, shape: tuple[int,
         con.print(f"{ind}pto-isa ResultCmp (eps {rc.eps:g}): {what}: {rc.errors} elements fail its test, "
                   f"threshold {rc.threshold}, {rc.zero_count} zeroed{note}")
     for e in cmp.first:
-        want = _fmt(e.expected, dt) if e.cls == 0 else f"any {CLASS_NAMES[e.cls]}"
+        want = _fmt(e.expected, dt) if e.cls == 0 else f"{_fmt(e.expected, dt)} within its ULP bound" \
+            if e.cls == BOUNDED else f"any {CLASS_NAMES[e.cls]}"
         where = "; ".join(x for x in (f"region {e.region}" if e.region else "",
                                       f"{e.ulps} ULP" if e.ulps is not None else "", e.error) if x)
         con.print(f"{ind}element {e.index} (row {e.row}, col {e.col}): expected {escape(want)}, actual "
