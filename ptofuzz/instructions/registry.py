@@ -49,6 +49,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.dequant": ("TDEQUANT",),
     "ptofuzz.instructions.quant": ("TQUANT",),
     "ptofuzz.instructions.expand": ("TROWEXPAND", "TCOLEXPAND"),
+    "ptofuzz.instructions.expandop": ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX",
+                                      "TROWEXPANDMIN"),
 }
 
 
