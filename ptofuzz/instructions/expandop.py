@@ -460,9 +460,12 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
     out: list[Any] = []
     for source, case, inputs, outcome in items:
         rows, cols = case.tile("dst").valid
-        r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED) if outcome.classes else ((), ())
         role = oracles.expanded_role(case)
-        if len(r) == 0 or role is None:
+        if not outcome.classes or role is None:
+            out.append(None)
+            continue
+        r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED)
+        if len(r) == 0:
             out.append(None)
             continue
         dt = dtypes.get(case.dtype)
