@@ -33,7 +33,7 @@ def _roll(source: Source) -> float:
     return float(source.random(1)[0])
 
 
-def _spare(source: Source, shape: tuple[int, int], dt: DType) -> tuple[int, int]:
+def spare(source: Source, shape: tuple[int, int], dt: DType) -> tuple[int, int]:
     """A tile holding ``shape``: itself, or 1-2 more 32-byte blocks a row, or a few more rows."""
     r, c = shape
     roll = _roll(source)
@@ -74,8 +74,8 @@ def random_case(source: Source, op: str, platform: str, dtypes: tuple[str, ...],
         sp = spec_physical(valid[0], 1, dt) if row else (spec_physical(1, phys[1], dt)[0], phys[1])
         return Case(op, platform, dt.name, (("dst", Tile(*phys, *valid)), ("src", Tile(*sp, *sv))))
     sv = source_valid(source, row, valid, lax=platform in ("cpu", "a2a3"))
-    dst = _spare(source, whole_rows(*valid, dt), dt)
-    src = _spare(source, whole_rows(*sv, dt), dt)
+    dst = spare(source, whole_rows(*valid, dt), dt)
+    src = spare(source, whole_rows(*sv, dt), dt)
     return Case(op, platform, dt.name, (("dst", Tile(*dst, *valid)), ("src", Tile(*src, *sv))))
 
 

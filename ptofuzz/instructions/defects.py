@@ -65,6 +65,15 @@ def _elementwise_overflow(sig: Signature) -> bool:
         and sig.region == "signed-integer-overflow"
 
 
+ROW_EXPAND_OVERFLOWING = ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL")
+
+
+def _row_expand_overflow(sig: Signature) -> bool:
+    """UBSan's report of a signed overflow in a row-broadcast add, sub or mul."""
+    return sig.op in ROW_EXPAND_OVERFLOWING and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "signed-integer-overflow"
+
+
 def _tabs_negative_zero(sig: Signature) -> bool:
     """The simulator against any other oracle: a float TABS element whose zero keeps its sign."""
     return sig.op == "TABS" and CPUSIM in sig.oracles() and sig.dtype_class == "float" \
@@ -424,6 +433,18 @@ DEFECTS: tuple[Defect, ...] = (
            "CXX=clang++ ptofuzz fuzz tmul --oracles cpu,cpusim --dtype uint16 --sanitize undefined --runs 2000 "
            "--out findings",
            _elementwise_overflow),
+    Defect("cpusim-rowexpand-signed-overflow-ub", ROW_EXPAND_OVERFLOWING, CPUSIM,
+           "include/pto/cpu/TRowExpandOp.hpp:52 applies ElementOpCal, whose ElementOp.h:107 (dst = src0 + src1), :114 "
+           "(src0 - src1) and :128 (src0 * src1) compute in the element type after C++'s integer promotions: for "
+           "int32_t an overflow is signed-integer overflow, and a uint16_t product of 2^31 or more overflows the int "
+           "both operands are promoted to; undefined behaviour (UBSan reports it with g++ and clang; -O2 happens to "
+           "wrap)",
+           "docs/isa/TROWEXPANDADD.md, TROWEXPANDSUB.md and TROWEXPANDMUL.md give the formula for these types and "
+           "state no overflow behaviour; no result is defined by undefined behaviour",
+           "ptofuzz fuzz trowexpandadd --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out "
+           "findings; ptofuzz fuzz trowexpandmul --oracles cpu,cpusim --dtype uint16 --sanitize undefined --runs "
+           "2000 --out findings",
+           _row_expand_overflow),
     Defect("cpusim-tabs-negative-zero", ("TABS",), CPUSIM,
            "include/pto/cpu/TAbs.hpp:25: dst = src < 0 ? -src : src; -0.0 < 0 is false, so |-0| comes back as -0 "
            "(and a NaN keeps its sign bit)",

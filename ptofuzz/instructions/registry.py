@@ -50,6 +50,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.quant": ("TQUANT",),
     "ptofuzz.instructions.expand": ("TROWEXPAND", "TCOLEXPAND"),
     "ptofuzz.instructions.reduce": ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN"),
+    "ptofuzz.instructions.expandop": ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX",
+                                      "TROWEXPANDMIN"),
 }
 
 

@@ -67,6 +67,20 @@ def test_the_elementwise_overflow_defect_is_ubsans_report_of_add_sub_mul_and_lre
     assert [d.name for d in defects.of("TMUL")] == ["cpusim-elementwise-signed-overflow-ub", "cpusim-bf16-placeholder"]
 
 
+def test_the_row_expand_overflow_defect_is_ubsans_report_of_add_sub_mul_only():
+    """Both sides: UBSan's signed overflow in TROWEXPAND{ADD,SUB,MUL} (either build) is the defect; MAX/MIN (which
+    cannot overflow), another crash kind, or a value mismatch are not."""
+    for op in ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL"):
+        for build in ("cpusim", "cpusim-clang"):
+            sig = Signature.from_key(f"{op}/int/{build}/crash/signed-integer-overflow/-")
+            assert defects.matching(sig).name == "cpusim-rowexpand-signed-overflow-ub", (op, build)
+    for key in ("TROWEXPANDMAX/int/cpusim/crash/signed-integer-overflow/-",
+                "TROWEXPANDADD/int/cpusim/crash/heap-buffer-overflow/-",
+                "TROWEXPANDADD/int/cpu~cpusim/int-value/op/mode1,full"):
+        found = defects.matching(Signature.from_key(key))
+        assert found is None or found.name != "cpusim-rowexpand-signed-overflow-ub", key
+
+
 @pytest.mark.parametrize("key", ["TABS/float/cpu~cpusim/signed-zero/op/-", "TABS/float/cpusim~spec/signed-zero/op/-"])
 def test_the_tabs_zero_defect_is_the_simulator_s_signed_zero_in_the_operation(key):
     assert defects.matching(Signature.from_key(key)).name == "cpusim-tabs-negative-zero"

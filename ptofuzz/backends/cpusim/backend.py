@@ -119,6 +119,17 @@ ADAPTERS = {**ADAPTERS, "TQUANT": _quant}  # INT8: the destination (int8 or uint
 ADAPTERS = {**ADAPTERS, "TROWEXPAND": _unary, "TCOLEXPAND": _unary}
 
 
+def _expandop(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import expandop
+
+    return expandop.evaluate(sim, case, inputs)
+
+
+# the arithmetic row expansions: src0 and src1 as TADD's, the expanded operand's layout chosen at run time
+ADAPTERS = {**ADAPTERS, **{op: _expandop for op in ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL",
+                                                    "TROWEXPANDMAX", "TROWEXPANDMIN")}}
+
+
 def _no_device(case: Case) -> str | None:
     return None
 

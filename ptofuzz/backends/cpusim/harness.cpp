@@ -37,6 +37,8 @@
 // TCVT: the request's dtype is the source's and `alias` the destination's dtype code; A = src, no B, output = dst
 // (of the destination type); the six ints are dst's and src's valid regions, the RoundMode ordinal and the
 // saturation (0 ON, 1 OFF, 2 the overload without one).
+// TROWEXPAND{ADD,SUB,MUL,MAX,MIN}: A = src0, B = src1, output = dst; valid regions dst, src0, src1; `alias` says
+// which source is expanded and whether it is a ColMajor column (protocol.hpp).
 //
 // This file holds the protocol and includes nothing of pto-isa: the kernels are objects of their own (kernels.hpp,
 // one per instruction, compiled and cached apart) that register themselves before main runs; `--list` prints

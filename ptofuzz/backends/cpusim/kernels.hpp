@@ -244,6 +244,55 @@ void run_expand(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t row
     }
 }
 
+// TROWEXPAND{ADD,SUB,MUL,MAX,MIN} (protocol.hpp says what `alias` holds)
+template <uint32_t OpCode, typename Dst, typename S0, typename S1>
+void row_expand_arith(Dst& dt, S0& s0, S1& s1)
+{
+    if constexpr (OpCode == TROWEXPANDADD_OP) {
+        pto::TROWEXPANDADD(dt, s0, s1);
+    } else if constexpr (OpCode == TROWEXPANDSUB_OP) {
+        pto::TROWEXPANDSUB(dt, s0, s1);
+    } else if constexpr (OpCode == TROWEXPANDMUL_OP) {
+        pto::TROWEXPANDMUL(dt, s0, s1);
+    } else if constexpr (OpCode == TROWEXPANDMAX_OP) {
+        pto::TROWEXPANDMAX(dt, s0, s1);
+    } else {
+        static_assert(OpCode == TROWEXPANDMIN_OP, "an opcode without a kernel");
+        pto::TROWEXPANDMIN(dt, s0, s1);
+    }
+}
+
+template <uint32_t OpCode, typename T, int C>
+void run_row_expand_arith(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows,
+                          uint32_t n, uint32_t alias)
+{
+    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using ColT = pto::Tile<pto::TileType::Vec, T, kRows, 1, pto::BLayout::ColMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        T* d = reinterpret_cast<T*>(dbuf) + k * tile;
+        T* a = reinterpret_cast<T*>(abuf) + k * tile;
+        T* b = reinterpret_cast<T*>(bbuf) + k * tile;
+        TileT dt(v[0], v[1]);
+        dt.data() = d;
+        const bool swap = (alias & kExpandSwap) != 0;
+        if (alias & kExpandColumn) {
+            ColT ct(swap ? v[2] : v[4], swap ? v[3] : v[5]);
+            TileT ft(swap ? v[4] : v[2], swap ? v[5] : v[3]);
+            ct.data() = swap ? a : b;
+            ft.data() = swap ? b : a;
+            swap ? row_expand_arith<OpCode>(dt, ct, ft) : row_expand_arith<OpCode>(dt, ft, ct);
+        } else {
+            TileT at(v[2], v[3]), bt(v[4], v[5]);
+            at.data() = a;
+            bt.data() = b;
+            row_expand_arith<OpCode>(dt, at, bt);
+        }
+    }
+}
+
 template <uint32_t OpCode, typename T, int C>
 void run_scalar(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n)
 {
@@ -433,6 +482,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_scalar<OpCode, T, C>(d, a, b, v, rows, n);
     } else if constexpr (is_expand(OpCode)) {
         run_expand<OpCode, T, C>(d, a, v, rows, n);
+    } else if constexpr (is_row_expand_arith(OpCode)) {
+        run_row_expand_arith<OpCode, T, C>(d, a, b, v, rows, n, alias);
     } else if constexpr (is_generation(OpCode)) {
         run_generation<OpCode, T, C>(d, a, v, rows, n);
     } else if constexpr (is_cmpsel(OpCode)) {

@@ -11,7 +11,7 @@ namespace ptofuzz {
 constexpr uint32_t kMagic = 0x50544f46;  // "PTOF"
 constexpr int kRows = 1 << 16;           // static row count of every tile (only the stride matters)
 constexpr int kCols[] = {32, 64, 128, 256, 512, 1024, 2048, 4096};
-constexpr uint32_t kMaxOps = 64;
+constexpr uint32_t kMaxOps = 80;
 constexpr uint32_t kMaxDtypes = 16;
 
 struct Header {
@@ -67,6 +67,14 @@ constexpr bool is_mx_quant(uint32_t op, uint32_t alias) { return op == TQUANT_OP
 // TROWEXPAND / TCOLEXPAND: A = src (at the request's stride, as the unary family's), no B, output = dst
 enum ExpandOp : uint32_t { TROWEXPAND_OP = 43, TCOLEXPAND_OP = 44 };
 constexpr bool is_expand(uint32_t op) { return op == TROWEXPAND_OP || op == TCOLEXPAND_OP; }
+// TROWEXPAND{ADD,SUB,MUL,MAX,MIN}: A = src0, B = src1, output = dst (as TADD's); valid regions dst, src0, src1;
+// `alias` bit 0: src0 is the expanded operand (else src1), bit 1: the expanded operand is a ColMajor column whose
+// elements lie one after the other from the start of its case's slice (else a RowMajor tile at the stride)
+enum ExpandArithOp : uint32_t {
+    TROWEXPANDADD_OP = 60, TROWEXPANDSUB_OP = 61, TROWEXPANDMUL_OP = 62, TROWEXPANDMAX_OP = 63, TROWEXPANDMIN_OP = 64,
+};
+constexpr uint32_t kExpandSwap = 1, kExpandColumn = 2;
+constexpr bool is_row_expand_arith(uint32_t op) { return op >= TROWEXPANDADD_OP && op <= TROWEXPANDMIN_OP; }
 
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in

@@ -1,0 +1,568 @@
+"""The arithmetic expansions TROWEXPAND{ADD,SUB,MUL,MAX,MIN}: capabilities, layouts and canonical cases per
+platform.
+
+Facts from pto-isa 3186c381 (``docs/isa/TROWEXPAND{ADD,...}.md``: the dtypes and the two modes; the cpu
+simulator's ``include/pto/cpu/TRowExpandOp.hpp``; the system tests ``tests/npu/<plat>/src/st/testcase/
+trowexpand{add,...}/`` and the cpu one ``tests/cpu/st/testcase/trowexpandop/`` (several instructions in one test:
+the folder name says which), their folder names, files and byte layouts as ``../shared/reference/
+pto-isa-st-catalog.json`` lists them, each kernel's tiles from its kernel source) and pto-spec 0.58
+(``asl/tile/reduce-and-expand/row-expansion/``). Semantics live in ``oracles/expandop.py``; random geometries in
+``generators/expandop.py``.
+
+Files: the first input file holds the full-shape operand, the second the expanded one, whichever role (``src0``,
+``src1``) the kernel passes them as (a2a3's ``src0eqdst=false`` cases and a5's swapped ones call
+``TROWEXPAND*(dst, expanded, full)``); ``golden.bin`` the destination. The cpu test's files are whole tiles (zeros
+outside the valid region); a2a3's scripts write valid regions only (its kernels' tiles are listed with their
+physical shapes: ``16x16of32x32``); a5's and kirin's tiles are their valid regions. Each test's cases are listed
+whole: ``name dtype dst src0 src1 [tmp]`` (``tmp``: a2a3's kernels that call the overload with a tmp tile, whose
+result is the same).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ptofuzz.core import dtypes, platforms
+from ptofuzz.core.case import UNDEFINED, Case, Tile
+from ptofuzz.core.layouts import Profile, spec_physical
+from ptofuzz.generators import expandop as gen
+from ptofuzz.generators import values
+from ptofuzz.generators.source import Source
+from ptofuzz.instructions import elementwise as ew
+from ptofuzz.instructions import expand
+from ptofuzz.instructions.registry import Instruction, PlatformSupport
+from ptofuzz.instructions.tpart import draw_batch, draw_inputs, draw_many
+from ptofuzz.oracles import descriptors
+from ptofuzz.oracles import elementwise as ew_oracles
+from ptofuzz.oracles import expandop as oracles
+
+if TYPE_CHECKING:
+    from ptofuzz.core.signature import Signature
+
+NAMES = ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX", "TROWEXPANDMIN")
+ROLES = ("dst", "src0", "src1")
+PLAIN = expand.PLAIN
+PLATFORMS = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")
+
+# ---- dtype capabilities ----------------------------------------------------------------------------------------
+# docs/isa/TROWEXPAND{ADD,...}.md "Constraints": half, float, int16, int32 on A2, A3 and A5; uint16, uint32,
+# bfloat16_t, int8, uint8 on A5 too (kirin runs a5's headers). The cpu simulator's TRowExpandOp.hpp:22-27
+# (IsRowExpandAllowedType): float, half, int32, int16, uint32, uint16, and uint8 for MUL only.
+A2A3_DTYPES = ("float32", "float16", "int32", "int16")
+A5_DTYPES = (*A2A3_DTYPES, "uint32", "uint16", "bfloat16", "int8", "uint8")
+CPU_DTYPES = ("float32", "float16", "int32", "int16", "uint32", "uint16")
+
+
+def dtypes_of(op: str, platform: str) -> tuple[str, ...]:
+    """The element types ``op`` takes on ``platform``."""
+    platform = platforms.canonical(platform)
+    if platform == "spec":
+        return oracles.SPEC_DTYPES
+    if platform == "cpu":
+        return (*CPU_DTYPES, "uint8") if op.endswith("MUL") else CPU_DTYPES
+    # a2a3's trowexpandmul system test declares uint32 cases (23-26) though the page lists uint32 for A5 only and
+    # a2a3's header static_asserts it out (include/pto/npu/a2a3/TRowExpandMul.hpp:40-43): taken with the page's
+    # formula (a uint32 product that wraps is undefined, as every integer width's overflow)
+    if platform == "a2a3":
+        return (*A2A3_DTYPES, "uint32") if op.endswith("MUL") else A2A3_DTYPES
+    return A5_DTYPES
+
+
+# ---- canonical cases ------------------------------------------------------------------------------------------
+# the NPU tests' cases (whole folder names), from each gen_data.py's parameters and its kernel's tiles
+NPU_CASES: dict[tuple[str, str], str] = {
+    ("TROWEXPANDADD", "a2a3"): """
+    TROWEXPANDADDTest.case1 float32 16x16 16x16 16x1
+    TROWEXPANDADDTest.case2 float32 16x16of32x32 16x16of32x32 16x1
+    TROWEXPANDADDTest.case3 float16 16x16 16x16 16x1
+    TROWEXPANDADDTest.case4 float16 16x16of32x32 16x16of32x32 16x1
+    TROWEXPANDADDTest.case5 float32 1x16384 1x16384 1x1
+    TROWEXPANDADDTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
+    TROWEXPANDADDTest.case7 float32 16x16 16x16 16x8
+    TROWEXPANDADDTest.case8 float32 16x16of32x32 16x16of32x32 16x8
+    TROWEXPANDADDTest.case9 float16 16x16 16x16 16x16
+    TROWEXPANDADDTest.case10 float16 16x16of32x32 16x16of32x32 16x16
+    TROWEXPANDADDTest.case11 float32 1x16384 1x16384 1x8
+    TROWEXPANDADDTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
+    TROWEXPANDADDTest.case13 float32 16x16 16x1 16x16
+    TROWEXPANDADDTest.case14 float32 16x16 16x8 16x16
+    TROWEXPANDADDTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
+    TROWEXPANDADDTest.case16 float16 16x16 16x16 16x1 tmp
+    TROWEXPANDADDTest.case17 float32 1x16384 1x16384 1x1 tmp
+    TROWEXPANDADDTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
+    TROWEXPANDADDTest.case19 int32 16x16 16x16 16x1
+    TROWEXPANDADDTest.case20 int32 16x16 16x16 16x8
+    TROWEXPANDADDTest.case21 int16 16x16 16x16 16x1
+    TROWEXPANDADDTest.case22 int16 16x16 16x16 16x16""",
+    ("TROWEXPANDADD", "a5"): """
+    TRowExpandAddTest.case_fp32_16_32 float32 16x32 16x32 16x1
+    TRowExpandAddTest.case_fp32_56_128 float32 56x128 56x128 56x1
+    TRowExpandAddTest.case_fp16_48_64 float16 48x64 48x64 48x1
+    TRowExpandAddTest.case_fp16_16_128 float16 16x128 16x128 16x1
+    TRowExpandAddTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandAddTest.case_fp16_32_64 float16 32x64 32x1 32x64
+    TRowExpandAddTest.case_fp32_20_64 float32 20x64 20x8 20x64
+    TRowExpandAddTest.case_int32_16_32 int32 16x32 16x32 16x1
+    TRowExpandAddTest.case_int16_16_64 int16 16x64 16x64 16x1""",
+    ("TROWEXPANDADD", "kirin9030"): """
+    TRowExpandAddTest.case_fp32_16_32 float32 16x32 16x32 16x1
+    TRowExpandAddTest.case_fp32_56_128 float32 56x128 56x128 56x1
+    TRowExpandAddTest.case_fp16_48_64 float16 48x64 48x64 48x1
+    TRowExpandAddTest.case_fp16_16_128 float16 16x128 16x128 16x1
+    TRowExpandAddTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandAddTest.case_fp16_32_64 float16 32x64 32x1 32x64
+    TRowExpandAddTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
+    ("TROWEXPANDADD", "kirinDev0000"): """
+    TRowExpandAddTest.case_fp32_16_32 float32 16x32 16x32 16x1
+    TRowExpandAddTest.case_fp32_56_128 float32 56x128 56x128 56x1
+    TRowExpandAddTest.case_fp16_48_64 float16 48x64 48x64 48x1
+    TRowExpandAddTest.case_fp16_16_128 float16 16x128 16x128 16x1
+    TRowExpandAddTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandAddTest.case_fp16_32_64 float16 32x64 32x1 32x64
+    TRowExpandAddTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
+    ("TROWEXPANDSUB", "a2a3"): """
+    TROWEXPANDSUBTest.case1 float32 16x16 16x16 16x1
+    TROWEXPANDSUBTest.case2 float32 16x16of32x32 16x16of32x32 16x1
+    TROWEXPANDSUBTest.case3 float16 16x16 16x16 16x1
+    TROWEXPANDSUBTest.case4 float16 16x16of32x32 16x16of32x32 16x1
+    TROWEXPANDSUBTest.case5 float32 1x16384 1x16384 1x1
+    TROWEXPANDSUBTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
+    TROWEXPANDSUBTest.case7 float32 16x16 16x16 16x8
+    TROWEXPANDSUBTest.case8 float32 16x16of32x32 16x16of32x32 16x8
+    TROWEXPANDSUBTest.case9 float16 16x16 16x16 16x16
+    TROWEXPANDSUBTest.case10 float16 16x16of32x32 16x16of32x32 16x16
+    TROWEXPANDSUBTest.case11 float32 1x16384 1x16384 1x8
+    TROWEXPANDSUBTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
+    TROWEXPANDSUBTest.case13 float32 16x16 16x1 16x16
+    TROWEXPANDSUBTest.case14 float32 16x16 16x8 16x16
+    TROWEXPANDSUBTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
+    TROWEXPANDSUBTest.case16 float16 16x16 16x16 16x1 tmp
+    TROWEXPANDSUBTest.case17 float32 1x16384 1x16384 1x1 tmp
+    TROWEXPANDSUBTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
+    TROWEXPANDSUBTest.case19 int32 16x16 16x16 16x1
+    TROWEXPANDSUBTest.case20 int32 16x16 16x16 16x8
+    TROWEXPANDSUBTest.case21 int16 16x16 16x16 16x1
+    TROWEXPANDSUBTest.case22 int16 16x16 16x16 16x16""",
+    ("TROWEXPANDSUB", "a5"): """
+    TRowExpandSubTest.case_fp32_8_128 float32 8x128 8x128 8x1
+    TRowExpandSubTest.case_fp32_24_32 float32 24x32 24x32 24x1
+    TRowExpandSubTest.case_fp16_16_256 float16 16x256 16x256 16x1
+    TRowExpandSubTest.case_fp16_32_64 float16 32x64 32x64 32x1
+    TRowExpandSubTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandSubTest.case_fp32_16_128 float32 16x128 16x1 16x128
+    TRowExpandSubTest.case_fp16_16_64 float16 16x64 16x16 16x64
+    TRowExpandSubTest.case_int32_16_32 int32 16x32 16x32 16x1
+    TRowExpandSubTest.case_int16_16_64 int16 16x64 16x64 16x1""",
+    ("TROWEXPANDSUB", "kirin9030"): """
+    TRowExpandSubTest.case_fp32_8_128 float32 8x128 8x128 8x1
+    TRowExpandSubTest.case_fp32_24_32 float32 24x32 24x32 24x1
+    TRowExpandSubTest.case_fp16_16_256 float16 16x256 16x256 16x1
+    TRowExpandSubTest.case_fp16_32_64 float16 32x64 32x64 32x1
+    TRowExpandSubTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandSubTest.case_fp32_16_128 float32 16x128 16x1 16x128
+    TRowExpandSubTest.case_fp16_16_64 float16 16x64 16x16 16x64""",
+    ("TROWEXPANDSUB", "kirinDev0000"): """
+    TRowExpandSubTest.case_fp32_8_128 float32 8x128 8x128 8x1
+    TRowExpandSubTest.case_fp32_24_32 float32 24x32 24x32 24x1
+    TRowExpandSubTest.case_fp16_16_256 float16 16x256 16x256 16x1
+    TRowExpandSubTest.case_fp16_32_64 float16 32x64 32x64 32x1
+    TRowExpandSubTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandSubTest.case_fp32_16_128 float32 16x128 16x1 16x128
+    TRowExpandSubTest.case_fp16_16_64 float16 16x64 16x16 16x64""",
+    ("TROWEXPANDMUL", "a2a3"): """
+    TROWEXPANDMULTest.case1 float32 16x16 16x16 16x1
+    TROWEXPANDMULTest.case2 float32 16x16of32x32 16x16of32x32 16x1
+    TROWEXPANDMULTest.case3 float16 16x16 16x16 16x1
+    TROWEXPANDMULTest.case4 float16 16x16of32x32 16x16of32x32 16x1
+    TROWEXPANDMULTest.case5 float32 1x16384 1x16384 1x1
+    TROWEXPANDMULTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
+    TROWEXPANDMULTest.case7 float32 16x16 16x16 16x8
+    TROWEXPANDMULTest.case8 float32 16x16of32x32 16x16of32x32 16x8
+    TROWEXPANDMULTest.case9 float16 16x16 16x16 16x16
+    TROWEXPANDMULTest.case10 float16 16x16of32x32 16x16of32x32 16x16
+    TROWEXPANDMULTest.case11 float32 1x16384 1x16384 1x8
+    TROWEXPANDMULTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
+    TROWEXPANDMULTest.case13 float32 16x16 16x1 16x16
+    TROWEXPANDMULTest.case14 float32 16x16 16x8 16x16
+    TROWEXPANDMULTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
+    TROWEXPANDMULTest.case16 float16 16x16 16x16 16x1 tmp
+    TROWEXPANDMULTest.case17 float32 1x16384 1x16384 1x1 tmp
+    TROWEXPANDMULTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
+    TROWEXPANDMULTest.case19 int32 16x16 16x16 16x1
+    TROWEXPANDMULTest.case20 int32 16x16 16x16 16x8
+    TROWEXPANDMULTest.case21 int16 16x16 16x16 16x1
+    TROWEXPANDMULTest.case22 int16 16x16 16x16 16x16
+    TROWEXPANDMULTest.case23 uint32 16x16 16x16 16x1
+    TROWEXPANDMULTest.case24 uint32 16x16 16x16 16x8
+    TROWEXPANDMULTest.case25 uint32 16x16 16x1 16x16
+    TROWEXPANDMULTest.case26 uint32 16x16 16x8 16x16""",
+    ("TROWEXPANDMUL", "a5"): """
+    TRowExpandMulTest.case_fp32_16_32 float32 16x32 16x32 16x1
+    TRowExpandMulTest.case_fp32_56_128 float32 56x128 56x128 56x1
+    TRowExpandMulTest.case_fp16_48_64 float16 48x64 48x64 48x1
+    TRowExpandMulTest.case_fp16_16_128 float16 16x128 16x128 16x1
+    TRowExpandMulTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandMulTest.case_fp16_32_64 float16 32x64 32x1 32x64
+    TRowExpandMulTest.case_fp32_20_64 float32 20x64 20x8 20x64
+    TRowExpandMulTest.case_int32_16_32 int32 16x32 16x32 16x1
+    TRowExpandMulTest.case_int16_16_64 int16 16x64 16x64 16x1
+    TRowExpandMulTest.case_uint32_16_32 uint32 16x32 16x32 16x1
+    TRowExpandMulTest.case_uint16_16_64 uint16 16x64 16x64 16x1""",
+    ("TROWEXPANDMUL", "kirin9030"): """
+    TRowExpandMulTest.case_fp32_16_32 float32 16x32 16x32 16x1
+    TRowExpandMulTest.case_fp32_56_128 float32 56x128 56x128 56x1
+    TRowExpandMulTest.case_fp16_48_64 float16 48x64 48x64 48x1
+    TRowExpandMulTest.case_fp16_16_128 float16 16x128 16x128 16x1
+    TRowExpandMulTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandMulTest.case_fp16_32_64 float16 32x64 32x1 32x64
+    TRowExpandMulTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
+    ("TROWEXPANDMUL", "kirinDev0000"): """
+    TRowExpandMulTest.case_fp32_16_32 float32 16x32 16x32 16x1
+    TRowExpandMulTest.case_fp32_56_128 float32 56x128 56x128 56x1
+    TRowExpandMulTest.case_fp16_48_64 float16 48x64 48x64 48x1
+    TRowExpandMulTest.case_fp16_16_128 float16 16x128 16x128 16x1
+    TRowExpandMulTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandMulTest.case_fp16_32_64 float16 32x64 32x1 32x64
+    TRowExpandMulTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
+    ("TROWEXPANDMAX", "a2a3"): """
+    TROWEXPANDMAXTest.case1 float32 16x16 16x16 16x1
+    TROWEXPANDMAXTest.case2 float32 16x16of32x32 16x16of32x32 16x1
+    TROWEXPANDMAXTest.case3 float16 16x16 16x16 16x1
+    TROWEXPANDMAXTest.case4 float16 16x16of32x32 16x16of32x32 16x1
+    TROWEXPANDMAXTest.case5 float32 1x16384 1x16384 1x1
+    TROWEXPANDMAXTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
+    TROWEXPANDMAXTest.case7 float32 16x16 16x16 16x8
+    TROWEXPANDMAXTest.case8 float32 16x16of32x32 16x16of32x32 16x8
+    TROWEXPANDMAXTest.case9 float16 16x16 16x16 16x16
+    TROWEXPANDMAXTest.case10 float16 16x16of32x32 16x16of32x32 16x16
+    TROWEXPANDMAXTest.case11 float32 1x16384 1x16384 1x8
+    TROWEXPANDMAXTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
+    TROWEXPANDMAXTest.case13 float32 16x16 16x1 16x16
+    TROWEXPANDMAXTest.case14 float32 16x16 16x8 16x16
+    TROWEXPANDMAXTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
+    TROWEXPANDMAXTest.case16 float16 16x16 16x16 16x1 tmp
+    TROWEXPANDMAXTest.case17 float32 1x16384 1x16384 1x1 tmp
+    TROWEXPANDMAXTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
+    TROWEXPANDMAXTest.case19 int32 16x16 16x16 16x1
+    TROWEXPANDMAXTest.case20 int32 16x16 16x16 16x8
+    TROWEXPANDMAXTest.case21 int16 16x16 16x16 16x1
+    TROWEXPANDMAXTest.case22 int16 16x16 16x16 16x16""",
+    ("TROWEXPANDMAX", "a5"): """
+    TRowExpandMaxTest.case_fp32_16_32 float32 16x32 16x32 16x1
+    TRowExpandMaxTest.case_fp32_56_128 float32 56x128 56x128 56x1
+    TRowExpandMaxTest.case_fp16_48_64 float16 48x64 48x64 48x1
+    TRowExpandMaxTest.case_fp16_16_128 float16 16x128 16x128 16x1
+    TRowExpandMaxTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandMaxTest.case_fp16_32_64 float16 32x64 32x1 32x64
+    TRowExpandMaxTest.case_fp32_20_64 float32 20x64 20x8 20x64
+    TRowExpandMaxTest.case_int32_16_32 int32 16x32 16x32 16x1
+    TRowExpandMaxTest.case_int16_16_64 int16 16x64 16x64 16x1""",
+    ("TROWEXPANDMAX", "kirin9030"): """
+    TRowExpandMaxTest.case_fp32_16_32 float32 16x32 16x32 16x1
+    TRowExpandMaxTest.case_fp32_56_128 float32 56x128 56x128 56x1
+    TRowExpandMaxTest.case_fp16_48_64 float16 48x64 48x64 48x1
+    TRowExpandMaxTest.case_fp16_16_128 float16 16x128 16x128 16x1
+    TRowExpandMaxTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandMaxTest.case_fp16_32_64 float16 32x64 32x1 32x64
+    TRowExpandMaxTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
+    ("TROWEXPANDMAX", "kirinDev0000"): """
+    TRowExpandMaxTest.case_fp32_16_32 float32 16x32 16x32 16x1
+    TRowExpandMaxTest.case_fp32_56_128 float32 56x128 56x128 56x1
+    TRowExpandMaxTest.case_fp16_48_64 float16 48x64 48x64 48x1
+    TRowExpandMaxTest.case_fp16_16_128 float16 16x128 16x128 16x1
+    TRowExpandMaxTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandMaxTest.case_fp16_32_64 float16 32x64 32x1 32x64
+    TRowExpandMaxTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
+    ("TROWEXPANDMIN", "a2a3"): """
+    TROWEXPANDMINTest.case1 float32 16x16 16x16 16x1
+    TROWEXPANDMINTest.case2 float32 16x16of32x32 16x16of32x32 16x1
+    TROWEXPANDMINTest.case3 float16 16x16 16x16 16x1
+    TROWEXPANDMINTest.case4 float16 16x16of32x32 16x16of32x32 16x1
+    TROWEXPANDMINTest.case5 float32 1x16384 1x16384 1x1
+    TROWEXPANDMINTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
+    TROWEXPANDMINTest.case7 float32 16x16 16x16 16x8
+    TROWEXPANDMINTest.case8 float32 16x16of32x32 16x16of32x32 16x8
+    TROWEXPANDMINTest.case9 float16 16x16 16x16 16x16
+    TROWEXPANDMINTest.case10 float16 16x16of32x32 16x16of32x32 16x16
+    TROWEXPANDMINTest.case11 float32 1x16384 1x16384 1x8
+    TROWEXPANDMINTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
+    TROWEXPANDMINTest.case13 float32 16x16 16x1 16x16
+    TROWEXPANDMINTest.case14 float32 16x16 16x8 16x16
+    TROWEXPANDMINTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
+    TROWEXPANDMINTest.case16 float16 16x16 16x16 16x1 tmp
+    TROWEXPANDMINTest.case17 float32 1x16384 1x16384 1x1 tmp
+    TROWEXPANDMINTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
+    TROWEXPANDMINTest.case19 int32 16x16 16x16 16x1
+    TROWEXPANDMINTest.case20 int32 16x16 16x16 16x8
+    TROWEXPANDMINTest.case21 int16 16x16 16x16 16x1
+    TROWEXPANDMINTest.case22 int16 16x16 16x16 16x16""",
+    ("TROWEXPANDMIN", "a5"): """
+    TRowExpandMinTest.case_fp32_16_32 float32 16x32 16x32 16x1
+    TRowExpandMinTest.case_fp32_56_128 float32 56x128 56x128 56x1
+    TRowExpandMinTest.case_fp16_48_64 float16 48x64 48x64 48x1
+    TRowExpandMinTest.case_fp16_16_128 float16 16x128 16x128 16x1
+    TRowExpandMinTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandMinTest.case_fp16_32_64 float16 32x64 32x1 32x64
+    TRowExpandMinTest.case_fp32_20_64 float32 20x64 20x8 20x64
+    TRowExpandMinTest.case_int32_16_32 int32 16x32 16x32 16x1
+    TRowExpandMinTest.case_int16_16_64 int16 16x64 16x64 16x1""",
+    ("TROWEXPANDMIN", "kirin9030"): """
+    TRowExpandMinTest.case_fp32_16_32 float32 16x32 16x32 16x1
+    TRowExpandMinTest.case_fp32_56_128 float32 56x128 56x128 56x1
+    TRowExpandMinTest.case_fp16_48_64 float16 48x64 48x64 48x1
+    TRowExpandMinTest.case_fp16_16_128 float16 16x128 16x128 16x1
+    TRowExpandMinTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandMinTest.case_fp16_32_64 float16 32x64 32x1 32x64
+    TRowExpandMinTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
+    ("TROWEXPANDMIN", "kirinDev0000"): """
+    TRowExpandMinTest.case_fp32_16_32 float32 16x32 16x32 16x1
+    TRowExpandMinTest.case_fp32_56_128 float32 56x128 56x128 56x1
+    TRowExpandMinTest.case_fp16_48_64 float16 48x64 48x64 48x1
+    TRowExpandMinTest.case_fp16_16_128 float16 16x128 16x128 16x1
+    TRowExpandMinTest.case_fp32_24_64 float32 24x64 24x64 24x8
+    TRowExpandMinTest.case_fp16_32_64 float16 32x64 32x1 32x64
+    TRowExpandMinTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
+}
+
+# the cpu test trowexpandop: (dtype, valid, src0 tile, dst tile) per instruction (its gen_data.py's parameters;
+# TROWEXPANDMUL adds uint8); src1 is the ColMajor column of src0's rows, dst's valid rows
+_CPU_GEOMETRIES = (("float32", "64x64", "64x64", "64x64"), ("float16", "16x256", "16x256", "16x256"),
+                   ("float32", "16x16", "32x32", "64x64"), ("int16", "16x256", "16x256", "16x256"),
+                   ("int32", "64x64", "64x64", "64x64"), ("uint16", "64x64", "64x64", "64x64"),
+                   ("uint32", "64x64", "64x64", "64x64"))
+CPU_SUITE = "TROWEXPANDOPTest"
+
+
+def _rxc(token: str) -> tuple[int, int]:
+    r, c = token.split("x")
+    return int(r), int(c)
+
+
+def _tile(token: str) -> Tile:
+    """``8x8`` or ``8x8of16x16`` (valid of physical)."""
+    valid, _, phys = token.partition("of")
+    return Tile(*_rxc(phys or valid), *_rxc(valid))
+
+
+def _cpu_cases(op: str) -> tuple[tuple[str, Case], ...]:
+    word = op.removeprefix("TROWEXPAND").lower()
+    geometries = _CPU_GEOMETRIES + ((("uint8", "64x64", "64x64", "64x64"),) if word == "mul" else ())
+    out = []
+    for dt, valid, src, dst in geometries:
+        (vr, vc), (sr, sc) = _rxc(valid), _rxc(src)
+        name = f"{CPU_SUITE}.case_{word}_{PLAIN.get(dt, dt)}_{valid}_{src}_{dst}"
+        out.append((name, Case(op, "cpu", dt, (("dst", Tile(*_rxc(dst), vr, vc)), ("src0", Tile(sr, sc, vr, vc)),
+                                                ("src1", Tile(sr, 1, vr, 1))))))
+    return tuple(out)
+
+
+def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
+    """The cases of ``op``'s system test on ``platform``: (whole folder name, case)."""
+    if platform == "cpu":
+        return _cpu_cases(op)
+    out = []
+    for line in NPU_CASES[(op, platform)].strip().splitlines():
+        name, dt, dst, s0, s1, *more = line.split()
+        params = (("tmp", 1),) if more == ["tmp"] else ()
+        out.append((name, Case(op, platform, dt, (("dst", _tile(dst)), ("src0", _tile(s0)), ("src1", _tile(s1))),
+                               params)))
+    return tuple(out)
+
+
+def _spec_union(op: str, lists: Sequence[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+    """spec's canonical list: every platform's destination valid region and dtype once (those pto-spec takes), at
+    the smallest legal descriptor, with pto-spec's broadcast source."""
+    seen: dict[tuple[str, tuple[int, int]], Case] = {}
+    for cases in lists:
+        for _, c in cases:
+            if c.dtype not in oracles.SPEC_DTYPES:
+                continue
+            dt = dtypes.get(c.dtype)
+            valid = c.tile("dst").valid
+            dst = Tile(*spec_physical(*valid, dt), *valid)
+            seen.setdefault((c.dtype, valid), Case(op, "spec", c.dtype, (
+                ("dst", dst), ("src0", dst), ("src1", expand.spec_source("TROWEXPAND", dst, dt)))))
+    return tuple((f"case_{c.dtype}_{'_'.join(t.token() for _, t in c.tiles)}", c) for c in seen.values())
+
+
+FIRST_FILE = {"cpu": ("input1.bin", "input2.bin"), "a2a3": ("input1.bin", "input2.bin"),
+              "a5": ("input0.bin", "input1.bin"), "kirin9030": ("input0.bin", "input1.bin"),
+              "kirinDev0000": ("input0.bin", "input1.bin")}
+
+
+def _inputs_for(platform: str) -> Any:
+    full_file, expanded_file = FIRST_FILE[platform]
+
+    def inputs(case: Case) -> tuple[tuple[str, str], ...]:
+        """The full-shape operand's file first, the expanded operand's second (module docstring)."""
+        if oracles.expanded_role(case) == "src0":
+            return ((full_file, "src1"), (expanded_file, "src0"))
+        return ((full_file, "src0"), (expanded_file, "src1"))
+
+    return inputs
+
+
+def _profiles(op: str) -> dict[str, Profile]:
+    golden = (("golden.bin", "dst"),)
+    output = (("output.bin", "dst"),)
+    out: dict[str, Profile] = {}
+    for platform in PLATFORMS:
+        cases = canonical(op, platform)
+        suite = CPU_SUITE if platform == "cpu" else cases[0][0].partition(".")[0]
+        root = platforms.get(platform).test_root
+        test = "trowexpandop" if platform == "cpu" else op.lower()
+        # the cpu test's suite serves five instructions: random cases are named after their own
+        out[platform] = Profile(
+            op, platform, f"{op}Test" if platform == "cpu" else suite, ((FIRST_FILE[platform][0], "src0"),
+                                                                         (FIRST_FILE[platform][1], "src1")),
+            golden, output, ROLES, compact=platform == "a2a3", spelling=PLAIN, canonical=cases,
+            inputs_for=_inputs_for(platform),
+            note=f"{root}/testcase/{test}: the full-shape operand's file first; "
+                 + ("valid-region files" if platform == "a2a3" else "each file its whole tile"))
+    out["spec"] = Profile(op, "spec", f"{op}Spec", (("input1.bin", "src0"), ("input2.bin", "src1")), golden, output,
+                          ROLES, compact=False, spelling={},
+                          canonical=_spec_union(op, [p.canonical for p in out.values()]), physical=spec_physical,
+                          note="ptofuzz full-tile layout; every tile a legal pto-spec descriptor")
+    return {"spec": out.pop("spec"), **out}
+
+
+# ---- cases from the CLI ------------------------------------------------------------------------------------
+
+def explicit_case(op: str, platform: str, opts: Mapping[str, Any]) -> Case:
+    """The one case ``--dtype --shape --dst`` describe: ``--dst`` the destination's valid region (default:
+    ``--shape``, or 16x16), ``--shape`` the physical tile of dst and src0 (default: the smallest legal descriptor
+    on spec, whole 32-byte rows elsewhere); src1 the broadcast column (Mode 1; spec: pto-spec's broadcast source)."""
+    platform = platforms.canonical(platform)
+    copy = expand.explicit_case("TROWEXPAND", platform, {**opts, "dtype": opts.get("dtype")
+                                                         or dtypes_of(op, platform)[0]})
+    d = copy.tile("dst")
+    if platforms.get(platform).kind == platforms.SPEC:
+        src1 = copy.tile("src")
+    else:
+        src1 = Tile(max(d.valid_rows, 1), 1, d.valid_rows, 1)
+    return Case(op, platform, copy.dtype, (("dst", d), ("src0", d), ("src1", src1)))
+
+
+def replay_flags(case: Case) -> str:
+    d = case.tile("dst")
+    return f" --shape {d.rows}x{d.cols} --dst {d.valid_rows}x{d.valid_cols}"
+
+
+# ---- inputs: both sources over their whole tiles, drawn as TPART*'s (ptofuzz.instructions.tpart) -------------
+
+def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list[Any]:
+    """Plain values wherever the data left a valid element undefined (integer overflow, a NaN in max/min, an
+    NPU's subnormals or overflow): in the full-shape operand's element and the broadcast value it meets (which the
+    rest of its row shares); then the case again, as the tile-tile family does."""
+    out: list[Any] = []
+    for source, case, inputs, outcome in items:
+        rows, cols = case.tile("dst").valid
+        role = oracles.expanded_role(case)
+        if not outcome.classes or role is None:
+            out.append(None)
+            continue
+        r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED)
+        if len(r) == 0:
+            out.append(None)
+            continue
+        dt = dtypes.get(case.dtype)
+        new = {name: bits.copy() for name, bits in inputs.items()}
+        full = "src1" if role == "src0" else "src0"
+        new[full][r, c] = values.plain(source, dt, len(r))
+        k = case.tile(role).valid_cols
+        er, ec = (r, c % k) if oracles.AXIS[case.op] == "row" else (np.zeros_like(r), c)
+        new[role][er, ec] = values.plain(source, dt, len(r))
+        out.append((new, None))
+    return out
+
+
+# ---- fuzzing: geometry classes, fault classes, documented differences ---------------------------------------
+
+def geometry_class(case: Case) -> str:
+    """``empty`` (no valid element), ``nodesc`` (a tile pto-spec cannot describe), ``swap`` (src0 is the expanded
+    operand), else ``spec`` (pto-spec's geometry) or ``mode1``/``mode2`` (a documented one pto-spec does not take),
+    and whether the valid region fills the destination (``full``) or not (``part``)."""
+    d = case.tile("dst")
+    if 0 in d.valid:
+        return "empty"
+    dt = dtypes.get(case.dtype)
+    if any(descriptors.problem(t, dt, max_bytes=descriptors.LOCAL_MAX) for _, t in case.tiles):
+        return "nodesc"
+    role = oracles.expanded_role(case)
+    if oracles.spec_legality(case.on("spec")) is None:
+        form = "spec"
+    elif role is None:
+        form = "other"
+    else:
+        form = "swap" if role == "src0" else "mode1" if case.tile(role).valid_cols == 1 else "mode2"
+    return f"{form},{'full' if d.valid == d.shape else 'part'}"
+
+
+def fault_class(case: Case) -> str:
+    """For a fault against a value: which pto-spec rule the geometry breaks, or ``spec-legal``."""
+    fault = oracles.spec_legality(case.on("spec"))
+    if fault is None:
+        return "spec-legal"
+    why = fault.fault.reason if fault.fault is not None else ""
+    return "empty" if "empty" in why else "full" if "full-shape" in why else \
+        "shape" if "physical columns" in why else "valid" if "valid shape" in why else "nodesc"
+
+
+def known_difference(sig: Signature) -> str | None:
+    """The documented differences between pto-spec's model and pto-isa's pages: pto-spec takes only its broadcast
+    geometry (src1 one physical column, src0 the destination's tile), pto-isa's pages a source at its own stride,
+    Mode 2 and the role swap."""
+    a, b = sig.oracles()
+    if sig.kind == "fault-vs-value" and "spec" in (a, b) and sig.geometry != "spec-legal":
+        return ("pto-spec requires src0 to be the destination's tile and src1 one physical column of its valid rows, "
+                "and faults on an empty valid region and on a tile that is no legal descriptor; pto-isa's pages take "
+                "a source at its own stride, the 32-byte block a row (Mode 2) and src0 as the expanded operand")
+    return None
+
+
+# ---- the instructions --------------------------------------------------------------------------------------
+
+def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
+    """The instructions named (all by default), in :data:`NAMES` order."""
+    out = []
+    for op in (o for o in NAMES if o in names):
+        profiles = _profiles(op)
+        word = oracles.OPS[op]
+        formula = f"{word}(src0, b)" if word in ("max", "min") else f"src0 {ew_oracles.SYMBOL[word]} b"
+        notes = (f"docs/isa/{op}.md: dst = {formula} over dst's valid region, b the expanded operand's value a row "
+                 "(Mode 1: one column; Mode 2: a 32-byte block), src0 and src1 swap roles when src1 is full; ")
+        support = {
+            "spec": PlatformSupport(dtypes_of(op, "spec"), oracles.spec, profiles["spec"], bad_dtype="fault",
+                                    has_system_test=False,
+                                    notes="src0 the destination's tile, src1 one physical column of dst's valid rows, "
+                                          "else Fault_TileLegality (trap 5)"),
+            "cpu": PlatformSupport(dtypes_of(op, "cpu"), oracles.cpu, profiles["cpu"],
+                                   notes=notes + "integer overflow undefined; IEEE on the host"),
+            **{p: PlatformSupport(dtypes_of(op, p), oracles.npu, profiles[p],
+                                  notes=notes + "integer overflow, float overflow and subnormal effects undefined"
+                                  + ("" if p in ("a2a3", "a5") else "; a5's headers"))
+               for p in ("a2a3", "a5", "kirin9030", "kirinDev0000")},
+        }
+
+        def random_case(source: Source, platform: str, constraints: Mapping[str, Any], *, _op: str = op) -> Case:
+            return gen.random_case(source, _op, platform, dtypes_of(_op, platform), constraints)
+
+        def explicit(platform: str, opts: Mapping[str, Any], *, _op: str = op) -> Case:
+            return explicit_case(_op, platform, opts)
+
+        def illegal(source: Source, constraints: Mapping[str, Any], *, _op: str = op) -> Case:
+            return gen.illegal_spec_case(source, _op, oracles.SPEC_DTYPES, constraints)
+
+        out.append(Instruction(
+            name=op, family="reduce-and-expand",
+            summary=f"row-broadcast {word}: dst[i, j] = {formula} over the valid region, b the expanded operand's",
+            inputs=("src0", "src1"), outputs=("dst",), platforms=support,
+            random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs, draw_many=draw_many,
+            options=("dtype", "shape", "dst"), random_options=("dtype", "shape"), replay_flags=replay_flags,
+            redraw=redraw, draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
+            regions=ew.regions, known_difference=known_difference, illegal_case=illegal))
+    return out
+
