@@ -48,6 +48,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.conversion": ("TCVT",),
     "ptofuzz.instructions.dequant": ("TDEQUANT",),
     "ptofuzz.instructions.quant": ("TQUANT",),
+    "ptofuzz.instructions.ordered": ("TROWSUM", "TCOLSUM"),
 }
 
 
