@@ -196,7 +196,8 @@ def _profiles(op: str) -> dict[str, Profile]:
         root = platforms.get(platform).test_root
         out[platform] = Profile(
             op, platform, f"{op}Test", (("input.bin", "src"),), golden, output, ROLES, compact=compact,
-            spelling=PLAIN, canonical=canonical(op, platform), param_tokens=(),
+            spelling=PLAIN, canonical=canonical(op, platform),
+            param_tokens=(('binary', 'bin'),) if op == 'TCOLSUM' else (),
             note=f"{root}/testcase/{op.lower()}: {'valid-region files' if compact else 'each file its whole tile'}")
     out["spec"] = Profile(op, "spec", f"{op}Spec", (("input.bin", "src"),), golden, output, ROLES, compact=False,
                           spelling={}, canonical=_spec_union(op, [p.canonical for p in out.values()]),

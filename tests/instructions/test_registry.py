@@ -41,7 +41,7 @@ def test_an_unknown_mnemonic_lists_every_instruction():
                                          r"tadd, tsub, tmul, tmax, tmin, tadds, tsubs, tmuls, tmaxs, tmins, tlrelu, "
                                          r"tabs, tneg, trelu, tnot, tand, tor, txor, tshl, tshr, tands, tors, "
                                          r"txors, tshls, tshrs, texpands, tci, ttri, tcmp, tcmps, tsel, tsels, "
-                                         r"tcvt, tdequant, tquant$"):
+                                         r"tcvt, tdequant, tquant, trowsum, tcolsum$"):
         registry.get("tpartsub")
 
 
