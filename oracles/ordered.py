@@ -94,7 +94,7 @@ def fold_from_zero(v: np.ndarray, rnd: Callable[[np.ndarray], np.ndarray]) -> np
 
 def fold_from_first(v: np.ndarray, rnd: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """``(v0 + v1) + v2 ...`` with v0 itself (not +0 + v0) as the start: a2a3's sequential TCOLSUM."""
-    acc = v[..., 0].copy()
+    acc: np.ndarray = v[..., 0].copy()
     for j in range(1, v.shape[-1]):
         acc = _add(acc, v[..., j], rnd)
     return acc
@@ -103,7 +103,7 @@ def fold_from_first(v: np.ndarray, rnd: Callable[[np.ndarray], np.ndarray]) -> n
 def fold_pairs(v: np.ndarray, rnd: Callable[[np.ndarray], np.ndarray]) -> np.ndarray:
     """``v0 + (v1 + v2) + (v3 + v4) + ... [+ v_last]``: a5's default column fold."""
     k = v.shape[-1]
-    acc = v[..., 0].copy()
+    acc: np.ndarray = v[..., 0].copy()
     for j in range((k - 1) // 2):
         acc = _add(acc, _add(v[..., 2 * j + 1], v[..., 2 * j + 2], rnd), rnd)
     if (k - 1) % 2:
@@ -116,7 +116,8 @@ def tree_a2a3(v: np.ndarray, rnd: Callable[[np.ndarray], np.ndarray]) -> np.ndar
     term is copied."""
     k = v.shape[-1]
     if k == 1:
-        return v[..., 0].copy()
+        first: np.ndarray = v[..., 0].copy()
+        return first
     t = [_add(v[..., 2 * i], v[..., 2 * i + 1], rnd) for i in range(k // 2)]
     if k % 2:
         t[0] = _add(t[0], v[..., k - 1], rnd)

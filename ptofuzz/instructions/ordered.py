@@ -131,8 +131,8 @@ def _tcolsum_a2a3() -> list[tuple[str, Case]]:
     for i, binary in ((i, b) for b in (0, 1) for i in range(len(_TCOLSUM_A2A3_BASE))):
         dt, cols, rows, vr = _TCOLSUM_A2A3_BASE[i]
         name = f"case{i + 1 + binary * len(_TCOLSUM_A2A3_BASE)}"
-        out.append((name, Case("TCOLSUM", "", dt, (("dst", Tile(1, cols, 1, cols)), ("src", Tile(rows, cols, vr, cols))),
-                               (("binary", binary),))))
+        tiles = (("dst", Tile(1, cols, 1, cols)), ("src", Tile(rows, cols, vr, cols)))
+        out.append((name, Case("TCOLSUM", "", dt, tiles, (("binary", binary),))))
     return out
 
 
