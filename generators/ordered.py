@@ -65,7 +65,7 @@ def _line(source: Source, dt: DType, n: int) -> np.ndarray:
             v[0], v[-1] = 1.5, -1.5
         return v
     if kind == "special":
-        v: np.ndarray = u.copy()
+        v = np.array(u)
         v[int(source.integers(0, n - 1))] = source.choice([np.nan, np.inf, -np.inf])
         if float(source.random(1)[0]) < 0.3:
             v[int(source.integers(0, n - 1))] = source.choice([np.inf, -np.inf])
