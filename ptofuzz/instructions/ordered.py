@@ -299,7 +299,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_case=rnd, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape") + (("binary",) if op == "TCOLSUM" else ()),
             random_options=("dtype", "shape"), replay_flags=replay_flags, geometry_class=geometry_class,
-            redraw=redraw))
+            redraw=redraw, explain=explain))
     return out
 
 
@@ -325,3 +325,31 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
             bits = small.astype(np.uint64).astype(dt.bits_dtype).reshape(shape)
         out.append(({"src": bits}, None))
     return out
+
+
+def explain(case: Case, inputs: Mapping[str, np.ndarray], files: Mapping[str, np.ndarray]) -> str:
+    """For ``check``: a golden that is numpy's sum in another order than the platform's (the NPU scripts sum in
+    float64 and cast once, a2a3's TCOLSUM script calls ``np.sum(axis=0)`` in the element type), said so."""
+    dt = dtypes.get(case.dtype)
+    if not dt.is_float or "dst" not in files:
+        return ""
+    from ptofuzz.oracles import ieee
+
+    x = oracles.terms(case, inputs)
+    v = ieee.to_float64(x, dt)
+    n = x.shape[-2]
+    d = case.tile("dst")
+    flat = files["dst"].reshape(-1)
+    if flat.size != d.rows * d.cols:
+        return ""
+    tile = flat.reshape(d.shape)
+    got = tile[:n, 0] if case.op == "TROWSUM" else tile[0, :n]
+    wide = ieee.from_float64(v.sum(axis=-1), dt)
+    narrow = np.sum(x.view(dtypes.value_dtype(dt)), axis=-1).view(dt.bits_dtype)
+    for bits, how in ((wide, "in float64, rounded once to the type"),
+                      (narrow, f"by numpy's np.sum in {dt.name} (its own pairwise order)")):
+        if got.shape == bits.shape and np.array_equal(got, bits):
+            return (f"golden.bin is the sum {how}, not in this platform's order (oracles/ordered.py: "
+                    f"{case.platform}'s {'binary tree' if case.param('binary') else 'fold'}); the two differ in the "
+                    "last bits where the terms round")
+    return ""
