@@ -1,7 +1,8 @@
 """What every oracle of a comparison is: a :class:`Backend`, and a campaign's set of them, :class:`Backends`.
 
 A backend answers cases of one instruction: a platform model (``spec``, ``cpu``, ``a5``, ...), the bundle
-executor (``bundle``), the real pto-isa CPU simulator (``cpusim``) or an external command (``target``). Backends
+executor (``bundle``), the real pto-isa CPU simulator (``cpusim``, and
+``cpusim-clang`` built with clang) or an external command (``target``). Backends
 are frozen values built once from the command line (:func:`ptofuzz.backends.choose.choose`) and passed down to
 whatever evaluates cases; they pickle, so worker processes get the same ones. Whatever a backend starts (a
 simulator process) belongs to the process that started it and is not pickled.
@@ -21,9 +22,11 @@ if TYPE_CHECKING:
     from ptofuzz.instructions.registry import Instruction
 
 BUNDLE = "bundle"  # the spec case run as a PTO bundle through the bundle executor
-CPUSIM = "cpusim"  # the real pto-isa CPU simulator, on cpu cases
+CPUSIM = "cpusim"  # the real pto-isa CPU simulator, on cpu cases, built with $CXX, else g++
+CPUSIM_CLANG = "cpusim-clang"  # the same simulator built with clang++: the compiler is code under test too
+SIMULATORS = (CPUSIM, CPUSIM_CLANG)
 TARGET = "target"  # an external command run on case folders (fuzz --target CMD)
-REAL = (BUNDLE, CPUSIM, TARGET)  # oracle names that are no platform
+REAL = (BUNDLE, *SIMULATORS, TARGET)  # oracle names that are no platform
 
 
 @runtime_checkable
@@ -100,6 +103,11 @@ class Backends:
 
     def get(self, name: str) -> Backend | None:
         return next((b for b in self.items if b.name == name), None)
+
+    def simulator(self) -> Backend | None:
+        """The first simulator of the comparison (``cpusim``, else ``cpusim-clang``), or None: the builds share
+        their settings (tree, sanitizers, planted bug), so its flags and tree stand for both."""
+        return next((b for b in (self.get(n) for n in SIMULATORS) if b is not None), None)
 
     def case_space(self, name: str) -> str:
         """The platform whose cases oracle ``name`` runs (a model: itself)."""

@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ptofuzz.backends.base import BUNDLE, CPUSIM, REAL, TARGET, Backend, Backends
+from ptofuzz.backends.base import BUNDLE, CPUSIM, REAL, SIMULATORS, TARGET, Backend, Backends
 from ptofuzz.backends.model import ModelBackend
 from ptofuzz.core import platforms
 from ptofuzz.core.errors import UsageError
@@ -31,9 +31,9 @@ def oracle_name(oracle: str) -> str:
 def available(inst: Instruction) -> tuple[str, ...]:
     """Every oracle that can run ``inst`` without options: its platforms, then bundle and cpusim if it has them."""
     from ptofuzz.backends.bundle import BundleBackend
-    from ptofuzz.backends.cpusim.backend import CpusimBackend
+    from ptofuzz.backends.cpusim.backend import ClangCpusimBackend, CpusimBackend
 
-    real = [b.name for b in (BundleBackend(), CpusimBackend()) if b.cannot_answer(inst) is None]
+    real = [b.name for b in (BundleBackend(), CpusimBackend(), ClangCpusimBackend()) if b.cannot_answer(inst) is None]
     return (*inst.platforms, *real)
 
 
@@ -45,11 +45,12 @@ def backend(inst: Instruction, name: str, *, sim: Settings | None = None, target
         from ptofuzz.backends.bundle import BundleBackend
 
         b = BundleBackend()
-    elif name == CPUSIM:
-        from ptofuzz.backends.cpusim.backend import CpusimBackend
+    elif name in SIMULATORS:
+        from ptofuzz.backends.cpusim.backend import ClangCpusimBackend, CpusimBackend
         from ptofuzz.backends.cpusim.build import Settings
 
-        b = CpusimBackend(sim or Settings())
+        settings = sim or Settings()
+        b = CpusimBackend(settings) if name == CPUSIM else ClangCpusimBackend(settings.with_clang())
     elif name == TARGET:
         if target is None:
             raise UsageError("--oracles target needs --target CMD (the command that runs one case folder)")
@@ -78,13 +79,13 @@ def for_record(inst: Instruction, oracles: Sequence[str], finding_target: Mappin
     from ptofuzz.backends.cpusim.simulator import like
 
     names = [o for o in oracles if o in available(inst)]
-    settings = like(sim or Settings(), dict(finding_target or {})) if CPUSIM in names else None
+    settings = like(sim or Settings(), dict(finding_target or {})) if set(SIMULATORS) & set(names) else None
     if settings is not None and not settings.ops:  # the build need only hold this instruction
         settings = dataclasses.replace(settings, ops=(inst.name,))
     cache = built if built is not None else {}
     out = []
     for name in names:
-        key = (name, settings) if name == CPUSIM else name
+        key = (name, settings) if name in SIMULATORS else name
         if key not in cache:
             cache[key] = backend(inst, name, sim=settings)
         out.append(cache[key])

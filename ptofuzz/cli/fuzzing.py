@@ -5,6 +5,7 @@ simulator, external targets and saved findings.
 # No "from __future__ import annotations" here: typer reads every command's annotations when it builds the CLI,
 # twice per command; as strings they would be parsed and evaluated each time (about a fifth of `ptofuzz --help`),
 # as plain annotations they are built once, at import.
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
@@ -99,7 +100,7 @@ def fuzz(
         if names is not None and not names:
             raise UsageError(f"--oracles {oracles!r} names no oracle; e.g. --oracles spec,cpu")
         sim = _sim_settings(pto_isa, cache_dir, sanitize, sim_timeout, sim_plant, sim_placeholder_bf16,
-                            ops=_cpusim_ops(op)) if names is not None and "cpusim" in names else None
+                            ops=_cpusim_ops(op)) if names is not None and _simulated(names) else None
         if rerun is not None:
             from ptofuzz.engine import atheris_engine
 
@@ -132,11 +133,12 @@ def fuzz(
         sim_flags = [f for f, v in (("--pto-isa", pto_isa), ("--cache-dir", cache_dir), ("--sanitize", sanitize),
                                     ("--sim-plant", sim_plant), ("--sim-placeholder-bf16", sim_placeholder_bf16),
                                     ("--sim-timeout", sim_timeout != 10.0)) if v]
-        if sim_flags and "cpusim" not in plan.oracles:
+        if sim_flags and not _simulated(plan.oracles):
             raise UsageError(f"{sim_flags[0]} configures the cpusim oracle; add cpusim to --oracles (e.g. "
                              "--oracles spec,cpu,cpusim) or drop it")
-        if sim is not None and "cpusim" in plan.oracles:
-            _built_first(sim)  # a first build says what it does (a minute or more) before the campaign starts
+        if sim is not None:
+            for built in (sim if o == "cpusim" else sim.with_clang() for o in plan.oracles if _simulated((o,))):
+                _built_first(built)  # a first build says what it does (a minute or more) before the campaign starts
         plan.backends.prepare()  # build (or find) the simulator's harness before the clock starts
         if engine == "random":
             with campaigns.progress(enabled=not json_out) as show:
@@ -154,6 +156,13 @@ def fuzz(
         campaigns.campaign(summary, as_json=json_out)
         if summary["new"]:
             raise typer.Exit(int(ExitCode.MISMATCH))
+
+
+def _simulated(names: Sequence[str]) -> bool:
+    """Whether the oracles include a build of the simulator (``cpusim`` or ``cpusim-clang``)."""
+    from ptofuzz.backends.base import SIMULATORS
+
+    return any(n in SIMULATORS for n in names)
 
 
 def _cpusim_ops(op: str) -> tuple[str, ...]:

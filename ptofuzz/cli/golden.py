@@ -130,14 +130,16 @@ def check(
         _check_exports(html, svg, junit)
         backend = None
         if oracle is not None:
-            if oracle != "cpusim":
+            if oracle not in ("cpusim", "cpusim-clang"):
                 raise UsageError(f"--oracle {oracle!r}: check recomputes with the folder's platform model, or with "
-                                 "--oracle cpusim (the real simulator, for cpu folders)")
-            from ptofuzz.backends.cpusim.backend import CpusimBackend
+                                 "--oracle cpusim (the real simulator, for cpu folders; cpusim-clang: built with "
+                                 "clang++)")
+            from ptofuzz.backends.cpusim.backend import ClangCpusimBackend, CpusimBackend
             from ptofuzz.io import casefolder
 
             folders = casefolder.discover(list(paths))  # a missing path is said before a first build's minute
-            backend = CpusimBackend(_sim_settings(pto_isa, cache_dir, None, ops=_ops_of(folders, platform)))
+            settings = _sim_settings(pto_isa, cache_dir, None, ops=_ops_of(folders, platform))
+            backend = CpusimBackend(settings) if oracle == "cpusim" else ClangCpusimBackend(settings.with_clang())
             if backend.settings.ops:  # none: no folder the simulator runs (the check says why of each)
                 _built_first(backend.settings)
         verdicts = run_check(paths, platform, backend)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ptofuzz.backends import choose
-from ptofuzz.backends.base import BUNDLE, CPUSIM, TARGET, Backends
+from ptofuzz.backends.base import BUNDLE, SIMULATORS, TARGET, Backends
 from ptofuzz.core import platforms, reading
 from ptofuzz.core.atomic import write_file
 from ptofuzz.core.case import Case
@@ -92,7 +92,7 @@ class Plan:
             parts.append(f"--special {self.special}")
         if self.rate != values.DEFAULT_SPECIAL_RATE:
             parts.append(f"--special-rate {self.rate}")
-        parts += [b.flags() for name in (CPUSIM, TARGET) if (b := self.backends.get(name)) is not None]
+        parts += [b.flags() for b in (self.backends.simulator(), self.backends.get(TARGET)) if b is not None]
         return " ".join(p for p in parts if p)
 
 
@@ -122,7 +122,8 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
     constraints: list[tuple[str, Any]] = []
     if dtype is not None:
         dt = dtypes.get(dtype)
-        if not any(dt.name in inst.platforms[o].dtypes for o in chosen if o in inst.platforms):
+        spaces = {backends.case_space(o) for o in backends.names}  # a simulator runs cpu cases
+        if not any(dt.name in inst.platforms[p].dtypes for p in spaces if p in inst.platforms):
             raise UsageError(f"no chosen oracle runs {inst.name} on {dt.name}; pick a dtype one of "
                              f"{', '.join(chosen)} accepts")
         constraints.append(("dtype", dt.name))
@@ -348,9 +349,12 @@ class FindingStore:
         }
         if self.engine == "random" and f.case_number is not None:
             extra["finding"]["campaign"] = self.plan.command(runs=f.case_number)
-        sim = self.plan.backends.get(CPUSIM)
+        sim = self.plan.backends.simulator()
         if sim is not None:  # what real code was tested: pto-isa commit, compiler, flags
             extra["finding"]["target"] = sim.provenance()
+            both = [b for b in (self.plan.backends.get(n) for n in SIMULATORS) if b is not None]
+            if len(both) > 1:  # each compiler's build
+                extra["finding"]["targets"] = {b.name: b.provenance() for b in both}
         rec = records.Record(case, {r: np.asarray(v) for r, v in inputs.items()}, self.plan.oracles,
                              {o: records.describe(out) for o, out in outcomes.items()},
                              tuple(s.key for s in sigs), extra)
@@ -426,7 +430,7 @@ def provenance(plan: Plan) -> dict[str, Any]:
     from ptofuzz import MODELS, __version__
 
     trees = {}
-    sim = plan.backends.get(CPUSIM)
+    sim = plan.backends.simulator()
     if sim is not None:
         try:
             trees["pto-isa"] = sim.provenance().get("pto_isa_commit")

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.backends.base import CPUSIM, TARGET, Backends
+from ptofuzz.backends.base import CPUSIM, CPUSIM_CLANG, TARGET, Backends
 from ptofuzz.core.case import NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind
 from ptofuzz.core.signature import (
     FAILURE_KINDS,
@@ -43,9 +43,10 @@ def as_platforms(sig: Signature, backends: Backends) -> Signature:
     its ``--target-platform``), so that the documented differences of that platform apply to it; unchanged when
     that would name one platform twice (cpu against cpusim is the model against the code it models)."""
     a, b = sig.oracles()
-    if not b or not {CPUSIM, TARGET} & {a, b}:  # the bundle executor is compared as itself
+    if not b or not {CPUSIM, CPUSIM_CLANG, TARGET} & {a, b}:  # the bundle executor is compared as itself
         return sig
-    named = {CPUSIM: "cpu", TARGET: backends.case_space(TARGET) if backends.get(TARGET) else TARGET}
+    named = {CPUSIM: "cpu", CPUSIM_CLANG: "cpu",
+             TARGET: backends.case_space(TARGET) if backends.get(TARGET) else TARGET}
     ma, mb = named.get(a, a), named.get(b, b)
     return sig if ma == mb else dataclasses.replace(sig, pair=pair_name(ma, mb))
 

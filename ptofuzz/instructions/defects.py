@@ -29,6 +29,8 @@ class Defect:
         documented: what pto-isa's documents say instead.
         reproduce: a command that shows it (against a pto-isa tree: PTO_ISA_DIR or --pto-isa).
         matches: whether a campaign's signature (with the real code named as itself) is this defect's.
+        between_builds: whether it shows as the simulator's two builds disagreeing (``cpusim~cpusim-clang``:
+            undefined behaviour that each compiler resolves its own way); only such a defect matches that pair.
     """
 
     name: str
@@ -38,6 +40,7 @@ class Defect:
     documented: str
     reproduce: str
     matches: Callable[[Signature], bool] = lambda sig: False
+    between_builds: bool = False
 
 
 def _tsort32_overlap(sig: Signature) -> bool:
@@ -472,12 +475,55 @@ DEFECTS: tuple[Defect, ...] = (
 ) + CMPSEL_DEFECTS
 DEFECTS = DEFECTS + TCVT_DEFECTS
 
+
+def _tcvt_s64_sat_builds(sig: Signature) -> bool:
+    """The simulator's two builds against each other on int64 -> float32 with saturation on (any mode)."""
+    if sig.op != "TCVT" or sig.pair != "cpusim~cpusim-clang" or sig.region != "convert" \
+            or sig.kind in ("crash", "hang", "fault-vs-value"):
+        return False
+    from ptofuzz.instructions.conversion import parse_geometry
+
+    src, dst, _, sat = parse_geometry(sig.geometry)
+    return (src, dst, sat) == ("int64", "float32", "sat")
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tcvt-s64-sat-bound-by-compiler", ("TCVT",), CPUSIM,
+    "include/pto/cpu/TCvt.hpp:203-206 with :149-155: with SaturationMode::ON an int64 source is clamped in double "
+    "to min(INT64_MAX, FLT_MAX) as a double, 2^63, and converted back to int64 (static_cast<int64_t>(2^63), "
+    "undefined behaviour: 2^63 is past INT64_MAX), so every source from 2^63 - 512 up (which double rounds to "
+    "2^63) takes a value the compiler chooses: g++ 12 -O2 gives f32 2^63 (0x5F000000), clang 19 -O2 INT64_MIN, "
+    "f32 -2^63 (0xDF000000): the sign of the result depends on the compiler",
+    "docs/isa/TCVT.md:16-18: dst = cast_rmode(src): INT64_MAX in CAST_RINT is f32 2^63 (0x5F000000), in "
+    "CAST_TRUNC 0x5EFFFFFF; a saturating conversion of a positive value is never negative",
+    "ptofuzz fuzz tcvt --oracles cpusim,cpusim-clang --dtype int64 --to float32 --runs 5000 --out findings",
+    _tcvt_s64_sat_builds, between_builds=True),)
 BY_NAME = {d.name: d for d in DEFECTS}
 
 
+CPUSIM_CLANG = "cpusim-clang"  # the same simulator built with clang++: its defects are the simulator's
+
+
+def as_simulator(sig: Signature) -> Signature:
+    """``sig`` with the clang build named ``cpusim``: a defect of the simulator's code shows with either compiler.
+    The two builds against each other (``cpusim~cpusim-clang``) stay as they are: bits that change with the
+    compiler are a finding of their own, which only a defect naming that pair matches."""
+    a, b = sig.oracles()
+    if CPUSIM_CLANG not in (a, b) or CPUSIM in (a, b):
+        return sig
+    names = sorted(CPUSIM if n == CPUSIM_CLANG else n for n in (a, b) if n)
+    return dataclasses.replace(sig, pair="~".join(names))
+
+
+BUILDS = "cpusim~cpusim-clang"  # the simulator's two builds against each other
+
+
 def matching(sig: Signature) -> Defect | None:
-    """The defect a signature is an instance of, or None."""
-    return next((d for d in DEFECTS if d.matches(sig)), None)
+    """The defect a signature is an instance of (either build of the simulator), or None. The two builds against
+    each other are matched only by a defect that says it shows so (:attr:`Defect.between_builds`)."""
+    between = sig.pair == BUILDS
+    sig = as_simulator(sig)
+    return next((d for d in DEFECTS if d.between_builds == between and d.matches(sig)), None)
 
 
 def of(op: str) -> tuple[Defect, ...]:

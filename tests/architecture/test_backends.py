@@ -24,7 +24,7 @@ import pytest
 from ptofuzz.backends import choose
 from ptofuzz.backends.base import Backend, Backends, Plain
 from ptofuzz.backends.bundle import BundleBackend
-from ptofuzz.backends.cpusim.backend import ADAPTERS, CpusimBackend
+from ptofuzz.backends.cpusim.backend import ADAPTERS, ClangCpusimBackend, CpusimBackend
 from ptofuzz.backends.cpusim.build import Settings
 from ptofuzz.backends.model import ModelBackend
 from ptofuzz.backends.target import TargetBackend
@@ -136,9 +136,44 @@ def test_choose_builds_each_named_backend_and_refuses_what_cannot_answer():
     with pytest.raises(UsageError, match="TSORT has no a5 model"):
         choose.choose(registry.get("tsort"), ["spec", "target"], target=TargetBackend("x {case}", "a5"))
     assert choose.available(registry.get("tsort")) == ("spec", "bundle")
-    assert choose.available(inst) == (*inst.platforms, "bundle", "cpusim")
     assert set(ADAPTERS) == {n for n, i in registry.all_instructions().items()
                              if CpusimBackend().cannot_answer(i) is None}
+
+
+def _path_with(tmp_path, monkeypatch, *names):
+    """PATH holding only a folder of executable stand-ins called ``names``."""
+    for name in names:
+        exe = tmp_path / name
+        exe.write_text("#!/bin/sh\n")
+        exe.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv("CXX", raising=False)
+
+
+def test_the_clang_build_is_a_backend_of_its_own_when_clang_is_there(tmp_path, monkeypatch):
+    inst = registry.get("tpartadd")
+    _path_with(tmp_path, monkeypatch, "g++", "clang++-15", "clang++-19", "clang-19")
+    assert choose.available(inst) == (*inst.platforms, "bundle", "cpusim", "cpusim-clang")
+    bs = choose.choose(inst, ["cpu", "cpusim", "cpusim-clang"], sim=Settings(timeout=4.0, sanitize=("address",)))
+    gxx, clang = bs.get("cpusim"), bs.get("cpusim-clang")
+    assert isinstance(clang, ClangCpusimBackend) and clang.name == "cpusim-clang" and clang.platform == "cpu"
+    assert clang.settings.cxx == str(tmp_path / "clang++-19")  # the newest versioned one
+    assert gxx.settings.cxx is None and gxx.settings.compiler() == str(tmp_path / "g++")  # type: ignore[union-attr]
+    assert clang.settings.sanitize == ("address",) and clang.settings.timeout == 4.0  # the rest is shared
+    assert bs.simulator() is gxx and Backends((clang,)).simulator() is clang
+    plain = tmp_path / "clang++"
+    plain.write_text("#!/bin/sh\n")
+    plain.chmod(0o755)
+    assert choose.choose(inst, ["cpusim-clang"]).get("cpusim-clang").settings.cxx == str(plain)  # type: ignore
+
+
+def test_without_clang_the_clang_build_says_how_to_get_it(tmp_path, monkeypatch):
+    inst = registry.get("tpartadd")
+    _path_with(tmp_path, monkeypatch, "g++", "clang-19")  # a C compiler is no clang++
+    assert choose.available(inst) == (*inst.platforms, "bundle", "cpusim")
+    with pytest.raises(UsageError, match=r"cpusim-clang oracle needs clang\+\+ .*apt-get install clang-19"):
+        choose.choose(inst, ["cpu", "cpusim-clang"])
+    assert "apt-get install clang-19" in (ClangCpusimBackend().cannot_answer(inst) or "")
 
 
 @pytest.mark.slow

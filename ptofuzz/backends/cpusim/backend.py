@@ -11,10 +11,11 @@ import os
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from ptofuzz.backends.base import CPUSIM
+from ptofuzz.backends.base import CPUSIM, CPUSIM_CLANG
 from ptofuzz.backends.cpusim import build
 from ptofuzz.backends.cpusim.simulator import Simulator, flags
 from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.core.errors import UsageError
 
 if TYPE_CHECKING:
     import numpy as np
@@ -190,7 +191,22 @@ class CpusimBackend:
         self.simulator().build()
 
     def provenance(self) -> dict[str, Any]:
-        return self.simulator().target()
+        return {**self.simulator().target(), "oracle": self.name}
+
+
+@dataclasses.dataclass(frozen=True)
+class ClangCpusimBackend(CpusimBackend):
+    """The same simulator and harness built with clang++ (``settings.with_clang()``): beside ``cpusim`` (g++),
+    a result whose bits change with the compiler is a finding of its own (the pair ``cpusim~cpusim-clang``)."""
+
+    name = CPUSIM_CLANG
+
+    def cannot_answer(self, inst: Instruction) -> str | None:
+        try:
+            build.find_clang()
+        except UsageError as e:
+            return str(e)
+        return super().cannot_answer(inst)
 
 
 def documented(model: Outcome, out: Outcome) -> Outcome:

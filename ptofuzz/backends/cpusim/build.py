@@ -127,6 +127,10 @@ class Settings:
         raise UsageError("no C++ compiler found (looked for g++ and clang++); install one "
                          "(apt-get install g++) or set CXX")
 
+    def with_clang(self) -> Settings:
+        """These settings with clang++ as the compiler (the ``cpusim-clang`` oracle's build)."""
+        return dataclasses.replace(self, cxx=find_clang())
+
     def cache_root(self) -> Path:
         if self.cache_dir is not None:
             return Path(self.cache_dir).expanduser()
@@ -165,6 +169,29 @@ class Build:
         m = self.manifest
         return {"oracle": "cpusim", "pto_isa": m["pto_isa"], "pto_isa_commit": m["commit"], "tree_hash": m["tree_hash"],
                 "compiler": m["compiler"], "flags": m["flags"], "sanitize": m["sanitize"]}
+
+
+def find_clang() -> str:
+    """clang++ on the PATH, else the newest versioned one (Debian's ``clang++-19``); a one-line UsageError naming
+    the fix when there is none."""
+    found = shutil.which("clang++")
+    if found:
+        return found
+    versioned = sorted(((int(m.group(1)), p) for d in os.environ.get("PATH", "").split(os.pathsep) if d
+                        for p in _listing(Path(d)) if (m := re.fullmatch(r"clang\+\+-(\d+)", p.name))),
+                       reverse=True)
+    for _, path in versioned:
+        if os.access(path, os.X_OK):
+            return str(path)
+    raise UsageError("the cpusim-clang oracle needs clang++ (none on the PATH); install it (apt-get install "
+                     "clang-19) or use --oracles cpusim")
+
+
+def _listing(folder: Path) -> list[Path]:
+    try:
+        return list(folder.iterdir())
+    except OSError:
+        return []
 
 
 def tree_hash(include: Path) -> str:
