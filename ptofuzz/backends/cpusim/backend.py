@@ -117,6 +117,15 @@ def _quant(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outc
 ADAPTERS = {**ADAPTERS, "TQUANT": _quant}  # INT8: the destination (int8 or uint8) chosen at run time
 
 
+def _ordered(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import ordered
+
+    return ordered.evaluate(sim, case, inputs)
+
+
+ADAPTERS = {**ADAPTERS, "TROWSUM": _ordered, "TCOLSUM": _ordered}  # the ordered reductions
+
+
 def _no_device(case: Case) -> str | None:
     return None
 

@@ -64,6 +64,12 @@ constexpr uint32_t kMxBase = 16, kMxNv = 1, kMxFp4 = 2, kMxDn = 4, kMxNz = 8;
 constexpr int kMxRows = 64, kMxParts = 3;
 constexpr bool is_mx_quant(uint32_t op, uint32_t alias) { return op == TQUANT_OP && alias >= kMxBase && alias < 2 * kMxBase; }
 
+// the ordered reductions (TROWSUM, TCOLSUM): A = src, no B, output = dst (of the element type, at the request's
+// stride: TROWSUM's sums in column 0 of each row, TCOLSUM's in row 0); valid regions dst, src (and two unused
+// ints); `alias` = TCOLSUM's form: 0 the two-operand one, 1 the four-operand one with isBinary true, 2 with false
+enum ReduceOp : uint32_t { TROWSUM_OP = 48, TCOLSUM_OP = 49 };
+constexpr bool is_reduce(uint32_t op) { return op == TROWSUM_OP || op == TCOLSUM_OP; }
+
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in
 using Kernel = bool (*)(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* valid, uint8_t* dend);
