@@ -19,8 +19,10 @@ pto-isa 3186c381 headers as cited):
   (the element type otherwise), and casts once at the end (``TRowSum.hpp:34``): :func:`fold_widened`.
 - ``cpu`` TCOLSUM: ``include/pto/cpu/TColSum.hpp:21-27`` adds in increasing row order into an element-type
   accumulator started at 0: :func:`fold_from_zero`. docs/isa/TCOLSUM.md: ``isBinary`` true selects binary-tree
-  accumulation, of a shape the page does not give; the model leaves those sums open (see ``npu_rows``), and
-  ``TColSum.hpp:60-64`` ignoring the flag is the defect ``cpusim-tcolsum-binary-ignored``.
+  accumulation, of a shape the page does not give; the model pins a sum only where every tree gives it
+  (:func:`order_free`), else undefined. ``TColSum.hpp:60-64`` ignoring the flag is the defect
+  ``cpusim-tcolsum-binary-ignored``; among the pinned sums it shows as the sign of a zero: two or more -0 terms
+  are -0 in any tree of additions, +0 in the header's fold from +0.
 - a2a3 TCOLSUM (``include/pto/npu/a2a3/TColSum.hpp``): sequential (``isBinary`` false, the two-operand form):
   the first row copied (line 66/149), then ``dst += src[i]`` for i = 1.. (``SequentialSum``, lines 36-46):
   :func:`fold_from_first`. Binary: adjacent row pairs into tmp, an odd last row added to tmp row 0, then tmp
@@ -177,7 +179,9 @@ def order_free(v: np.ndarray, dt: DType) -> tuple[np.ndarray, np.ndarray]:
     Finite terms: all are multiples of 2^q (q the lowest bit of any of them), so is every partial sum, whose
     magnitude is at most S = sum |x|; below 2^(q+p) each is exact in the type, whatever the order. Infinities of
     one sign with such finite terms below the largest finite value give that infinity in any order; a NaN (or
-    infinities of both signs) a NaN. The value is the exact sum (NaN where every order gives a NaN)."""
+    infinities of both signs) a NaN. The value is the exact sum (NaN where every order gives a NaN); a zero sum
+    is +0 (round to nearest) but for two or more terms all -0, whose every tree of additions is -0 (an order that
+    starts from +0, as the folds do, is not one of these)."""
     p = PRECISION[dt.name]
     finite = np.isfinite(v)
     fv = np.where(finite, v, 0.0)
@@ -186,6 +190,8 @@ def order_free(v: np.ndarray, dt: DType) -> tuple[np.ndarray, np.ndarray]:
     with np.errstate(over="ignore"):
         exact = (s == 0) | (s < np.exp2(np.minimum(q + p, 1024.0)))
     total = fv.sum(axis=-1)  # exact where ``exact``
+    negzero = (v.shape[-1] >= 2) & ((v == 0) & np.signbit(v)).all(axis=-1)
+    total = np.where(negzero, -0.0, np.where(total == 0, 0.0, total))
     nan = np.isnan(v).any(axis=-1)
     pos, neg = (v == np.inf).any(axis=-1), (v == -np.inf).any(axis=-1)
     nan |= pos & neg
@@ -248,6 +254,8 @@ def float_sums(case: Case, x: np.ndarray, platform: str, dt: DType) -> tuple[np.
     if platform == "cpu":
         if case.op == "TCOLSUM" and binary:
             ok, s = order_free(v, dt)
+            if v.shape[-1] == 1:  # a tree of one term: the term, or the term added to +0 (as a5's is)
+                cls[s == 0] = ZERO
             cls[~ok] = UNDEFINED
         elif case.op == "TROWSUM" and dt.name != "float32":
             s = fold_widened(v, rounder(dt))
