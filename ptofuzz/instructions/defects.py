@@ -628,3 +628,24 @@ DEFECTS = (*DEFECTS, Defect(
     "ptofuzz fuzz tquant --oracles a5,cpusim --to float8_e4m3 --runs 2000 --out findings",
     _tquant_nz_exponent_stride),)
 BY_NAME = {d.name: d for d in DEFECTS}
+
+
+def _tcolsum_binary_ignored(sig: Signature) -> bool:
+    """The simulator against any other oracle: the sign of a zero sum of a binary TCOLSUM (the only element a
+    tree and a fold from +0 disagree on among the sums the cpu model pins: -0 terms)."""
+    return sig.op == "TCOLSUM" and CPUSIM in sig.oracles() and sig.kind == "signed-zero" \
+        and sig.geometry.endswith(",binary")
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tcolsum-binary-ignored", ("TCOLSUM",), CPUSIM,
+    "include/pto/cpu/TColSum.hpp:60-64: the four-operand TCOLSUM_IMPL(dst, src, tmp, isBinary) ignores tmp and "
+    "isBinary and calls the two-operand form, whose loop (:21-28) adds each column's rows in order into an "
+    "accumulator started at 0: a sequential fold from +0 whatever isBinary says, so a column of -0 terms sums to "
+    "+0",
+    "docs/isa/TCOLSUM.md: isBinary true selects binary-tree accumulation using tmp (false: sequential "
+    "accumulation); a tree of additions of two or more -0 terms is -0 (the NPUs' trees, a2a3/TColSum.hpp:19-33 "
+    "and a5/TColSum.hpp:33-108, add the rows pairwise from the first)",
+    "ptofuzz fuzz tcolsum --oracles cpu,cpusim --dtype float32 --runs 3000 --out findings",
+    _tcolsum_binary_ignored),)
+BY_NAME = {d.name: d for d in DEFECTS}

@@ -26,6 +26,7 @@ from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
 from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.core.signature import Signature
 from ptofuzz.generators import ordered as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -254,7 +255,50 @@ def geometry_class(case: Case) -> str:
     n = vc if case.op == "TROWSUM" else vr
     e = oracles.repeat_elements(dt)
     form = "1" if n == 1 else ("<=repeat" if n <= e else (">repeat" if n % e else "k*repeat"))
-    return form + (",binary" if case.param("binary") else "")
+    wide = ",16-bit" if case.op == "TROWSUM" and dt.name in ("float16", "bfloat16") else ""
+    return form + wide + (",binary" if case.param("binary") else "")
+
+
+def fault_class(case: Case) -> str:
+    """Which of pto-spec's legality rules (:func:`ptofuzz.oracles.ordered.spec_legality`) a case breaks: an empty
+    source, a TROWSUM destination of more than one physical column, a destination of another valid shape (or,
+    TCOLSUM, other physical columns than the source's); ``spec-legal`` when none."""
+    s, d = case.tile("src"), case.tile("dst")
+    if 0 in s.valid:
+        return "empty"
+    if case.op == "TROWSUM":
+        if d.valid != (s.valid_rows, 1):
+            return "dst-valid"
+        return "dst-cols>1" if d.cols != 1 else "spec-legal"
+    if d.valid != (1, s.valid_cols):
+        return "dst-valid"
+    return "dst-cols" if d.cols != s.cols else "spec-legal"
+
+
+#: value mismatch kinds a sum's rounding history gives (compare's element error classes)
+ROUNDING = ("ulp-1", "ulp-2..16", "ulp-large", "inf-vs-finite", "nan-vs-number")
+
+
+def known_difference(sig: Signature) -> str | None:
+    """The documented differences between pto-spec and pto-isa's cpu (the simulator comes here as cpu): pto-spec
+    faults on a TROWSUM destination of more than one physical column, which docs/isa/TROWSUM.md accepts (an ND
+    destination; the sum in column 0); the cpu sums half and bfloat16 rows in a float32 accumulator
+    (``include/pto/cpu/TRowSum.hpp:21`` with ``tile_offsets.hpp:25-27``, one rounding at the end), pto-spec
+    folds in the element type; a binary TCOLSUM's zero of -0 terms is -0 (a tree), pto-spec's +0 (a fold from
+    +0)."""
+    a, b = sig.oracles()
+    if "spec" not in (a, b) or "cpu" not in (a, b):
+        return None
+    if sig.kind == "fault-vs-value" and sig.op == "TROWSUM" and sig.geometry == "dst-cols>1":
+        return ("pto-spec's TROWSUM requires a destination of one physical column (Fault_TileLegality); "
+                "docs/isa/TROWSUM.md accepts an ND destination and writes column 0")
+    if sig.op == "TROWSUM" and sig.kind in ROUNDING and ",16-bit" in sig.geometry:
+        return ("the cpu sums a half/bfloat16 row in a float32 accumulator rounded once (TRowSum.hpp:21, "
+                "tile_offsets.hpp:25-27); pto-spec folds in the element type, rounding every addition")
+    if sig.op == "TCOLSUM" and sig.kind == "signed-zero" and sig.geometry.endswith(",binary"):
+        return ("docs/isa/TCOLSUM.md's isBinary form sums a column in a binary tree, which gives -0 for -0 terms; "
+                "pto-spec has no such form and folds from +0 (its TCOLSUM.asl: no tree reassociation), giving +0")
+    return None
 
 
 def replay_flags(case: Case) -> str:
@@ -299,7 +343,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_case=rnd, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape") + (("binary",) if op == "TCOLSUM" else ()),
             random_options=("dtype", "shape"), replay_flags=replay_flags, geometry_class=geometry_class,
-            redraw=redraw, explain=explain))
+            redraw=redraw, explain=explain, fault_class=fault_class, known_difference=known_difference))
     return out
 
 
