@@ -691,3 +691,22 @@ DEFECTS = (*DEFECTS, Defect(
     "ptofuzz fuzz trowsum --oracles cpu,cpusim-clang --dtype float32 --runs 2000 --out findings",
     _trowsum_clang, build=CPUSIM_CLANG),)
 BY_NAME = {d.name: d for d in DEFECTS}
+
+
+def _trowsum_overflow(sig: Signature) -> bool:
+    """UBSan's report of a signed overflow in TROWSUM's int32 accumulator."""
+    return sig.op == "TROWSUM" and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "signed-integer-overflow"
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-trowsum-signed-overflow-ub", ("TROWSUM",), CPUSIM,
+    "include/pto/cpu/TRowSum.hpp:21-27: the row's terms are added into a TypeSum accumulator, which "
+    "include/pto/cpu/tile_offsets.hpp:25-27 makes int32_t for an int32_t tile; a row whose partial sum leaves int32's "
+    "range is signed-integer overflow, undefined behaviour (UBSan reports it with g++ and clang; -O2 happens to "
+    "wrap). int16_t rows add in int after the promotions and convert back, which is defined",
+    "docs/isa/TROWSUM.md gives the sum for int32 and states no overflow behaviour; no result is defined by "
+    "undefined behaviour",
+    "ptofuzz fuzz trowsum --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
+    _trowsum_overflow),)
+BY_NAME = {d.name: d for d in DEFECTS}
