@@ -31,11 +31,12 @@ PRECISION = {"float32": 24, "float16": 11, "bfloat16": 8}
 
 
 def valid_region(source: Source, op: str, dt: DType) -> tuple[int, int]:
-    """A source valid region whose reduced length is 1, within one repeat, just past one, or long."""
+    """A source valid region whose reduced length is 1, within one repeat, past one (up to two whole repeats), or
+    long (past two repeats, up to 1100 terms), a quarter each."""
     per = 256 // dt.itemsize
-    pick = int(source.integers(0, 3))
+    pick = int(source.integers(0, 3))  # both ends inclusive
     reduced = (1, int(source.integers(2, per)), per + int(source.integers(1, per)),
-               int(source.integers(2 * per, 1100)))[pick if pick < 3 and float(source.random(1)[0]) > 0.1 else 0]
+               int(source.integers(2 * per + 1, 1100)))[pick]
     other = dimension(source, 16, 1)
     if op == "TROWSUM":
         return other, min(reduced, 1100)
