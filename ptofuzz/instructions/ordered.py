@@ -388,8 +388,9 @@ def explain(case: Case, inputs: Mapping[str, np.ndarray], files: Mapping[str, np
         return ""
     tile = flat.reshape(d.shape)
     got = tile[:n, 0] if case.op == "TROWSUM" else tile[0, :n]
-    wide = ieee.from_float64(v.sum(axis=-1), dt)
-    narrow = np.sum(x.view(dtypes.value_dtype(dt)), axis=-1).view(dt.bits_dtype)
+    with np.errstate(all="ignore"):  # infinities of both signs, overflow: numpy's sums as they come
+        wide = ieee.from_float64(v.sum(axis=-1), dt)
+        narrow = np.sum(x.view(dtypes.value_dtype(dt)), axis=-1).view(dt.bits_dtype)
     for bits, how in ((wide, "in float64, rounded once to the type"),
                       (narrow, f"by numpy's np.sum in {dt.name} (its own pairwise order)")):
         if got.shape == bits.shape and np.array_equal(got, bits):
