@@ -318,8 +318,8 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
                                     has_system_test=False,
                                     notes="increasing-index left fold from +0 in the element type; integers wrap"),
             "cpu": PlatformSupport(sup["cpu"], oracles.cpu, profiles["cpu"],
-                                   notes="the simulator header's order (oracles/ordered.py); binary TCOLSUM's "
-                                         "tree is open"),
+                                   notes="the simulator header's order (oracles/ordered.py); binary TCOLSUM: "
+                                         "a tree, pinned where every tree agrees"),
             "a2a3": PlatformSupport(sup["a2a3"], oracles.a2a3, profiles["a2a3"],
                                     notes="a2a3 headers' order; vcadd's hardware tree open (TROWSUM floats)"),
             **{p: PlatformSupport(sup[p], oracles.a5, profiles[p],
