@@ -22,16 +22,18 @@ from ptofuzz.oracles import ieee
 MAX_BOUND = (1 << 32) - 1
 
 
-def order_bound(golden: np.ndarray, abs_sum: np.ndarray, terms: np.ndarray | int, acc: DType, out: DType
-                ) -> np.ndarray:
+def order_bound(golden: np.ndarray, abs_sum: np.ndarray, terms: np.ndarray | int, acc: DType, out: DType,
+                slack: float = 0.0) -> np.ndarray:
     """The ULP bound (uint32, ``golden``'s shape) between ``golden`` (bits of ``out``: one order's sum) and the sum
     of the same terms in any other order; ``abs_sum``: the sum of the terms' magnitudes (float64, computed so that
     it is not below the true one: a float64 sum of fewer than 2^20 float32 magnitudes is raised by a relative
-    2^-30 here); ``terms``: how many terms each sum has; ``acc``: the type every addition rounds to."""
+    2^-30 here); ``terms``: how many terms each sum has; ``acc``: the type every addition rounds to; ``slack``:
+    an absolute amount either order may add on top (a platform that flushes subnormal partial sums to zero: the
+    terms' count times the smallest normal)."""
     k = np.maximum(np.asarray(terms, dtype=np.float64) - 1, 0)
     ku = k * 2.0 ** -(acc.man_bits + 1)
     with np.errstate(over="ignore", invalid="ignore"):
-        spread = 2 * ku / (1 - ku) * (np.asarray(abs_sum, dtype=np.float64) * (1 + 2.0 ** -30))
+        spread = 2 * ku / (1 - ku) * (np.asarray(abs_sum, dtype=np.float64) * (1 + 2.0 ** -30)) + 2 * slack
         g = np.abs(ieee.to_float64(golden, out))
         tiny = ieee.min_normal(out) * 2.0 ** -out.man_bits  # the subnormal spacing
         low = np.maximum(g - spread, tiny)

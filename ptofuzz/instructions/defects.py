@@ -31,6 +31,9 @@ class Defect:
         matches: whether a campaign's signature (with the real code named as itself) is this defect's.
         between_builds: whether it shows as the simulator's two builds disagreeing (``cpusim~cpusim-clang``:
             undefined behaviour that each compiler resolves its own way); only such a defect matches that pair.
+        build: the one build of the simulator that shows it (``cpusim-clang``), or None (either build): a
+            signature of the other build is not this defect's, although :func:`matching` shows ``matches`` both
+            builds named ``cpusim``.
     """
 
     name: str
@@ -41,6 +44,7 @@ class Defect:
     reproduce: str
     matches: Callable[[Signature], bool] = lambda sig: False
     between_builds: bool = False
+    build: str | None = None
 
 
 def _tsort32_overlap(sig: Signature) -> bool:
@@ -543,8 +547,10 @@ def matching(sig: Signature) -> Defect | None:
     """The defect a signature is an instance of (either build of the simulator), or None. The two builds against
     each other are matched only by a defect that says it shows so (:attr:`Defect.between_builds`)."""
     between = sig.pair == BUILDS
+    named = sig.oracles()
     sig = as_simulator(sig)
-    return next((d for d in DEFECTS if d.between_builds == between and d.matches(sig)), None)
+    return next((d for d in DEFECTS if d.between_builds == between and (d.build is None or d.build in named)
+                 and d.matches(sig)), None)
 
 
 def of(op: str) -> tuple[Defect, ...]:
@@ -648,4 +654,80 @@ DEFECTS = (*DEFECTS, Defect(
     "boxes, a permutation: every group's exponent appears once",
     "ptofuzz fuzz tquant --oracles a5,cpusim --to float8_e4m3 --runs 2000 --out findings",
     _tquant_nz_exponent_stride),)
+BY_NAME = {d.name: d for d in DEFECTS}
+
+
+def _tcolsum_binary_ignored(sig: Signature) -> bool:
+    """The simulator against any other oracle: the sign of a zero sum of a binary TCOLSUM (the only element a
+    tree and a fold from +0 disagree on among the sums the cpu model pins: -0 terms)."""
+    return sig.op == "TCOLSUM" and CPUSIM in sig.oracles() and sig.kind == "signed-zero" \
+        and sig.geometry.endswith(",binary")
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tcolsum-binary-ignored", ("TCOLSUM",), CPUSIM,
+    "include/pto/cpu/TColSum.hpp:60-64: the four-operand TCOLSUM_IMPL(dst, src, tmp, isBinary) ignores tmp and "
+    "isBinary and calls the two-operand form, whose loop (:21-28) adds each column's rows in order into an "
+    "accumulator started at 0: a sequential fold from +0 whatever isBinary says, so a column of -0 terms sums to "
+    "+0",
+    "docs/isa/TCOLSUM.md: isBinary true selects binary-tree accumulation using tmp (false: sequential "
+    "accumulation); a tree of additions of two or more -0 terms is -0 (the NPUs' trees, a2a3/TColSum.hpp:19-33 "
+    "and a5/TColSum.hpp:33-108, add the rows pairwise from the first)",
+    "ptofuzz fuzz tcolsum --oracles cpu,cpusim --dtype float32 --runs 3000 --out findings",
+    _tcolsum_binary_ignored),)
+BY_NAME = {d.name: d for d in DEFECTS}
+
+
+#: value mismatch kinds a float sum's rounding history gives (compare's element error classes)
+ROUNDING = ("ulp-1", "ulp-2..16", "ulp-large", "inf-vs-finite", "nan-vs-number")
+_VECTORIZE = (
+    "include/pto/cpu/TRowSum.hpp:24-27: the row-major sum loop is preceded by PTO_CPU_VECTORIZE_LOOP, which "
+    "include/pto/cpu/parallel.hpp:29-31 makes '#pragma clang loop vectorize(enable) interleave(enable)' under "
+    "clang (g++: 'GCC ivdep', :32-34, which reorders no addition). A forced vectorization lets LLVM reassociate the "
+    "float reduction (LangRef, llvm.loop.vectorize.enable), so clang 19 -O2 (x86-64) sums a row of 8 or more terms "
+    "in 8 partial sums (two 4-lane accumulators, term j into lane j mod 8, lane 0 started at +0), adds the two "
+    "vectors lanewise, folds the 4 lanes in order and then adds the last N mod 8 terms in order; g++ 12 keeps the "
+    "loop's order. half/bfloat16 rows (summed in a float accumulator) are reordered alike")
+_ORDER_DOC = ("docs/isa/TROWSUM.md: dst(i, 0) = the sum of src(i, j) over j, no order given; the cpu model takes the "
+              "header's loop order (increasing j from +0, oracles/ordered.py), which the g++ build follows: a "
+              "reference whose sums depend on its compiler pins no golden")
+
+
+def _trowsum_builds(sig: Signature) -> bool:
+    """The simulator's two builds against each other on a float TROWSUM sum's value."""
+    return sig.op == "TROWSUM" and sig.pair == BUILDS and sig.dtype_class == "float" and sig.kind in ROUNDING
+
+
+def _trowsum_clang(sig: Signature) -> bool:
+    """The clang build (:attr:`Defect.build`) against any other oracle on a float TROWSUM sum's value."""
+    return sig.op == "TROWSUM" and CPUSIM in sig.oracles() and sig.dtype_class == "float" and sig.kind in ROUNDING
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-trowsum-order-by-compiler", ("TROWSUM",), CPUSIM, _VECTORIZE, _ORDER_DOC,
+    "ptofuzz fuzz trowsum --oracles cpusim,cpusim-clang --dtype float32 --runs 2000 --out findings",
+    _trowsum_builds, between_builds=True),
+    Defect(
+    "cpusim-trowsum-clang-reorders", ("TROWSUM",), CPUSIM, _VECTORIZE, _ORDER_DOC,
+    "ptofuzz fuzz trowsum --oracles cpu,cpusim-clang --dtype float32 --runs 2000 --out findings",
+    _trowsum_clang, build=CPUSIM_CLANG),)
+BY_NAME = {d.name: d for d in DEFECTS}
+
+
+def _trowsum_overflow(sig: Signature) -> bool:
+    """UBSan's report of a signed overflow in TROWSUM's int32 accumulator."""
+    return sig.op == "TROWSUM" and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "signed-integer-overflow"
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-trowsum-signed-overflow-ub", ("TROWSUM",), CPUSIM,
+    "include/pto/cpu/TRowSum.hpp:21-27: the row's terms are added into a TypeSum accumulator, which "
+    "include/pto/cpu/tile_offsets.hpp:25-27 makes int32_t for an int32_t tile; a row whose partial sum leaves int32's "
+    "range is signed-integer overflow, undefined behaviour (UBSan reports it with g++ and clang; -O2 happens to "
+    "wrap). int16_t rows add in int after the promotions and convert back, which is defined",
+    "docs/isa/TROWSUM.md gives the sum for int32 and states no overflow behaviour; no result is defined by "
+    "undefined behaviour",
+    "ptofuzz fuzz trowsum --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
+    _trowsum_overflow),)
 BY_NAME = {d.name: d for d in DEFECTS}

@@ -52,6 +52,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.reduce": ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN"),
     "ptofuzz.instructions.expandop": ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX",
                                       "TROWEXPANDMIN"),
+    "ptofuzz.instructions.ordered": ("TROWSUM", "TCOLSUM"),
 }
 
 

@@ -939,7 +939,7 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
                                            "TSHRS", "TEXPANDS", "TCI", "TTRI", "TCMP", "TCMPS", "TSEL",
                                            "TSELS", "TCVT", "TDEQUANT", "TQUANT", "TROWEXPAND", "TCOLEXPAND",
                                            "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX",
-                                           "TROWEXPANDMIN"]
+                                           "TROWEXPANDMIN", "TROWSUM", "TCOLSUM"]
     assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
 
 

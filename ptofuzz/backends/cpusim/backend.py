@@ -130,6 +130,15 @@ ADAPTERS = {**ADAPTERS, **{op: _expandop for op in ("TROWEXPANDADD", "TROWEXPAND
                                                     "TROWEXPANDMAX", "TROWEXPANDMIN")}}
 
 
+def _ordered(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import ordered
+
+    return ordered.evaluate(sim, case, inputs)
+
+
+ADAPTERS = {**ADAPTERS, "TROWSUM": _ordered, "TCOLSUM": _ordered}  # the ordered reductions
+
+
 def _no_device(case: Case) -> str | None:
     return None
 

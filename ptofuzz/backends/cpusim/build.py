@@ -59,6 +59,7 @@ OPS = {**OPS, "TQUANT": 42}  # protocol.hpp's QuantOp: INT8_SYM or INT8_ASYM cho
 OPS = {**OPS, "TROWEXPAND": 43, "TCOLEXPAND": 44}  # protocol.hpp's ExpandOp
 OPS = {**OPS, "TROWEXPANDADD": 60, "TROWEXPANDSUB": 61, "TROWEXPANDMUL": 62, "TROWEXPANDMAX": 63,
        "TROWEXPANDMIN": 64}  # protocol.hpp's ExpandArithOp
+OPS = {**OPS, "TROWSUM": 48, "TCOLSUM": 49}  # protocol.hpp's SumOp (TCOLSUM: its form in the alias)
 #: source types compiled beyond the cpu's for forms the pages put on a device only (TQUANT's MX forms, A5: the
 #: simulator simulates them from FP16 and BF16 too)
 DEVICE_DTYPES = {"TQUANT": ("float16", "bfloat16")}

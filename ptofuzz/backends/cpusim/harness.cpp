@@ -23,6 +23,8 @@
 // TADDS/TSUBS/TMULS/TMAXS/TMINS/TLRELU: A = src0, B = a tile whose first element is the scalar, output = dst;
 // valid regions dst, src0 (and 1, 1). TAND/TOR/TXOR/TSHL/TSHR lay out as TADD, TANDS/TORS/TXORS/TSHLS/TSHRS as
 // TADDS.
+// TROWSUM/TCOLSUM: A = src, no B, output = dst (TROWSUM's sums in column 0, TCOLSUM's in row 0); valid regions
+// dst, src; `alias` = TCOLSUM's form (0 two operands, 1 four with isBinary true, 2 four with isBinary false).
 // TEXPANDS/TCI/TTRI: A = a tile whose first element is TEXPANDS's scalar (unused by TCI and TTRI), no B, output =
 // dst; the six ints are dst's valid region, then TCI's start bits and direction or TTRI's diagonal and orientation.
 // TCMP/TCMPS/TSEL/TSELS: see cmpsel_bytes; valid regions dst, src0, src1 (TCMP) or dst, src0 (TCMPS, and 1, 1)
@@ -86,7 +88,8 @@ void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, s
     if (is_cmpsel(op)) return cmpsel_bytes(op, es, n, elems, cols, a, b, d);
     const size_t per = is_arg(op) ? es + 4 : es;  // TPARTARG*: a uint32 index beside every value
     a = elems * per;
-    b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP || is_unary(op) || is_generation(op) || is_expand(op) ? 0 : elems * per;
+    const bool no_b = op == TMRGSORT_OP || is_unary(op) || is_generation(op) || is_expand(op) || is_sum(op);
+    b = op == TSORT32_OP ? elems * 4 : no_b ? 0 : elems * per;
     d = op == TSORT32_OP ? elems * 8 : op == TMRGSORT_OP ? n * (cols * es + 8) : elems * per;
 }
 

@@ -75,6 +75,11 @@ enum ExpandArithOp : uint32_t {
 };
 constexpr uint32_t kExpandSwap = 1, kExpandColumn = 2;
 constexpr bool is_row_expand_arith(uint32_t op) { return op >= TROWEXPANDADD_OP && op <= TROWEXPANDMIN_OP; }
+// the ordered reductions (TROWSUM, TCOLSUM): A = src, no B, output = dst (of the element type, at the request's
+// stride: TROWSUM's sums in column 0 of each row, TCOLSUM's in row 0); valid regions dst, src (and two unused
+// ints); `alias` = TCOLSUM's form: 0 the two-operand one, 1 the four-operand one with isBinary true, 2 with false
+enum SumOp : uint32_t { TROWSUM_OP = 48, TCOLSUM_OP = 49 };
+constexpr bool is_sum(uint32_t op) { return op == TROWSUM_OP || op == TCOLSUM_OP; }
 
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in
