@@ -353,5 +353,24 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_case=random, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape", "src"), random_options=("dtype", "shape"), replay_flags=replay_flags,
             draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
-            known_difference=known_difference))
+            known_difference=known_difference, redraw=redraw))
+    return out
+
+
+def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list[Any]:
+    """Where the data left a valid result open (a NaN in the reduction, mixed-sign zeros, an NPU's subnormals),
+    plain values (:func:`values.plain`: no NaN, zero or subnormal) over the source's valid region, then the case
+    again: a golden then pins every valid element, which pto-isa's own comparison needs (it cannot honour a
+    placeholder)."""
+    out: list[Any] = []
+    for source, case, inputs, outcome in items:
+        d, s = case.tile("dst"), case.tile("src")
+        cls = outcome.classes.get("dst") if outcome is not None and outcome.classes else None
+        if cls is None or not (cls[..., :d.valid_rows, :d.valid_cols] != 0).any():
+            out.append(None)
+            continue
+        bits = inputs["src"].copy()
+        r, c = s.valid
+        bits[..., :r, :c] = values.plain(source, dtypes.get(case.dtype), r * c).reshape(r, c)
+        out.append(({"src": bits}, None))
     return out
