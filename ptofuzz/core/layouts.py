@@ -89,6 +89,8 @@ class Profile:
             scale and offset files, its MX cases none); None: :attr:`inputs` for every case. See
             :meth:`inputs_of`.
         note: where the profile comes from.
+        test: the pto-isa system test (its ``testcase/`` folder and binary) that holds the cases, where one test
+            serves several instructions (cpu ``trowexpandop``); '' for the op's own.
     """
 
     op: str
@@ -112,6 +114,7 @@ class Profile:
     golden_for: Callable[[Case], tuple[tuple[str, str], ...]] | None = None
     packed: tuple[str, ...] = ()
     inputs_for: Callable[[Case], tuple[tuple[str, str], ...]] | None = None
+    test: str = ""  # the system test's folder (testcase/<test>) where it is not the op's (trowexpandop)
 
     def inputs_of(self, case: Case) -> tuple[tuple[str, str], ...]:
         """(file name, role) of ``case``'s input files."""

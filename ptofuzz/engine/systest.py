@@ -56,10 +56,17 @@ def covered(tree: Path, platform: str = "cpu") -> list[str]:
     return out
 
 
+def test_of(name: str, platform: str) -> str:
+    """The system test (testcase folder and binary) holding ``name``'s cases on ``platform``: its own, or the one
+    its profile names where a test serves several instructions."""
+    sup = registry.get(name).platforms.get(platforms.canonical(platform))
+    return (sup.profile.test if sup is not None else "") or name.lower()
+
+
 def _has_test(tree: Path, platform: str, op: str) -> bool:
     if platforms.canonical(platform) == "cpu":
-        return systest.has_test(tree, op)
-    return runners.has_npu_test(tree, platform, op)
+        return systest.has_test(tree, test_of(op, platform))
+    return runners.has_npu_test(tree, platform, test_of(op, platform))
 
 
 def pick_runner(platform: str, runner: str | None, stand_in: Path | None, run_mode: str | None) -> str:
@@ -102,7 +109,7 @@ def run(ops: Sequence[str], tree: Path, cache_root: Path, *, platform: str = "cp
     for name in names:
         if not _has_test(tree, platform, name):
             raise UsageError(f"{str(tree)!r} has no {platform} system test of {name} ({root.relative_to(tree)}/"
-                             f"testcase/{name.lower()}); ptofuzz st runs: "
+                             f"testcase/{test_of(name, platform)}); ptofuzz st runs: "
                              f"{', '.join(n.lower() for n in covered(tree, platform))}")
     tree, cache_root = tree.resolve(), cache_root.resolve()
     if chosen == "run_st":
@@ -116,11 +123,11 @@ def run(ops: Sequence[str], tree: Path, cache_root: Path, *, platform: str = "cp
     cases: list[StCase] = []
     with processes.exclusive(folder, say):  # one run at a time writes cases into the build and runs its tests
         for name in names:
-            exe = systest.build(tree, name, tools, folder, say)
+            exe = systest.build(tree, test_of(name, "cpu"), tools, folder, say)
             written = _write_cases(name, "cpu", folder)
             results, whole = systest.run_tests(exe, timeout)
             cases += _verdicts(name, "cpu", [folder / c for c in written], results, whole, _outputs(name, "cpu"),
-                               functools.partial(_rerun_binary, folder / "bin", name.lower()))
+                               functools.partial(_rerun_binary, folder / "bin", test_of(name, "cpu")))
     return cases
 
 
@@ -147,7 +154,8 @@ def _write_cases(name: str, platform: str, folder: Path) -> list[str]:
 def _via_run_cpu(name: str, tree: Path, tools: systest.Toolchain, folder: Path, timeout: float,
                  say: Callable[[str], None] | None) -> list[StCase]:
     written: list[str] = []
-    ran = runners.run_cpu(tree, name, folder, tools, timeout, lambda f: written.extend(_write_cases(name, "cpu", f)),
+    test = test_of(name, "cpu")
+    ran = runners.run_cpu(tree, test, folder, tools, timeout, lambda f: written.extend(_write_cases(name, "cpu", f)),
                           say)
     return _verdicts(name, "cpu", [folder / c for c in written], systest.read_report(ran.report), ran.failure(),
                      _outputs(name, "cpu"), ran.rerun)
@@ -158,7 +166,8 @@ def _via_run_st(name: str, tree: Path, cache_root: Path, platform: str, run_mode
     from ptofuzz.engine.generate import plan
 
     argv = [sys.executable, "-m", "ptofuzz", "gen", name.lower(), "--platform", platform, "--out", ".", "--force"]
-    ran = runners.run_st(tree, name, platform, cache_root, argv, run_mode=run_mode, stand_in=stand_in,
+    test = test_of(name, platform)
+    ran = runners.run_st(tree, test, platform, cache_root, argv, run_mode=run_mode, stand_in=stand_in,
                          timeout=timeout, say=say)
     names = [n for n, _, _ in plan(name, platform)]
     return _verdicts(name, platforms.canonical(platform), [ran.cases / n for n in names],

@@ -419,7 +419,7 @@ def _profiles(op: str) -> dict[str, Profile]:
             op, platform, f"{op}Test" if platform == "cpu" else suite, ((FIRST_FILE[platform][0], "src0"),
                                                                          (FIRST_FILE[platform][1], "src1")),
             golden, output, ROLES, compact=platform == "a2a3", spelling=PLAIN, canonical=cases,
-            inputs_for=_inputs_for(platform),
+            inputs_for=_inputs_for(platform), test="" if test == op.lower() else test,
             note=f"{root}/testcase/{test}: the full-shape operand's file first; "
                  + ("valid-region files" if platform == "a2a3" else "each file its whole tile"))
     out["spec"] = Profile(op, "spec", f"{op}Spec", (("input1.bin", "src0"), ("input2.bin", "src1")), golden, output,

@@ -191,3 +191,16 @@ def test_pto_isa_s_cpu_system_tests_pass_on_ptofuzz_s_data_but_for_the_tabs_defe
     assert all("_bf16_" in name for name in skipped) and report["skipped"] == len(skipped)
     assert _tree_listing(tree) == before
     assert 'failures="2"' in (tmp_path / "st.xml").read_text()
+
+
+def test_an_instruction_of_a_shared_test_runs_that_test(tmp_path):
+    """cpu's trowexpandop holds the cases of TROWEXPANDADD .. MIN (and its DIV, EXPDIF folders): st builds, runs
+    and looks for that test; every other instruction and platform has a test of its own name."""
+    assert st.test_of("TROWEXPANDADD", "cpu") == st.test_of("trowexpandmin", "cpu") == "trowexpandop"
+    assert st.test_of("TROWEXPANDADD", "a5") == "trowexpandadd"
+    assert st.test_of("TADD", "cpu") == "tadd" and st.test_of("TROWEXPAND", "cpu") == "trowexpand"
+    case = tmp_path / "tests" / "cpu" / "st" / "testcase" / "trowexpandop"
+    case.mkdir(parents=True)
+    (case / "main.cpp").write_text("")
+    assert st._has_test(tmp_path, "cpu", "TROWEXPANDSUB") and not st._has_test(tmp_path, "cpu", "TROWEXPAND")
+    assert {"TROWEXPANDADD", "TROWEXPANDMAX"} <= set(st.covered(tmp_path)) and "TADD" not in st.covered(tmp_path)
