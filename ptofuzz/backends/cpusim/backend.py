@@ -119,6 +119,16 @@ ADAPTERS = {**ADAPTERS, "TQUANT": _quant}  # INT8: the destination (int8 or uint
 ADAPTERS = {**ADAPTERS, "TROWEXPAND": _unary, "TCOLEXPAND": _unary}
 
 
+def _reduce(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import reduce
+
+    return reduce.evaluate(sim, case, inputs)
+
+
+# the value reductions: dst and src at one stride, the result along dst's first column (row) or first row (column)
+ADAPTERS = {**ADAPTERS, "TROWMAX": _reduce, "TROWMIN": _reduce, "TCOLMAX": _reduce, "TCOLMIN": _reduce}
+
+
 def _no_device(case: Case) -> str | None:
     return None
 

@@ -57,6 +57,7 @@ OPS = {"TPARTADD": 0, "TPARTMUL": 1, "TPARTMAX": 2, "TPARTMIN": 3, "TSORT32": 4,
        "TCVT": 40, "TDEQUANT": 41}  # protocol.hpp's ConversionOp (TCVT: one object, a kernel per source type)
 OPS = {**OPS, "TQUANT": 42}  # protocol.hpp's QuantOp: INT8_SYM or INT8_ASYM chosen at run time (the alias)
 OPS = {**OPS, "TROWEXPAND": 43, "TCOLEXPAND": 44}  # protocol.hpp's ExpandOp
+OPS = {**OPS, "TROWMAX": 50, "TROWMIN": 51, "TCOLMAX": 52, "TCOLMIN": 53}  # protocol.hpp's ReduceOp
 #: source types compiled beyond the cpu's for forms the pages put on a device only (TQUANT's MX forms, A5: the
 #: simulator simulates them from FP16 and BF16 too)
 DEVICE_DTYPES = {"TQUANT": ("float16", "bfloat16")}

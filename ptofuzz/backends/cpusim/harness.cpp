@@ -34,6 +34,8 @@
 // (int8_t when `alias` is int8's code: INT8_SYM; uint8_t: INT8_ASYM); valid regions dst (src's too) and the
 // parameter tiles' valid rows (one column). Its MX forms (`alias` kMxBase and the form's bits): A = src (the
 // request's dtype), no B, output = per case kMxParts regions of rows x stride bytes (protocol.hpp).
+// TROWMAX/TROWMIN/TCOLMAX/TCOLMIN: A = src, no B, output = dst at the same stride (a row reduction writes dst's
+// first column, a column reduction its first row); valid regions dst, src (and two unused ints).
 // TCVT: the request's dtype is the source's and `alias` the destination's dtype code; A = src, no B, output = dst
 // (of the destination type); the six ints are dst's and src's valid regions, the RoundMode ordinal and the
 // saturation (0 ON, 1 OFF, 2 the overload without one).
@@ -84,7 +86,7 @@ void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, s
     if (is_cmpsel(op)) return cmpsel_bytes(op, es, n, elems, cols, a, b, d);
     const size_t per = is_arg(op) ? es + 4 : es;  // TPARTARG*: a uint32 index beside every value
     a = elems * per;
-    b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP || is_unary(op) || is_generation(op) || is_expand(op) ? 0 : elems * per;
+    b = op == TSORT32_OP ? elems * 4 : op == TMRGSORT_OP || is_unary(op) || is_generation(op) || is_expand(op) || is_reduce(op) ? 0 : elems * per;
     d = op == TSORT32_OP ? elems * 8 : op == TMRGSORT_OP ? n * (cols * es + 8) : elems * per;
 }
 

@@ -244,6 +244,33 @@ void run_expand(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t row
     }
 }
 
+// TROWMAX / TROWMIN / TCOLMAX / TCOLMIN: the six ints are dst's valid rows and columns, then src's; dst and src
+// at one stride (TColMax.hpp's CheckCMValid wants equal static columns). The row reductions' tmp tile is unused
+// by the simulator (the cpu system test passes src)
+template <uint32_t OpCode, typename T, int C>
+void run_reduce(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        TileT dt(v[0], v[1]), st(v[2], v[3]);
+        dt.data() = reinterpret_cast<T*>(dbuf) + k * tile;
+        st.data() = reinterpret_cast<T*>(abuf) + k * tile;
+        if constexpr (OpCode == TROWMAX_OP) {
+            pto::TROWMAX(dt, st, st);
+        } else if constexpr (OpCode == TROWMIN_OP) {
+            pto::TROWMIN(dt, st, st);
+        } else if constexpr (OpCode == TCOLMAX_OP) {
+            pto::TCOLMAX(dt, st);
+        } else {
+            static_assert(OpCode == TCOLMIN_OP, "an opcode without a kernel");
+            pto::TCOLMIN(dt, st);
+        }
+    }
+}
+
 template <uint32_t OpCode, typename T, int C>
 void run_scalar(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n)
 {
@@ -433,6 +460,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_scalar<OpCode, T, C>(d, a, b, v, rows, n);
     } else if constexpr (is_expand(OpCode)) {
         run_expand<OpCode, T, C>(d, a, v, rows, n);
+    } else if constexpr (is_reduce(OpCode)) {
+        run_reduce<OpCode, T, C>(d, a, v, rows, n);
     } else if constexpr (is_generation(OpCode)) {
         run_generation<OpCode, T, C>(d, a, v, rows, n);
     } else if constexpr (is_cmpsel(OpCode)) {

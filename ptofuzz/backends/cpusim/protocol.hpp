@@ -68,6 +68,11 @@ constexpr bool is_mx_quant(uint32_t op, uint32_t alias) { return op == TQUANT_OP
 enum ExpandOp : uint32_t { TROWEXPAND_OP = 43, TCOLEXPAND_OP = 44 };
 constexpr bool is_expand(uint32_t op) { return op == TROWEXPAND_OP || op == TCOLEXPAND_OP; }
 
+// TROWMAX / TROWMIN / TCOLMAX / TCOLMIN: A = src (at the request's stride, as the unary family's), no B, output =
+// dst (a row reduction writes its first column, a column reduction its first row); valid regions dst, src
+enum ReduceOp : uint32_t { TROWMAX_OP = 50, TROWMIN_OP = 51, TCOLMAX_OP = 52, TCOLMIN_OP = 53 };
+constexpr bool is_reduce(uint32_t op) { return op >= TROWMAX_OP && op <= TCOLMIN_OP; }
+
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in
 using Kernel = bool (*)(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* valid, uint8_t* dend);
