@@ -50,6 +50,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.quant": ("TQUANT",),
     "ptofuzz.instructions.expand": ("TROWEXPAND", "TCOLEXPAND"),
     "ptofuzz.instructions.reduce": ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN"),
+    "ptofuzz.instructions.argreduce": ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN"),
 }
 
 

@@ -580,11 +580,13 @@ def load(path: Path, platform: str | None) -> LoadedCase:
                               "pto-isa case folder")
     platform = platforms.canonical(platform)
     suite = path.name.partition(".")[0]
-    for inst in registry.all_instructions().values():
-        sup = inst.platforms.get(platform)
-        if sup is not None and suite in sup.profile.suites:
-            case = sup.profile.parse(path.name)
-            return LoadedCase(path, inst, case, sup.profile, None)
+    found = [(inst, sup) for inst in registry.all_instructions().values()
+             if (sup := inst.platforms.get(platform)) is not None and suite in sup.profile.suites]
+    # one test of several instructions (cpu's targreduceop): the instruction whose cases name the folder
+    named = [(inst, sup) for inst, sup in found if path.name in {sup.profile.folder(a) for a, _ in sup.profile.canonical}]
+    for inst, sup in named or found[:1]:
+        case = sup.profile.parse(path.name)
+        return LoadedCase(path, inst, case, sup.profile, None)
     suites = sorted({name for i in registry.all_instructions().values()
                      for p, s in i.platforms.items() if p == platform for name in s.profile.suites})
     raise CaseFolderError(f"folder name {path.name!r}: suite {suite!r} is no {platform} test "
