@@ -67,7 +67,8 @@ def first_extreme(op: str, inner: np.ndarray, dt: DType) -> np.ndarray:
     hit = inner == out[..., None]
     if dt.is_float:
         hit &= ~ieee.is_nan(inner, dt)
-    return np.argmax(hit, axis=-1)
+    index: np.ndarray = np.argmax(hit, axis=-1)
+    return index
 
 
 def spec_index(op: str, inner: np.ndarray, dt: DType) -> tuple[np.ndarray, bool]:
@@ -99,7 +100,8 @@ def documented_index(op: str, inner: np.ndarray, dt: DType, *, npu: bool) -> tup
     def ties(bits: np.ndarray) -> np.ndarray:
         num = _numbers(bits, dt)
         best = np.take_along_axis(num, first_extreme(op, bits, dt)[..., None], axis=-1)
-        return (num == best).sum(axis=-1) > 1
+        tied: np.ndarray = (num == best).sum(axis=-1) > 1
+        return tied
 
     cls[ties(inner)] = UNDEFINED
     if dt.is_float:

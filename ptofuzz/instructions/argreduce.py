@@ -14,7 +14,7 @@ profile holds its own cases, named whole (``TARGREDUCEOPTest.case_row_max_...``)
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -159,7 +159,10 @@ def _derive(named: dict[str, Tile]) -> tuple[tuple[str, Tile], ...]:
     return (("dst_idx", named["dst_idx"]), ("src", named["src"]), ("dst", named["dst_idx"]))
 
 
-def _goldens(op: str, platform: str):  # -> Callable[[Case], tuple[tuple[str, str], ...]]
+Goldens = Callable[[Case], tuple[tuple[str, str], ...]]
+
+
+def _goldens(op: str, platform: str) -> Goldens:
     col_npu = platform in NPUS and op == "TCOLARGMAX"
 
     def goldens(case: Case) -> tuple[tuple[str, str], ...]:
@@ -171,12 +174,19 @@ def _goldens(op: str, platform: str):  # -> Callable[[Case], tuple[tuple[str, st
     return goldens
 
 
+def _profile(op: str, platform: str, suite: str, canonical_cases: tuple[tuple[str, Case], ...],
+             spelling: Mapping[str, str], note: str) -> Profile:
+    """Every platform's layout: the whole source in input.bin, the index golden (and the value golden of the
+    value + index form) at the destinations' whole tiles; general names carry the index type and ``_val1``."""
+    return Profile(op, platform, suite, (("input.bin", "src"),), (("golden.bin", "dst_idx"),),
+                   (("output.bin", "dst_idx"),), ("dst_idx", "src"), False, spelling, canonical=canonical_cases,
+                   dtype_param="idx", derive=_derive, param_tokens=(("val", "val"),),
+                   golden_for=_goldens(op, platform), note=note)
+
+
 def _profiles(op: str) -> dict[str, Profile]:
     row = oracles.OPS[op][0] == "row"
     out: dict[str, Profile] = {}
-    common = {"inputs": (("input.bin", "src"),), "golden": (("golden.bin", "dst_idx"),),
-              "outputs": (("output.bin", "dst_idx"),), "name_roles": ("dst_idx", "src"), "compact": False,
-              "dtype_param": "idx", "derive": _derive, "param_tokens": (("val", "val"),)}
     for platform in ("cpu", *NPUS):
         root = platforms.get(platform).test_root
         if platform == "cpu":
@@ -184,12 +194,11 @@ def _profiles(op: str) -> dict[str, Profile]:
         else:
             suite = f"{op}Test" if row else ("TCOLCMAXTest" if op == "TCOLARGMAX" else "TCOLCMINTest")
             where = f"{root}/testcase/{op.lower()}"
-        out[platform] = Profile(
-            op, platform, suite, spelling=PLAIN, canonical=canonical(op, platform), golden_for=_goldens(op, platform),
-            note=f"{where}: the goldens hold the {'column' if row else 'row'} written; the input the whole source",
-            **common)
-    spec = Profile(op, "spec", f"{op}Spec", spelling={}, canonical=_spec_union(op, [p.canonical for p in out.values()]),
-                   note="ptofuzz full-tile layout; the smallest legal pto-spec descriptors", **common)
+        out[platform] = _profile(op, platform, suite, canonical(op, platform), PLAIN,
+                                 f"{where}: the goldens hold the {'column' if row else 'row'} written; the input "
+                                 "the whole source")
+    spec = _profile(op, "spec", f"{op}Spec", _spec_union(op, [p.canonical for p in out.values()]), {},
+                    "ptofuzz full-tile layout; the smallest legal pto-spec descriptors")
     return {"spec": spec, **out}
 
 
@@ -254,13 +263,14 @@ def plant(source: Source, case: Case, bits: np.ndarray, rate: float = 0.3) -> np
     types; else the tie), or every element the first's. Vectorised over the lines."""
     dt = dtypes.get(case.dtype)
     r, c = case.tile("src").valid
+    out: np.ndarray = bits.copy()
     if r * c == 0:
-        return bits
-    out = bits.copy()
+        return out
     region = out[..., :r, :c]
     lines = region if oracles.OPS[case.op][0] == "row" else np.swapaxes(region, -1, -2)  # a view: writes land
     n = lines.shape[-1]
-    what = source.integers(0, 2 * len(PLANTS), lines.shape[:-1])  # half the lines untouched
+    shape = lines.shape[:-1]
+    what = source.integers(0, 2 * len(PLANTS) - 1, int(np.prod(shape))).reshape(shape)  # half the lines untouched
     ext, _ = value_oracles.reduce_bits(oracles.OPS[case.op][1], lines, dt)
     nan = np.array(dt.canonical_nan if dt.is_float else 0, bits.dtype)
     tie = (what == 0) | (~np.bool_(dt.is_float) & ((what == 1) | (what == 2)))

@@ -10,7 +10,6 @@ dst-idx-tile [dst-value-tile]``, the instruction in the name (``case_row_max_...
 
 from __future__ import annotations
 
-
 ROW_A2A3 = """
 case_uint32_float_8x1_8x8_1x8_8x8 float32 uint32 8x1 8x8 8x8
 case_uint32_float_1024x1_1024x8_1x8_1024x8 float32 uint32 1024x1 1024x8 1024x8

@@ -583,7 +583,8 @@ def load(path: Path, platform: str | None) -> LoadedCase:
     found = [(inst, sup) for inst in registry.all_instructions().values()
              if (sup := inst.platforms.get(platform)) is not None and suite in sup.profile.suites]
     # one test of several instructions (cpu's targreduceop): the instruction whose cases name the folder
-    named = [(inst, sup) for inst, sup in found if path.name in {sup.profile.folder(a) for a, _ in sup.profile.canonical}]
+    named = [(inst, sup) for inst, sup in found
+             if path.name in {sup.profile.folder(a) for a, _ in sup.profile.canonical}]
     for inst, sup in named or found[:1]:
         case = sup.profile.parse(path.name)
         return LoadedCase(path, inst, case, sup.profile, None)

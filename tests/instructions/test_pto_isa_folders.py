@@ -34,8 +34,10 @@ GENERATION = ("texpands", "tci", "ttri")
 CONVERSION = ("tcvt", "tdequant", "tquant")
 EXPAND = ("trowexpand", "tcolexpand")
 REDUCTION = ("trowmax", "trowmin", "tcolmax", "tcolmin")
+ARG_REDUCTION = ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin", "targreduceop")
 KEYS = sorted(k for k in json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"]
-              if k.split("/")[0] in ELEMENTWISE + BITWISE + GENERATION + CONVERSION + EXPAND + REDUCTION)
+              if k.split("/")[0] in (*ELEMENTWISE, *BITWISE, *GENERATION, *CONVERSION, *EXPAND, *REDUCTION,
+                                     *ARG_REDUCTION))
 SECOND_TEST = {"tadd/a2a3": ("taddplus",)}  # a platform's other test folder of the same instruction
 SECOND_TEST.update({f"texpands/{p}": ("texpands_mat",) for p in ("a2a3", "a5", "kirin9030")})
 SECOND_TEST["tquant/a5"] = ("tquant_dn",)
