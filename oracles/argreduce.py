@@ -147,14 +147,14 @@ def spec_problem(case: Case) -> str:
     dt = get(case.dtype)
     idx = get(case.param("idx") or "int32")
     d, s = case.tile("dst_idx"), case.tile("src")
+    if idx.name not in SPEC_INDEX:
+        return f"the destination is S32 or U32, not {idx.name}"
     for role, tile, kind, limit in (("dst_idx", d, idx, descriptors.LOCAL_MAX), ("src", s, dt, descriptors.SHARED_MAX)):
         problem = descriptors.problem(tile, kind, max_bytes=limit)
         if problem:
             return f"{role}: {problem}"
     if 0 in s.valid:
         return "an empty source valid region"
-    if idx.name not in SPEC_INDEX:
-        return f"the destination is S32 or U32, not {idx.name}"
     if case.param("val"):
         return "pto-spec's arg reductions write one destination, the indices (no value output)"
     if OPS[case.op][0] == "row":
