@@ -938,7 +938,8 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
                                            "TAND", "TOR", "TXOR", "TSHL", "TSHR", "TANDS", "TORS", "TXORS", "TSHLS",
                                            "TSHRS", "TEXPANDS", "TCI", "TTRI", "TCMP", "TCMPS", "TSEL",
                                            "TSELS", "TCVT", "TDEQUANT", "TQUANT", "TROWEXPAND", "TCOLEXPAND",
-                                           "TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN"]
+                                           "TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN", "TROWARGMAX", "TROWARGMIN",
+                                           "TCOLARGMAX", "TCOLARGMIN"]
     assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
 
 

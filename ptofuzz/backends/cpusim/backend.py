@@ -129,6 +129,17 @@ def _reduce(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Out
 ADAPTERS = {**ADAPTERS, "TROWMAX": _reduce, "TROWMIN": _reduce, "TCOLMAX": _reduce, "TCOLMIN": _reduce}
 
 
+def _argreduce(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import reduce
+
+    return reduce.evaluate_arg(sim, case, inputs)
+
+
+# the arg reductions: the value tile then the uint32 index tile per case (clang builds: TReduceIdx.hpp)
+ADAPTERS = {**ADAPTERS, "TROWARGMAX": _argreduce, "TROWARGMIN": _argreduce, "TCOLARGMAX": _argreduce,
+            "TCOLARGMIN": _argreduce}
+
+
 def _no_device(case: Case) -> str | None:
     return None
 
