@@ -61,10 +61,10 @@ OPS = {**OPS, "TROWMAX": 50, "TROWMIN": 51, "TCOLMAX": 52, "TCOLMIN": 53}  # pro
 # protocol.hpp's ArgReduceOp: cpu/TReduceIdx.hpp, which a build skipping it (REDUCEIDX_GUARD: GCC 12) leaves out
 OPS = {**OPS, "TROWARGMAX": 54, "TROWARGMIN": 55, "TCOLARGMAX": 56, "TCOLARGMIN": 57}
 REDUCEIDX_OPS = ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN")
-REDUCEIDX_SKIPPED = ("pto-isa's cpu/TReduceIdx.hpp, which holds the arg reductions, does not compile with this compiler (a "
-                     "static_assert(false) in a primary template, TReduceIdx.hpp:27: accepted from GCC 13 and clang "
-                     "17 on, P2593), so the build skips that header; use clang++ (CXX=clang++, or the cpusim-clang "
-                     "oracle)")
+REDUCEIDX_SKIPPED = ("pto-isa's cpu/TReduceIdx.hpp, which holds the arg reductions, does not compile with this "
+                     "compiler (a static_assert(false) in a primary template, TReduceIdx.hpp:27: accepted from GCC 13 "
+                     "and clang 17 on, P2593), so the build skips that header; use clang++ (CXX=clang++, or the "
+                     "cpusim-clang oracle)")
 #: source types compiled beyond the cpu's for forms the pages put on a device only (TQUANT's MX forms, A5: the
 #: simulator simulates them from FP16 and BF16 too)
 DEVICE_DTYPES = {"TQUANT": ("float16", "bfloat16")}
