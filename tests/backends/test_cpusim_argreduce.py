@@ -107,5 +107,5 @@ def test_a_gcc_12_build_names_the_header_and_clang(tmp_path):
 
     sim = Simulator(build.Settings(pto_isa=Path(PTO_ISA or "."), cxx="g++", ops=("TROWARGMAX",),
                                    cache_dir=tmp_path))
-    with pytest.raises(UsageError, match="TReduceIdx.hpp.*clang"):
+    with pytest.raises(UsageError, match=r"TReduceIdx\.hpp.*clang"):
         sim.build()

@@ -42,7 +42,7 @@ def test_an_unknown_mnemonic_lists_every_instruction():
                                          r"tabs, tneg, trelu, tnot, tand, tor, txor, tshl, tshr, tands, tors, "
                                          r"txors, tshls, tshrs, texpands, tci, ttri, tcmp, tcmps, tsel, tsels, "
                                          r"tcvt, tdequant, tquant, trowexpand, tcolexpand, trowmax, trowmin, "
-                                         r"tcolmax, tcolmin$"):
+                                         r"tcolmax, tcolmin, trowargmax, trowargmin, tcolargmax, tcolargmin$"):
         registry.get("tpartsub")
 
 
