@@ -730,4 +730,23 @@ DEFECTS = (*DEFECTS, Defect(
     "undefined behaviour",
     "ptofuzz fuzz trowsum --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
     _trowsum_overflow),)
+
+
+def _tcolmax_uint16_rows(sig: Signature) -> bool:
+    """The simulator against any other oracle on TCOLMAX's values, for a source of more than 65535 valid rows."""
+    return sig.op == "TCOLMAX" and CPUSIM in sig.oracles() and sig.geometry == "rows>65535" \
+        and sig.kind not in ("crash", "hang", "fault-vs-value")
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tcolmax-uint16-rows", ("TCOLMAX",), CPUSIM,
+    "include/pto/cpu/TColMax.hpp:145 declares TColMax(dst, src, uint16_t M, uint16_t N) and TCOLMAX_IMPL (:183-186) "
+    "passes the source's unsigned valid rows and columns to it, so they are taken modulo 65536: a source of "
+    "65536 valid rows reduces none past row 0 (the loop of :150 does not run: every column's result is its row "
+    "0), one of 65536 + k rows only its first k (TColMin.hpp:210 and the row reductions take unsigned counts)",
+    "docs/isa/TCOLMAX.md: dst[0,j] = max over 0 <= i < R of src[i,j] with R = src.GetValidRow(), and no bound on R "
+    "but the tile's",
+    "ptofuzz fuzz tcolmax --oracles cpu,cpusim --shape 65536x1 --dtype int8 --runs 10 --out findings",
+    _tcolmax_uint16_rows),)
+BY_NAME = {d.name: d for d in DEFECTS}
 BY_NAME = {d.name: d for d in DEFECTS}

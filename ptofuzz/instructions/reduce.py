@@ -277,11 +277,14 @@ def replay_flags(case: Case) -> str:
 
 
 def geometry_class(case: Case) -> str:
-    """``empty`` (no valid source element), ``nodesc`` (a tile pto-spec cannot describe), else whether the
+    """``empty`` (no valid source element), ``rows>65535`` (a column reduction of more valid rows than 16 bits
+    count), ``nodesc`` (a tile pto-spec cannot describe), else whether the
     source valid region is its whole tile and whether it is one element wide along the reduced axis."""
     s = case.tile("src")
     if 0 in s.valid:
         return "empty"
+    if oracles.OPS[case.op][0] == "col" and s.valid_rows > 0xFFFF:  # more rows than a uint16_t counts
+        return "rows>65535"
     dt = dtypes.get(case.dtype)
     if any(descriptors.problem(t, dt, max_bytes=descriptors.SHARED_MAX) for _, t in case.tiles):
         return "nodesc"

@@ -587,16 +587,19 @@ def load(path: Path, platform: str | None) -> LoadedCase:
                               "pto-isa case folder")
     platform = platforms.canonical(platform)
     suite = path.name.partition(".")[0]
+    found = [(inst, sup) for inst in registry.all_instructions().values()
+             if (sup := inst.platforms.get(platform)) is not None and suite in sup.profile.suites]
+    # one test of several instructions (cpu's targreduceop): the instruction whose cases name the folder
+    named = [(inst, sup) for inst, sup in found
+             if path.name in {sup.profile.folder(a) for a, _ in sup.profile.canonical}]
     first: CaseFolderError | None = None
-    for inst in registry.all_instructions().values():
-        sup = inst.platforms.get(platform)
-        if sup is not None and suite in sup.profile.suites:
-            try:  # a suite several instructions share (pto-isa's cpu TROWEXPANDOPTest): the one whose name parses
-                case = sup.profile.parse(path.name)
-            except CaseFolderError as e:
-                first = first or e
-                continue
-            return LoadedCase(path, inst, case, sup.profile, None)
+    for inst, sup in named or found:
+        try:  # a suite several instructions share (pto-isa's cpu TROWEXPANDOPTest): the one whose name parses
+            case = sup.profile.parse(path.name)
+        except CaseFolderError as e:
+            first = first or e
+            continue
+        return LoadedCase(path, inst, case, sup.profile, None)
     if first is not None:
         raise first
     suites = sorted({name for i in registry.all_instructions().values()

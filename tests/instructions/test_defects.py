@@ -176,3 +176,21 @@ def test_the_builds_against_each_other_match_no_simulator_defect(key):
     assert defects.matching(sig) is None
     if "cpusim~cpusim-clang" in key:
         assert defects.as_simulator(sig) == sig
+
+
+@pytest.mark.parametrize("key", ["TCOLMAX/int/cpu~cpusim/int-value/-/rows>65535",
+                                 "TCOLMAX/float/cpusim~spec/ulp-large/-/rows>65535",
+                                 "TCOLMAX/int/cpu~cpusim-clang/int-value/-/rows>65535"])
+def test_the_tcolmax_row_count_defect_is_the_simulator_past_65535_rows(key):
+    assert defects.matching(Signature.from_key(key)).name == "cpusim-tcolmax-uint16-rows"
+
+
+@pytest.mark.parametrize("key", [
+    "TCOLMAX/int/cpu~cpusim/int-value/-/full,many",  # fewer rows: counted right
+    "TCOLMAX/int/cpu~spec/int-value/-/rows>65535",  # two models
+    "TCOLMIN/int/cpu~cpusim/int-value/-/rows>65535",  # TColMin.hpp counts in unsigned
+    "TCOLMAX/int/cpusim/crash/heap-buffer-overflow/rows>65535",
+    "TCOLMAX/int/cpusim~spec/fault-vs-value/-/rows>65535",
+])
+def test_the_tcolmax_row_count_defect_excuses_nothing_else(key):
+    assert defects.matching(Signature.from_key(key)) is None

@@ -38,9 +38,10 @@ EXPAND = ("trowexpand", "tcolexpand", "trowexpandadd", "trowexpandsub", "trowexp
           "trowexpandmin")
 REDUCTION = ("trowmax", "trowmin", "tcolmax", "tcolmin")
 ORDERED = ("trowsum", "tcolsum")
+ARG_REDUCTION = ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin", "targreduceop")
 KEYS = sorted(k for k in json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"]
-              if k.split("/")[0] in ELEMENTWISE + BITWISE + GENERATION + CONVERSION + EXPAND + REDUCTION
-              + ORDERED)
+              if k.split("/")[0] in (*ELEMENTWISE, *BITWISE, *GENERATION, *CONVERSION, *EXPAND, *REDUCTION,
+                                     *ORDERED, *ARG_REDUCTION))
 SECOND_TEST = {"tadd/a2a3": ("taddplus",)}  # a platform's other test folder of the same instruction
 SECOND_TEST.update({f"texpands/{p}": ("texpands_mat",) for p in ("a2a3", "a5", "kirin9030")})
 SECOND_TEST["tquant/a5"] = ("tquant_dn",)

@@ -139,6 +139,27 @@ def _ordered(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
 ADAPTERS = {**ADAPTERS, "TROWSUM": _ordered, "TCOLSUM": _ordered}  # the ordered reductions
 
 
+def _reduce(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import reduce
+
+    return reduce.evaluate(sim, case, inputs)
+
+
+# the value reductions: dst and src at one stride, the result along dst's first column (row) or first row (column)
+ADAPTERS = {**ADAPTERS, "TROWMAX": _reduce, "TROWMIN": _reduce, "TCOLMAX": _reduce, "TCOLMIN": _reduce}
+
+
+def _argreduce(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import reduce
+
+    return reduce.evaluate_arg(sim, case, inputs)
+
+
+# the arg reductions: the value tile then the uint32 index tile per case (clang builds: TReduceIdx.hpp)
+ADAPTERS = {**ADAPTERS, "TROWARGMAX": _argreduce, "TROWARGMIN": _argreduce, "TCOLARGMAX": _argreduce,
+            "TCOLARGMIN": _argreduce}
+
+
 def _no_device(case: Case) -> str | None:
     return None
 

@@ -60,6 +60,14 @@ OPS = {**OPS, "TROWEXPAND": 43, "TCOLEXPAND": 44}  # protocol.hpp's ExpandOp
 OPS = {**OPS, "TROWEXPANDADD": 60, "TROWEXPANDSUB": 61, "TROWEXPANDMUL": 62, "TROWEXPANDMAX": 63,
        "TROWEXPANDMIN": 64}  # protocol.hpp's ExpandArithOp
 OPS = {**OPS, "TROWSUM": 48, "TCOLSUM": 49}  # protocol.hpp's SumOp (TCOLSUM: its form in the alias)
+OPS = {**OPS, "TROWMAX": 50, "TROWMIN": 51, "TCOLMAX": 52, "TCOLMIN": 53}  # protocol.hpp's ReduceOp
+# protocol.hpp's ArgReduceOp: cpu/TReduceIdx.hpp, which a build skipping it (REDUCEIDX_GUARD: GCC 12) leaves out
+OPS = {**OPS, "TROWARGMAX": 54, "TROWARGMIN": 55, "TCOLARGMAX": 56, "TCOLARGMIN": 57}
+REDUCEIDX_OPS = ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN")
+REDUCEIDX_SKIPPED = ("pto-isa's cpu/TReduceIdx.hpp, which holds the arg reductions, does not compile with this "
+                     "compiler (a static_assert(false) in a primary template, TReduceIdx.hpp:27: accepted from GCC 13 "
+                     "and clang 17 on, P2593), so the build skips that header; use clang++ (CXX=clang++, or the "
+                     "cpusim-clang oracle)")
 #: source types compiled beyond the cpu's for forms the pages put on a device only (TQUANT's MX forms, A5: the
 #: simulator simulates them from FP16 and BF16 too)
 DEVICE_DTYPES = {"TQUANT": ("float16", "bfloat16")}
@@ -409,8 +417,12 @@ def _build(settings: Settings, ident: _Identity, start: float, jobs: int | None,
         objs = objects.objects(tc, wanted, jobs or max(1, os.cpu_count() or 1), tell)
         kernels = {op: list(o.kernels) for op, o in objs.items()}
         rejected = {op: o.rejected for op, o in objs.items()}
+        if facts["guard"]:  # the arg reductions' header skipped: say so rather than the compiler's error
+            rejected.update({op: {dt: REDUCEIDX_SKIPPED for dt in rejected[op]} for op in REDUCEIDX_OPS
+                             if op in rejected})
         if not any(kernels.values()):
-            raise UsageError(f"no instruction of the harness compiles against {tree} with {version}")
+            why = f": {REDUCEIDX_SKIPPED}" if facts["guard"] and set(wanted) <= set(REDUCEIDX_OPS) else ""
+            raise UsageError(f"no instruction of the harness compiles against {tree} with {version}{why}")
         objects.link(tc, list(objs.values()), work)
         manifest = {
             "key": key, "pto_isa": str(tree), "commit": commit_of(tree, ident.digest), "tree_hash": ident.digest,

@@ -36,6 +36,11 @@
 // (int8_t when `alias` is int8's code: INT8_SYM; uint8_t: INT8_ASYM); valid regions dst (src's too) and the
 // parameter tiles' valid rows (one column). Its MX forms (`alias` kMxBase and the form's bits): A = src (the
 // request's dtype), no B, output = per case kMxParts regions of rows x stride bytes (protocol.hpp).
+// TROWMAX/TROWMIN/TCOLMAX/TCOLMIN: A = src, no B, output = dst at the same stride (a row reduction writes dst's
+// first column, a column reduction its first row); valid regions dst, src (and two unused ints).
+// TROWARGMAX/TROWARGMIN/TCOLARGMAX/TCOLARGMIN: A = src, no B, output = per case the value tile (of the element
+// type) then the index tile (uint32), both rows x cols; valid regions dst (both tiles), src; `alias` 1 = the value
+// + index form.
 // TCVT: the request's dtype is the source's and `alias` the destination's dtype code; A = src, no B, output = dst
 // (of the destination type); the six ints are dst's and src's valid regions, the RoundMode ordinal and the
 // saturation (0 ON, 1 OFF, 2 the overload without one).
@@ -86,9 +91,16 @@ void cmpsel_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, s
 void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, size_t& a, size_t& b, size_t& d)
 {
     if (is_cmpsel(op)) return cmpsel_bytes(op, es, n, elems, cols, a, b, d);
+    if (is_argreduce(op)) {  // the source; per case a value tile then a uint32 index tile
+        a = elems * es;
+        b = 0;
+        d = elems * (es + 4);
+        return;
+    }
     const size_t per = is_arg(op) ? es + 4 : es;  // TPARTARG*: a uint32 index beside every value
     a = elems * per;
-    const bool no_b = op == TMRGSORT_OP || is_unary(op) || is_generation(op) || is_expand(op) || is_sum(op);
+    const bool no_b = op == TMRGSORT_OP || is_unary(op) || is_generation(op) || is_expand(op) || is_sum(op)
+        || is_reduce(op);
     b = op == TSORT32_OP ? elems * 4 : no_b ? 0 : elems * per;
     d = op == TSORT32_OP ? elems * 8 : op == TMRGSORT_OP ? n * (cols * es + 8) : elems * per;
 }

@@ -293,6 +293,64 @@ void run_row_expand_arith(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int
     }
 }
 
+// TROWMAX / TROWMIN / TCOLMAX / TCOLMIN: the six ints are dst's valid rows and columns, then src's; dst and src
+// at one stride (TColMax.hpp's CheckCMValid wants equal static columns). The row reductions' tmp tile is unused
+// by the simulator (the cpu system test passes src)
+template <uint32_t OpCode, typename T, int C>
+void run_reduce(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        TileT dt(v[0], v[1]), st(v[2], v[3]);
+        dt.data() = reinterpret_cast<T*>(dbuf) + k * tile;
+        st.data() = reinterpret_cast<T*>(abuf) + k * tile;
+        if constexpr (OpCode == TROWMAX_OP) {
+            pto::TROWMAX(dt, st, st);
+        } else if constexpr (OpCode == TROWMIN_OP) {
+            pto::TROWMIN(dt, st, st);
+        } else if constexpr (OpCode == TCOLMAX_OP) {
+            pto::TCOLMAX(dt, st);
+        } else {
+            static_assert(OpCode == TCOLMIN_OP, "an opcode without a kernel");
+            pto::TCOLMIN(dt, st);
+        }
+    }
+}
+
+// TROWARGMAX / TROWARGMIN / TCOLARGMAX / TCOLARGMIN: per case the value tile then the uint32 index tile (each
+// rows x C) in the output; the six ints are the destinations' valid region, then src's; alias 1: the value + index
+// form (4 arguments). The tmp tile is unused by the simulator (TReduceIdx.hpp:202 and the like): src is passed
+template <uint32_t OpCode, typename T, int C>
+void run_argreduce(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n, uint32_t alias)
+{
+    using ValT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using IdxT = pto::Tile<pto::TileType::Vec, uint32_t, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    const size_t slice = tile * (sizeof(T) + 4);
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        ValT dv(v[0], v[1]), st(v[2], v[3]);
+        IdxT di(v[0], v[1]);
+        dv.data() = reinterpret_cast<T*>(dbuf + k * slice);
+        di.data() = reinterpret_cast<uint32_t*>(dbuf + k * slice + tile * sizeof(T));
+        st.data() = reinterpret_cast<T*>(abuf) + k * tile;
+        if constexpr (OpCode == TROWARGMAX_OP) {
+            alias == 1 ? (void)pto::TROWARGMAX(dv, di, st, st) : (void)pto::TROWARGMAX(di, st, st);
+        } else if constexpr (OpCode == TROWARGMIN_OP) {
+            alias == 1 ? (void)pto::TROWARGMIN(dv, di, st, st) : (void)pto::TROWARGMIN(di, st, st);
+        } else if constexpr (OpCode == TCOLARGMAX_OP) {
+            alias == 1 ? (void)pto::TCOLARGMAX(dv, di, st, st) : (void)pto::TCOLARGMAX(di, st, st);
+        } else {
+            static_assert(OpCode == TCOLARGMIN_OP, "an opcode without a kernel");
+            alias == 1 ? (void)pto::TCOLARGMIN(dv, di, st, st) : (void)pto::TCOLARGMIN(di, st, st);
+        }
+    }
+}
+
 template <uint32_t OpCode, typename T, int C>
 void run_scalar(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows, uint32_t n)
 {
@@ -513,6 +571,10 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_expand<OpCode, T, C>(d, a, v, rows, n);
     } else if constexpr (is_row_expand_arith(OpCode)) {
         run_row_expand_arith<OpCode, T, C>(d, a, b, v, rows, n, alias);
+    } else if constexpr (is_argreduce(OpCode)) {
+        run_argreduce<OpCode, T, C>(d, a, v, rows, n, alias);
+    } else if constexpr (is_reduce(OpCode)) {
+        run_reduce<OpCode, T, C>(d, a, v, rows, n);
     } else if constexpr (is_generation(OpCode)) {
         run_generation<OpCode, T, C>(d, a, v, rows, n);
     } else if constexpr (is_cmpsel(OpCode)) {

@@ -81,6 +81,17 @@ constexpr bool is_row_expand_arith(uint32_t op) { return op >= TROWEXPANDADD_OP 
 enum SumOp : uint32_t { TROWSUM_OP = 48, TCOLSUM_OP = 49 };
 constexpr bool is_sum(uint32_t op) { return op == TROWSUM_OP || op == TCOLSUM_OP; }
 
+// TROWMAX / TROWMIN / TCOLMAX / TCOLMIN: A = src (at the request's stride, as the unary family's), no B, output =
+// dst (a row reduction writes its first column, a column reduction its first row); valid regions dst, src
+enum ReduceOp : uint32_t { TROWMAX_OP = 50, TROWMIN_OP = 51, TCOLMAX_OP = 52, TCOLMIN_OP = 53 };
+constexpr bool is_reduce(uint32_t op) { return op >= TROWMAX_OP && op <= TCOLMIN_OP; }
+// TROWARGMAX / TROWARGMIN / TCOLARGMAX / TCOLARGMIN: A = src, no B; each case's slice of the output holds the value
+// tile (of the element type) then the index tile (uint32, the same rows x cols); valid regions dst (both tiles),
+// src; `alias` 1 = the value + index form (else the index form: the value tile is not written). pto-isa's
+// cpu/TReduceIdx.hpp holds them, which compilers before P2593 (GCC 12) reject: they compile with clang
+enum ArgReduceOp : uint32_t { TROWARGMAX_OP = 54, TROWARGMIN_OP = 55, TCOLARGMAX_OP = 56, TCOLARGMIN_OP = 57 };
+constexpr bool is_argreduce(uint32_t op) { return op >= TROWARGMAX_OP && op <= TCOLARGMIN_OP; }
+
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in
 using Kernel = bool (*)(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* valid, uint8_t* dend);
