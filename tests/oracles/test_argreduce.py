@@ -203,3 +203,24 @@ def test_gen_cases_are_the_system_tests_hand_checked():
     assert c.dtype == "float16" and c.param("idx") == "int16" and c.tile("dst_idx") == Tile(1, 256, 1, 255)
     prof = registry.get("TCOLARGMAX").support("a5").profile
     assert prof.goldens(c) == (("golden.bin", "dst"), ("idx.bin", "dst_idx"))
+
+
+@pytest.mark.parametrize("op", ["TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN"])
+@pytest.mark.parametrize("platform", ["cpu", "a2a3", "a5"])
+def test_canonical_data_pins_every_valid_index(op, platform):
+    """gen redraws lines whose index the data left open (ties, NaNs, subnormals) with plain values and one unique
+    extreme: pto-isa's own comparison cannot honour a placeholder, so every valid index of a system test's
+    folder is pinned; the raw draw leaves some open, so the redraw is what pins them."""
+    from ptofuzz.engine.generate import realize
+    from ptofuzz.instructions import registry
+
+    inst = registry.get(op)
+    opened = 0
+    for name, case in inst.support(platform).profile.canonical:
+        raw_inputs, raw = realize(inst, name, case, 0, 0.05, defined=False)
+        _, outcome = realize(inst, name, case, 0, 0.05)
+        d = case.tile("dst_idx")
+        valid = (slice(0, d.valid_rows), slice(0, d.valid_cols))
+        assert (outcome.classes["dst_idx"][valid] == 0).all(), name
+        opened += int((raw.classes["dst_idx"][valid] != 0).any())
+    assert opened  # the plain draw alone leaves open indices in some folder
