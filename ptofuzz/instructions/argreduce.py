@@ -27,6 +27,7 @@ from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.generators.tpart import dimension
 from ptofuzz.instructions import argreduce_cases as table
+from ptofuzz.instructions import redraws
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import argreduce as oracles
 from ptofuzz.oracles import descriptors
@@ -69,14 +70,25 @@ def _case(op: str, platform: str, dt: str, idx: str, dst_idx: Tile, src: Tile, d
                 (("idx", idx), ("val", 1 if dst is not None else None)))
 
 
-def _row_cases(op: str, platform: str, text: str) -> tuple[tuple[str, Case], ...]:
+_TAGS = frozenset({"a2a3", "a5", "max"})
+
+
+def _lines(text: str, op: str, platform: str) -> list[list[str]]:
+    """The table's lines of ``op``'s test on ``platform``, tags dropped."""
+    keep = {"max", platform} if op.endswith("MAX") else {platform}
     out = []
     for line in text.strip().splitlines():
-        name, dt, idx, dtile, stile, valid, *rest = line.split()
-        if rest and rest[-1] == "max":
-            if op != "TROWARGMAX":
-                continue
-            rest = rest[:-1]
+        words = line.split()
+        tags = {w for w in words if w in _TAGS}
+        if {t for t in tags if t != "max"} - keep or ("max" in tags and "max" not in keep):
+            continue
+        out.append([w for w in words if w not in _TAGS])
+    return out
+
+
+def _row_cases(op: str, platform: str, text: str) -> tuple[tuple[str, Case], ...]:
+    out = []
+    for name, dt, idx, dtile, stile, valid, *rest in _lines(text, op, platform):
         (vr, vc), (dr, dc) = _rxc(valid), _rxc(dtile)
         dst = Tile(*_rxc(rest[0]), vr, 1) if rest else None
         out.append((name, _case(op, platform, dt, idx, Tile(dr, dc, vr, 1), Tile(*_rxc(stile), vr, vc), dst)))
@@ -85,8 +97,7 @@ def _row_cases(op: str, platform: str, text: str) -> tuple[tuple[str, Case], ...
 
 def _col_cases(op: str, platform: str, text: str) -> tuple[tuple[str, Case], ...]:
     out = []
-    for line in text.strip().splitlines():
-        name, dt, idx, icols, stile, valid, *rest = line.split()
+    for name, dt, idx, icols, stile, valid, *rest in _lines(text, op, "a2a3" if platform == "a2a3" else "a5"):
         vr, vc = _rxc(valid)
         dst = Tile(1, int(rest[0]), 1, vc) if rest else None
         out.append((name, _case(op, platform, dt, idx, Tile(1, int(icols), 1, vc), Tile(*_rxc(stile), vr, vc), dst)))
@@ -116,13 +127,8 @@ def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
     if platform == "cpu":
         return _cpu_cases(op)
     if oracles.OPS[op][0] == "row":
-        text = {"a2a3": table.ROW_A2A3, "a5": table.ROW_A5, "kirin9030": table.ROW_KIRIN9030}.get(
-            platform, table.ROW_KIRINDEV0000)
-        return _row_cases(op, platform, text)
-    big = op == "TCOLARGMAX"
-    text = (table.COLMAX_A2A3 if big else table.COLMIN_A2A3) if platform == "a2a3" else \
-        (table.COLMAX_A5 if big else table.COLMIN_A5)
-    return _col_cases(op, platform, text)
+        return _row_cases(op, platform, table.ROW_A2A3 if platform == "a2a3" else table.ROW_A5)
+    return _col_cases(op, platform, table.COL)  # the kirins run a5's column cases
 
 
 def spec_tiles(op: str, dt: dtypes.DType, valid: tuple[int, int]) -> tuple[Tile, Tile]:
@@ -393,13 +399,8 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
     the source's valid region with one element of each reduced line made its unique extreme (16 or -16, 8 or -9;
     unsigned: 16, or 0 above values raised by one), then the case again: a golden then pins every valid index,
     which pto-isa's own comparison needs (it cannot honour a placeholder)."""
-    out: list[Any] = []
-    for source, case, inputs, outcome in items:
-        dst = case.tile("dst_idx")
-        cls = outcome.classes.get("dst_idx") if outcome is not None and outcome.classes else None
-        if cls is None or not (cls[..., :dst.valid_rows, :dst.valid_cols] != 0).any():
-            out.append(None)
-            continue
+    def fill(source: Source, case: Case, inputs: Mapping[str, np.ndarray], _r: np.ndarray, _c: np.ndarray
+             ) -> dict[str, np.ndarray]:
         dt = dtypes.get(case.dtype)
         r, c = case.tile("src").valid
         row, most = oracles.OPS[case.op][0] == "row", oracles.OPS[case.op][1] == "max"
@@ -423,5 +424,6 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
             plain[at, lanes] = extreme
         bits = inputs["src"].copy()
         bits[..., :r, :c] = plain
-        out.append(({"src": bits}, None))
-    return out
+        return {"src": bits}
+
+    return redraws.where_open(items, fill, "dst_idx")

@@ -30,13 +30,14 @@ from typing import Any
 import numpy as np
 
 from ptofuzz.core import dtypes, platforms
-from ptofuzz.core.case import UNDEFINED, Case, Tile
+from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.layouts import Profile, spec_physical
 from ptofuzz.generators import bitwise as counts
 from ptofuzz.generators import elementwise as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions import elementwise as ew
+from ptofuzz.instructions import redraws
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import bitwise as oracles
 
@@ -376,21 +377,19 @@ def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict
 def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list[Any]:
     """Where a shift count left a valid element undefined (outside [0, W)), an ordinary count instead (the
     scalar: one for all), then the case again: a golden then pins every valid element."""
-    out: list[Any] = []
-    for source, case, inputs, outcome in items:
-        rows, cols = case.tile("dst").valid
-        r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED) if outcome.classes else ((), ())
-        if len(r) == 0 or not shift(case.op):
-            out.append(None)
-            continue
+    def fill(source: Source, case: Case, inputs: Mapping[str, np.ndarray], r: np.ndarray, c: np.ndarray
+             ) -> dict[str, np.ndarray] | None:
+        if not shift(case.op):
+            return None
         dt = dtypes.get(case.dtype)
         new = {role: bits.copy() for role, bits in inputs.items()}
         if scalar_op(case.op):
             new["scalar"][...] = counts.ordinary(source, dt, 1)
         else:
             new["src1"][r, c] = counts.ordinary(source, dt, len(r))
-        out.append((new, None))
-    return out
+        return new
+
+    return redraws.where_open(items, fill, undefined_only=True)
 
 
 # ---- fuzzing: geometry classes, regions, documented differences -------------------------------------------

@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ptofuzz.core import dtypes, platforms
-from ptofuzz.core.case import UNDEFINED, Case, Tile
+from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
 from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
 from ptofuzz.generators import elementwise as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
+from ptofuzz.instructions import redraws
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.instructions.tpart import draw_batch, draw_inputs, draw_many
 from ptofuzz.oracles import descriptors
@@ -339,19 +340,15 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]], sources
     """Plain values in both sources wherever the data left a valid element undefined (integer overflow, a NaN
     in max/min, an NPU's subnormals or overflow), then the case again: a golden then pins every valid element
     (pto-isa's own comparison cannot honour a placeholder)."""
-    out: list[Any] = []
-    for source, case, inputs, outcome in items:
-        rows, cols = case.tile("dst").valid
-        r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED) if outcome.classes else ((), ())
-        if len(r) == 0:
-            out.append(None)
-            continue
+    def fill(source: Source, case: Case, inputs: Mapping[str, np.ndarray], r: np.ndarray, c: np.ndarray
+             ) -> dict[str, np.ndarray]:
         dt = dtypes.get(case.dtype)
         new = {role: bits.copy() for role, bits in inputs.items()}
         for role in sources:
             new[role][r, c] = values.plain(source, dt, len(r))
-        out.append((new, None))
-    return out
+        return new
+
+    return redraws.where_open(items, fill, undefined_only=True)
 
 
 # ---- fuzzing: geometry classes, regions, documented differences -------------------------------------------

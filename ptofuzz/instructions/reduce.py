@@ -27,6 +27,7 @@ from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.generators.tpart import dimension
+from ptofuzz.instructions import redraws
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import reduce as oracles
@@ -365,15 +366,11 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
     plain values (:func:`values.plain`: no NaN, zero or subnormal) over the source's valid region, then the case
     again: a golden then pins every valid element, which pto-isa's own comparison needs (it cannot honour a
     placeholder)."""
-    out: list[Any] = []
-    for source, case, inputs, outcome in items:
-        d, s = case.tile("dst"), case.tile("src")
-        cls = outcome.classes.get("dst") if outcome is not None and outcome.classes else None
-        if cls is None or not (cls[..., :d.valid_rows, :d.valid_cols] != 0).any():
-            out.append(None)
-            continue
+    def fill(source: Source, case: Case, inputs: Mapping[str, np.ndarray], _r: np.ndarray, _c: np.ndarray
+             ) -> dict[str, np.ndarray]:
         bits = inputs["src"].copy()
-        r, c = s.valid
+        r, c = case.tile("src").valid
         bits[..., :r, :c] = values.plain(source, dtypes.get(case.dtype), r * c).reshape(r, c)
-        out.append(({"src": bits}, None))
-    return out
+        return {"src": bits}
+
+    return redraws.where_open(items, fill)

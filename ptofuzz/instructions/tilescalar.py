@@ -32,12 +32,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ptofuzz.core import dtypes, platforms
-from ptofuzz.core.case import UNDEFINED, Case, Tile
+from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
 from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
 from ptofuzz.generators import elementwise as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
+from ptofuzz.instructions import redraws
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import carrier as scalar_carrier
 from ptofuzz.oracles import descriptors, integer
@@ -440,13 +441,8 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
     """Plain values in the source wherever the data left a valid element undefined (integer overflow, a NaN in
     max/min, an NPU's subnormals or overflow), and a plain scalar, then the case again: a golden then pins every
     valid element (pto-isa's own comparison cannot honour a placeholder)."""
-    out: list[Any] = []
-    for source, case, inputs, outcome in items:
-        rows, cols = case.tile("dst").valid
-        r, c = np.nonzero(outcome.classes["dst"][:rows, :cols] == UNDEFINED) if outcome.classes else ((), ())
-        if len(r) == 0:
-            out.append(None)
-            continue
+    def fill(source: Source, case: Case, inputs: Mapping[str, np.ndarray], r: np.ndarray, c: np.ndarray
+             ) -> dict[str, np.ndarray]:
         dt = dtypes.get(case.dtype)
         new = {role: bits.copy() for role, bits in inputs.items()}
         new["src0"][r, c] = values.plain(source, dt, len(r))
@@ -454,8 +450,9 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
             new["scalar"][r, c] = values.plain(source, dt, len(r))
         else:
             new["scalar"][...] = values.plain(source, dt, 1)
-        out.append((new, None))
-    return out
+        return new
+
+    return redraws.where_open(items, fill, undefined_only=True)
 
 
 # ---- check: why a golden is wrong ---------------------------------------------------------------------------
