@@ -157,14 +157,7 @@ def spec_problem(case: Case) -> str:
         return "an empty source valid region"
     if case.param("val"):
         return "pto-spec's arg reductions write one destination, the indices (no value output)"
-    if OPS[case.op][0] == "row":
-        if d.cols != 1 or d.rows < s.valid_rows or d.valid != (s.valid_rows, 1):
-            return (f"a row reduction's destination is one column of at least the source's valid rows with valid "
-                    f"region {s.valid_rows}x1 (dst {d.rows}x{d.cols}, valid {d.valid_rows}x{d.valid_cols})")
-    elif d.cols != s.cols or d.valid != (1, s.valid_cols):
-        return (f"a column reduction's destination has the source's {s.cols} columns and valid region "
-                f"1x{s.valid_cols} (dst {d.rows}x{d.cols}, valid {d.valid_rows}x{d.valid_cols})")
-    return ""
+    return values.destination_problem(OPS[case.op][0], d, s)
 
 
 def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:

@@ -31,7 +31,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.core.case import COMMIT, UNDEFINED, ZERO, Case, Outcome, OutcomeKind
+from ptofuzz.core.case import COMMIT, UNDEFINED, ZERO, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.core.dtypes import DType, get
 from ptofuzz.oracles import descriptors, ieee, integer
 
@@ -135,6 +135,19 @@ def paint(case: Case, bits: np.ndarray, result: np.ndarray | None, classes: np.n
     return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": cls})
 
 
+def destination_problem(axis: str, d: Tile, s: Tile) -> str:
+    """pto-spec's destination rule of a row (``axis`` "row") or column reduction, or '': one column of at least
+    the source's valid rows, valid ``rows x 1``; one row of the source's columns, valid ``1 x cols``."""
+    if axis == "row":
+        if d.cols != 1 or d.rows < s.valid_rows or d.valid != (s.valid_rows, 1):
+            return (f"a row reduction's destination is one column of at least the source's valid rows with valid "
+                    f"region {s.valid_rows}x1 (dst {d.rows}x{d.cols}, valid {d.valid_rows}x{d.valid_cols})")
+    elif d.cols != s.cols or d.valid != (1, s.valid_cols):
+        return (f"a column reduction's destination has the source's {s.cols} columns and valid region "
+                f"1x{s.valid_cols} (dst {d.rows}x{d.cols}, valid {d.valid_rows}x{d.valid_cols})")
+    return ""
+
+
 def spec_problem(case: Case) -> str:
     """Why pto-spec rejects the case's tiles (TileOperandsLegal_ExecuteTileReduction), or ''."""
     dt = get(case.dtype)
@@ -145,14 +158,7 @@ def spec_problem(case: Case) -> str:
             return f"{role}: {problem}"
     if 0 in s.valid:
         return "an empty source valid region"
-    if OPS[case.op][0] == "row":
-        if d.cols != 1 or d.rows < s.valid_rows or d.valid != (s.valid_rows, 1):
-            return (f"a row reduction's destination is one column of at least the source's valid rows with valid "
-                    f"region {s.valid_rows}x1 (dst {d.rows}x{d.cols}, valid {d.valid_rows}x{d.valid_cols})")
-    elif d.cols != s.cols or d.valid != (1, s.valid_cols):
-        return (f"a column reduction's destination has the source's {s.cols} columns and valid region "
-                f"1x{s.valid_cols} (dst {d.rows}x{d.cols}, valid {d.valid_rows}x{d.valid_cols})")
-    return ""
+    return destination_problem(OPS[case.op][0], d, s)
 
 
 def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:

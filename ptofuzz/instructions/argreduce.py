@@ -28,7 +28,9 @@ from ptofuzz.generators.source import Source
 from ptofuzz.generators.tpart import dimension
 from ptofuzz.instructions import argreduce_cases as table
 from ptofuzz.instructions import redraws
-from ptofuzz.instructions.registry import Instruction, PlatformSupport
+from ptofuzz.instructions import reduce as shared
+from ptofuzz.instructions.reduce import NPUS, PLAIN, rxc
+from ptofuzz.instructions.registry import Instruction
 from ptofuzz.oracles import argreduce as oracles
 from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import reduce as value_oracles
@@ -37,8 +39,6 @@ if TYPE_CHECKING:
     from ptofuzz.core.signature import Signature
 
 NAMES = ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN")  # registry.MODULES lists the same, in this order
-PLAIN = {"float32": "float", "float16": "half", "bfloat16": "bf16"}  # others: numpy names (int16, uint32...)
-NPUS = ("a2a3", "a5", "kirin9030", "kirinDev0000")
 INDEX_DTYPES = ("int32", "uint32", "int16", "uint16")
 DEFAULT_INDEX = "int32"
 
@@ -56,11 +56,6 @@ DTYPES: dict[str, dict[str, tuple[str, ...]]] = {
     **{op: {"cpu": _CPU, "a2a3": ("float32", "float16", "uint32", "uint16", "int32", "int16"), "a5": _COL_A5}
        for op in ("TCOLARGMAX", "TCOLARGMIN")},
 }
-
-
-def _rxc(token: str) -> tuple[int, int]:
-    r, c = token.split("x")
-    return int(r), int(c)
 
 
 def _case(op: str, platform: str, dt: str, idx: str, dst_idx: Tile, src: Tile, dst: Tile | None) -> Case:
@@ -89,18 +84,18 @@ def _lines(text: str, op: str, platform: str) -> list[list[str]]:
 def _row_cases(op: str, platform: str, text: str) -> tuple[tuple[str, Case], ...]:
     out = []
     for name, dt, idx, dtile, stile, valid, *rest in _lines(text, op, platform):
-        (vr, vc), (dr, dc) = _rxc(valid), _rxc(dtile)
-        dst = Tile(*_rxc(rest[0]), vr, 1) if rest else None
-        out.append((name, _case(op, platform, dt, idx, Tile(dr, dc, vr, 1), Tile(*_rxc(stile), vr, vc), dst)))
+        (vr, vc), (dr, dc) = rxc(valid), rxc(dtile)
+        dst = Tile(*rxc(rest[0]), vr, 1) if rest else None
+        out.append((name, _case(op, platform, dt, idx, Tile(dr, dc, vr, 1), Tile(*rxc(stile), vr, vc), dst)))
     return tuple(out)
 
 
 def _col_cases(op: str, platform: str, text: str) -> tuple[tuple[str, Case], ...]:
     out = []
     for name, dt, idx, icols, stile, valid, *rest in _lines(text, op, "a2a3" if platform == "a2a3" else "a5"):
-        vr, vc = _rxc(valid)
+        vr, vc = rxc(valid)
         dst = Tile(1, int(rest[0]), 1, vc) if rest else None
-        out.append((name, _case(op, platform, dt, idx, Tile(1, int(icols), 1, vc), Tile(*_rxc(stile), vr, vc), dst)))
+        out.append((name, _case(op, platform, dt, idx, Tile(1, int(icols), 1, vc), Tile(*rxc(stile), vr, vc), dst)))
     return tuple(out)
 
 
@@ -114,11 +109,11 @@ def _cpu_cases(op: str) -> tuple[tuple[str, Case], ...]:
         name, dt, idx, valid, stile, itile, *rest = line.split()
         if not name.startswith((f"case_{axis}_{what}_", f"case_{axis}_val_{what}_")):
             continue
-        vr, vc = _rxc(valid)
+        vr, vc = rxc(valid)
         region = (vr, 1) if axis == "row" else (1, vc)
-        dst = Tile(*_rxc(rest[0]), *region) if rest else None
+        dst = Tile(*rxc(rest[0]), *region) if rest else None
         out.append((f"{CPU_SUITE}.{name}",
-                    _case(op, "cpu", dt, idx, Tile(*_rxc(itile), *region), Tile(*_rxc(stile), vr, vc), dst)))
+                    _case(op, "cpu", dt, idx, Tile(*rxc(itile), *region), Tile(*rxc(stile), vr, vc), dst)))
     return tuple(out)
 
 
@@ -353,32 +348,14 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
     """The instructions named (all by default), in :data:`NAMES` order."""
     out = []
     for op in (o for o in NAMES if o in names):
-        profiles = _profiles(op)
-        sup = {"spec": oracles.SPEC_DTYPES, **DTYPES[op], "kirin9030": DTYPES[op]["a5"],
-               "kirinDev0000": DTYPES[op]["a5"]}
+        sup = shared.supported(oracles.SPEC_DTYPES, DTYPES[op])
         axis, what = oracles.OPS[op]
         formula = (f"dst_idx[i,0] = arg{what}_j src[i,j]" if axis == "row" else f"dst_idx[0,j] = arg{what}_i src[i,j]")
         notes = f"docs/isa/{op}.md: {formula} (value + index form: dst = the {what}); a tie for the {what}, a NaN " \
                 "in the line leave the index undefined"
-        support = {
-            "spec": PlatformSupport(sup["spec"], oracles.spec, profiles["spec"], bad_dtype="fault",
-                                    has_system_test=False,
-                                    notes="the first index of the extreme; NaNs passed over; indices only"),
-            "cpu": PlatformSupport(sup["cpu"], oracles.cpu, profiles["cpu"], notes=notes),
-            **{p: PlatformSupport(sup[p], oracles.npu, profiles[p],
-                                  notes=notes + "; subnormal effects undefined" + ("" if p in ("a2a3", "a5") else
-                                                                                    "; a5's headers"))
-               for p in NPUS},
-        }
-
-        def random(source: Source, platform: str, constraints: Mapping[str, Any], *, _op: str = op,
-                   _sup: dict[str, tuple[str, ...]] = sup) -> Case:
-            return random_case(source, _op, platforms.canonical(platform), _sup[platforms.canonical(platform)],
-                               constraints)
-
-        def explicit(platform: str, opts: Mapping[str, Any], *, _op: str = op,
-                     _sup: dict[str, tuple[str, ...]] = sup) -> Case:
-            return explicit_case(_op, _sup, platform, opts)
+        support = shared.platform_support(sup, _profiles(op), oracles, notes,
+                                          "the first index of the extreme; NaNs passed over; indices only")
+        random, explicit = shared.case_makers(op, sup, random_case, explicit_case)
 
         out.append(Instruction(
             name=op, family="reduce-and-expand",

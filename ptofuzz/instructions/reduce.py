@@ -15,7 +15,7 @@ whole: ``name dtype dst-tile dst-valid src-tile src-valid``.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -127,7 +127,8 @@ _COL_A5: Rows6 = tuple((f"case{k}{j + 1}", dt, *shape)
 _COL_A5_64: Rows6 = (("case_int64_4x16", "int64", 4, 4, 16, 16), ("case_uint64_4x16", "uint64", 4, 4, 16, 16))
 
 
-def _rxc(token: str) -> tuple[int, int]:
+def rxc(token: str) -> tuple[int, int]:
+    """``"RxC"`` as (R, C)."""
     r, c = token.split("x")
     return int(r), int(c)
 
@@ -140,8 +141,8 @@ def _listed(op: str, text: str) -> tuple[tuple[str, Case], ...]:
     for line in text.strip().splitlines():
         name, dt, dtile, dvalid, stile, svalid, *gm = line.split()
         params = (("gm", gm[0]),) if gm else ()
-        out.append((name, Case(op, "cpu", dt, (("dst", Tile(*_rxc(dtile), *_rxc(dvalid))),
-                                               ("src", Tile(*_rxc(stile), *_rxc(svalid)))), params)))
+        out.append((name, Case(op, "cpu", dt, (("dst", Tile(*rxc(dtile), *rxc(dvalid))),
+                                               ("src", Tile(*rxc(stile), *rxc(svalid)))), params)))
     return tuple(out)
 
 
@@ -319,37 +320,52 @@ def known_difference(sig: Signature) -> str | None:
     return None
 
 
+def supported(spec: tuple[str, ...], pages: Mapping[str, tuple[str, ...]]) -> dict[str, tuple[str, ...]]:
+    """Element types per platform: pto-spec's, the pages' per platform (``cpu``, ``a2a3``, ``a5``), the kirins
+    a5's."""
+    return {"spec": spec, **pages, "kirin9030": pages["a5"], "kirinDev0000": pages["a5"]}
+
+
+def platform_support(sup: Mapping[str, tuple[str, ...]], profiles: Mapping[str, Profile], models: Any, notes: str,
+                     spec_notes: str) -> dict[str, PlatformSupport]:
+    """The registry's platforms of a reduction whose oracle module ``models`` has ``spec``, ``cpu`` and ``npu``
+    (one for every NPU; subnormal effects left open there, the kirins running a5's headers)."""
+    return {
+        "spec": PlatformSupport(sup["spec"], models.spec, profiles["spec"], bad_dtype="fault", has_system_test=False,
+                                notes=spec_notes),
+        "cpu": PlatformSupport(sup["cpu"], models.cpu, profiles["cpu"], notes=notes),
+        **{p: PlatformSupport(sup[p], models.npu, profiles[p], notes=notes + "; subnormal effects undefined" +
+                              ("" if p in ("a2a3", "a5") else "; a5's headers"))
+           for p in NPUS},
+    }
+
+
+def case_makers(op: str, sup: Mapping[str, tuple[str, ...]], random_case: Callable[..., Case],
+                explicit_case: Callable[..., Case]) -> tuple[Callable[..., Case], Callable[..., Case]]:
+    """The registry's ``random_case`` and ``explicit_case`` of ``op`` from a module's
+    ``random_case(source, op, platform, dtypes, constraints)`` and ``explicit_case(op, sup, platform, opts)``."""
+    def random(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
+        canon = platforms.canonical(platform)
+        return random_case(source, op, canon, sup[canon], constraints)
+
+    def explicit(platform: str, opts: Mapping[str, Any]) -> Case:
+        return explicit_case(op, sup, platform, opts)
+
+    return random, explicit
+
+
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
     """The instructions named (all by default), in :data:`NAMES` order."""
     out = []
     for op in (o for o in NAMES if o in names):
-        profiles = _profiles(op)
-        sup = {"spec": oracles.SPEC_DTYPES, **DTYPES[op], "kirin9030": DTYPES[op]["a5"],
-               "kirinDev0000": DTYPES[op]["a5"]}
+        sup = supported(oracles.SPEC_DTYPES, DTYPES[op])
         axis, what = oracles.OPS[op]
         formula = (f"dst[i,0] = {what}_j src[i,j]" if axis == "row" else f"dst[0,j] = {what}_i src[i,j]")
         notes = f"docs/isa/{op}.md: {formula} over src's valid region; a NaN makes the result undefined, a zero " \
                 "of mixed-sign zeros some zero"
-        support = {
-            "spec": PlatformSupport(sup["spec"], oracles.spec, profiles["spec"], bad_dtype="fault",
-                                    has_system_test=False,
-                                    notes="NaNs passed over (all NaN: canonical NaN), max(+0,-0) = +0, min -0"),
-            "cpu": PlatformSupport(sup["cpu"], oracles.cpu, profiles["cpu"], notes=notes),
-            **{p: PlatformSupport(sup[p], oracles.npu, profiles[p],
-                                  notes=notes + "; subnormal effects undefined" + ("" if p in ("a2a3", "a5") else
-                                                                                    "; a5's headers"))
-               for p in NPUS},
-        }
-
-        def random(source: Source, platform: str, constraints: Mapping[str, Any], *, _op: str = op,
-                   _sup: dict[str, tuple[str, ...]] = sup) -> Case:
-            return random_case(source, _op, platforms.canonical(platform), _sup[platforms.canonical(platform)],
-                               constraints)
-
-        def explicit(platform: str, opts: Mapping[str, Any], *, _op: str = op,
-                     _sup: dict[str, tuple[str, ...]] = sup) -> Case:
-            return explicit_case(_op, _sup, platform, opts)
-
+        support = platform_support(sup, _profiles(op), oracles, notes,
+                                   "NaNs passed over (all NaN: canonical NaN), max(+0,-0) = +0, min -0")
+        random, explicit = case_makers(op, sup, random_case, explicit_case)
         out.append(Instruction(
             name=op, family="reduce-and-expand",
             summary=f"{'row' if axis == 'row' else 'column'} {what}: {formula} over the valid region",
