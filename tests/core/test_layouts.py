@@ -20,9 +20,6 @@ TPART = ("TPARTADD", "TPARTMUL", "TPARTMAX", "TPARTMIN")
 DATA = Path(__file__).resolve().parents[1] / "data"
 ST_KEYS = sorted(json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"])
 PAIRS = [(op, p) for op, inst in registry.all_instructions().items() for p in inst.platforms]
-#: a system test of several instructions: its key, and the instructions whose profiles on its platform share it
-COMBINED = {"targreduceop/cpu": ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN")}
-SHARED = {f"{op.lower()}/{key.split('/')[1]}": key for key, ops in COMBINED.items() for op in ops}
 
 
 def _sizes(folder: Path) -> dict[str, dict[str, int]]:
@@ -33,21 +30,21 @@ def _sizes(folder: Path) -> dict[str, dict[str, int]]:
 @pytest.mark.parametrize("key", ST_KEYS)
 def test_gen_writes_exactly_pto_isa_folders(key, st_cases, tmp_path):
     op, platform = key.split("/")
-    for one in COMBINED.get(key, (op,)):  # a test of several instructions: each writes its own cases
-        api.generate(one, platform, tmp_path)
+    api.generate(op, platform, tmp_path)
     assert _sizes(tmp_path) == st_cases[key]["cases"]
 
 
 def test_every_system_test_in_the_reference_is_covered(st_cases):
     ours = {f"{op.lower()}/{p}" for op, p in PAIRS if p != "spec" and registry.get(op).support(p).profile.canonical}
-    assert {SHARED.get(k, k) for k in ours} == set(st_cases)
+    assert ours == set(st_cases)
 
 
 def test_a_shared_test_s_folders_go_to_their_own_instruction(tmp_path):
-    """targreduceop/cpu: every folder of the shared suite, read without a manifest, is its own instruction's."""
+    """cpu's targreduceop: every folder of the one suite of four instructions, read without a manifest, is its
+    own instruction's."""
     from ptofuzz.io.casefolder import load
 
-    for op in COMBINED["targreduceop/cpu"]:
+    for op in ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN"):
         api.generate(op, "cpu", tmp_path / op)
         for folder in (tmp_path / op).iterdir():
             if folder.is_dir():
@@ -152,9 +149,8 @@ def test_check_accepts_every_written_folder_and_rejects_a_flipped_golden_byte(ke
     sha256 decides), one flipped low byte in the first element each golden file pins exactly (TPARTARG*: the
     value and the index file) fails that folder, naming the file. The folder: the first whose goldens pin the
     most files (kirinDev0000's TCVT bf16_fp16 folders pin none: the pages leave that pair open; a6's TQUANT
-    folders pin their maxima only, every other golden open). A test of several instructions: its first's."""
+    folders pin their maxima only, every other golden open)."""
     op, platform = key.split("/")
-    op = COMBINED.get(key, (op,))[0]
     api.generate(op, platform, tmp_path)
     verdicts = api.check([tmp_path])
     assert len(verdicts) == len(list(tmp_path.iterdir())) and all(v.verdict == "pass" for v in verdicts)

@@ -38,7 +38,7 @@ EXPAND = ("trowexpand", "tcolexpand", "trowexpandadd", "trowexpandsub", "trowexp
           "trowexpandmin")
 REDUCTION = ("trowmax", "trowmin", "tcolmax", "tcolmin")
 ORDERED = ("trowsum", "tcolsum")
-ARG_REDUCTION = ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin", "targreduceop")
+ARG_REDUCTION = ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin")
 KEYS = sorted(k for k in json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"]
               if k.split("/")[0] in (*ELEMENTWISE, *BITWISE, *GENERATION, *CONVERSION, *EXPAND, *REDUCTION,
                                      *ORDERED, *ARG_REDUCTION))
@@ -46,10 +46,14 @@ SECOND_TEST = {"tadd/a2a3": ("taddplus",)}  # a platform's other test folder of 
 SECOND_TEST.update({f"texpands/{p}": ("texpands_mat",) for p in ("a2a3", "a5", "kirin9030")})
 SECOND_TEST["tquant/a5"] = ("tquant_dn",)
 SECOND_TEST.update({f"trowexpand/{p}": ("trowexpandbrcb",) for p in ("a5", "kirin9030")})
-#: (key) -> (the test folder, the prefix of its folders that are the key's): a cpu test of several instructions,
-#: whose folder names say which (its TROWEXPANDDIV and TROWEXPANDEXPDIF folders are no covered instruction's)
-SHARED_TEST = {f"trowexpand{w}/cpu": ("trowexpandop", f"TROWEXPANDOPTest.case_{w}_")
+#: (key) -> (the test folder, the prefixes of its folders that are the key's): a cpu test of several instructions,
+#: whose folder names say which (trowexpandop's TROWEXPANDDIV and TROWEXPANDEXPDIF folders are no covered
+#: instruction's)
+SHARED_TEST = {f"trowexpand{w}/cpu": ("trowexpandop", (f"TROWEXPANDOPTest.case_{w}_",))
                for w in ("add", "sub", "mul", "max", "min")}
+SHARED_TEST.update({f"t{a}arg{w}/cpu": ("targreduceop", (f"TARGREDUCEOPTest.case_{a}_{w}_",
+                                                          f"TARGREDUCEOPTest.case_{a}_val_{w}_"))
+                    for a in ("row", "col") for w in ("max", "min")})
 
 
 def _rounded(suite: str, used: int, received: int) -> tuple[str, str]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 import hashlib
 import json
 import os
@@ -186,17 +187,24 @@ class Build:
 def find_clang() -> str:
     """clang++ on the PATH, else the newest versioned one (Debian's ``clang++-19``); a one-line UsageError naming
     the fix when there is none."""
-    found = shutil.which("clang++")
+    found = _clang_on(os.environ.get("PATH", ""))
     if found:
         return found
-    versioned = sorted(((int(m.group(1)), p) for d in os.environ.get("PATH", "").split(os.pathsep) if d
-                        for p in _listing(Path(d)) if (m := re.fullmatch(r"clang\+\+-(\d+)", p.name))),
-                       reverse=True)
-    for _, path in versioned:
-        if os.access(path, os.X_OK):
-            return str(path)
     raise UsageError("the cpusim-clang oracle needs clang++ (none on the PATH); install it (apt-get install "
                      "clang-19) or use --oracles cpusim")
+
+
+@functools.lru_cache(maxsize=8)
+def _clang_on(path: str) -> str:
+    """What :func:`find_clang` finds on the search path ``path`` ('' for none), looked up once per path and process
+    (every replayed record asks, and a PATH's folders hold thousands of names)."""
+    found = shutil.which("clang++", path=path)
+    if found:
+        return found
+    versioned = sorted(((int(m.group(1)), p) for d in path.split(os.pathsep) if d
+                        for p in _listing(Path(d)) if (m := re.fullmatch(r"clang\+\+-(\d+)", p.name))),
+                       reverse=True)
+    return next((str(p) for _, p in versioned if os.access(p, os.X_OK)), "")
 
 
 def _listing(folder: Path) -> list[Path]:
