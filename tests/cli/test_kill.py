@@ -109,6 +109,7 @@ TRIALS = {signal.SIGKILL: 6, signal.SIGTERM: 4, signal.SIGINT: 4}
 
 
 @pytest.mark.slow
+@pytest.mark.nightly  # the default run keeps the one kill above and the step-by-step interrupts below
 @pytest.mark.parametrize("sig", list(TRIALS))
 def test_many_kills_of_gen_force_at_spread_moments(tmp_path, runs, sig):
     results = [_trial(tmp_path, runs, sig, None)] + \

@@ -10,7 +10,7 @@ out-of-memory killer would) at a random moment of its run, and after the next co
 - what it wrote is whole: case folders all or none, reports absent or complete, records readable by ``replay``.
 
 The moments are drawn from a seeded generator per (command, signal, trial), so a failure names the moment and
-reruns the same way. The default run kills each command once; the ``slow`` test runs each command's ``trials``
+reruns the same way. The default run kills each command once; the ``nightly`` test runs each command's ``trials``
 per signal (``PTOFUZZ_KILL_TRIALS=N`` asks for N each)."""
 
 from __future__ import annotations
@@ -261,6 +261,7 @@ def test_each_command_killed_once_leaves_the_invariants(tmp_path, ref, name):
 
 
 @pytest.mark.slow
+@pytest.mark.nightly
 @pytest.mark.parametrize("sig", SIGNALS, ids=[s.name for s in SIGNALS])
 @pytest.mark.parametrize("name", [pytest.param(n, marks=[pytest.mark.cpusim] if c.needs_sim else [])
                                   for n, c in COMMANDS.items()])
