@@ -169,12 +169,14 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
 # ---- fuzzing: geometry classes, regions -------------------------------------------------------------------
 
 def geometry_class(case: Case) -> str:
-    """``empty`` (no valid element), else the width's parity (``odd``: a last element paired with an inactive
-    0), whether it passes one 256-byte repeat (``>repeat``), and whether a tile is wider than the valid width
-    (``strided``: the NPUs' per-row path) or not (``packed``)."""
+    """``empty`` (no valid row), ``no-cols`` (valid rows of no valid column), else the width's parity (``odd``: a
+    last element paired with an inactive 0), whether it passes one 256-byte repeat (``>repeat``), and whether a
+    tile is wider than the valid width (``strided``: the NPUs' per-row path) or not (``packed``)."""
     d, s = case.tile("dst"), case.tile("src")
-    if 0 in d.valid:
+    if d.valid_rows == 0:
         return "empty"
+    if d.valid_cols == 0:
+        return "no-cols"
     dt = dtypes.get(case.dtype)
     vc = d.valid_cols
     parity = "odd" if vc % 2 else "even"

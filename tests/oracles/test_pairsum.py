@@ -224,6 +224,8 @@ def test_geometry_classes_and_regions():
     assert pairsum.geometry_class(_case("a5", "float16", Tile(2, 16, 2, 16), Tile(2, 16, 2, 16))) == \
         "even,<=repeat,packed"
     assert pairsum.geometry_class(_case("cpu", "float32", Tile(2, 8, 0, 8), Tile(2, 8, 0, 8))) == "empty"
+    assert pairsum.geometry_class(_case("cpu", "float32", Tile(2, 8, 0, 0), Tile(2, 8, 0, 0))) == "empty"
+    assert pairsum.geometry_class(_case("cpu", "float32", Tile(2, 8, 2, 0), Tile(2, 8, 2, 0))) == "no-cols"
     names, codes = pairsum.regions(_case("cpu", "float32", Tile(2, 8, 1, 5), Tile(2, 8, 1, 5)), "dst")
     assert names == ("pairs", "zeros", "outside")
     assert codes.tolist() == [[0, 0, 0, 1, 1, 2, 2, 2], [2] * 8]
