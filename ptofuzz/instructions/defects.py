@@ -777,7 +777,7 @@ DEFECTS = (*DEFECTS, Defect(
     "the buffer); :37-39 then write dst[r, mid - 1] as well",
     "docs/isa/TPairReduceSum.md:17 and :21: the iteration domain is validRows x validCols and there are "
     "ceil(validCols / 2) results a row: none for validCols 0, so nothing is read or written",
-    "ptofuzz fuzz tpairreducesum --oracles cpu,cpusim --shape 4x0 --runs 10 --out findings",
+    "ptofuzz fuzz tpairreducesum --oracles cpu,cpusim --dtype float32 --runs 2000 --out findings",
     _tpairreducesum_no_cols),
     Defect(
     "cpusim-tpairreducesum-signed-overflow-ub", ("TPAIRREDUCESUM",), CPUSIM,
