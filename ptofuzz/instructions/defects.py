@@ -750,3 +750,42 @@ DEFECTS = (*DEFECTS, Defect(
     _tcolmax_uint16_rows),)
 BY_NAME = {d.name: d for d in DEFECTS}
 BY_NAME = {d.name: d for d in DEFECTS}
+
+
+OUT_OF_BOUNDS = ("SIGSEGV", "SIGBUS", "SEGV", "heap-buffer-overflow", "stack-buffer-overflow",
+                 "global-buffer-overflow", "unknown-crash")
+
+
+def _tpairreducesum_no_cols(sig: Signature) -> bool:
+    """The simulator dying of a memory access out of bounds in TPAIRREDUCESUM (a plain or UBSan build's SIGSEGV,
+    AddressSanitizer's heap-buffer-overflow). A crash's signature names no geometry; only cases of valid rows and
+    no valid column die so (the tests run every other geometry clean under AddressSanitizer)."""
+    return sig.op == "TPAIRREDUCESUM" and sig.pair == CPUSIM and sig.kind == "crash" and sig.region in OUT_OF_BOUNDS
+
+
+def _tpairreducesum_overflow(sig: Signature) -> bool:
+    """UBSan's report of a signed overflow in TPAIRREDUCESUM's int32 pair sum."""
+    return sig.op == "TPAIRREDUCESUM" and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "signed-integer-overflow"
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tpairreducesum-zero-cols", ("TPAIRREDUCESUM",), CPUSIM,
+    "include/pto/cpu/TPairReduceSum.hpp:28 computes mid = (validCol + 1) / 2 as a size_t; with validCol 0 and a "
+    "valid row, the loop bound mid - 1 at :33 wraps to SIZE_MAX, so the loop (:33-36) writes dst and reads src "
+    "ever further past both tiles until the process dies (SIGSEGV; AddressSanitizer reports the first access past "
+    "the buffer); :37-39 then write dst[r, mid - 1] as well",
+    "docs/isa/TPairReduceSum.md:17 and :21: the iteration domain is validRows x validCols and there are "
+    "ceil(validCols / 2) results a row: none for validCols 0, so nothing is read or written",
+    "ptofuzz fuzz tpairreducesum --oracles cpu,cpusim --dtype float32 --runs 2000 --out findings",
+    _tpairreducesum_no_cols),
+    Defect(
+    "cpusim-tpairreducesum-signed-overflow-ub", ("TPAIRREDUCESUM",), CPUSIM,
+    "include/pto/cpu/TPairReduceSum.hpp:34-35 and :37-39 add two int32_t elements in int32_t; a pair whose sum "
+    "leaves int32's range is signed-integer overflow, undefined behaviour (UBSan reports it with g++ and clang; "
+    "-O2 happens to wrap). int16_t pairs add in int after the promotions and convert back, which is defined",
+    "docs/isa/TPairReduceSum.md gives dst = src0[i, 2k] + src0[i, 2k+1] and names float and half only "
+    "(Constraints); it states no integer overflow behaviour, and no result is defined by undefined behaviour",
+    "ptofuzz fuzz tpairreducesum --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
+    _tpairreducesum_overflow),)
+BY_NAME = {d.name: d for d in DEFECTS}

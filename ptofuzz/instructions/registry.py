@@ -54,6 +54,7 @@ MODULES: dict[str, tuple[str, ...]] = {
                                       "TROWEXPANDMIN"),
     "ptofuzz.instructions.ordered": ("TROWSUM", "TCOLSUM"),
     "ptofuzz.instructions.argreduce": ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN"),
+    "ptofuzz.instructions.pairsum": ("TPAIRREDUCESUM",),
 }
 
 

@@ -949,7 +949,7 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
                                            "TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN", "TROWEXPANDADD",
                                            "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX", "TROWEXPANDMIN",
                                            "TROWSUM", "TCOLSUM", "TROWARGMAX", "TROWARGMIN", "TCOLARGMAX",
-                                           "TCOLARGMIN"]
+                                           "TCOLARGMIN", "TPAIRREDUCESUM"]
     assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
 
 

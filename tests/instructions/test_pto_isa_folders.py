@@ -12,7 +12,9 @@ a2a3's (its fp16/int4 folders packed two a byte) and a5's, but for a5's four bf1
 width, which its script writes without the last valid column (named wrong). a6's TQUANT (HiFloat4) folders pass:
 their group maxima (golden_max4.bin, golden_max8.bin) are the page's, and every other golden is open. TROWSUM's
 folders pass; the float TCOLSUM goldens of a2a3's binary cases and of a5's and kirin's multi-row cases are sums in
-another order than the platform's (named wrong with it)."""
+another order than the platform's (named wrong with it). TPAIRREDUCESUM's cpu folders and the NPUs' even-width ones
+pass; the NPU goldens of an odd valid width sum only the whole pairs (``w_valid // 2``) and leave the last result 0,
+where the page pairs the last element with an inactive 0 (named wrong)."""
 
 from __future__ import annotations
 
@@ -39,9 +41,10 @@ EXPAND = ("trowexpand", "tcolexpand", "trowexpandadd", "trowexpandsub", "trowexp
 REDUCTION = ("trowmax", "trowmin", "tcolmax", "tcolmin")
 ORDERED = ("trowsum", "tcolsum")
 ARG_REDUCTION = ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin")
+PAIR_SUM = ("tpairreducesum",)
 KEYS = sorted(k for k in json.loads((DATA / "pto-isa-st-cases.json").read_text())["tests"]
               if k.split("/")[0] in (*ELEMENTWISE, *BITWISE, *GENERATION, *CONVERSION, *EXPAND, *REDUCTION,
-                                     *ORDERED, *ARG_REDUCTION))
+                                     *ORDERED, *ARG_REDUCTION, *PAIR_SUM))
 SECOND_TEST = {"tadd/a2a3": ("taddplus",)}  # a platform's other test folder of the same instruction
 SECOND_TEST.update({f"texpands/{p}": ("texpands_mat",) for p in ("a2a3", "a5", "kirin9030")})
 SECOND_TEST["tquant/a5"] = ("tquant_dn",)
@@ -198,3 +201,19 @@ WRONG["tcvt/cpu"] = {
     "TCVTTest.case31": _fp4_widened("element (0, 0): 0x0f (-1.75) -> golden 0xc0000000 (-2.0), TCVT gives "
                                     "0xbfe00000 (-1.75)", 2655),
 }
+
+
+def _half_pairs(cols: int) -> tuple[str, str]:
+    last = (cols - 1) // 2
+    return "fail", (f"golden.bin leaves column {last} of each valid row 0: its script sums only the {cols // 2} "
+                    f"whole pairs of the {cols} valid columns (w_valid // 2), but docs/isa/TPairReduceSum.md forms "
+                    f"ceil({cols} / 2) = {last + 1} results, the last pairing src[i, {cols - 1}] with an inactive "
+                    f"element treated as 0 (so dst[i, {last}] = src[i, {cols - 1}]), so the golden is wrong")
+
+
+# TPAIRREDUCESUM: the NPU scripts' odd widths (the cpu test's widths are even)
+WRONG["tpairreducesum/a2a3"] = {f"TPAIRREDUCESUMTest.case_{name}": _half_pairs(cols) for name, cols in (
+    ("half_8x64_8x128_8x63", 63), ("float_8x32_8x64_8x31", 31), ("float_8x128_8x128_8x127", 127),
+    ("half_8x256_8x256_8x255", 255))}
+WRONG["tpairreducesum/a5"] = {f"TPAIRREDUCESUMTest.case_{name}": _half_pairs(cols) for name, cols in (
+    ("half_16x64_16x128_16x63", 63), ("float_16x32_16x64_16x31", 31))}

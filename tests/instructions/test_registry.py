@@ -44,7 +44,7 @@ def test_an_unknown_mnemonic_lists_every_instruction():
                                          r"tcvt, tdequant, tquant, trowexpand, tcolexpand, trowmax, trowmin, "
                                          r"tcolmax, tcolmin, trowexpandadd, trowexpandsub, trowexpandmul, "
                                          r"trowexpandmax, trowexpandmin, trowsum, tcolsum, trowargmax, trowargmin, "
-                                         r"tcolargmax, tcolargmin$"):
+                                         r"tcolargmax, tcolargmin, tpairreducesum$"):
         registry.get("tpartsub")
 
 

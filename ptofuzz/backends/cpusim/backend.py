@@ -160,6 +160,16 @@ ADAPTERS = {**ADAPTERS, "TROWARGMAX": _argreduce, "TROWARGMIN": _argreduce, "TCO
             "TCOLARGMIN": _argreduce}
 
 
+def _pairsum(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import pairsum
+
+    return pairsum.evaluate(sim, case, inputs)
+
+
+# the pair-reduction sum: src at the request's stride, dst a tile of protocol.hpp's kPairRows rows per case
+ADAPTERS = {**ADAPTERS, "TPAIRREDUCESUM": _pairsum}
+
+
 def _no_device(case: Case) -> str | None:
     return None
 
@@ -276,3 +286,4 @@ def covered() -> list[str]:
     from ptofuzz.instructions import registry
 
     return [n.lower() for n in registry.all_instructions() if n in ADAPTERS]
+

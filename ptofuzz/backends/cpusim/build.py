@@ -64,6 +64,7 @@ OPS = {**OPS, "TROWSUM": 48, "TCOLSUM": 49}  # protocol.hpp's SumOp (TCOLSUM: it
 OPS = {**OPS, "TROWMAX": 50, "TROWMIN": 51, "TCOLMAX": 52, "TCOLMIN": 53}  # protocol.hpp's ReduceOp
 # protocol.hpp's ArgReduceOp: cpu/TReduceIdx.hpp, which a build skipping it (REDUCEIDX_GUARD: GCC 12) leaves out
 OPS = {**OPS, "TROWARGMAX": 54, "TROWARGMIN": 55, "TCOLARGMAX": 56, "TCOLARGMIN": 57}
+OPS = {**OPS, "TPAIRREDUCESUM": 72}  # protocol.hpp's PairSumOp (dst: kPairRows static rows a case)
 REDUCEIDX_OPS = ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN")
 REDUCEIDX_SKIPPED = ("pto-isa's cpu/TReduceIdx.hpp, which holds the arg reductions, does not compile with this "
                      "compiler (a static_assert(false) in a primary template, TReduceIdx.hpp:27: accepted from GCC 13 "

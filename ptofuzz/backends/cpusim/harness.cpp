@@ -36,6 +36,8 @@
 // (int8_t when `alias` is int8's code: INT8_SYM; uint8_t: INT8_ASYM); valid regions dst (src's too) and the
 // parameter tiles' valid rows (one column). Its MX forms (`alias` kMxBase and the form's bits): A = src (the
 // request's dtype), no B, output = per case kMxParts regions of rows x stride bytes (protocol.hpp).
+// TPAIRREDUCESUM: A = src, no B, output = per case dst as kPairRows rows at the stride (the simulator zeroes the
+// whole static tile); valid regions dst, src (and two unused ints).
 // TROWMAX/TROWMIN/TCOLMAX/TCOLMIN: A = src, no B, output = dst at the same stride (a row reduction writes dst's
 // first column, a column reduction its first row); valid regions dst, src (and two unused ints).
 // TROWARGMAX/TROWARGMIN/TCOLARGMAX/TCOLARGMIN: A = src, no B, output = per case the value tile (of the element
@@ -91,6 +93,12 @@ void cmpsel_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, s
 void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, size_t& a, size_t& b, size_t& d)
 {
     if (is_cmpsel(op)) return cmpsel_bytes(op, es, n, elems, cols, a, b, d);
+    if (is_pairsum(op)) {  // the source; per case a destination of kPairRows static rows
+        a = elems * es;
+        b = 0;
+        d = n * size_t(kPairRows) * cols * es;
+        return;
+    }
     if (is_argreduce(op)) {  // the source; per case a value tile then a uint32 index tile
         a = elems * es;
         b = 0;

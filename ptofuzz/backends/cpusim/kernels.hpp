@@ -553,6 +553,25 @@ void run_reduce(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t row
     }
 }
 
+// TPAIRREDUCESUM (harness.cpp says what the buffers hold): src at the stride C; dst at the stride C with kPairRows
+// static rows, each case's slice that many rows (the simulator zeroes its whole static tile first)
+template <typename T, int C>
+void run_pairsum(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using DstT = pto::Tile<pto::TileType::Vec, T, kPairRows, C, pto::BLayout::RowMajor, -1, -1>;
+    using SrcT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        DstT dt(v[0], v[1]);
+        SrcT st(v[2], v[3]);
+        dt.data() = reinterpret_cast<T*>(dbuf) + k * size_t(kPairRows) * C;
+        st.data() = reinterpret_cast<T*>(abuf) + k * tile;
+        pto::TPAIRREDUCESUM(dt, st);
+    }
+}
+
 template <uint32_t OpCode, typename T, int C>
 void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t rows, uint32_t n, uint32_t alias,
                 uint8_t* dend)
@@ -581,6 +600,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_cmpsel<OpCode, T, C>(d, a, b, v, rows, n, alias);
     } else if constexpr (is_sum(OpCode)) {
         run_reduce<OpCode, T, C>(d, a, v, rows, n, alias);
+    } else if constexpr (is_pairsum(OpCode)) {
+        run_pairsum<T, C>(d, a, v, rows, n);
     } else {
         run_tpart<OpCode, T, C>(d, a, b, v, rows, n, alias, dend);
     }

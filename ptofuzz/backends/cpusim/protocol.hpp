@@ -92,6 +92,13 @@ constexpr bool is_reduce(uint32_t op) { return op >= TROWMAX_OP && op <= TCOLMIN
 enum ArgReduceOp : uint32_t { TROWARGMAX_OP = 54, TROWARGMIN_OP = 55, TCOLARGMAX_OP = 56, TCOLARGMIN_OP = 57 };
 constexpr bool is_argreduce(uint32_t op) { return op >= TROWARGMAX_OP && op <= TCOLARGMIN_OP; }
 
+// TPAIRREDUCESUM: A = src (at the request's stride), no B, output = per case dst as a tile of kPairRows static rows
+// at the stride (TPairReduceSum.hpp fills the whole static tile with 0 before it writes the sums, so its slice
+// must hold every static row); valid regions dst, src (and two unused ints)
+enum PairSumOp : uint32_t { TPAIRREDUCESUM_OP = 72 };
+constexpr int kPairRows = 128;
+constexpr bool is_pairsum(uint32_t op) { return op == TPAIRREDUCESUM_OP; }
+
 // one compiled (instruction, element type): runs a request's n cases at the stride h.cols_index; false when
 // the stride is not compiled in
 using Kernel = bool (*)(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* valid, uint8_t* dend);
