@@ -96,6 +96,17 @@ def spelling_problem(case: Case) -> str | None:
             return "the predicate is no byte tile of the true source's logical shape (a bundle's predicate is one)"
         sizes = {"destination": d.rows * d.cols * dt.itemsize}
         dims = {"ValidCol": d.valid_cols, "ValidRow": d.valid_rows, "Col": d.cols}
+    elif case.op in CLOSED and CLOSED[case.op].schema in ("reduction", "expansion"):
+        why = _reduce_expand_problem(case)
+        if why:
+            return why
+        arg = "ARG" in case.op
+        d = case.tile("dst_idx" if arg else "dst")
+        sizes = {"destination": d.rows * d.cols * (4 if arg else dt.itemsize)}
+        sizes.update({f"{r} source": case.tile(r).rows * case.tile(r).cols * dt.itemsize
+                      for r in CLOSED[case.op].sources if case.tile(r).rows * case.tile(r).cols * dt.itemsize > 65536})
+        lbs = case.tile("src") if CLOSED[case.op].schema == "reduction" else d
+        dims = {"ValidCol": lbs.valid_cols, "ValidRow": lbs.valid_rows, "Col": lbs.cols}
     elif case.op in enc.SELECTOR_OF and (case.op in CLOSED or case.op.startswith("TPART")):
         d = case.tile("dst")
         sizes = {"destination": d.rows * d.cols * dt.itemsize}
@@ -113,6 +124,32 @@ def spelling_problem(case: Case) -> str | None:
         if not 0 <= value < DIM_LIMIT:
             return f"{name} {value} does not fit B.DIM's 17-bit immediate"
     return None
+
+
+def _reduce_expand_problem(case: Case) -> str:
+    """:func:`spelling_problem`'s rules of a reduction or expansion ("" when it has a spelling): a reduction's
+    destination is derived from its source (``ResolveBundleTileDestinationsForOperation``: valid rows x 1 of one
+    column for a row reduction, 1 x valid columns of the source's columns for a column one), so a case whose
+    destination differs, or whose row destination has fewer rows than the source's valid rows (a TSize too small
+    is an allocation fault in a bundle), has none; an arg reduction's destination is U32 (an S32 case's indices are
+    the same bits: every index is below 2**16) and has no value output."""
+    if CLOSED[case.op].schema == "expansion":
+        return ""
+    s = case.tile("src")
+    if "ARG" in case.op:
+        if (case.param("idx") or "int32") not in ("int32", "uint32"):
+            return f"an index destination of {case.param('idx')}: a bundle's is U32"
+        if case.param("val"):
+            return "a value + index form: pto-spec's arg reductions write the indices only"
+    d = case.tile("dst_idx" if "ARG" in case.op else "dst")
+    if case.op.startswith("TROW"):
+        if d.cols != 1 or d.valid != (s.valid_rows, 1):
+            return "the destination is shaped from the source (valid rows x 1, one column); this case's differs"
+        if d.rows < s.valid_rows:
+            return "the destination has fewer rows than the source's valid rows (in a bundle, an allocation fault)"
+    elif d.cols != s.cols or d.valid != (1, s.valid_cols):
+        return "the destination is shaped from the source (1 x valid columns, its columns); this case's differs"
+    return ""
 
 
 def _tcvt_problem(case: Case) -> str | None:
@@ -344,6 +381,35 @@ def select_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | N
     return BundleCase(case.op.lower(), case.op, words, tiles, gprs, "ok", case=case, inputs=inputs)
 
 
+def reduce_expand_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
+    """The bundle that runs spec ``case`` of a reduction or an expansion (``reduction`` and ``expansion`` entries
+    of :data:`CLOSED`): its sources at M#1 (and M#2: an arithmetic expansion's full-shape source first, the
+    broadcast one second), the destination to T with TSize its capacity (an arg reduction's in U32); LB0, LB1,
+    LB2 the source's ValidCol, ValidRow, Col for a reduction, the destination's for an expansion, LB1 only when not
+    1 and LB2 only when not LB0 (the omission defaults)."""
+    form = CLOSED[case.op]
+    dt = dtypes.get(case.dtype)
+    arg = "ARG" in case.op
+    d = case.tile("dst_idx" if arg else "dst")
+    shape = case.tile("src") if form.schema == "reduction" else d
+    tiles = {slot: _local(case, role, inputs[role]) for slot, role in zip((SRC0, SRC1), form.sources)}
+    dst_bytes = d.rows * d.cols * (4 if arg else dt.itemsize)
+    pe = _pemode(sum(t.capacity for t in tiles.values()) + dst_bytes, mask)
+    for t in tiles.values():
+        t.mask = enc.PE_MASKS[pe]
+    words = [enc.encode(enc.Command("BSTART.TEPL", {"datatype": DT_CODE[dt.name],
+                                                    "selector": enc.SELECTOR_OF[case.op]}))]
+    for lb, value, default in ((0, shape.valid_cols, None), (1, shape.valid_rows, 1),
+                               (2, shape.cols, shape.valid_cols)):
+        if value != default:
+            words.append(enc.encode(enc.Command("B.DIM", {"lb": lb, "rs": 0, "imm": value})))
+    srcs = dict(zip(("src0", "src1"), tiles))
+    words.append(enc.encode(enc.Command(("B.IOT.SD", "B.IOT.SSD")[len(srcs) - 1],
+                                        {**srcs, "last": 1, "pemode": pe, "size": _size_code(dst_bytes), "dst": 0})))
+    words.append(enc.BSTOP_WORD)
+    return BundleCase(case.op.lower(), case.op, words, tiles, {}, "ok", case=case, inputs=inputs)
+
+
 def bundle_for(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase:
     """The bundle that runs spec ``case``; check :func:`spelling_problem` first (ValueError when it has one)."""
     why = spelling_problem(case)
@@ -355,6 +421,8 @@ def bundle_for(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase:
         return tcvt_bundle(case, inputs)
     if case.op in CLOSED and CLOSED[case.op].schema == "select":
         return select_bundle(case, inputs)
+    if case.op in CLOSED and CLOSED[case.op].schema in ("reduction", "expansion"):
+        return reduce_expand_bundle(case, inputs)
     if case.op in CLOSED:
         return closed_bundle(case, inputs)
     return tsort_bundle(case, inputs) if case.op == "TSORT" else tpart_bundle(case, inputs)
