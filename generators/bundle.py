@@ -103,7 +103,8 @@ def spelling_problem(case: Case) -> str | None:
         arg = "ARG" in case.op
         d = case.tile("dst_idx" if arg else "dst")
         sizes = {"destination": d.rows * d.cols * (4 if arg else dt.itemsize)}
-        sizes.update({f"{r} source": case.tile(r).rows * case.tile(r).cols * dt.itemsize
+        # a source beyond a Local tile (the direct oracle takes a Shared one up to 256 KiB) has no spelling either
+        sizes.update({f"source {r}": case.tile(r).rows * case.tile(r).cols * dt.itemsize
                       for r in CLOSED[case.op].sources if case.tile(r).rows * case.tile(r).cols * dt.itemsize > 65536})
         lbs = case.tile("src") if CLOSED[case.op].schema == "reduction" else d
         dims = {"ValidCol": lbs.valid_cols, "ValidRow": lbs.valid_rows, "Col": lbs.cols}
@@ -381,6 +382,31 @@ def select_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | N
     return BundleCase(case.op.lower(), case.op, words, tiles, gprs, "ok", case=case, inputs=inputs)
 
 
+def reduce_expand_case(op: str, dtype: str, valid: tuple[int, int]) -> Case:
+    """A legal spec case of a reduction or expansion on the smallest legal descriptors: a reduction's source of
+    ``valid`` and its destination as pto-spec derives it (an arg reduction's U32 indices); an expansion's
+    destination (and full-shape source) of ``valid`` and its broadcast source (a row expansion's one column of the
+    valid rows, a column expansion's one row of the destination's columns)."""
+    from ptofuzz.core.layouts import spec_physical
+
+    dt = dtypes.get(dtype)
+    full = Tile(*spec_physical(*valid, dt), *valid)
+    row = op.startswith("TROW")
+    if CLOSED[op].schema == "reduction":
+        arg = "ARG" in op
+        out = dtypes.get("uint32") if arg else dt
+        d = Tile(spec_physical(valid[0], 1, out)[0], 1, valid[0], 1) if row else \
+            Tile(max(1, spec_physical(1, full.cols, out)[0]), full.cols, 1, valid[1])
+        if arg:
+            return Case(op, "spec", dt.name, (("dst_idx", d), ("src", full), ("dst", d)), (("idx", "uint32"),))
+        return Case(op, "spec", dt.name, (("dst", d), ("src", full)))
+    b = Tile(spec_physical(valid[0], 1, dt)[0], 1, valid[0], 1) if row else \
+        Tile(max(1, spec_physical(1, full.cols, dt)[0]), full.cols, 1, valid[1])
+    if len(CLOSED[op].sources) == 1:
+        return Case(op, "spec", dt.name, (("dst", full), ("src", b)))
+    return Case(op, "spec", dt.name, (("dst", full), ("src0", full), ("src1", b)))
+
+
 def reduce_expand_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
     """The bundle that runs spec ``case`` of a reduction or an expansion (``reduction`` and ``expansion`` entries
     of :data:`CLOSED`): its sources at M#1 (and M#2: an arithmetic expansion's full-shape source first, the
@@ -486,6 +512,15 @@ ILLEGAL: dict[str, tuple[str, str, int, str]] = {
     "ior-on-tadd": ("TADD", "Fault_BundleControl", 5, "a B.IOR naming a register TADD does not read"),
     "datr-on-tadd": ("TADD", "Fault_TileLegality", 5, "a B.DATR (DataType 0: an FP64 destination) on S16"),
     "scalar-source-shape": ("TADDS", "Fault_TileLegality", 5, "LB0 one less than the source's valid columns"),
+    # the reduction and expansion schemas (reduction-schema.asl, expansion-schema.asl) and
+    # TileOperandsLegal_ExecuteTileExpand
+    "reduce-source-shape": ("TROWMAX", "Fault_TileLegality", 5, "LB0 one less than the source's valid columns"),
+    "reduce-zero-ior": ("TCOLSUM", "Fault_TileLegality", 5, "an all-zero B.IOR on a reduction"),
+    "reduce-ior-register": ("TROWARGMIN", "Fault_BundleControl", 5, "a B.IOR naming a register TROWARGMIN does "
+                                                                    "not read"),
+    "expand-broadcast-shape": ("TCOLEXPAND", "Fault_TileLegality", 5, "LB2 twice the broadcast row's columns"),
+    "expand-full-rows": ("TROWEXPANDSUB", "Fault_TileLegality", 5, "a destination TSize giving twice the "
+                                                                  "full-shape source's rows"),
     # TCVT's closed schema (tcvt-schema.asl) and TileOperandsLegal_TCVT
     "cmode-on-tcvt": ("TCVT", "Fault_TileLegality", 5, "a B.DATR CMode of NE on TCVT"),
     "tcvt-source-type": ("TCVT", "Fault_TileLegality", 5, "BSTART says FP16, the source is FP32"),
@@ -511,6 +546,9 @@ def _base(op: str, src: Source) -> BundleCase:
         t = Tile(8, 8, 2, 8)
         case = Case("TCVT", "spec", dt.name, (("dst", t), ("src", t)), ((conversion.TO, "float16"),))
         return tcvt_bundle(case, {"src": values.draw(src, dt, t.shape)})
+    if op in CLOSED and CLOSED[op].schema in ("reduction", "expansion"):  # 2x8 S16 in 8x8 (128 B)
+        case = reduce_expand_case(op, dt.name, (2, 8))
+        return reduce_expand_bundle(case, {r: values.draw(src, dt, case.tile(r).shape) for r in CLOSED[op].sources})
     if op in CLOSED:  # 2x8 S16 (a 128 B tile of 4x16)
         t = Tile(*spec_physical(2, 8, dt), 2, 8)
         form = CLOSED[op]
@@ -592,6 +630,17 @@ def illegal(kind: str, src: Source) -> BundleCase:
         datr = enc.encode(enc.Command("B.DATR", {"cmode": 0, "pad": 0, "sat": 0, "canon": 0, "datatype": 0,
                                                  "rmode": 0, "layout": 0}))
         w = w[:1] + [datr] + w[1:]
+    elif kind == "reduce-source-shape":
+        k = next(k for k, x in enumerate(w) if enc.decode(x).form == "B.DIM" and enc.decode(x)["lb"] == 0)
+        w = _replace(w, k, w[k] - (1 << 20))  # imm_lo - 1
+    elif kind in ("reduce-zero-ior", "reduce-ior-register"):
+        rs0 = enc.GPR_CODES["a0"] if kind == "reduce-ior-register" else 0
+        w = w[:-1] + [enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": rs0, "rs1": 0, "rs2": 0}))] + w[-1:]
+    elif kind == "expand-broadcast-shape":
+        w = w[:-2] + [enc.encode(enc.Command("B.DIM", {"lb": 2, "rs": 0, "imm": 16}))] + w[-2:]
+    elif kind == "expand-full-rows":
+        k = _index_of(w, "B.IOT.SSD")
+        w = _replace(w, k, w[k] + (1 << 15))  # SizeCode + 1
     elif kind in ("cmode-on-tcvt", "tcvt-canonicalize", "tcvt-layout"):
         k = _index_of(w, "B.DATR")
         w = _replace(w, k, w[k] | {"cmode-on-tcvt": 1 << 29, "tcvt-canonicalize": 1 << 25, "tcvt-layout": 6 << 7}[kind])
