@@ -1,8 +1,9 @@
-"""Bundles to execute: legal ones for TSORT, TMRGSORT, TPART* and the elementwise TEPL operations
-(:data:`ptofuzz.bundle.executor.CLOSED`) built from spec cases, and targeted illegal variants,
-each with the outcome pto-spec expects (pto-spec 0.58.3: the commit order of
-``asl/block/model/dispatch/tile-execution.asl``, the schemas ``sorting-schema.asl`` and ``partial-schema.asl``
-there, the trap numbers of ``asl/arch/memory-model/fault-precision.asl``; docs/reference/bundles.md)."""
+"""Bundles to execute: legal ones for TSORT, TMRGSORT, TPART* and the TEPL operations of
+:data:`ptofuzz.bundle.executor.CLOSED` (the elementwise ones, the reductions and expansions, ...) built from spec
+cases, and targeted illegal variants, each with the outcome pto-spec expects (pto-spec 0.58.3: the commit order of
+``asl/block/model/dispatch/tile-execution.asl``, the schemas ``sorting-schema.asl``, ``partial-schema.asl``,
+``reduction-schema.asl`` and ``expansion-schema.asl`` there, the trap numbers of
+``asl/arch/memory-model/fault-precision.asl``; docs/reference/bundles.md)."""
 
 from __future__ import annotations
 

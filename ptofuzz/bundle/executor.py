@@ -1,10 +1,11 @@
-"""A spec-level executor of PTO bundles for TSORT, TMRGSORT, TPARTADD/MUL/MAX/MIN and the elementwise TEPL
-operations of :data:`CLOSED` (TADD TSUB TMUL TMAX TMIN, TABS TNEG TRELU TNOT, TADDS TSUBS TMULS TMAXS TMINS, the
-bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS, TEXPANDS, TCMP, TCMPS, TSEL, TSELS, TCI, TTRI), after
+"""A spec-level executor of PTO bundles for TSORT, TMRGSORT, TPARTADD/MUL/MAX/MIN and the TEPL operations of
+:data:`CLOSED` (TADD TSUB TMUL TMAX TMIN, TABS TNEG TRELU TNOT, TADDS TSUBS TMULS TMAXS TMINS, the bitwise TAND TOR
+TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS, TEXPANDS, TCMP, TCMPS, TSEL, TSELS, TCI, TTRI, the reductions TROW/TCOL
+SUM MAX MIN ARGMAX ARGMIN and the expansions TROWEXPAND TCOLEXPAND and their ADD SUB MUL MAX MIN forms), after
 pto-spec 0.58.3: the block lifecycle (``asl/block/model/commit/validation.asl``), the trap numbers
 (``asl/arch/memory-model/fault-precision.asl``) and the operations' bundle schemas
 (``asl/block/model/dispatch/sorting-schema.asl``, ``partial-schema.asl``, ``tile-schema.asl``,
-``tile-scalar-schema.asl``, ``destination-shape.asl``).
+``tile-scalar-schema.asl``, ``reduction-schema.asl``, ``expansion-schema.asl``, ``destination-shape.asl``).
 
 It follows the block lifecycle: ``BSTART`` commits any open block and opens a new one; header commands
 (B.DIM, B.IOR, B.IOT, B.IOS, B.DATR) only record; ``BSTOP`` or the next ``BSTART`` commits. Checks run where

@@ -14,7 +14,11 @@ family's element, type and static-contract tests (``tile/elementwise-tile-tile/l
 B.DATR, default, layout, type, canonicalization, integer and E8M0-pair tests and its static contracts
 (``tile/elementwise-tile-tile/format-conversion/TCVT``, ``block/model/dispatch/tcvt-schema``), TQUANT's PE mask zero
 and the TQUANT and TDEQUANT static contracts (``tile/irregular-and-complex/format-conversion``); the section
-before those tests lists the format-conversion test points not restated and why.
+before those tests lists the format-conversion test points not restated and why; the reductions and expansions
+TROW/TCOL MAX, MIN, SUM, ARGMAX, ARGMIN, TROWEXPAND, TCOLEXPAND, TROWEXPAND{ADD,SUB,MUL,MAX,MIN} (their execution,
+boundary and static-contract tests, ``tile/reduce-and-expand``, ``tile/model/dispatch/reduce-and-expand``) and the
+reduction and expansion schemas (``block/model/dispatch/{reduction,expansion}-schema``); their section lists the
+test points there not restated and why.
 
 How the facts map onto ptofuzz:
 
