@@ -290,3 +290,24 @@ def test_the_bundle_backend_agrees_with_the_direct_spec_oracle(op):
             assert np.array_equal(b.classes[role] == 0, exact), role
             assert np.array_equal(expected[exact], b.outputs[role][exact]), (case, role)
         assert tuple(a.flags or ()) == tuple(b.flags or ())
+
+
+@pytest.mark.parametrize("op", ["TCOLARGMAX", "TROWEXPANDMIN"])
+def test_gen_writes_the_bundle_and_its_expected_outcome(tmp_path, op):
+    import json
+
+    from ptofuzz.engine import generate
+
+    generate.generate(op, "spec", tmp_path, random=2, bundle=True)
+    folders = sorted(p for p in tmp_path.iterdir() if p.is_dir())
+    assert len(folders) == 2
+    for folder in folders:
+        manifest = json.loads((folder / "ptofuzz.json").read_text())
+        words = [int(w, 16) for w in manifest["bundle"]["words"]]
+        assert manifest["bundle"]["expected"]["outcome"] == "ok"
+        text = (folder / "bundle.s").read_text().splitlines()
+        assert text[1] == f"BSTART.SFU {op}, {enc.DATATYPES[words[0] >> 27]}" and text[-1] == "BSTOP"
+        assert asm.assemble("\n".join(text[1:])) == words
+        assert (folder / "bundle.bin").stat().st_size == 4 * len(words)
+        published = manifest["bundle"]["expected"]["blocks"][0]["published"]["T#1"]
+        assert published["dtype"] == ("uint32" if "ARG" in op else manifest["dtype"])  # U32 indices
