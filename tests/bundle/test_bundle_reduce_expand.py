@@ -187,6 +187,8 @@ ROW_OK = [TROWMAX_S16, *lbs(3, 2, 16)]
     # the binding: source and destination in one B.IOT with <last>; one source only
     (ROW_OK + [0x02005E13, 0x0008EE13], LEGALITY, "in one B.IOT marked <last>"),
     (ROW_OK + [IOT_S1S2_D1], CONTROL, "binds 1 source(s)"),
+    # no <last>: the binding rule as well (Fault_BundleControl, not the schema's Fault_TileLegality)
+    (ROW_OK + [0x0200DE13], CONTROL, "no binding is marked <last>"),
 ])
 def test_reduction_rules(words, fault, why):
     tiles = _s16_source()
