@@ -1,8 +1,9 @@
-"""Bundles to execute: legal ones for TSORT, TMRGSORT, TPART* and the elementwise TEPL operations
-(:data:`ptofuzz.bundle.executor.CLOSED`) built from spec cases, and targeted illegal variants,
-each with the outcome pto-spec expects (pto-spec 0.58.3: the commit order of
-``asl/block/model/dispatch/tile-execution.asl``, the schemas ``sorting-schema.asl`` and ``partial-schema.asl``
-there, the trap numbers of ``asl/arch/memory-model/fault-precision.asl``; docs/reference/bundles.md)."""
+"""Bundles to execute: legal ones for TSORT, TMRGSORT, TPART* and the TEPL operations of
+:data:`ptofuzz.bundle.executor.CLOSED` (the elementwise ones, the reductions and expansions, ...) built from spec
+cases, and targeted illegal variants, each with the outcome pto-spec expects (pto-spec 0.58.3: the commit order of
+``asl/block/model/dispatch/tile-execution.asl``, the schemas ``sorting-schema.asl``, ``partial-schema.asl``,
+``reduction-schema.asl`` and ``expansion-schema.asl`` there, the trap numbers of
+``asl/arch/memory-model/fault-precision.asl``; docs/reference/bundles.md)."""
 
 from __future__ import annotations
 
@@ -96,6 +97,18 @@ def spelling_problem(case: Case) -> str | None:
             return "the predicate is no byte tile of the true source's logical shape (a bundle's predicate is one)"
         sizes = {"destination": d.rows * d.cols * dt.itemsize}
         dims = {"ValidCol": d.valid_cols, "ValidRow": d.valid_rows, "Col": d.cols}
+    elif case.op in CLOSED and CLOSED[case.op].schema in ("reduction", "expansion"):
+        why = _reduce_expand_problem(case)
+        if why:
+            return why
+        arg = "ARG" in case.op
+        d = case.tile("dst_idx" if arg else "dst")
+        sizes = {"destination": d.rows * d.cols * (4 if arg else dt.itemsize)}
+        # a source beyond a Local tile (the direct oracle takes a Shared one up to 256 KiB) has no spelling either
+        sizes.update({f"source {r}": case.tile(r).rows * case.tile(r).cols * dt.itemsize
+                      for r in CLOSED[case.op].sources if case.tile(r).rows * case.tile(r).cols * dt.itemsize > 65536})
+        lbs = case.tile("src") if CLOSED[case.op].schema == "reduction" else d
+        dims = {"ValidCol": lbs.valid_cols, "ValidRow": lbs.valid_rows, "Col": lbs.cols}
     elif case.op in enc.SELECTOR_OF and (case.op in CLOSED or case.op.startswith("TPART")):
         d = case.tile("dst")
         sizes = {"destination": d.rows * d.cols * dt.itemsize}
@@ -113,6 +126,32 @@ def spelling_problem(case: Case) -> str | None:
         if not 0 <= value < DIM_LIMIT:
             return f"{name} {value} does not fit B.DIM's 17-bit immediate"
     return None
+
+
+def _reduce_expand_problem(case: Case) -> str:
+    """:func:`spelling_problem`'s rules of a reduction or expansion ("" when it has a spelling): a reduction's
+    destination is derived from its source (``ResolveBundleTileDestinationsForOperation``: valid rows x 1 of one
+    column for a row reduction, 1 x valid columns of the source's columns for a column one), so a case whose
+    destination differs, or whose row destination has fewer rows than the source's valid rows (a TSize too small
+    is an allocation fault in a bundle), has none; an arg reduction's destination is U32 (an S32 case's indices are
+    the same bits: every index is below 2**16) and has no value output."""
+    if CLOSED[case.op].schema == "expansion":
+        return ""
+    s = case.tile("src")
+    if "ARG" in case.op:
+        if (case.param("idx") or "int32") not in ("int32", "uint32"):
+            return f"an index destination of {case.param('idx')}: a bundle's is U32"
+        if case.param("val"):
+            return "a value + index form: pto-spec's arg reductions write the indices only"
+    d = case.tile("dst_idx" if "ARG" in case.op else "dst")
+    if case.op.startswith("TROW"):
+        if d.cols != 1 or d.valid != (s.valid_rows, 1):
+            return "the destination is shaped from the source (valid rows x 1, one column); this case's differs"
+        if d.rows < s.valid_rows:
+            return "the destination has fewer rows than the source's valid rows (in a bundle, an allocation fault)"
+    elif d.cols != s.cols or d.valid != (1, s.valid_cols):
+        return "the destination is shaped from the source (1 x valid columns, its columns); this case's differs"
+    return ""
 
 
 def _tcvt_problem(case: Case) -> str | None:
@@ -344,6 +383,60 @@ def select_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | N
     return BundleCase(case.op.lower(), case.op, words, tiles, gprs, "ok", case=case, inputs=inputs)
 
 
+def reduce_expand_case(op: str, dtype: str, valid: tuple[int, int]) -> Case:
+    """A legal spec case of a reduction or expansion on the smallest legal descriptors: a reduction's source of
+    ``valid`` and its destination as pto-spec derives it (an arg reduction's U32 indices); an expansion's
+    destination (and full-shape source) of ``valid`` and its broadcast source (a row expansion's one column of the
+    valid rows, a column expansion's one row of the destination's columns)."""
+    from ptofuzz.core.layouts import spec_physical
+
+    dt = dtypes.get(dtype)
+    full = Tile(*spec_physical(*valid, dt), *valid)
+    row = op.startswith("TROW")
+    if CLOSED[op].schema == "reduction":
+        arg = "ARG" in op
+        out = dtypes.get("uint32") if arg else dt
+        d = Tile(spec_physical(valid[0], 1, out)[0], 1, valid[0], 1) if row else \
+            Tile(max(1, spec_physical(1, full.cols, out)[0]), full.cols, 1, valid[1])
+        if arg:
+            return Case(op, "spec", dt.name, (("dst_idx", d), ("src", full), ("dst", d)), (("idx", "uint32"),))
+        return Case(op, "spec", dt.name, (("dst", d), ("src", full)))
+    b = Tile(spec_physical(valid[0], 1, dt)[0], 1, valid[0], 1) if row else \
+        Tile(max(1, spec_physical(1, full.cols, dt)[0]), full.cols, 1, valid[1])
+    if len(CLOSED[op].sources) == 1:
+        return Case(op, "spec", dt.name, (("dst", full), ("src", b)))
+    return Case(op, "spec", dt.name, (("dst", full), ("src0", full), ("src1", b)))
+
+
+def reduce_expand_bundle(case: Case, inputs: Mapping[str, np.ndarray], *, mask: int | None = None) -> BundleCase:
+    """The bundle that runs spec ``case`` of a reduction or an expansion (``reduction`` and ``expansion`` entries
+    of :data:`CLOSED`): its sources at M#1 (and M#2: an arithmetic expansion's full-shape source first, the
+    broadcast one second), the destination to T with TSize its capacity (an arg reduction's in U32); LB0, LB1,
+    LB2 the source's ValidCol, ValidRow, Col for a reduction, the destination's for an expansion, LB1 only when not
+    1 and LB2 only when not LB0 (the omission defaults)."""
+    form = CLOSED[case.op]
+    dt = dtypes.get(case.dtype)
+    arg = "ARG" in case.op
+    d = case.tile("dst_idx" if arg else "dst")
+    shape = case.tile("src") if form.schema == "reduction" else d
+    tiles = {slot: _local(case, role, inputs[role]) for slot, role in zip((SRC0, SRC1), form.sources)}
+    dst_bytes = d.rows * d.cols * (4 if arg else dt.itemsize)
+    pe = _pemode(sum(t.capacity for t in tiles.values()) + dst_bytes, mask)
+    for t in tiles.values():
+        t.mask = enc.PE_MASKS[pe]
+    words = [enc.encode(enc.Command("BSTART.TEPL", {"datatype": DT_CODE[dt.name],
+                                                    "selector": enc.SELECTOR_OF[case.op]}))]
+    for lb, value, default in ((0, shape.valid_cols, None), (1, shape.valid_rows, 1),
+                               (2, shape.cols, shape.valid_cols)):
+        if value != default:
+            words.append(enc.encode(enc.Command("B.DIM", {"lb": lb, "rs": 0, "imm": value})))
+    srcs = dict(zip(("src0", "src1"), tiles))
+    words.append(enc.encode(enc.Command(("B.IOT.SD", "B.IOT.SSD")[len(srcs) - 1],
+                                        {**srcs, "last": 1, "pemode": pe, "size": _size_code(dst_bytes), "dst": 0})))
+    words.append(enc.BSTOP_WORD)
+    return BundleCase(case.op.lower(), case.op, words, tiles, {}, "ok", case=case, inputs=inputs)
+
+
 def bundle_for(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase:
     """The bundle that runs spec ``case``; check :func:`spelling_problem` first (ValueError when it has one)."""
     why = spelling_problem(case)
@@ -355,6 +448,8 @@ def bundle_for(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase:
         return tcvt_bundle(case, inputs)
     if case.op in CLOSED and CLOSED[case.op].schema == "select":
         return select_bundle(case, inputs)
+    if case.op in CLOSED and CLOSED[case.op].schema in ("reduction", "expansion"):
+        return reduce_expand_bundle(case, inputs)
     if case.op in CLOSED:
         return closed_bundle(case, inputs)
     return tsort_bundle(case, inputs) if case.op == "TSORT" else tpart_bundle(case, inputs)
@@ -418,6 +513,15 @@ ILLEGAL: dict[str, tuple[str, str, int, str]] = {
     "ior-on-tadd": ("TADD", "Fault_BundleControl", 5, "a B.IOR naming a register TADD does not read"),
     "datr-on-tadd": ("TADD", "Fault_TileLegality", 5, "a B.DATR (DataType 0: an FP64 destination) on S16"),
     "scalar-source-shape": ("TADDS", "Fault_TileLegality", 5, "LB0 one less than the source's valid columns"),
+    # the reduction and expansion schemas (reduction-schema.asl, expansion-schema.asl) and
+    # TileOperandsLegal_ExecuteTileExpand
+    "reduce-source-shape": ("TROWMAX", "Fault_TileLegality", 5, "LB0 one less than the source's valid columns"),
+    "reduce-zero-ior": ("TCOLSUM", "Fault_TileLegality", 5, "an all-zero B.IOR on a reduction"),
+    "reduce-ior-register": ("TROWARGMIN", "Fault_BundleControl", 5, "a B.IOR naming a register TROWARGMIN does "
+                                                                    "not read"),
+    "expand-broadcast-shape": ("TCOLEXPAND", "Fault_TileLegality", 5, "LB2 twice the broadcast row's columns"),
+    "expand-full-rows": ("TROWEXPANDSUB", "Fault_TileLegality", 5, "a destination TSize giving twice the "
+                                                                  "full-shape source's rows"),
     # TCVT's closed schema (tcvt-schema.asl) and TileOperandsLegal_TCVT
     "cmode-on-tcvt": ("TCVT", "Fault_TileLegality", 5, "a B.DATR CMode of NE on TCVT"),
     "tcvt-source-type": ("TCVT", "Fault_TileLegality", 5, "BSTART says FP16, the source is FP32"),
@@ -443,6 +547,9 @@ def _base(op: str, src: Source) -> BundleCase:
         t = Tile(8, 8, 2, 8)
         case = Case("TCVT", "spec", dt.name, (("dst", t), ("src", t)), ((conversion.TO, "float16"),))
         return tcvt_bundle(case, {"src": values.draw(src, dt, t.shape)})
+    if op in CLOSED and CLOSED[op].schema in ("reduction", "expansion"):  # 2x8 S16 in 8x8 (128 B)
+        case = reduce_expand_case(op, dt.name, (2, 8))
+        return reduce_expand_bundle(case, {r: values.draw(src, dt, case.tile(r).shape) for r in CLOSED[op].sources})
     if op in CLOSED:  # 2x8 S16 (a 128 B tile of 4x16)
         t = Tile(*spec_physical(2, 8, dt), 2, 8)
         form = CLOSED[op]
@@ -524,6 +631,17 @@ def illegal(kind: str, src: Source) -> BundleCase:
         datr = enc.encode(enc.Command("B.DATR", {"cmode": 0, "pad": 0, "sat": 0, "canon": 0, "datatype": 0,
                                                  "rmode": 0, "layout": 0}))
         w = w[:1] + [datr] + w[1:]
+    elif kind == "reduce-source-shape":
+        k = next(k for k, x in enumerate(w) if enc.decode(x).form == "B.DIM" and enc.decode(x)["lb"] == 0)
+        w = _replace(w, k, w[k] - (1 << 20))  # imm_lo - 1
+    elif kind in ("reduce-zero-ior", "reduce-ior-register"):
+        rs0 = enc.GPR_CODES["a0"] if kind == "reduce-ior-register" else 0
+        w = w[:-1] + [enc.encode(enc.Command("B.IOR", {"rd": 0, "rs0": rs0, "rs1": 0, "rs2": 0}))] + w[-1:]
+    elif kind == "expand-broadcast-shape":
+        w = w[:-2] + [enc.encode(enc.Command("B.DIM", {"lb": 2, "rs": 0, "imm": 16}))] + w[-2:]
+    elif kind == "expand-full-rows":
+        k = _index_of(w, "B.IOT.SSD")
+        w = _replace(w, k, w[k] + (1 << 15))  # SizeCode + 1
     elif kind in ("cmode-on-tcvt", "tcvt-canonicalize", "tcvt-layout"):
         k = _index_of(w, "B.DATR")
         w = _replace(w, k, w[k] | {"cmode-on-tcvt": 1 << 29, "tcvt-canonicalize": 1 << 25, "tcvt-layout": 6 << 7}[kind])

@@ -56,7 +56,7 @@ import numpy as np
 
 from ptofuzz.core.case import BOUNDED, COMMIT, EXACT, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind
 from ptofuzz.core.dtypes import DType, get, value_dtype
-from ptofuzz.oracles import ieee
+from ptofuzz.oracles import descriptors, ieee
 from ptofuzz.oracles.orderbound import order_bound
 
 Order = Callable[[np.ndarray, Callable[[np.ndarray], np.ndarray]], np.ndarray]
@@ -335,15 +335,23 @@ def int_sums(x: np.ndarray, dt: DType, wrap: bool) -> tuple[np.ndarray, np.ndarr
 
 
 def spec_legality(case: Case) -> Outcome | None:
-    """Fault_TileLegality (trap 5) where the tiles break the reduction schema (pto-spec's TROWSUM/TCOLSUM
-    legality: a non-empty valid source; TROWSUM's destination ``valid_rows x 1``, TCOLSUM's ``1 x valid_cols``
-    with the source's physical columns), else None."""
+    """Fault_TileLegality (trap 5) where the tiles break pto-spec's TROWSUM/TCOLSUM legality
+    (``TileOperandsLegal_ExecuteTileReduction``, ``asl/tile/model/legality/reduction-and-expansion.asl``): both
+    tiles legal descriptors (``TileDescriptorLegal``: a 128 B * 2**k capacity, power-of-two columns; the source
+    may be a Shared tile), a non-empty valid source; TROWSUM's destination one physical column of at least the
+    source's valid rows with valid region ``valid_rows x 1``, TCOLSUM's ``1 x valid_cols`` with the source's
+    physical columns; else None."""
     s, d = case.tile("src"), case.tile("dst")
-    why = ""
-    if 0 in s.valid:
+    dt = get(case.dtype)
+    why = next((f"{role}: {p}" for role, tile, limit in (("dst", d, descriptors.LOCAL_MAX),
+                                                         ("src", s, descriptors.SHARED_MAX))
+                if (p := descriptors.problem(tile, dt, max_bytes=limit))), "")
+    if why:
+        pass  # the descriptors first, as TileOperandsLegal_ExecuteTileReduction checks them
+    elif 0 in s.valid:
         why = "an empty valid source (LB0 must be nonzero)"
-    elif case.op == "TROWSUM" and (d.valid != (s.valid_rows, 1) or d.cols != 1):
-        why = "the destination must be valid_rows x 1 with one physical column"
+    elif case.op == "TROWSUM" and (d.valid != (s.valid_rows, 1) or d.cols != 1 or d.rows < s.valid_rows):
+        why = "the destination must be one physical column of at least valid_rows rows, valid_rows x 1 valid"
     elif case.op == "TCOLSUM" and (d.valid != (1, s.valid_cols) or d.cols != s.cols):
         why = "the destination must be 1 x valid_cols with the source's physical columns"
     if why:

@@ -67,18 +67,24 @@ def _one(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     if block.kind != "ok":
         return Outcome.unsupported(f"the bundle's block is {block.kind}: {block.reason}")
     outputs, classes = {}, {}
-    for role in ("dst", "idx") if case.op == "TSORT" else ("dst",):
+    if "ARG" in case.op and case.op in ex.CLOSED:  # the arg reductions publish the indices; no value output
+        t = case.tile("dst")
+        shape = (*next(iter(block.published.values())).data.shape[:-2], *t.shape)
+        outputs["dst"] = np.zeros(shape, dtype=dtypes.get(case.dtype).bits_dtype)
+        classes["dst"] = np.full(shape, UNDEFINED, dtype=np.uint8)
+    for role in ("dst", "idx") if case.op == "TSORT" else ("dst_idx",) if "dst_idx" in dict(case.tiles) else ("dst",):
         t = case.tile("src" if case.op == "TSORT" else role)
-        published = block.published.get(gb.DEST_SLOTS[role])
+        slot = gb.DEST_SLOTS.get(role, 0)  # an arg reduction's indices: the one destination, in T
+        published = block.published.get(slot)
         if published is None:
-            return Outcome.unsupported(f"nothing published in {encoding.tile_name(gb.DEST_SLOTS[role])}")
+            return Outcome.unsupported(f"nothing published in {encoding.tile_name(slot)}")
         dt = dtypes.get(published.dtype)  # TSORT's indices uint32, a TCMP's predicate bytes
         lead = published.data.shape[:-2]
         out = np.zeros((*lead, *t.shape), dtype=dt.bits_dtype)
         r, c = min(t.rows, published.rows), min(t.cols, published.cols)
         out[..., :r, :c] = published.data[..., :r, :c]
         cls = np.full((*lead, *t.shape), UNDEFINED, dtype=np.uint8)
-        given = block.classes.get(gb.DEST_SLOTS[role])  # the oracle's open elements (TCVT)
+        given = block.classes.get(slot)  # the oracle's open elements (TCVT)
         if given is not None:
             cls[..., :r, :c] = given[..., :r, :c]
         else:

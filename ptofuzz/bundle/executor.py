@@ -1,10 +1,11 @@
-"""A spec-level executor of PTO bundles for TSORT, TMRGSORT, TPARTADD/MUL/MAX/MIN and the elementwise TEPL
-operations of :data:`CLOSED` (TADD TSUB TMUL TMAX TMIN, TABS TNEG TRELU TNOT, TADDS TSUBS TMULS TMAXS TMINS, the
-bitwise TAND TOR TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS, TEXPANDS, TCMP, TCMPS, TSEL, TSELS, TCI, TTRI), after
+"""A spec-level executor of PTO bundles for TSORT, TMRGSORT, TPARTADD/MUL/MAX/MIN and the TEPL operations of
+:data:`CLOSED` (TADD TSUB TMUL TMAX TMIN, TABS TNEG TRELU TNOT, TADDS TSUBS TMULS TMAXS TMINS, the bitwise TAND TOR
+TXOR TSHL TSHR and TANDS TORS TXORS TSHLS TSHRS, TEXPANDS, TCMP, TCMPS, TSEL, TSELS, TCI, TTRI, the reductions TROW/TCOL
+SUM MAX MIN ARGMAX ARGMIN and the expansions TROWEXPAND TCOLEXPAND and their ADD SUB MUL MAX MIN forms), after
 pto-spec 0.58.3: the block lifecycle (``asl/block/model/commit/validation.asl``), the trap numbers
 (``asl/arch/memory-model/fault-precision.asl``) and the operations' bundle schemas
 (``asl/block/model/dispatch/sorting-schema.asl``, ``partial-schema.asl``, ``tile-schema.asl``,
-``tile-scalar-schema.asl``, ``destination-shape.asl``).
+``tile-scalar-schema.asl``, ``reduction-schema.asl``, ``expansion-schema.asl``, ``destination-shape.asl``).
 
 It follows the block lifecycle: ``BSTART`` commits any open block and opens a new one; header commands
 (B.DIM, B.IOR, B.IOT, B.IOS, B.DATR) only record; ``BSTOP`` or the next ``BSTART`` commits. Checks run where
@@ -141,7 +142,22 @@ CLOSED: dict[str, ClosedTepl] = {
                       accepts=frozenset({"S32", "S16", "U32", "U16"}), registers=("rs0", "rs1")),
     "TTRI": ClosedTepl("generation", "ptofuzz.oracles.generation:ttri_spec", (),
                        accepts=frozenset({"FP32", "FP16", "S32", "S16", "U32", "U16"}), registers=("rs0", "rs1")),
+    # the reductions: SelectedBundleClosedReductionSchemaLegal (reduction-schema.asl); the destination shaped and
+    # typed from the source (ResolveBundleTileDestinationsForOperation, destination-shape.asl: the source's type, an
+    # arg reduction's U32)
+    **{op: ClosedTepl("reduction", "ptofuzz.oracles.reduce:spec", ("src",))
+       for op in ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN")},
+    **{op: ClosedTepl("reduction", "ptofuzz.oracles.ordered:spec", ("src",)) for op in ("TROWSUM", "TCOLSUM")},
+    **{op: ClosedTepl("reduction", "ptofuzz.oracles.argreduce:spec", ("src",))
+       for op in ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN")},
+    # the expansions: SelectedBundleClosedExpansionSchemaLegal (expansion-schema.asl): the copies bind one source
+    # (the broadcast one), the arithmetic expansions the full-shape source, then the broadcast one
+    **{op: ClosedTepl("expansion", "ptofuzz.oracles.expand:spec", ("src",)) for op in ("TROWEXPAND", "TCOLEXPAND")},
+    **{f"T{axis}EXPAND{w}": ClosedTepl("expansion", "ptofuzz.oracles.expandop:spec", ("src0", "src1"))
+       for axis in ("ROW", "COL") for w in ("ADD", "SUB", "MUL", "MAX", "MIN")},
 }
+#: the arg reductions' index destination: U32 whatever the source (ResolveBundleTileDestinationsForOperation)
+INDEX_DTYPE = "uint32"
 SUPPORTED = ("TSORT", "TMRGSORT", *TPART, *CLOSED, "TCVT")
 
 # ---- TCVT's closed schema (asl/block/model/dispatch/tcvt-schema.asl) --------------------------------------------
@@ -616,6 +632,10 @@ def _commit_closed(block: _Block, form: ClosedTepl, tiles: dict[int, LocalTile],
         return _commit_select(block, form, oracle, tiles, regs, capacity)
     if form.schema == "generation":
         return _commit_generation(block, form, oracle, tiles, regs, capacity)
+    if form.schema == "reduction":
+        return _commit_reduction(block, form, oracle, tiles, capacity)
+    if form.schema == "expansion":
+        return _commit_expansion(block, form, oracle, tiles, capacity)
     srcs, dsts = _counts(block, len(form.sources), 1)
     ((hand, size),) = dsts
     ior = block.ior or {}
@@ -1004,6 +1024,115 @@ def _commit_generation(block: _Block, form: ClosedTepl,
     else:
         case = Case(block.op, "spec", dt, (("dst", dst.tile),), ((flag_param, flag), (name, int(values))))
         outcome = _run(oracle, case, {})
+    dst.data[...] = outcome.outputs["dst"]
+    return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def _reduce_expand_header(block: _Block, form: ClosedTepl, sources: int) -> tuple[list[int], tuple[int, int]]:
+    """The checks the reductions and expansions share, in the order of ``tile-execution.asl``: binding
+    completeness and B.IOR fields (Fault_BundleControl: they read no register); B.DATR PadValue only
+    (TileOperationDATRFieldsLegal, Fault_TileLegality); then the closed schema's start (Fault_TileLegality: no
+    B.IOR at all, one B.IOT marked <last> binding the sources and the destination, LB0 1..65535 and LB1, LB2
+    nonzero when present, the BSTART type one of TileVecArithmeticDataTypeSupported). The sources and the
+    destination's hand and SizeCode."""
+    srcs, ((hand, size),) = _counts(block, sources, 1)
+    _scalar_fields(block, form)
+    if block.datr is not None:
+        bad = [k for k, v in block.datr.items() if v and k != "pad"]
+        if bad:
+            raise _legality(f"{block.op} takes only PadValue in B.DATR; {', '.join(bad)} nonzero")
+    if block.ior is not None:
+        raise _legality(f"{block.op} takes no B.IOR, not even an all-zero one")
+    b = block.bindings[0]
+    if len(block.bindings) != 1 or b.dest is None or len(b.sources) != sources or not b.last:
+        raise _legality(f"{block.op} binds its source{'s' if sources > 1 else ''} and destination in one B.IOT "
+                        f"marked <last>; the block has {len(block.bindings)} bindings")
+    _closed_dims(block)
+    if enc.DATATYPES[block.datatype] not in form.accepts:
+        raise _legality(f"{block.op} does not take {enc.DATATYPES[block.datatype]}")
+    return srcs, (hand, size)
+
+
+def _lb_shape(block: _Block) -> tuple[int, int, int]:
+    """(ValidRow, ValidCol, Col) the LBs give (LB1 default 1, LB2 default LB0)."""
+    return block.lbs.get(1, 1), block.lbs[0], block.lbs.get(2, block.lbs[0])
+
+
+def _commit_reduction(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome],
+                      tiles: dict[int, LocalTile], capacity: int) -> BlockResult:
+    """TROW/TCOL SUM, MAX, MIN, ARGMAX, ARGMIN (``SelectedBundleClosedReductionSchemaLegal``,
+    ``reduction-schema.asl``): :func:`_reduce_expand_header`; the source a legal numeric tile of the BSTART type
+    whose valid region and columns are LB1 x LB0 and LB2; then the destination
+    (``ResolveBundleTileDestinationsForOperation``: a row reduction's valid rows x 1 of one column, a column
+    reduction's 1 x valid columns of the source's columns; of the source's type, an arg reduction's U32, whatever
+    a B.DATR says; its rows from TSize: Fault_TileAllocation); then the spec oracle (its own legality, then the
+    values). A B.DATR's PadValue (the elements outside the valid region) is not modelled."""
+    (k,), (hand, size) = _reduce_expand_header(block, form, 1)
+    bstart = enc.DATATYPES[block.datatype]
+    src = _numeric_source(tiles, k, bstart)
+    if (src.valid_rows, src.valid_cols, src.cols) != _lb_shape(block):
+        lbs = _lb_shape(block)
+        raise _legality(f"the source (valid {src.valid_rows}x{src.valid_cols}, {src.cols} columns) does not match "
+                        f"LB1 x LB0 = {lbs[0]}x{lbs[1]}, LB2 = {lbs[2]}")
+    row = block.op.startswith("TROW")
+    arg = "ARG" in block.op
+    valid, cols = ((src.valid_rows, 1), 1) if row else ((1, src.valid_cols), src.cols)
+    dt = INDEX_DTYPE if arg else src.dtype
+    mask = enc.PE_MASKS[block.bindings[0].pemode]
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, valid, mask, _used(tiles), capacity,
+                             src.data.shape[:-2])
+    role = "dst_idx" if arg else "dst"
+    # the arg oracle's value role (its value + index form, which pto-spec has not) is left unwritten
+    extra = (("dst", dst.tile),) if arg else ()
+    case = Case(block.op, "spec", src.dtype, ((role, dst.tile), ("src", src.tile), *extra),
+                (("idx", INDEX_DTYPE),) if arg else ())
+    outcome = _run(oracle, case, {"src": src.data})
+    dst.data[...] = outcome.outputs[role]
+    return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
+
+
+def _commit_expansion(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome],
+                      tiles: dict[int, LocalTile], capacity: int) -> BlockResult:
+    """TROWEXPAND, TCOLEXPAND and their arithmetic forms (``SelectedBundleClosedExpansionSchemaLegal``,
+    ``expansion-schema.asl``): :func:`_reduce_expand_header`; the broadcast source (a copy's only source, else the
+    second) a legal numeric tile of the BSTART type shaped as ``SelectedBundleExpansionBroadcastShapeMatches``
+    wants (a row expansion's LB1 valid rows by one valid and one physical column, a column expansion's one valid
+    row of LB0 valid and LB2 physical columns); an arithmetic expansion's full-shape source (the first) a legal
+    numeric tile of the BSTART type matching LB1 x LB0 and LB2; then the destination (LB0..LB2 in the effective
+    type, B.DATR's DataType when a B.DATR is present: Fault_TileAllocation); then the spec oracle (its own
+    legality, TileOperandsLegal_ExecuteTileExpand: the full-shape source's physical rows the destination's, one
+    type for all tiles, Fault_TileLegality; then the values)."""
+    copy = len(form.sources) == 1
+    srcs, (hand, size) = _reduce_expand_header(block, form, len(form.sources))
+    bstart = enc.DATATYPES[block.datatype]
+    vr, vc, cols = _lb_shape(block)
+    row = block.op.startswith("TROW")
+    broadcast = _numeric_source(tiles, srcs[-1], bstart)
+    want = (vr, 1, 1) if row else (1, vc, cols)
+    if (broadcast.valid_rows, broadcast.valid_cols, broadcast.cols) != want:
+        raise _legality(f"the broadcast source (valid {broadcast.valid_rows}x{broadcast.valid_cols}, "
+                        f"{broadcast.cols} columns) is not valid {want[0]}x{want[1]} of {want[2]} columns, as "
+                        f"LB1 = {vr}, LB0 = {vc}, LB2 = {cols} want of a {'row' if row else 'column'} expansion")
+    sources = [broadcast]
+    if not copy:
+        full = _numeric_source(tiles, srcs[0], bstart)
+        if (full.valid_rows, full.valid_cols, full.cols) != (vr, vc, cols):
+            raise _legality(f"the full-shape source (valid {full.valid_rows}x{full.valid_cols}, {full.cols} "
+                            f"columns) does not match LB1 x LB0 = {vr}x{vc}, LB2 = {cols}")
+        sources = [full, broadcast]
+    effective = enc.DATATYPES[block.datr["datatype"]] if block.datr is not None else bstart
+    mask = enc.PE_MASKS[block.bindings[0].pemode]
+    dt = SPEC_DTYPES.get(effective)
+    if dt is None:  # a B.DATR's DataType 0: an FP64 destination, sized, then not the sources' type
+        _allocation_shape(tiles, set(), hand, size, cols, UNMODELLED_BITS[effective], effective, (vr, vc), mask,
+                          _used(tiles), capacity)
+        raise _legality(f"the destination is {effective} (B.DATR's DataType), the sources {bstart}: "
+                        f"{block.op} takes one type (TileOperandsLegal_ExecuteTileExpand)")
+    lead = np.broadcast_shapes(*(s.data.shape[:-2] for s in sources))
+    slot, dst, _ = _allocate(tiles, set(), hand, size, cols, dt, (vr, vc), mask, _used(tiles), capacity, lead)
+    roles = list(zip(form.sources, sources))
+    case = Case(block.op, "spec", dt, (("dst", dst.tile), *((r, s.tile) for r, s in roles)))
+    outcome = _run(oracle, case, {r: s.data for r, s in roles})
     dst.data[...] = outcome.outputs["dst"]
     return BlockResult(block.op, "ok", flags=tuple(outcome.flags or ()), published={slot: dst})
 

@@ -366,7 +366,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             options=("dtype", "index_dtype", "shape", "src"), random_options=("dtype", "index_dtype", "shape"),
             option_choices={"index_dtype": INDEX_DTYPES}, replay_flags=replay_flags,
             draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
-            known_difference=known_difference, redraw=redraw))
+            known_difference=known_difference, redraw=redraw, bundle=True))
     return out
 
 

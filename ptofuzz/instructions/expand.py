@@ -317,5 +317,6 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_case=random_case, explicit_case=explicit, draw_inputs=unary.draw_inputs,
             draw_many=unary.draw_many, options=("dtype", "shape", "dst"), random_options=("dtype", "shape"),
             replay_flags=replay_flags, draw_batch=unary.draw_batch, geometry_class=geometry_class,
-            fault_class=fault_class, regions=ew.regions, known_difference=known_difference, illegal_case=illegal))
+            fault_class=fault_class, regions=ew.regions, known_difference=known_difference, illegal_case=illegal,
+            bundle=True))
     return out

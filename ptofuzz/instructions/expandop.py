@@ -563,6 +563,6 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs, draw_many=draw_many,
             options=("dtype", "shape", "dst"), random_options=("dtype", "shape"), replay_flags=replay_flags,
             redraw=redraw, draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
-            regions=ew.regions, known_difference=known_difference, illegal_case=illegal))
+            regions=ew.regions, known_difference=known_difference, illegal_case=illegal, bundle=True))
     return out
 

@@ -31,6 +31,7 @@ from ptofuzz.generators import ordered as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
+from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import ordered as oracles
 
 NAMES = ("TROWSUM", "TCOLSUM")  # registry.MODULES lists the same, in this order
@@ -170,11 +171,15 @@ def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
 
 
 def spec_tiles(op: str, valid: tuple[int, int], dt: dtypes.DType) -> tuple[tuple[str, Tile], ...]:
-    """A spec case's tiles: the source the smallest legal descriptor of its valid region, the destination as
-    pto-spec derives it (TROWSUM ``valid_rows x 1``; TCOLSUM one row of the source's physical columns)."""
+    """A spec case's tiles: the source the smallest legal descriptor of its valid region, the destination the
+    smallest legal descriptor pto-spec accepts for it (TROWSUM ``valid_rows x 1`` of one physical column; TCOLSUM
+    ``1 x valid_cols`` of the source's physical columns; its rows derived from a 128 B * 2**k capacity)."""
     vr, vc = valid
     src = Tile(*spec_physical(vr, vc, dt), vr, vc)
-    dst = Tile(vr, 1, vr, 1) if op == "TROWSUM" else Tile(1, src.cols, 1, vc)
+    if op == "TROWSUM":
+        dst = Tile(spec_physical(vr, 1, dt)[0], 1, vr, 1)
+    else:
+        dst = Tile(max(1, spec_physical(1, src.cols, dt)[0]), src.cols, 1, vc)
     return (("dst", dst), ("src", src))
 
 
@@ -261,15 +266,20 @@ def geometry_class(case: Case) -> str:
 
 def fault_class(case: Case) -> str:
     """Which of pto-spec's legality rules (:func:`ptofuzz.oracles.ordered.spec_legality`) a case breaks: an empty
-    source, a TROWSUM destination of more than one physical column, a destination of another valid shape (or,
+    source, an illegal descriptor, a TROWSUM destination of more than one physical column or fewer rows than the
+    source's valid rows, a destination of another valid shape (or,
     TCOLSUM, other physical columns than the source's); ``spec-legal`` when none."""
     s, d = case.tile("src"), case.tile("dst")
+    dt = dtypes.get(case.dtype)
+    if descriptors.problem(d, dt, max_bytes=descriptors.LOCAL_MAX) or \
+            descriptors.problem(s, dt, max_bytes=descriptors.SHARED_MAX):
+        return "descriptor"
     if 0 in s.valid:
         return "empty"
     if case.op == "TROWSUM":
         if d.valid != (s.valid_rows, 1):
             return "dst-valid"
-        return "dst-cols>1" if d.cols != 1 else "spec-legal"
+        return "dst-cols>1" if d.cols != 1 else "dst-rows" if d.rows < s.valid_rows else "spec-legal"
     if d.valid != (1, s.valid_cols):
         return "dst-valid"
     return "dst-cols" if d.cols != s.cols else "spec-legal"
@@ -343,7 +353,8 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_case=rnd, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape") + (("binary",) if op == "TCOLSUM" else ()),
             random_options=("dtype", "shape"), replay_flags=replay_flags, geometry_class=geometry_class,
-            redraw=redraw, explain=explain, fault_class=fault_class, known_difference=known_difference))
+            redraw=redraw, explain=explain, fault_class=fault_class, known_difference=known_difference,
+            bundle=True))
     return out
 
 

@@ -373,7 +373,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_case=random, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape", "src"), random_options=("dtype", "shape"), replay_flags=replay_flags,
             draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
-            known_difference=known_difference, redraw=redraw))
+            known_difference=known_difference, redraw=redraw, bundle=True))
     return out
 
 

@@ -82,8 +82,9 @@ def test_a_half_row_is_summed_in_a_float_accumulator(sim):
     out = ordered.evaluate(sim, case, inputs)
     assert out.outputs["dst"][0, 0] == np.float16(2050).view(np.uint16) == 0x6801
     assert TROWSUM.evaluate(case, inputs).outputs["dst"][0, 0] == 0x6801
-    spec = Case("TROWSUM", "spec", "float16", (("dst", Tile(1, 1, 1, 1)), ("src", Tile(1, 16, 1, 3))))
-    src = np.zeros((1, 16), np.uint16)
+    # pto-spec's tiles are legal descriptors: 128 B of one column (64 rows) and 128 B of 16 columns (4 rows)
+    spec = Case("TROWSUM", "spec", "float16", (("dst", Tile(64, 1, 1, 1)), ("src", Tile(4, 16, 1, 3))))
+    src = np.zeros((4, 16), np.uint16)
     src[0, :3] = row[0]
     assert TROWSUM.evaluate(spec, {"src": src}).outputs["dst"][0, 0] == 0x6800
 

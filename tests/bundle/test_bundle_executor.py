@@ -101,7 +101,10 @@ REASONS = {"reserved-datatype": "DataType 21 is reserved", "gpr-selector": "sele
            "ior-on-tadd": "uses no B.IOR register", "datr-on-tadd": "the destination is FP64",
            "scalar-source-shape": "does not match LB1 x LB0", "cmode-on-tcvt": "CMode nonzero",
            "tcvt-source-type": "must be a legal numeric FP16 tile", "tcvt-canonicalize": "exactly for a private CUBE",
-           "tcvt-layout": "reads a DN source", "tcvt-shape": "TileOperandsLegal_TCVT"}
+           "tcvt-layout": "reads a DN source", "tcvt-shape": "TileOperandsLegal_TCVT",
+           "reduce-source-shape": "does not match LB1 x LB0", "reduce-zero-ior": "not even an all-zero one",
+           "reduce-ior-register": "uses no B.IOR register", "expand-broadcast-shape": "the broadcast source",
+           "expand-full-rows": "full-shape source's physical shape"}
 
 
 @pytest.mark.parametrize("kind", sorted(gb.ILLEGAL))

@@ -8,6 +8,7 @@ import pytest
 
 from ptofuzz.core.case import BOUNDED, EXACT, UNDEFINED, ZERO, Case, Tile
 from ptofuzz.core.dtypes import get
+from ptofuzz.instructions.ordered import spec_tiles
 from ptofuzz.oracles import ieee
 from ptofuzz.oracles import ordered as o
 
@@ -20,19 +21,26 @@ def _bits(values: list[float], dt: str = "float32") -> np.ndarray:
 
 
 def _row_case(n: int, dt: str = "float32", platform: str = "cpu") -> Case:
+    if platform == "spec":  # pto-spec's tiles are legal descriptors (128 B * 2**k): the smallest ones
+        return Case("TROWSUM", platform, dt, spec_tiles("TROWSUM", (1, n), get(dt)))
     return Case("TROWSUM", platform, dt, (("dst", Tile(1, 1, 1, 1)), ("src", Tile(1, n, 1, n))))
 
 
 def _col_case(n: int, binary: int = 0, dt: str = "float32", platform: str = "a2a3") -> Case:
-    params = (("binary", binary),) if platform != "spec" else ()
-    return Case("TCOLSUM", platform, dt, (("dst", Tile(1, 8, 1, 1)), ("src", Tile(n, 8, n, 1))), params)
+    if platform == "spec":
+        return Case("TCOLSUM", platform, dt, spec_tiles("TCOLSUM", (n, 1), get(dt)))
+    return Case("TCOLSUM", platform, dt, (("dst", Tile(1, 8, 1, 1)), ("src", Tile(n, 8, n, 1))),
+                (("binary", binary),))
 
 
 def _sum(case: Case, values: list[float], kind: str, dt: str = "float32") -> tuple[float, int]:
+    """The one sum of ``values`` (the source's first row or column, the rest of its physical tile zero)."""
     bits = _bits(values, dt)
-    src = bits.reshape(1, -1) if case.op == "TROWSUM" else np.zeros((len(values), 8), bits.dtype)
-    if case.op == "TCOLSUM":
-        src[:, 0] = bits
+    src = np.zeros(case.tile("src").shape, bits.dtype)
+    if case.op == "TROWSUM":
+        src[0, :len(values)] = bits
+    else:
+        src[:len(values), 0] = bits
     out = o.evaluate(case, {"src": src}, kind)
     return float(ieee.to_float64(out.outputs["dst"][0, 0:1], get(dt))[0]), int(out.classes["dst"][0, 0])
 
