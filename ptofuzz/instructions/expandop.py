@@ -14,8 +14,8 @@ Files: the first input file holds the full-shape operand, the second the expande
 ``TROWEXPAND*(dst, expanded, full)``); ``golden.bin`` the destination. The cpu test's files are whole tiles (zeros
 outside the valid region); a2a3's scripts write valid regions only (its kernels' tiles are listed with their
 physical shapes: ``16x16of32x32``); a5's and kirin's tiles are their valid regions. Each test's cases are listed
-whole: ``name dtype dst src0 src1 [tmp]`` (``tmp``: a2a3's kernels that call the overload with a tmp tile, whose
-result is the same).
+whole: ``case dtype dst src0 src1 [tmp]`` (``tmp``: a2a3's kernels that call the overload with a tmp tile, whose
+result is the same), in one table (:data:`CASES`).
 """
 
 from __future__ import annotations
@@ -72,268 +72,95 @@ def dtypes_of(op: str, platform: str) -> tuple[str, ...]:
 
 
 # ---- canonical cases ------------------------------------------------------------------------------------------
-# the NPU tests' cases (whole folder names), from each gen_data.py's parameters and its kernel's tiles
-NPU_CASES: dict[tuple[str, str], str] = {
-    ("TROWEXPANDADD", "a2a3"): """
-    TROWEXPANDADDTest.case1 float32 16x16 16x16 16x1
-    TROWEXPANDADDTest.case2 float32 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDADDTest.case3 float16 16x16 16x16 16x1
-    TROWEXPANDADDTest.case4 float16 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDADDTest.case5 float32 1x16384 1x16384 1x1
-    TROWEXPANDADDTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
-    TROWEXPANDADDTest.case7 float32 16x16 16x16 16x8
-    TROWEXPANDADDTest.case8 float32 16x16of32x32 16x16of32x32 16x8
-    TROWEXPANDADDTest.case9 float16 16x16 16x16 16x16
-    TROWEXPANDADDTest.case10 float16 16x16of32x32 16x16of32x32 16x16
-    TROWEXPANDADDTest.case11 float32 1x16384 1x16384 1x8
-    TROWEXPANDADDTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
-    TROWEXPANDADDTest.case13 float32 16x16 16x1 16x16
-    TROWEXPANDADDTest.case14 float32 16x16 16x8 16x16
-    TROWEXPANDADDTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
-    TROWEXPANDADDTest.case16 float16 16x16 16x16 16x1 tmp
-    TROWEXPANDADDTest.case17 float32 1x16384 1x16384 1x1 tmp
-    TROWEXPANDADDTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
-    TROWEXPANDADDTest.case19 int32 16x16 16x16 16x1
-    TROWEXPANDADDTest.case20 int32 16x16 16x16 16x8
-    TROWEXPANDADDTest.case21 int16 16x16 16x16 16x1
-    TROWEXPANDADDTest.case22 int16 16x16 16x16 16x16""",
-    ("TROWEXPANDADD", "a5"): """
-    TRowExpandAddTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandAddTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandAddTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandAddTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandAddTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandAddTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandAddTest.case_fp32_20_64 float32 20x64 20x8 20x64
-    TRowExpandAddTest.case_int32_16_32 int32 16x32 16x32 16x1
-    TRowExpandAddTest.case_int16_16_64 int16 16x64 16x64 16x1""",
-    ("TROWEXPANDADD", "kirin9030"): """
-    TRowExpandAddTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandAddTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandAddTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandAddTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandAddTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandAddTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandAddTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDADD", "kirinDev0000"): """
-    TRowExpandAddTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandAddTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandAddTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandAddTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandAddTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandAddTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandAddTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDSUB", "a2a3"): """
-    TROWEXPANDSUBTest.case1 float32 16x16 16x16 16x1
-    TROWEXPANDSUBTest.case2 float32 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDSUBTest.case3 float16 16x16 16x16 16x1
-    TROWEXPANDSUBTest.case4 float16 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDSUBTest.case5 float32 1x16384 1x16384 1x1
-    TROWEXPANDSUBTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
-    TROWEXPANDSUBTest.case7 float32 16x16 16x16 16x8
-    TROWEXPANDSUBTest.case8 float32 16x16of32x32 16x16of32x32 16x8
-    TROWEXPANDSUBTest.case9 float16 16x16 16x16 16x16
-    TROWEXPANDSUBTest.case10 float16 16x16of32x32 16x16of32x32 16x16
-    TROWEXPANDSUBTest.case11 float32 1x16384 1x16384 1x8
-    TROWEXPANDSUBTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
-    TROWEXPANDSUBTest.case13 float32 16x16 16x1 16x16
-    TROWEXPANDSUBTest.case14 float32 16x16 16x8 16x16
-    TROWEXPANDSUBTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
-    TROWEXPANDSUBTest.case16 float16 16x16 16x16 16x1 tmp
-    TROWEXPANDSUBTest.case17 float32 1x16384 1x16384 1x1 tmp
-    TROWEXPANDSUBTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
-    TROWEXPANDSUBTest.case19 int32 16x16 16x16 16x1
-    TROWEXPANDSUBTest.case20 int32 16x16 16x16 16x8
-    TROWEXPANDSUBTest.case21 int16 16x16 16x16 16x1
-    TROWEXPANDSUBTest.case22 int16 16x16 16x16 16x16""",
-    ("TROWEXPANDSUB", "a5"): """
-    TRowExpandSubTest.case_fp32_8_128 float32 8x128 8x128 8x1
-    TRowExpandSubTest.case_fp32_24_32 float32 24x32 24x32 24x1
-    TRowExpandSubTest.case_fp16_16_256 float16 16x256 16x256 16x1
-    TRowExpandSubTest.case_fp16_32_64 float16 32x64 32x64 32x1
-    TRowExpandSubTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandSubTest.case_fp32_16_128 float32 16x128 16x1 16x128
-    TRowExpandSubTest.case_fp16_16_64 float16 16x64 16x16 16x64
-    TRowExpandSubTest.case_int32_16_32 int32 16x32 16x32 16x1
-    TRowExpandSubTest.case_int16_16_64 int16 16x64 16x64 16x1""",
-    ("TROWEXPANDSUB", "kirin9030"): """
-    TRowExpandSubTest.case_fp32_8_128 float32 8x128 8x128 8x1
-    TRowExpandSubTest.case_fp32_24_32 float32 24x32 24x32 24x1
-    TRowExpandSubTest.case_fp16_16_256 float16 16x256 16x256 16x1
-    TRowExpandSubTest.case_fp16_32_64 float16 32x64 32x64 32x1
-    TRowExpandSubTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandSubTest.case_fp32_16_128 float32 16x128 16x1 16x128
-    TRowExpandSubTest.case_fp16_16_64 float16 16x64 16x16 16x64""",
-    ("TROWEXPANDSUB", "kirinDev0000"): """
-    TRowExpandSubTest.case_fp32_8_128 float32 8x128 8x128 8x1
-    TRowExpandSubTest.case_fp32_24_32 float32 24x32 24x32 24x1
-    TRowExpandSubTest.case_fp16_16_256 float16 16x256 16x256 16x1
-    TRowExpandSubTest.case_fp16_32_64 float16 32x64 32x64 32x1
-    TRowExpandSubTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandSubTest.case_fp32_16_128 float32 16x128 16x1 16x128
-    TRowExpandSubTest.case_fp16_16_64 float16 16x64 16x16 16x64""",
-    ("TROWEXPANDMUL", "a2a3"): """
-    TROWEXPANDMULTest.case1 float32 16x16 16x16 16x1
-    TROWEXPANDMULTest.case2 float32 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDMULTest.case3 float16 16x16 16x16 16x1
-    TROWEXPANDMULTest.case4 float16 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDMULTest.case5 float32 1x16384 1x16384 1x1
-    TROWEXPANDMULTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
-    TROWEXPANDMULTest.case7 float32 16x16 16x16 16x8
-    TROWEXPANDMULTest.case8 float32 16x16of32x32 16x16of32x32 16x8
-    TROWEXPANDMULTest.case9 float16 16x16 16x16 16x16
-    TROWEXPANDMULTest.case10 float16 16x16of32x32 16x16of32x32 16x16
-    TROWEXPANDMULTest.case11 float32 1x16384 1x16384 1x8
-    TROWEXPANDMULTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
-    TROWEXPANDMULTest.case13 float32 16x16 16x1 16x16
-    TROWEXPANDMULTest.case14 float32 16x16 16x8 16x16
-    TROWEXPANDMULTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
-    TROWEXPANDMULTest.case16 float16 16x16 16x16 16x1 tmp
-    TROWEXPANDMULTest.case17 float32 1x16384 1x16384 1x1 tmp
-    TROWEXPANDMULTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
-    TROWEXPANDMULTest.case19 int32 16x16 16x16 16x1
-    TROWEXPANDMULTest.case20 int32 16x16 16x16 16x8
-    TROWEXPANDMULTest.case21 int16 16x16 16x16 16x1
-    TROWEXPANDMULTest.case22 int16 16x16 16x16 16x16
-    TROWEXPANDMULTest.case23 uint32 16x16 16x16 16x1
-    TROWEXPANDMULTest.case24 uint32 16x16 16x16 16x8
-    TROWEXPANDMULTest.case25 uint32 16x16 16x1 16x16
-    TROWEXPANDMULTest.case26 uint32 16x16 16x8 16x16""",
-    ("TROWEXPANDMUL", "a5"): """
-    TRowExpandMulTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMulTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMulTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMulTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMulTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMulTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMulTest.case_fp32_20_64 float32 20x64 20x8 20x64
-    TRowExpandMulTest.case_int32_16_32 int32 16x32 16x32 16x1
-    TRowExpandMulTest.case_int16_16_64 int16 16x64 16x64 16x1
-    TRowExpandMulTest.case_uint32_16_32 uint32 16x32 16x32 16x1
-    TRowExpandMulTest.case_uint16_16_64 uint16 16x64 16x64 16x1""",
-    ("TROWEXPANDMUL", "kirin9030"): """
-    TRowExpandMulTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMulTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMulTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMulTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMulTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMulTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMulTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDMUL", "kirinDev0000"): """
-    TRowExpandMulTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMulTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMulTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMulTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMulTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMulTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMulTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDMAX", "a2a3"): """
-    TROWEXPANDMAXTest.case1 float32 16x16 16x16 16x1
-    TROWEXPANDMAXTest.case2 float32 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDMAXTest.case3 float16 16x16 16x16 16x1
-    TROWEXPANDMAXTest.case4 float16 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDMAXTest.case5 float32 1x16384 1x16384 1x1
-    TROWEXPANDMAXTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
-    TROWEXPANDMAXTest.case7 float32 16x16 16x16 16x8
-    TROWEXPANDMAXTest.case8 float32 16x16of32x32 16x16of32x32 16x8
-    TROWEXPANDMAXTest.case9 float16 16x16 16x16 16x16
-    TROWEXPANDMAXTest.case10 float16 16x16of32x32 16x16of32x32 16x16
-    TROWEXPANDMAXTest.case11 float32 1x16384 1x16384 1x8
-    TROWEXPANDMAXTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
-    TROWEXPANDMAXTest.case13 float32 16x16 16x1 16x16
-    TROWEXPANDMAXTest.case14 float32 16x16 16x8 16x16
-    TROWEXPANDMAXTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
-    TROWEXPANDMAXTest.case16 float16 16x16 16x16 16x1 tmp
-    TROWEXPANDMAXTest.case17 float32 1x16384 1x16384 1x1 tmp
-    TROWEXPANDMAXTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
-    TROWEXPANDMAXTest.case19 int32 16x16 16x16 16x1
-    TROWEXPANDMAXTest.case20 int32 16x16 16x16 16x8
-    TROWEXPANDMAXTest.case21 int16 16x16 16x16 16x1
-    TROWEXPANDMAXTest.case22 int16 16x16 16x16 16x16""",
-    ("TROWEXPANDMAX", "a5"): """
-    TRowExpandMaxTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMaxTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMaxTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMaxTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMaxTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMaxTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMaxTest.case_fp32_20_64 float32 20x64 20x8 20x64
-    TRowExpandMaxTest.case_int32_16_32 int32 16x32 16x32 16x1
-    TRowExpandMaxTest.case_int16_16_64 int16 16x64 16x64 16x1""",
-    ("TROWEXPANDMAX", "kirin9030"): """
-    TRowExpandMaxTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMaxTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMaxTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMaxTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMaxTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMaxTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMaxTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDMAX", "kirinDev0000"): """
-    TRowExpandMaxTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMaxTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMaxTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMaxTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMaxTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMaxTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMaxTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDMIN", "a2a3"): """
-    TROWEXPANDMINTest.case1 float32 16x16 16x16 16x1
-    TROWEXPANDMINTest.case2 float32 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDMINTest.case3 float16 16x16 16x16 16x1
-    TROWEXPANDMINTest.case4 float16 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDMINTest.case5 float32 1x16384 1x16384 1x1
-    TROWEXPANDMINTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
-    TROWEXPANDMINTest.case7 float32 16x16 16x16 16x8
-    TROWEXPANDMINTest.case8 float32 16x16of32x32 16x16of32x32 16x8
-    TROWEXPANDMINTest.case9 float16 16x16 16x16 16x16
-    TROWEXPANDMINTest.case10 float16 16x16of32x32 16x16of32x32 16x16
-    TROWEXPANDMINTest.case11 float32 1x16384 1x16384 1x8
-    TROWEXPANDMINTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
-    TROWEXPANDMINTest.case13 float32 16x16 16x1 16x16
-    TROWEXPANDMINTest.case14 float32 16x16 16x8 16x16
-    TROWEXPANDMINTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
-    TROWEXPANDMINTest.case16 float16 16x16 16x16 16x1 tmp
-    TROWEXPANDMINTest.case17 float32 1x16384 1x16384 1x1 tmp
-    TROWEXPANDMINTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
-    TROWEXPANDMINTest.case19 int32 16x16 16x16 16x1
-    TROWEXPANDMINTest.case20 int32 16x16 16x16 16x8
-    TROWEXPANDMINTest.case21 int16 16x16 16x16 16x1
-    TROWEXPANDMINTest.case22 int16 16x16 16x16 16x16""",
-    ("TROWEXPANDMIN", "a5"): """
-    TRowExpandMinTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMinTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMinTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMinTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMinTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMinTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMinTest.case_fp32_20_64 float32 20x64 20x8 20x64
-    TRowExpandMinTest.case_int32_16_32 int32 16x32 16x32 16x1
-    TRowExpandMinTest.case_int16_16_64 int16 16x64 16x64 16x1""",
-    ("TROWEXPANDMIN", "kirin9030"): """
-    TRowExpandMinTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMinTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMinTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMinTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMinTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMinTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMinTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDMIN", "kirinDev0000"): """
-    TRowExpandMinTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMinTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMinTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMinTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMinTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMinTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMinTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-}
+# Every NPU system test's cases, from each gen_data.py's parameters and its kernel's tiles, as ONE table: a line
+# ``axis ops platforms case dtype dst src0 src1 [tmp]`` is the case ``<suite>.<case>`` of each instruction of
+# ``axis`` (``row``: TROWEXPAND*, ``col``: TCOLEXPAND*) whose word is in ``ops`` (``*``: all five) on each platform
+# of ``platforms`` (a name of :data:`PLATFORM_GROUPS` or a comma list). A test's cases are its lines in table order.
+PLATFORM_GROUPS = {"npu": ("a2a3", "a5", "kirin9030", "kirinDev0000"), "a5-like": ("a5", "kirin9030", "kirinDev0000")}
+CASES = """
+row * a2a3 case1 float32 16x16 16x16 16x1
+row * a2a3 case2 float32 16x16of32x32 16x16of32x32 16x1
+row * a2a3 case3 float16 16x16 16x16 16x1
+row * a2a3 case4 float16 16x16of32x32 16x16of32x32 16x1
+row * a2a3 case5 float32 1x16384 1x16384 1x1
+row * a2a3 case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
+row * a2a3 case7 float32 16x16 16x16 16x8
+row * a2a3 case8 float32 16x16of32x32 16x16of32x32 16x8
+row * a2a3 case9 float16 16x16 16x16 16x16
+row * a2a3 case10 float16 16x16of32x32 16x16of32x32 16x16
+row * a2a3 case11 float32 1x16384 1x16384 1x8
+row * a2a3 case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
+row * a2a3 case13 float32 16x16 16x1 16x16
+row * a2a3 case14 float32 16x16 16x8 16x16
+row * a2a3 case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
+row * a2a3 case16 float16 16x16 16x16 16x1 tmp
+row * a2a3 case17 float32 1x16384 1x16384 1x1 tmp
+row * a2a3 case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
+row * a2a3 case19 int32 16x16 16x16 16x1
+row * a2a3 case20 int32 16x16 16x16 16x8
+row * a2a3 case21 int16 16x16 16x16 16x1
+row * a2a3 case22 int16 16x16 16x16 16x16
+row MUL a2a3 case23 uint32 16x16 16x16 16x1
+row MUL a2a3 case24 uint32 16x16 16x16 16x8
+row MUL a2a3 case25 uint32 16x16 16x1 16x16
+row MUL a2a3 case26 uint32 16x16 16x8 16x16
+row ADD,MUL,MAX,MIN a5-like case_fp32_16_32 float32 16x32 16x32 16x1
+row ADD,MUL,MAX,MIN a5-like case_fp32_56_128 float32 56x128 56x128 56x1
+row ADD,MUL,MAX,MIN a5-like case_fp16_48_64 float16 48x64 48x64 48x1
+row ADD,MUL,MAX,MIN a5-like case_fp16_16_128 float16 16x128 16x128 16x1
+row ADD,MUL,MAX,MIN a5-like case_fp32_24_64 float32 24x64 24x64 24x8
+row ADD,MUL,MAX,MIN a5-like case_fp16_32_64 float16 32x64 32x1 32x64
+row ADD,MUL,MAX,MIN a5-like case_fp32_20_64 float32 20x64 20x8 20x64
+row SUB a5-like case_fp32_8_128 float32 8x128 8x128 8x1
+row SUB a5-like case_fp32_24_32 float32 24x32 24x32 24x1
+row SUB a5-like case_fp16_16_256 float16 16x256 16x256 16x1
+row SUB a5-like case_fp16_32_64 float16 32x64 32x64 32x1
+row SUB a5-like case_fp32_24_64 float32 24x64 24x64 24x8
+row SUB a5-like case_fp32_16_128 float32 16x128 16x1 16x128
+row SUB a5-like case_fp16_16_64 float16 16x64 16x16 16x64
+row * a5 case_int32_16_32 int32 16x32 16x32 16x1
+row * a5 case_int16_16_64 int16 16x64 16x64 16x1
+row MUL a5 case_uint32_16_32 uint32 16x32 16x32 16x1
+row MUL a5 case_uint16_16_64 uint16 16x64 16x64 16x1
+"""
+WORDS = ("ADD", "SUB", "MUL", "MAX", "MIN")
+# the NPU tests' suite names: a2a3's row tests spell the mnemonic, every other test the CamelCase name
+SUITE = {("row", "a2a3"): "{op}Test"}
+SUITE_DEFAULT = "T{Axis}Expand{Word}Test"
 
-# the cpu test trowexpandop: (dtype, valid, src0 tile, dst tile) per instruction (its gen_data.py's parameters;
-# TROWEXPANDMUL adds uint8); src1 is the ColMajor column of src0's rows, dst's valid rows
+
+def _axis(op: str) -> str:
+    return oracles.AXIS[op]
+
+
+def suite_of(op: str, platform: str) -> str:
+    """The suite of ``op``'s system test on an NPU ``platform``."""
+    axis = _axis(op)
+    word = op.removeprefix(f"T{axis.upper()}EXPAND")
+    return SUITE.get((axis, platform), SUITE_DEFAULT).format(op=op, Axis=axis.title(), Word=word.title())
+
+
+def _table() -> dict[tuple[str, str], list[tuple[str, ...]]]:
+    """:data:`CASES` parsed: (op, platform) -> its lines' fields ``case dtype dst src0 src1 [tmp]``, in order."""
+    out: dict[tuple[str, str], list[tuple[str, ...]]] = {}
+    for line in CASES.strip().splitlines():
+        axis, ops, plats, *fields = line.split()
+        for word in WORDS if ops == "*" else ops.split(","):
+            for platform in PLATFORM_GROUPS.get(plats) or plats.split(","):
+                out.setdefault((f"T{axis.upper()}EXPAND{word}", platform), []).append(tuple(fields))
+    return out
+
+
+NPU_CASES = _table()
+
+# the cpu tests t{row,col}expandop: (dtype, valid, src0 tile, dst tile) per instruction (their gen_data.py's
+# parameters; MUL adds uint8); TROWEXPAND*'s src1 is the ColMajor column of src0's rows, dst's valid rows
 _CPU_GEOMETRIES = (("float32", "64x64", "64x64", "64x64"), ("float16", "16x256", "16x256", "16x256"),
                    ("float32", "16x16", "32x32", "64x64"), ("int16", "16x256", "16x256", "16x256"),
                    ("int32", "64x64", "64x64", "64x64"), ("uint16", "64x64", "64x64", "64x64"),
                    ("uint32", "64x64", "64x64", "64x64"))
-CPU_SUITE = "TROWEXPANDOPTest"
+CPU_SUITES = {"row": "TROWEXPANDOPTest"}
+CPU_TESTS = {"row": "trowexpandop"}
 
 
 def _rxc(token: str) -> tuple[int, int]:
@@ -348,14 +175,16 @@ def _tile(token: str) -> Tile:
 
 
 def _cpu_cases(op: str) -> tuple[tuple[str, Case], ...]:
-    word = op.removeprefix("TROWEXPAND").lower()
+    axis = _axis(op)
+    word = op.removeprefix(f"T{axis.upper()}EXPAND").lower()
     geometries = _CPU_GEOMETRIES + ((("uint8", "64x64", "64x64", "64x64"),) if word == "mul" else ())
     out = []
     for dt, valid, src, dst in geometries:
         (vr, vc), (sr, sc) = _rxc(valid), _rxc(src)
-        name = f"{CPU_SUITE}.case_{word}_{PLAIN.get(dt, dt)}_{valid}_{src}_{dst}"
+        name = f"{CPU_SUITES[axis]}.case_{word}_{PLAIN.get(dt, dt)}_{valid}_{src}_{dst}"
+        src1 = Tile(sr, 1, vr, 1) if axis == "row" else Tile(1, sc, 1, vc)
         out.append((name, Case(op, "cpu", dt, (("dst", Tile(*_rxc(dst), vr, vc)), ("src0", Tile(sr, sc, vr, vc)),
-                                                ("src1", Tile(sr, 1, vr, 1))))))
+                                                ("src1", src1)))))
     return tuple(out)
 
 
@@ -364,11 +193,11 @@ def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
     if platform == "cpu":
         return _cpu_cases(op)
     out = []
-    for line in NPU_CASES[(op, platform)].strip().splitlines():
-        name, dt, dst, s0, s1, *more = line.split()
+    suite = suite_of(op, platform)
+    for name, dt, dst, s0, s1, *more in NPU_CASES[(op, platform)]:
         params = (("tmp", 1),) if more == ["tmp"] else ()
-        out.append((name, Case(op, platform, dt, (("dst", _tile(dst)), ("src0", _tile(s0)), ("src1", _tile(s1))),
-                               params)))
+        out.append((f"{suite}.{name}", Case(op, platform, dt, (("dst", _tile(dst)), ("src0", _tile(s0)),
+                                                                 ("src1", _tile(s1))), params)))
     return tuple(out)
 
 
@@ -411,13 +240,12 @@ def _profiles(op: str) -> dict[str, Profile]:
     out: dict[str, Profile] = {}
     for platform in PLATFORMS:
         cases = canonical(op, platform)
-        suite = CPU_SUITE if platform == "cpu" else cases[0][0].partition(".")[0]
+        suite = f"{op}Test" if platform == "cpu" else suite_of(op, platform)
         root = platforms.get(platform).test_root
-        test = "trowexpandop" if platform == "cpu" else op.lower()
+        test = CPU_TESTS[_axis(op)] if platform == "cpu" else op.lower()
         # the cpu test's suite serves five instructions: random cases are named after their own
         out[platform] = Profile(
-            op, platform, f"{op}Test" if platform == "cpu" else suite, ((FIRST_FILE[platform][0], "src0"),
-                                                                         (FIRST_FILE[platform][1], "src1")),
+            op, platform, suite, ((FIRST_FILE[platform][0], "src0"), (FIRST_FILE[platform][1], "src1")),
             golden, output, ROLES, compact=platform == "a2a3", spelling=PLAIN, canonical=cases,
             inputs_for=_inputs_for(platform), test="" if test == op.lower() else test,
             note=f"{root}/testcase/{test}: the full-shape operand's file first; "
