@@ -1,21 +1,23 @@
-"""The arithmetic expansions TROWEXPAND{ADD,SUB,MUL,MAX,MIN}: capabilities, layouts and canonical cases per
-platform.
+"""The arithmetic expansions TROWEXPAND{ADD,SUB,MUL,MAX,MIN} and TCOLEXPAND{ADD,SUB,MUL,MAX,MIN}: capabilities,
+layouts and canonical cases per platform.
 
-Facts from pto-isa 3186c381 (``docs/isa/TROWEXPAND{ADD,...}.md``: the dtypes and the two modes; the cpu
-simulator's ``include/pto/cpu/TRowExpandOp.hpp``; the system tests ``tests/npu/<plat>/src/st/testcase/
-trowexpand{add,...}/`` and the cpu one ``tests/cpu/st/testcase/trowexpandop/`` (several instructions in one test:
-the folder name says which), their folder names, files and byte layouts as ``../shared/reference/
-pto-isa-st-catalog.json`` lists them, each kernel's tiles from its kernel source) and pto-spec 0.58
-(``asl/tile/reduce-and-expand/row-expansion/``). Semantics live in ``oracles/expandop.py``; random geometries in
-``generators/expandop.py``.
+Facts from pto-isa 3186c381 (``docs/isa/T{ROW,COL}EXPAND{ADD,...}.md``: the dtypes, the row forms' two modes, the
+column forms' one scalar a column; the cpu simulator's ``include/pto/cpu/TRowExpandOp.hpp`` and
+``TColExpandOp.hpp``; the system tests ``tests/npu/<plat>/src/st/testcase/t{row,col}expand{add,...}/`` and the cpu
+ones ``tests/cpu/st/testcase/t{row,col}expandop/`` (several instructions in one test: the folder name says which;
+their DIV and EXPDIF folders are no instruction's here), their folder names, files and byte layouts as pto-isa's
+catalogue of system tests lists them, each kernel's tiles from its kernel source) and pto-spec 0.58
+(``asl/tile/reduce-and-expand/{row,column}-expansion/``). Semantics live in ``oracles/expandop.py``; random
+geometries in ``generators/expandop.py``.
 
 Files: the first input file holds the full-shape operand, the second the expanded one, whichever role (``src0``,
 ``src1``) the kernel passes them as (a2a3's ``src0eqdst=false`` cases and a5's swapped ones call
-``TROWEXPAND*(dst, expanded, full)``); ``golden.bin`` the destination. The cpu test's files are whole tiles (zeros
-outside the valid region); a2a3's scripts write valid regions only (its kernels' tiles are listed with their
-physical shapes: ``16x16of32x32``); a5's and kirin's tiles are their valid regions. Each test's cases are listed
-whole: ``case dtype dst src0 src1 [tmp]`` (``tmp``: a2a3's kernels that call the overload with a tmp tile, whose
-result is the same), in one table (:data:`CASES`).
+``TROWEXPAND*(dst, expanded, full)``; the column forms never swap); ``golden.bin`` the destination. The cpu tests'
+files are whole tiles (zeros outside the valid region; TCOLEXPAND*'s second file the one-row tile at src0's
+columns); a2a3's scripts write valid regions only (its kernels' tiles are listed with their physical shapes:
+``16x16of32x32``); a5's and kirin's tiles are their valid regions, as are every NPU column test's. Each test's
+cases are listed whole: ``case dtype dst src0 src1 [tmp]`` (``tmp``: a2a3's kernels that call the overload with a
+tmp tile, whose result is the same), in one table (:data:`CASES`).
 """
 
 from __future__ import annotations
@@ -42,15 +44,18 @@ from ptofuzz.oracles import expandop as oracles
 if TYPE_CHECKING:
     from ptofuzz.core.signature import Signature
 
-NAMES = ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX", "TROWEXPANDMIN")
+ROW_NAMES = ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX", "TROWEXPANDMIN")
+COL_NAMES = ("TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL", "TCOLEXPANDMAX", "TCOLEXPANDMIN")
+NAMES = (*ROW_NAMES, *COL_NAMES)
 ROLES = ("dst", "src0", "src1")
 PLAIN = expand.PLAIN
 PLATFORMS = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")
 
 # ---- dtype capabilities ----------------------------------------------------------------------------------------
-# docs/isa/TROWEXPAND{ADD,...}.md "Constraints": half, float, int16, int32 on A2, A3 and A5; uint16, uint32,
+# docs/isa/T{ROW,COL}EXPAND{ADD,...}.md "Constraints": half, float, int16, int32 on A2, A3 and A5; uint16, uint32,
 # bfloat16_t, int8, uint8 on A5 too (kirin runs a5's headers). The cpu simulator's TRowExpandOp.hpp:22-27
-# (IsRowExpandAllowedType): float, half, int32, int16, uint32, uint16, and uint8 for MUL only.
+# (IsRowExpandAllowedType) and TColExpandOp.hpp:20-25 (IsColExpandAllowedType): float, half, int32, int16, uint32,
+# uint16, and uint8 for MUL only.
 A2A3_DTYPES = ("float32", "float16", "int32", "int16")
 A5_DTYPES = (*A2A3_DTYPES, "uint32", "uint16", "bfloat16", "int8", "uint8")
 CPU_DTYPES = ("float32", "float16", "int32", "int16", "uint32", "uint16")
@@ -67,7 +72,7 @@ def dtypes_of(op: str, platform: str) -> tuple[str, ...]:
     # a2a3's header static_asserts it out (include/pto/npu/a2a3/TRowExpandMul.hpp:40-43): taken with the page's
     # formula (a uint32 product that wraps is undefined, as every integer width's overflow)
     if platform == "a2a3":
-        return (*A2A3_DTYPES, "uint32") if op.endswith("MUL") else A2A3_DTYPES
+        return (*A2A3_DTYPES, "uint32") if op == "TROWEXPANDMUL" else A2A3_DTYPES
     return A5_DTYPES
 
 
@@ -122,6 +127,23 @@ row * a5 case_int32_16_32 int32 16x32 16x32 16x1
 row * a5 case_int16_16_64 int16 16x64 16x64 16x1
 row MUL a5 case_uint32_16_32 uint32 16x32 16x32 16x1
 row MUL a5 case_uint16_16_64 uint16 16x64 16x64 16x1
+col ADD,MUL,MAX,MIN npu case_fp32_16_128_1_128 float32 16x128 16x128 1x128
+col ADD,MUL,MAX,MIN npu case_fp32_32_32_1_32 float32 32x32 32x32 1x32
+col ADD,MUL,MAX,MIN npu case_fp16_4_256_1_256 float16 4x256 4x256 1x256
+col ADD,MUL,MAX,MIN npu case_fp16_10_64_1_64 float16 10x64 10x64 1x64
+col SUB npu case_fp32_6_128_1_128 float32 6x128 6x128 1x128
+col SUB npu case_fp32_18_32_1_32 float32 18x32 18x32 1x32
+col SUB npu case_fp16_10_256_1_256 float16 10x256 10x256 1x256
+col SUB npu case_fp16_12_64_1_64 float16 12x64 12x64 1x64
+col * a2a3 case_int32_8_32_1_32 int32 8x32 8x32 1x32
+col * a2a3 case_int16_8_32_1_32 int16 8x32 8x32 1x32
+col * a5 case_int32_16_32_1_32 int32 16x32 16x32 1x32
+col * a5 case_int16_16_64_1_64 int16 16x64 16x64 1x64
+col ADD,MAX,MIN kirin9030,kirinDev0000 case_int32_16_32_1_32 int32 16x32 16x32 1x32
+col ADD,MAX,MIN kirin9030,kirinDev0000 case_int16_16_64_1_64 int16 16x64 16x64 1x64
+col ADD a5 case_fp32_1_128_1_128 float32 1x128 1x128 1x128
+col MUL a5 case_uint32_16_32_1_32 uint32 16x32 16x32 1x32
+col MUL a5 case_uint16_16_64_1_64 uint16 16x64 16x64 1x64
 """
 WORDS = ("ADD", "SUB", "MUL", "MAX", "MIN")
 # the NPU tests' suite names: a2a3's row tests spell the mnemonic, every other test the CamelCase name
@@ -131,6 +153,11 @@ SUITE_DEFAULT = "T{Axis}Expand{Word}Test"
 
 def _axis(op: str) -> str:
     return oracles.AXIS[op]
+
+
+def _copy(op: str) -> str:
+    """The plain expansion whose broadcast source ``op`` takes (TROWEXPAND or TCOLEXPAND)."""
+    return f"T{_axis(op).upper()}EXPAND"
 
 
 def suite_of(op: str, platform: str) -> str:
@@ -159,8 +186,8 @@ _CPU_GEOMETRIES = (("float32", "64x64", "64x64", "64x64"), ("float16", "16x256",
                    ("float32", "16x16", "32x32", "64x64"), ("int16", "16x256", "16x256", "16x256"),
                    ("int32", "64x64", "64x64", "64x64"), ("uint16", "64x64", "64x64", "64x64"),
                    ("uint32", "64x64", "64x64", "64x64"))
-CPU_SUITES = {"row": "TROWEXPANDOPTest"}
-CPU_TESTS = {"row": "trowexpandop"}
+CPU_SUITES = {"row": "TROWEXPANDOPTest", "col": "TCOLEXPANDOPTest"}
+CPU_TESTS = {"row": "trowexpandop", "col": "tcolexpandop"}
 
 
 def _rxc(token: str) -> tuple[int, int]:
@@ -213,17 +240,24 @@ def _spec_union(op: str, lists: Sequence[tuple[tuple[str, Case], ...]]) -> tuple
             valid = c.tile("dst").valid
             dst = Tile(*spec_physical(*valid, dt), *valid)
             seen.setdefault((c.dtype, valid), Case(op, "spec", c.dtype, (
-                ("dst", dst), ("src0", dst), ("src1", expand.spec_source("TROWEXPAND", dst, dt)))))
+                ("dst", dst), ("src0", dst), ("src1", expand.spec_source(_copy(op), dst, dt)))))
     return tuple((f"case_{c.dtype}_{'_'.join(t.token() for _, t in c.tiles)}", c) for c in seen.values())
 
 
 FIRST_FILE = {"cpu": ("input1.bin", "input2.bin"), "a2a3": ("input1.bin", "input2.bin"),
               "a5": ("input0.bin", "input1.bin"), "kirin9030": ("input0.bin", "input1.bin"),
               "kirinDev0000": ("input0.bin", "input1.bin")}
+# the column tests' files where they differ from the row tests' (a2a3's tcolexpand* scripts: input0, input1)
+COL_FIRST_FILE = {**FIRST_FILE, "a2a3": ("input0.bin", "input1.bin")}
 
 
-def _inputs_for(platform: str) -> Any:
-    full_file, expanded_file = FIRST_FILE[platform]
+def files_of(op: str, platform: str) -> tuple[str, str]:
+    """The full-shape operand's file and the expanded operand's on ``platform``."""
+    return (FIRST_FILE if _axis(op) == "row" else COL_FIRST_FILE)[platform]
+
+
+def _inputs_for(op: str, platform: str) -> Any:
+    full_file, expanded_file = files_of(op, platform)
 
     def inputs(case: Case) -> tuple[tuple[str, str], ...]:
         """The full-shape operand's file first, the expanded operand's second (module docstring)."""
@@ -245,9 +279,9 @@ def _profiles(op: str) -> dict[str, Profile]:
         test = CPU_TESTS[_axis(op)] if platform == "cpu" else op.lower()
         # the cpu test's suite serves five instructions: random cases are named after their own
         out[platform] = Profile(
-            op, platform, suite, ((FIRST_FILE[platform][0], "src0"), (FIRST_FILE[platform][1], "src1")),
+            op, platform, suite, ((files_of(op, platform)[0], "src0"), (files_of(op, platform)[1], "src1")),
             golden, output, ROLES, compact=platform == "a2a3", spelling=PLAIN, canonical=cases,
-            inputs_for=_inputs_for(platform), test="" if test == op.lower() else test,
+            inputs_for=_inputs_for(op, platform), test="" if test == op.lower() else test,
             note=f"{root}/testcase/{test}: the full-shape operand's file first; "
                  + ("valid-region files" if platform == "a2a3" else "each file its whole tile"))
     out["spec"] = Profile(op, "spec", f"{op}Spec", (("input1.bin", "src0"), ("input2.bin", "src1")), golden, output,
@@ -262,15 +296,18 @@ def _profiles(op: str) -> dict[str, Profile]:
 def explicit_case(op: str, platform: str, opts: Mapping[str, Any]) -> Case:
     """The one case ``--dtype --shape --dst`` describe: ``--dst`` the destination's valid region (default:
     ``--shape``, or 16x16), ``--shape`` the physical tile of dst and src0 (default: the smallest legal descriptor
-    on spec, whole 32-byte rows elsewhere); src1 the broadcast column (Mode 1; spec: pto-spec's broadcast source)."""
+    on spec, whole 32-byte rows elsewhere); src1 the broadcast column (TROWEXPAND*: Mode 1) or row (TCOLEXPAND*:
+    one row at dst's columns); spec: pto-spec's broadcast source."""
     platform = platforms.canonical(platform)
-    copy = expand.explicit_case("TROWEXPAND", platform, {**opts, "dtype": opts.get("dtype")
-                                                         or dtypes_of(op, platform)[0]})
+    copy = expand.explicit_case(_copy(op), platform, {**opts, "dtype": opts.get("dtype")
+                                                      or dtypes_of(op, platform)[0]})
     d = copy.tile("dst")
     if platforms.get(platform).kind == platforms.SPEC:
         src1 = copy.tile("src")
-    else:
+    elif _axis(op) == "row":
         src1 = Tile(max(d.valid_rows, 1), 1, d.valid_rows, 1)
+    else:
+        src1 = Tile(1, d.cols, 1, d.valid_cols)
     return Case(op, platform, copy.dtype, (("dst", d), ("src0", d), ("src1", src1)))
 
 
@@ -284,7 +321,7 @@ def replay_flags(case: Case) -> str:
 def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list[Any]:
     """Plain values wherever the data left a valid element undefined (integer overflow, a NaN in max/min, an
     NPU's subnormals or overflow): in the full-shape operand's element and the broadcast value it meets (which the
-    rest of its row shares); then the case again, as the tile-tile family does."""
+    rest of its row, or column, shares); then the case again, as the tile-tile family does."""
     out: list[Any] = []
     for source, case, inputs, outcome in items:
         rows, cols = case.tile("dst").valid
@@ -311,8 +348,9 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
 
 def geometry_class(case: Case) -> str:
     """``empty`` (no valid element), ``nodesc`` (a tile pto-spec cannot describe), ``swap`` (src0 is the expanded
-    operand), else ``spec`` (pto-spec's geometry) or ``mode1``/``mode2`` (a documented one pto-spec does not take),
-    and whether the valid region fills the destination (``full``) or not (``part``)."""
+    operand), else ``spec`` (pto-spec's geometry) or ``mode1``/``mode2`` (TROWEXPAND*) or ``row1``/``cover``
+    (TCOLEXPAND*: src1 one valid row of dst's valid columns, or more than that) (a documented one pto-spec does not
+    take), and whether the valid region fills the destination (``full``) or not (``part``)."""
     d = case.tile("dst")
     if 0 in d.valid:
         return "empty"
@@ -324,6 +362,8 @@ def geometry_class(case: Case) -> str:
         form = "spec"
     elif role is None:
         form = "other"
+    elif _axis(case.op) == "col":
+        form = "row1" if case.tile("src1").valid == (1, d.valid_cols) else "cover"
     else:
         form = "swap" if role == "src0" else "mode1" if case.tile(role).valid_cols == 1 else "mode2"
     return f"{form},{'full' if d.valid == d.shape else 'part'}"
@@ -341,9 +381,14 @@ def fault_class(case: Case) -> str:
 
 def known_difference(sig: Signature) -> str | None:
     """The documented differences between pto-spec's model and pto-isa's pages: pto-spec takes only its broadcast
-    geometry (src1 one physical column, src0 the destination's tile), pto-isa's pages a source at its own stride,
-    Mode 2 and the role swap."""
+    geometry (src0 the destination's tile; src1 one physical column, or one valid row at the destination's
+    columns), pto-isa's pages a source at its own stride, TROWEXPAND*'s Mode 2 and role swap, and a TCOLEXPAND*
+    src1 whose valid shape covers more than the columns."""
     a, b = sig.oracles()
+    if sig.kind == "fault-vs-value" and "spec" in (a, b) and sig.geometry != "spec-legal" and sig.op in COL_NAMES:
+        return ("pto-spec requires src0 to be the destination's tile and src1 one valid row of its valid columns at "
+                "its physical columns, and faults on an empty valid region and on a tile that is no legal descriptor; "
+                "pto-isa's pages take a src1 at its own stride whose valid shape covers the columns")
     if sig.kind == "fault-vs-value" and "spec" in (a, b) and sig.geometry != "spec-legal":
         return ("pto-spec requires src0 to be the destination's tile and src1 one physical column of its valid rows, "
                 "and faults on an empty valid region and on a tile that is no legal descriptor; pto-isa's pages take "
@@ -360,13 +405,19 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
         profiles = _profiles(op)
         word = oracles.OPS[op]
         formula = f"{word}(src0, b)" if word in ("max", "min") else f"src0 {ew_oracles.SYMBOL[word]} b"
-        notes = (f"docs/isa/{op}.md: dst = {formula} over dst's valid region, b the expanded operand's value a row "
-                 "(Mode 1: one column; Mode 2: a 32-byte block), src0 and src1 swap roles when src1 is full; ")
+        row = _axis(op) == "row"
+        if row:
+            notes = (f"docs/isa/{op}.md: dst = {formula} over dst's valid region, b the expanded operand's value a "
+                     "row (Mode 1: one column; Mode 2: a 32-byte block), src0 and src1 swap roles when src1 is full; ")
+            spec_notes = "src0 the destination's tile, src1 one physical column of dst's valid rows"
+        else:
+            notes = (f"docs/isa/{op}.md: dst = {formula} over dst's valid region, b = src1[0, j] (one scalar a "
+                     "column), src0 of dst's valid shape; ")
+            spec_notes = "src0 the destination's tile, src1 one valid row of dst's valid columns at its columns"
         support = {
             "spec": PlatformSupport(dtypes_of(op, "spec"), oracles.spec, profiles["spec"], bad_dtype="fault",
                                     has_system_test=False,
-                                    notes="src0 the destination's tile, src1 one physical column of dst's valid rows, "
-                                          "else Fault_TileLegality (trap 5)"),
+                                    notes=spec_notes + ", else Fault_TileLegality (trap 5)"),
             "cpu": PlatformSupport(dtypes_of(op, "cpu"), oracles.cpu, profiles["cpu"],
                                    notes=notes + "integer overflow undefined; IEEE on the host"),
             **{p: PlatformSupport(dtypes_of(op, p), oracles.npu, profiles[p],
@@ -386,7 +437,9 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
 
         out.append(Instruction(
             name=op, family="reduce-and-expand",
-            summary=f"row-broadcast {word}: dst[i, j] = {formula} over the valid region, b the expanded operand's",
+            summary=(f"row-broadcast {word}: dst[i, j] = {formula} over the valid region, b the expanded operand's"
+                     if row else f"column-broadcast {word}: dst[i, j] = {formula} over the valid region, "
+                                 "b = src1[0, j]"),
             inputs=("src0", "src1"), outputs=("dst",), platforms=support,
             random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs, draw_many=draw_many,
             options=("dtype", "shape", "dst"), random_options=("dtype", "shape"), replay_flags=replay_flags,

@@ -51,7 +51,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.expand": ("TROWEXPAND", "TCOLEXPAND"),
     "ptofuzz.instructions.reduce": ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN"),
     "ptofuzz.instructions.expandop": ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX",
-                                      "TROWEXPANDMIN"),
+                                      "TROWEXPANDMIN", "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL",
+                                      "TCOLEXPANDMAX", "TCOLEXPANDMIN"),
     "ptofuzz.instructions.ordered": ("TROWSUM", "TCOLSUM"),
     "ptofuzz.instructions.argreduce": ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN"),
 }

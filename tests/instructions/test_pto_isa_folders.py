@@ -35,7 +35,7 @@ BITWISE = ("tand", "tor", "txor", "tshl", "tshr", "tands", "tors", "txors", "tsh
 GENERATION = ("texpands", "tci", "ttri")
 CONVERSION = ("tcvt", "tdequant", "tquant")
 EXPAND = ("trowexpand", "tcolexpand", "trowexpandadd", "trowexpandsub", "trowexpandmul", "trowexpandmax",
-          "trowexpandmin")
+          "trowexpandmin", "tcolexpandadd", "tcolexpandsub", "tcolexpandmul", "tcolexpandmax", "tcolexpandmin")
 REDUCTION = ("trowmax", "trowmin", "tcolmax", "tcolmin")
 ORDERED = ("trowsum", "tcolsum")
 ARG_REDUCTION = ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin", "targreduceop")
@@ -47,9 +47,9 @@ SECOND_TEST.update({f"texpands/{p}": ("texpands_mat",) for p in ("a2a3", "a5", "
 SECOND_TEST["tquant/a5"] = ("tquant_dn",)
 SECOND_TEST.update({f"trowexpand/{p}": ("trowexpandbrcb",) for p in ("a5", "kirin9030")})
 #: (key) -> (the test folder, the prefix of its folders that are the key's): a cpu test of several instructions,
-#: whose folder names say which (its TROWEXPANDDIV and TROWEXPANDEXPDIF folders are no covered instruction's)
-SHARED_TEST = {f"trowexpand{w}/cpu": ("trowexpandop", f"TROWEXPANDOPTest.case_{w}_")
-               for w in ("add", "sub", "mul", "max", "min")}
+#: whose folder names say which (its T{ROW,COL}EXPANDDIV and -EXPDIF folders are no covered instruction's)
+SHARED_TEST = {f"t{axis}expand{w}/cpu": (f"t{axis}expandop", f"T{axis.upper()}EXPANDOPTest.case_{w}_")
+               for axis in ("row", "col") for w in ("add", "sub", "mul", "max", "min")}
 
 
 def _rounded(suite: str, used: int, received: int) -> tuple[str, str]:

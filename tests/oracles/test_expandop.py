@@ -13,7 +13,7 @@ from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
 from ptofuzz.instructions import expandop, registry
 
-OPS = expandop.NAMES
+OPS = expandop.ROW_NAMES
 DOCUMENTED = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")
 NAN_PAYLOAD = 0x7FA00001  # a signalling NaN with a payload
 CANONICAL_NAN = 0x7FC00000
