@@ -78,6 +78,15 @@ def _row_expand_overflow(sig: Signature) -> bool:
         and sig.region == "signed-integer-overflow"
 
 
+COL_EXPAND_OVERFLOWING = ("TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL")
+
+
+def _col_expand_overflow(sig: Signature) -> bool:
+    """UBSan's report of a signed overflow in a column-broadcast add, sub or mul."""
+    return sig.op in COL_EXPAND_OVERFLOWING and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "signed-integer-overflow"
+
+
 def _tabs_negative_zero(sig: Signature) -> bool:
     """The simulator against any other oracle: a float TABS element whose zero keeps its sign."""
     return sig.op == "TABS" and CPUSIM in sig.oracles() and sig.dtype_class == "float" \
@@ -449,6 +458,19 @@ DEFECTS: tuple[Defect, ...] = (
            "findings; ptofuzz fuzz trowexpandmul --oracles cpu,cpusim --dtype uint16 --sanitize undefined --runs "
            "2000 --out findings",
            _row_expand_overflow),
+    Defect("cpusim-colexpand-signed-overflow-ub", COL_EXPAND_OVERFLOWING, CPUSIM,
+           "include/pto/cpu/TColExpandOp.hpp:61 applies ElementOpCal's three-operand form, whose ElementOp.h:109 "
+           "(dst = src0 + src1), :116 (src0 - src1) and :130 (src0 * src1) compute in the element type after C++'s "
+           "integer promotions: for int32_t an overflow is signed-integer overflow, and a uint16_t product of 2^31 "
+           "or more overflows the int both operands are promoted to; undefined behaviour (UBSan reports the int32 "
+           "cases with g++ and clang, the uint16 products with clang, whose front end does not narrow the "
+           "multiply; -O2 happens to wrap)",
+           "docs/isa/TCOLEXPANDADD.md, TCOLEXPANDSUB.md and TCOLEXPANDMUL.md give the formula for these types and "
+           "state no overflow behaviour; no result is defined by undefined behaviour",
+           "ptofuzz fuzz tcolexpandadd --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out "
+           "findings; CXX=clang++ ptofuzz fuzz tcolexpandmul --oracles cpu,cpusim --dtype uint16 --sanitize "
+           "undefined --runs 2000 --out findings",
+           _col_expand_overflow),
     Defect("cpusim-tabs-negative-zero", ("TABS",), CPUSIM,
            "include/pto/cpu/TAbs.hpp:25: dst = src < 0 ? -src : src; -0.0 < 0 is false, so |-0| comes back as -0 "
            "(and a NaN keeps its sign bit)",

@@ -1,21 +1,23 @@
-"""The arithmetic expansions TROWEXPAND{ADD,SUB,MUL,MAX,MIN}: capabilities, layouts and canonical cases per
-platform.
+"""The arithmetic expansions TROWEXPAND{ADD,SUB,MUL,MAX,MIN} and TCOLEXPAND{ADD,SUB,MUL,MAX,MIN}: capabilities,
+layouts and canonical cases per platform.
 
-Facts from pto-isa 3186c381 (``docs/isa/TROWEXPAND{ADD,...}.md``: the dtypes and the two modes; the cpu
-simulator's ``include/pto/cpu/TRowExpandOp.hpp``; the system tests ``tests/npu/<plat>/src/st/testcase/
-trowexpand{add,...}/`` and the cpu one ``tests/cpu/st/testcase/trowexpandop/`` (several instructions in one test:
-the folder name says which), their folder names, files and byte layouts as ``../shared/reference/
-pto-isa-st-catalog.json`` lists them, each kernel's tiles from its kernel source) and pto-spec 0.58
-(``asl/tile/reduce-and-expand/row-expansion/``). Semantics live in ``oracles/expandop.py``; random geometries in
-``generators/expandop.py``.
+Facts from pto-isa 3186c381 (``docs/isa/T{ROW,COL}EXPAND{ADD,...}.md``: the dtypes, the row forms' two modes, the
+column forms' one scalar a column; the cpu simulator's ``include/pto/cpu/TRowExpandOp.hpp`` and
+``TColExpandOp.hpp``; the system tests ``tests/npu/<plat>/src/st/testcase/t{row,col}expand{add,...}/`` and the cpu
+ones ``tests/cpu/st/testcase/t{row,col}expandop/`` (several instructions in one test: the folder name says which;
+their DIV and EXPDIF folders are no instruction's here), their folder names, files and byte layouts as pto-isa's
+catalogue of system tests lists them, each kernel's tiles from its kernel source) and pto-spec 0.58
+(``asl/tile/reduce-and-expand/{row,column}-expansion/``). Semantics live in ``oracles/expandop.py``; random
+geometries in ``generators/expandop.py``.
 
 Files: the first input file holds the full-shape operand, the second the expanded one, whichever role (``src0``,
 ``src1``) the kernel passes them as (a2a3's ``src0eqdst=false`` cases and a5's swapped ones call
-``TROWEXPAND*(dst, expanded, full)``); ``golden.bin`` the destination. The cpu test's files are whole tiles (zeros
-outside the valid region); a2a3's scripts write valid regions only (its kernels' tiles are listed with their
-physical shapes: ``16x16of32x32``); a5's and kirin's tiles are their valid regions. Each test's cases are listed
-whole: ``name dtype dst src0 src1 [tmp]`` (``tmp``: a2a3's kernels that call the overload with a tmp tile, whose
-result is the same).
+``TROWEXPAND*(dst, expanded, full)``; the column forms never swap); ``golden.bin`` the destination. The cpu tests'
+files are whole tiles (zeros outside the valid region; TCOLEXPAND*'s second file the one-row tile at src0's
+columns); a2a3's scripts write valid regions only (its kernels' tiles are listed with their physical shapes:
+``16x16of32x32``); a5's and kirin's tiles are their valid regions, as are every NPU column test's. Each test's
+cases are listed whole: ``case dtype dst src0 src1 [tmp]`` (``tmp``: a2a3's kernels that call the overload with a
+tmp tile, whose result is the same), in one table (:data:`CASES`).
 """
 
 from __future__ import annotations
@@ -42,15 +44,18 @@ from ptofuzz.oracles import expandop as oracles
 if TYPE_CHECKING:
     from ptofuzz.core.signature import Signature
 
-NAMES = ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX", "TROWEXPANDMIN")
+ROW_NAMES = ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX", "TROWEXPANDMIN")
+COL_NAMES = ("TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL", "TCOLEXPANDMAX", "TCOLEXPANDMIN")
+NAMES = (*ROW_NAMES, *COL_NAMES)
 ROLES = ("dst", "src0", "src1")
 PLAIN = expand.PLAIN
 PLATFORMS = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")
 
 # ---- dtype capabilities ----------------------------------------------------------------------------------------
-# docs/isa/TROWEXPAND{ADD,...}.md "Constraints": half, float, int16, int32 on A2, A3 and A5; uint16, uint32,
+# docs/isa/T{ROW,COL}EXPAND{ADD,...}.md "Constraints": half, float, int16, int32 on A2, A3 and A5; uint16, uint32,
 # bfloat16_t, int8, uint8 on A5 too (kirin runs a5's headers). The cpu simulator's TRowExpandOp.hpp:22-27
-# (IsRowExpandAllowedType): float, half, int32, int16, uint32, uint16, and uint8 for MUL only.
+# (IsRowExpandAllowedType) and TColExpandOp.hpp:20-25 (IsColExpandAllowedType): float, half, int32, int16, uint32,
+# uint16, and uint8 for MUL only.
 A2A3_DTYPES = ("float32", "float16", "int32", "int16")
 A5_DTYPES = (*A2A3_DTYPES, "uint32", "uint16", "bfloat16", "int8", "uint8")
 CPU_DTYPES = ("float32", "float16", "int32", "int16", "uint32", "uint16")
@@ -67,273 +72,122 @@ def dtypes_of(op: str, platform: str) -> tuple[str, ...]:
     # a2a3's header static_asserts it out (include/pto/npu/a2a3/TRowExpandMul.hpp:40-43): taken with the page's
     # formula (a uint32 product that wraps is undefined, as every integer width's overflow)
     if platform == "a2a3":
-        return (*A2A3_DTYPES, "uint32") if op.endswith("MUL") else A2A3_DTYPES
+        return (*A2A3_DTYPES, "uint32") if op == "TROWEXPANDMUL" else A2A3_DTYPES
     return A5_DTYPES
 
 
 # ---- canonical cases ------------------------------------------------------------------------------------------
-# the NPU tests' cases (whole folder names), from each gen_data.py's parameters and its kernel's tiles
-NPU_CASES: dict[tuple[str, str], str] = {
-    ("TROWEXPANDADD", "a2a3"): """
-    TROWEXPANDADDTest.case1 float32 16x16 16x16 16x1
-    TROWEXPANDADDTest.case2 float32 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDADDTest.case3 float16 16x16 16x16 16x1
-    TROWEXPANDADDTest.case4 float16 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDADDTest.case5 float32 1x16384 1x16384 1x1
-    TROWEXPANDADDTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
-    TROWEXPANDADDTest.case7 float32 16x16 16x16 16x8
-    TROWEXPANDADDTest.case8 float32 16x16of32x32 16x16of32x32 16x8
-    TROWEXPANDADDTest.case9 float16 16x16 16x16 16x16
-    TROWEXPANDADDTest.case10 float16 16x16of32x32 16x16of32x32 16x16
-    TROWEXPANDADDTest.case11 float32 1x16384 1x16384 1x8
-    TROWEXPANDADDTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
-    TROWEXPANDADDTest.case13 float32 16x16 16x1 16x16
-    TROWEXPANDADDTest.case14 float32 16x16 16x8 16x16
-    TROWEXPANDADDTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
-    TROWEXPANDADDTest.case16 float16 16x16 16x16 16x1 tmp
-    TROWEXPANDADDTest.case17 float32 1x16384 1x16384 1x1 tmp
-    TROWEXPANDADDTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
-    TROWEXPANDADDTest.case19 int32 16x16 16x16 16x1
-    TROWEXPANDADDTest.case20 int32 16x16 16x16 16x8
-    TROWEXPANDADDTest.case21 int16 16x16 16x16 16x1
-    TROWEXPANDADDTest.case22 int16 16x16 16x16 16x16""",
-    ("TROWEXPANDADD", "a5"): """
-    TRowExpandAddTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandAddTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandAddTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandAddTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandAddTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandAddTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandAddTest.case_fp32_20_64 float32 20x64 20x8 20x64
-    TRowExpandAddTest.case_int32_16_32 int32 16x32 16x32 16x1
-    TRowExpandAddTest.case_int16_16_64 int16 16x64 16x64 16x1""",
-    ("TROWEXPANDADD", "kirin9030"): """
-    TRowExpandAddTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandAddTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandAddTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandAddTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandAddTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandAddTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandAddTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDADD", "kirinDev0000"): """
-    TRowExpandAddTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandAddTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandAddTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandAddTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandAddTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandAddTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandAddTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDSUB", "a2a3"): """
-    TROWEXPANDSUBTest.case1 float32 16x16 16x16 16x1
-    TROWEXPANDSUBTest.case2 float32 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDSUBTest.case3 float16 16x16 16x16 16x1
-    TROWEXPANDSUBTest.case4 float16 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDSUBTest.case5 float32 1x16384 1x16384 1x1
-    TROWEXPANDSUBTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
-    TROWEXPANDSUBTest.case7 float32 16x16 16x16 16x8
-    TROWEXPANDSUBTest.case8 float32 16x16of32x32 16x16of32x32 16x8
-    TROWEXPANDSUBTest.case9 float16 16x16 16x16 16x16
-    TROWEXPANDSUBTest.case10 float16 16x16of32x32 16x16of32x32 16x16
-    TROWEXPANDSUBTest.case11 float32 1x16384 1x16384 1x8
-    TROWEXPANDSUBTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
-    TROWEXPANDSUBTest.case13 float32 16x16 16x1 16x16
-    TROWEXPANDSUBTest.case14 float32 16x16 16x8 16x16
-    TROWEXPANDSUBTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
-    TROWEXPANDSUBTest.case16 float16 16x16 16x16 16x1 tmp
-    TROWEXPANDSUBTest.case17 float32 1x16384 1x16384 1x1 tmp
-    TROWEXPANDSUBTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
-    TROWEXPANDSUBTest.case19 int32 16x16 16x16 16x1
-    TROWEXPANDSUBTest.case20 int32 16x16 16x16 16x8
-    TROWEXPANDSUBTest.case21 int16 16x16 16x16 16x1
-    TROWEXPANDSUBTest.case22 int16 16x16 16x16 16x16""",
-    ("TROWEXPANDSUB", "a5"): """
-    TRowExpandSubTest.case_fp32_8_128 float32 8x128 8x128 8x1
-    TRowExpandSubTest.case_fp32_24_32 float32 24x32 24x32 24x1
-    TRowExpandSubTest.case_fp16_16_256 float16 16x256 16x256 16x1
-    TRowExpandSubTest.case_fp16_32_64 float16 32x64 32x64 32x1
-    TRowExpandSubTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandSubTest.case_fp32_16_128 float32 16x128 16x1 16x128
-    TRowExpandSubTest.case_fp16_16_64 float16 16x64 16x16 16x64
-    TRowExpandSubTest.case_int32_16_32 int32 16x32 16x32 16x1
-    TRowExpandSubTest.case_int16_16_64 int16 16x64 16x64 16x1""",
-    ("TROWEXPANDSUB", "kirin9030"): """
-    TRowExpandSubTest.case_fp32_8_128 float32 8x128 8x128 8x1
-    TRowExpandSubTest.case_fp32_24_32 float32 24x32 24x32 24x1
-    TRowExpandSubTest.case_fp16_16_256 float16 16x256 16x256 16x1
-    TRowExpandSubTest.case_fp16_32_64 float16 32x64 32x64 32x1
-    TRowExpandSubTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandSubTest.case_fp32_16_128 float32 16x128 16x1 16x128
-    TRowExpandSubTest.case_fp16_16_64 float16 16x64 16x16 16x64""",
-    ("TROWEXPANDSUB", "kirinDev0000"): """
-    TRowExpandSubTest.case_fp32_8_128 float32 8x128 8x128 8x1
-    TRowExpandSubTest.case_fp32_24_32 float32 24x32 24x32 24x1
-    TRowExpandSubTest.case_fp16_16_256 float16 16x256 16x256 16x1
-    TRowExpandSubTest.case_fp16_32_64 float16 32x64 32x64 32x1
-    TRowExpandSubTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandSubTest.case_fp32_16_128 float32 16x128 16x1 16x128
-    TRowExpandSubTest.case_fp16_16_64 float16 16x64 16x16 16x64""",
-    ("TROWEXPANDMUL", "a2a3"): """
-    TROWEXPANDMULTest.case1 float32 16x16 16x16 16x1
-    TROWEXPANDMULTest.case2 float32 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDMULTest.case3 float16 16x16 16x16 16x1
-    TROWEXPANDMULTest.case4 float16 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDMULTest.case5 float32 1x16384 1x16384 1x1
-    TROWEXPANDMULTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
-    TROWEXPANDMULTest.case7 float32 16x16 16x16 16x8
-    TROWEXPANDMULTest.case8 float32 16x16of32x32 16x16of32x32 16x8
-    TROWEXPANDMULTest.case9 float16 16x16 16x16 16x16
-    TROWEXPANDMULTest.case10 float16 16x16of32x32 16x16of32x32 16x16
-    TROWEXPANDMULTest.case11 float32 1x16384 1x16384 1x8
-    TROWEXPANDMULTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
-    TROWEXPANDMULTest.case13 float32 16x16 16x1 16x16
-    TROWEXPANDMULTest.case14 float32 16x16 16x8 16x16
-    TROWEXPANDMULTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
-    TROWEXPANDMULTest.case16 float16 16x16 16x16 16x1 tmp
-    TROWEXPANDMULTest.case17 float32 1x16384 1x16384 1x1 tmp
-    TROWEXPANDMULTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
-    TROWEXPANDMULTest.case19 int32 16x16 16x16 16x1
-    TROWEXPANDMULTest.case20 int32 16x16 16x16 16x8
-    TROWEXPANDMULTest.case21 int16 16x16 16x16 16x1
-    TROWEXPANDMULTest.case22 int16 16x16 16x16 16x16
-    TROWEXPANDMULTest.case23 uint32 16x16 16x16 16x1
-    TROWEXPANDMULTest.case24 uint32 16x16 16x16 16x8
-    TROWEXPANDMULTest.case25 uint32 16x16 16x1 16x16
-    TROWEXPANDMULTest.case26 uint32 16x16 16x8 16x16""",
-    ("TROWEXPANDMUL", "a5"): """
-    TRowExpandMulTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMulTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMulTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMulTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMulTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMulTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMulTest.case_fp32_20_64 float32 20x64 20x8 20x64
-    TRowExpandMulTest.case_int32_16_32 int32 16x32 16x32 16x1
-    TRowExpandMulTest.case_int16_16_64 int16 16x64 16x64 16x1
-    TRowExpandMulTest.case_uint32_16_32 uint32 16x32 16x32 16x1
-    TRowExpandMulTest.case_uint16_16_64 uint16 16x64 16x64 16x1""",
-    ("TROWEXPANDMUL", "kirin9030"): """
-    TRowExpandMulTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMulTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMulTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMulTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMulTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMulTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMulTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDMUL", "kirinDev0000"): """
-    TRowExpandMulTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMulTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMulTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMulTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMulTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMulTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMulTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDMAX", "a2a3"): """
-    TROWEXPANDMAXTest.case1 float32 16x16 16x16 16x1
-    TROWEXPANDMAXTest.case2 float32 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDMAXTest.case3 float16 16x16 16x16 16x1
-    TROWEXPANDMAXTest.case4 float16 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDMAXTest.case5 float32 1x16384 1x16384 1x1
-    TROWEXPANDMAXTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
-    TROWEXPANDMAXTest.case7 float32 16x16 16x16 16x8
-    TROWEXPANDMAXTest.case8 float32 16x16of32x32 16x16of32x32 16x8
-    TROWEXPANDMAXTest.case9 float16 16x16 16x16 16x16
-    TROWEXPANDMAXTest.case10 float16 16x16of32x32 16x16of32x32 16x16
-    TROWEXPANDMAXTest.case11 float32 1x16384 1x16384 1x8
-    TROWEXPANDMAXTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
-    TROWEXPANDMAXTest.case13 float32 16x16 16x1 16x16
-    TROWEXPANDMAXTest.case14 float32 16x16 16x8 16x16
-    TROWEXPANDMAXTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
-    TROWEXPANDMAXTest.case16 float16 16x16 16x16 16x1 tmp
-    TROWEXPANDMAXTest.case17 float32 1x16384 1x16384 1x1 tmp
-    TROWEXPANDMAXTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
-    TROWEXPANDMAXTest.case19 int32 16x16 16x16 16x1
-    TROWEXPANDMAXTest.case20 int32 16x16 16x16 16x8
-    TROWEXPANDMAXTest.case21 int16 16x16 16x16 16x1
-    TROWEXPANDMAXTest.case22 int16 16x16 16x16 16x16""",
-    ("TROWEXPANDMAX", "a5"): """
-    TRowExpandMaxTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMaxTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMaxTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMaxTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMaxTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMaxTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMaxTest.case_fp32_20_64 float32 20x64 20x8 20x64
-    TRowExpandMaxTest.case_int32_16_32 int32 16x32 16x32 16x1
-    TRowExpandMaxTest.case_int16_16_64 int16 16x64 16x64 16x1""",
-    ("TROWEXPANDMAX", "kirin9030"): """
-    TRowExpandMaxTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMaxTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMaxTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMaxTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMaxTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMaxTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMaxTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDMAX", "kirinDev0000"): """
-    TRowExpandMaxTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMaxTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMaxTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMaxTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMaxTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMaxTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMaxTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDMIN", "a2a3"): """
-    TROWEXPANDMINTest.case1 float32 16x16 16x16 16x1
-    TROWEXPANDMINTest.case2 float32 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDMINTest.case3 float16 16x16 16x16 16x1
-    TROWEXPANDMINTest.case4 float16 16x16of32x32 16x16of32x32 16x1
-    TROWEXPANDMINTest.case5 float32 1x16384 1x16384 1x1
-    TROWEXPANDMINTest.case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
-    TROWEXPANDMINTest.case7 float32 16x16 16x16 16x8
-    TROWEXPANDMINTest.case8 float32 16x16of32x32 16x16of32x32 16x8
-    TROWEXPANDMINTest.case9 float16 16x16 16x16 16x16
-    TROWEXPANDMINTest.case10 float16 16x16of32x32 16x16of32x32 16x16
-    TROWEXPANDMINTest.case11 float32 1x16384 1x16384 1x8
-    TROWEXPANDMINTest.case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
-    TROWEXPANDMINTest.case13 float32 16x16 16x1 16x16
-    TROWEXPANDMINTest.case14 float32 16x16 16x8 16x16
-    TROWEXPANDMINTest.case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
-    TROWEXPANDMINTest.case16 float16 16x16 16x16 16x1 tmp
-    TROWEXPANDMINTest.case17 float32 1x16384 1x16384 1x1 tmp
-    TROWEXPANDMINTest.case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
-    TROWEXPANDMINTest.case19 int32 16x16 16x16 16x1
-    TROWEXPANDMINTest.case20 int32 16x16 16x16 16x8
-    TROWEXPANDMINTest.case21 int16 16x16 16x16 16x1
-    TROWEXPANDMINTest.case22 int16 16x16 16x16 16x16""",
-    ("TROWEXPANDMIN", "a5"): """
-    TRowExpandMinTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMinTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMinTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMinTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMinTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMinTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMinTest.case_fp32_20_64 float32 20x64 20x8 20x64
-    TRowExpandMinTest.case_int32_16_32 int32 16x32 16x32 16x1
-    TRowExpandMinTest.case_int16_16_64 int16 16x64 16x64 16x1""",
-    ("TROWEXPANDMIN", "kirin9030"): """
-    TRowExpandMinTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMinTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMinTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMinTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMinTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMinTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMinTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-    ("TROWEXPANDMIN", "kirinDev0000"): """
-    TRowExpandMinTest.case_fp32_16_32 float32 16x32 16x32 16x1
-    TRowExpandMinTest.case_fp32_56_128 float32 56x128 56x128 56x1
-    TRowExpandMinTest.case_fp16_48_64 float16 48x64 48x64 48x1
-    TRowExpandMinTest.case_fp16_16_128 float16 16x128 16x128 16x1
-    TRowExpandMinTest.case_fp32_24_64 float32 24x64 24x64 24x8
-    TRowExpandMinTest.case_fp16_32_64 float16 32x64 32x1 32x64
-    TRowExpandMinTest.case_fp32_20_64 float32 20x64 20x8 20x64""",
-}
+# Every NPU system test's cases, from each gen_data.py's parameters and its kernel's tiles, as ONE table: a line
+# ``axis ops platforms case dtype dst src0 src1 [tmp]`` is the case ``<suite>.<case>`` of each instruction of
+# ``axis`` (``row``: TROWEXPAND*, ``col``: TCOLEXPAND*) whose word is in ``ops`` (``*``: all five) on each platform
+# of ``platforms`` (a name of :data:`PLATFORM_GROUPS` or a comma list). A test's cases are its lines in table order.
+PLATFORM_GROUPS = {"npu": ("a2a3", "a5", "kirin9030", "kirinDev0000"), "a5-like": ("a5", "kirin9030", "kirinDev0000")}
+CASES = """
+row * a2a3 case1 float32 16x16 16x16 16x1
+row * a2a3 case2 float32 16x16of32x32 16x16of32x32 16x1
+row * a2a3 case3 float16 16x16 16x16 16x1
+row * a2a3 case4 float16 16x16of32x32 16x16of32x32 16x1
+row * a2a3 case5 float32 1x16384 1x16384 1x1
+row * a2a3 case6 float32 2048x1of2048x8 2048x1of2048x8 2048x1
+row * a2a3 case7 float32 16x16 16x16 16x8
+row * a2a3 case8 float32 16x16of32x32 16x16of32x32 16x8
+row * a2a3 case9 float16 16x16 16x16 16x16
+row * a2a3 case10 float16 16x16of32x32 16x16of32x32 16x16
+row * a2a3 case11 float32 1x16384 1x16384 1x8
+row * a2a3 case12 float32 2048x1of2048x8 2048x1of2048x8 2048x8
+row * a2a3 case13 float32 16x16 16x1 16x16
+row * a2a3 case14 float32 16x16 16x8 16x16
+row * a2a3 case15 float32 16x16of32x32 16x16of32x32 16x1 tmp
+row * a2a3 case16 float16 16x16 16x16 16x1 tmp
+row * a2a3 case17 float32 1x16384 1x16384 1x1 tmp
+row * a2a3 case18 float32 2048x1of2048x8 2048x1of2048x8 2048x1 tmp
+row * a2a3 case19 int32 16x16 16x16 16x1
+row * a2a3 case20 int32 16x16 16x16 16x8
+row * a2a3 case21 int16 16x16 16x16 16x1
+row * a2a3 case22 int16 16x16 16x16 16x16
+row MUL a2a3 case23 uint32 16x16 16x16 16x1
+row MUL a2a3 case24 uint32 16x16 16x16 16x8
+row MUL a2a3 case25 uint32 16x16 16x1 16x16
+row MUL a2a3 case26 uint32 16x16 16x8 16x16
+row ADD,MUL,MAX,MIN a5-like case_fp32_16_32 float32 16x32 16x32 16x1
+row ADD,MUL,MAX,MIN a5-like case_fp32_56_128 float32 56x128 56x128 56x1
+row ADD,MUL,MAX,MIN a5-like case_fp16_48_64 float16 48x64 48x64 48x1
+row ADD,MUL,MAX,MIN a5-like case_fp16_16_128 float16 16x128 16x128 16x1
+row ADD,MUL,MAX,MIN a5-like case_fp32_24_64 float32 24x64 24x64 24x8
+row ADD,MUL,MAX,MIN a5-like case_fp16_32_64 float16 32x64 32x1 32x64
+row ADD,MUL,MAX,MIN a5-like case_fp32_20_64 float32 20x64 20x8 20x64
+row SUB a5-like case_fp32_8_128 float32 8x128 8x128 8x1
+row SUB a5-like case_fp32_24_32 float32 24x32 24x32 24x1
+row SUB a5-like case_fp16_16_256 float16 16x256 16x256 16x1
+row SUB a5-like case_fp16_32_64 float16 32x64 32x64 32x1
+row SUB a5-like case_fp32_24_64 float32 24x64 24x64 24x8
+row SUB a5-like case_fp32_16_128 float32 16x128 16x1 16x128
+row SUB a5-like case_fp16_16_64 float16 16x64 16x16 16x64
+row * a5 case_int32_16_32 int32 16x32 16x32 16x1
+row * a5 case_int16_16_64 int16 16x64 16x64 16x1
+row MUL a5 case_uint32_16_32 uint32 16x32 16x32 16x1
+row MUL a5 case_uint16_16_64 uint16 16x64 16x64 16x1
+col ADD,MUL,MAX,MIN npu case_fp32_16_128_1_128 float32 16x128 16x128 1x128
+col ADD,MUL,MAX,MIN npu case_fp32_32_32_1_32 float32 32x32 32x32 1x32
+col ADD,MUL,MAX,MIN npu case_fp16_4_256_1_256 float16 4x256 4x256 1x256
+col ADD,MUL,MAX,MIN npu case_fp16_10_64_1_64 float16 10x64 10x64 1x64
+col SUB npu case_fp32_6_128_1_128 float32 6x128 6x128 1x128
+col SUB npu case_fp32_18_32_1_32 float32 18x32 18x32 1x32
+col SUB npu case_fp16_10_256_1_256 float16 10x256 10x256 1x256
+col SUB npu case_fp16_12_64_1_64 float16 12x64 12x64 1x64
+col * a2a3 case_int32_8_32_1_32 int32 8x32 8x32 1x32
+col * a2a3 case_int16_8_32_1_32 int16 8x32 8x32 1x32
+col * a5 case_int32_16_32_1_32 int32 16x32 16x32 1x32
+col * a5 case_int16_16_64_1_64 int16 16x64 16x64 1x64
+col ADD,MAX,MIN kirin9030,kirinDev0000 case_int32_16_32_1_32 int32 16x32 16x32 1x32
+col ADD,MAX,MIN kirin9030,kirinDev0000 case_int16_16_64_1_64 int16 16x64 16x64 1x64
+col ADD a5 case_fp32_1_128_1_128 float32 1x128 1x128 1x128
+col MUL a5 case_uint32_16_32_1_32 uint32 16x32 16x32 1x32
+col MUL a5 case_uint16_16_64_1_64 uint16 16x64 16x64 1x64
+"""
+WORDS = ("ADD", "SUB", "MUL", "MAX", "MIN")
+# the NPU tests' suite names: a2a3's row tests spell the mnemonic, every other test the CamelCase name
+SUITE = {("row", "a2a3"): "{op}Test"}
+SUITE_DEFAULT = "T{Axis}Expand{Word}Test"
 
-# the cpu test trowexpandop: (dtype, valid, src0 tile, dst tile) per instruction (its gen_data.py's parameters;
-# TROWEXPANDMUL adds uint8); src1 is the ColMajor column of src0's rows, dst's valid rows
+
+def _axis(op: str) -> str:
+    return oracles.AXIS[op]
+
+
+def _copy(op: str) -> str:
+    """The plain expansion whose broadcast source ``op`` takes (TROWEXPAND or TCOLEXPAND)."""
+    return f"T{_axis(op).upper()}EXPAND"
+
+
+def suite_of(op: str, platform: str) -> str:
+    """The suite of ``op``'s system test on an NPU ``platform``."""
+    axis = _axis(op)
+    word = op.removeprefix(f"T{axis.upper()}EXPAND")
+    return SUITE.get((axis, platform), SUITE_DEFAULT).format(op=op, Axis=axis.title(), Word=word.title())
+
+
+def _table() -> dict[tuple[str, str], list[tuple[str, ...]]]:
+    """:data:`CASES` parsed: (op, platform) -> its lines' fields ``case dtype dst src0 src1 [tmp]``, in order."""
+    out: dict[tuple[str, str], list[tuple[str, ...]]] = {}
+    for line in CASES.strip().splitlines():
+        axis, ops, plats, *fields = line.split()
+        for word in WORDS if ops == "*" else ops.split(","):
+            for platform in PLATFORM_GROUPS.get(plats) or plats.split(","):
+                out.setdefault((f"T{axis.upper()}EXPAND{word}", platform), []).append(tuple(fields))
+    return out
+
+
+NPU_CASES = _table()
+
+# the cpu tests t{row,col}expandop: (dtype, valid, src0 tile, dst tile) per instruction (their gen_data.py's
+# parameters; MUL adds uint8); TROWEXPAND*'s src1 is the ColMajor column of src0's rows, dst's valid rows
 _CPU_GEOMETRIES = (("float32", "64x64", "64x64", "64x64"), ("float16", "16x256", "16x256", "16x256"),
                    ("float32", "16x16", "32x32", "64x64"), ("int16", "16x256", "16x256", "16x256"),
                    ("int32", "64x64", "64x64", "64x64"), ("uint16", "64x64", "64x64", "64x64"),
                    ("uint32", "64x64", "64x64", "64x64"))
-CPU_SUITE = "TROWEXPANDOPTest"
+CPU_SUITES = {"row": "TROWEXPANDOPTest", "col": "TCOLEXPANDOPTest"}
+CPU_TESTS = {"row": "trowexpandop", "col": "tcolexpandop"}
 
 
 def _rxc(token: str) -> tuple[int, int]:
@@ -348,14 +202,16 @@ def _tile(token: str) -> Tile:
 
 
 def _cpu_cases(op: str) -> tuple[tuple[str, Case], ...]:
-    word = op.removeprefix("TROWEXPAND").lower()
+    axis = _axis(op)
+    word = op.removeprefix(f"T{axis.upper()}EXPAND").lower()
     geometries = _CPU_GEOMETRIES + ((("uint8", "64x64", "64x64", "64x64"),) if word == "mul" else ())
     out = []
     for dt, valid, src, dst in geometries:
         (vr, vc), (sr, sc) = _rxc(valid), _rxc(src)
-        name = f"{CPU_SUITE}.case_{word}_{PLAIN.get(dt, dt)}_{valid}_{src}_{dst}"
+        name = f"{CPU_SUITES[axis]}.case_{word}_{PLAIN.get(dt, dt)}_{valid}_{src}_{dst}"
+        src1 = Tile(sr, 1, vr, 1) if axis == "row" else Tile(1, sc, 1, vc)
         out.append((name, Case(op, "cpu", dt, (("dst", Tile(*_rxc(dst), vr, vc)), ("src0", Tile(sr, sc, vr, vc)),
-                                                ("src1", Tile(sr, 1, vr, 1))))))
+                                                ("src1", src1)))))
     return tuple(out)
 
 
@@ -364,11 +220,11 @@ def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
     if platform == "cpu":
         return _cpu_cases(op)
     out = []
-    for line in NPU_CASES[(op, platform)].strip().splitlines():
-        name, dt, dst, s0, s1, *more = line.split()
+    suite = suite_of(op, platform)
+    for name, dt, dst, s0, s1, *more in NPU_CASES[(op, platform)]:
         params = (("tmp", 1),) if more == ["tmp"] else ()
-        out.append((name, Case(op, platform, dt, (("dst", _tile(dst)), ("src0", _tile(s0)), ("src1", _tile(s1))),
-                               params)))
+        out.append((f"{suite}.{name}", Case(op, platform, dt, (("dst", _tile(dst)), ("src0", _tile(s0)),
+                                                                 ("src1", _tile(s1))), params)))
     return tuple(out)
 
 
@@ -384,17 +240,24 @@ def _spec_union(op: str, lists: Sequence[tuple[tuple[str, Case], ...]]) -> tuple
             valid = c.tile("dst").valid
             dst = Tile(*spec_physical(*valid, dt), *valid)
             seen.setdefault((c.dtype, valid), Case(op, "spec", c.dtype, (
-                ("dst", dst), ("src0", dst), ("src1", expand.spec_source("TROWEXPAND", dst, dt)))))
+                ("dst", dst), ("src0", dst), ("src1", expand.spec_source(_copy(op), dst, dt)))))
     return tuple((f"case_{c.dtype}_{'_'.join(t.token() for _, t in c.tiles)}", c) for c in seen.values())
 
 
 FIRST_FILE = {"cpu": ("input1.bin", "input2.bin"), "a2a3": ("input1.bin", "input2.bin"),
               "a5": ("input0.bin", "input1.bin"), "kirin9030": ("input0.bin", "input1.bin"),
               "kirinDev0000": ("input0.bin", "input1.bin")}
+# the column tests' files where they differ from the row tests' (a2a3's tcolexpand* scripts: input0, input1)
+COL_FIRST_FILE = {**FIRST_FILE, "a2a3": ("input0.bin", "input1.bin")}
 
 
-def _inputs_for(platform: str) -> Any:
-    full_file, expanded_file = FIRST_FILE[platform]
+def files_of(op: str, platform: str) -> tuple[str, str]:
+    """The full-shape operand's file and the expanded operand's on ``platform``."""
+    return (FIRST_FILE if _axis(op) == "row" else COL_FIRST_FILE)[platform]
+
+
+def _inputs_for(op: str, platform: str) -> Any:
+    full_file, expanded_file = files_of(op, platform)
 
     def inputs(case: Case) -> tuple[tuple[str, str], ...]:
         """The full-shape operand's file first, the expanded operand's second (module docstring)."""
@@ -411,15 +274,14 @@ def _profiles(op: str) -> dict[str, Profile]:
     out: dict[str, Profile] = {}
     for platform in PLATFORMS:
         cases = canonical(op, platform)
-        suite = CPU_SUITE if platform == "cpu" else cases[0][0].partition(".")[0]
+        suite = f"{op}Test" if platform == "cpu" else suite_of(op, platform)
         root = platforms.get(platform).test_root
-        test = "trowexpandop" if platform == "cpu" else op.lower()
+        test = CPU_TESTS[_axis(op)] if platform == "cpu" else op.lower()
         # the cpu test's suite serves five instructions: random cases are named after their own
         out[platform] = Profile(
-            op, platform, f"{op}Test" if platform == "cpu" else suite, ((FIRST_FILE[platform][0], "src0"),
-                                                                         (FIRST_FILE[platform][1], "src1")),
+            op, platform, suite, ((files_of(op, platform)[0], "src0"), (files_of(op, platform)[1], "src1")),
             golden, output, ROLES, compact=platform == "a2a3", spelling=PLAIN, canonical=cases,
-            inputs_for=_inputs_for(platform), test="" if test == op.lower() else test,
+            inputs_for=_inputs_for(op, platform), test="" if test == op.lower() else test,
             note=f"{root}/testcase/{test}: the full-shape operand's file first; "
                  + ("valid-region files" if platform == "a2a3" else "each file its whole tile"))
     out["spec"] = Profile(op, "spec", f"{op}Spec", (("input1.bin", "src0"), ("input2.bin", "src1")), golden, output,
@@ -434,15 +296,18 @@ def _profiles(op: str) -> dict[str, Profile]:
 def explicit_case(op: str, platform: str, opts: Mapping[str, Any]) -> Case:
     """The one case ``--dtype --shape --dst`` describe: ``--dst`` the destination's valid region (default:
     ``--shape``, or 16x16), ``--shape`` the physical tile of dst and src0 (default: the smallest legal descriptor
-    on spec, whole 32-byte rows elsewhere); src1 the broadcast column (Mode 1; spec: pto-spec's broadcast source)."""
+    on spec, whole 32-byte rows elsewhere); src1 the broadcast column (TROWEXPAND*: Mode 1) or row (TCOLEXPAND*:
+    one row at dst's columns); spec: pto-spec's broadcast source."""
     platform = platforms.canonical(platform)
-    copy = expand.explicit_case("TROWEXPAND", platform, {**opts, "dtype": opts.get("dtype")
-                                                         or dtypes_of(op, platform)[0]})
+    copy = expand.explicit_case(_copy(op), platform, {**opts, "dtype": opts.get("dtype")
+                                                      or dtypes_of(op, platform)[0]})
     d = copy.tile("dst")
     if platforms.get(platform).kind == platforms.SPEC:
         src1 = copy.tile("src")
-    else:
+    elif _axis(op) == "row":
         src1 = Tile(max(d.valid_rows, 1), 1, d.valid_rows, 1)
+    else:
+        src1 = Tile(1, d.cols, 1, d.valid_cols)
     return Case(op, platform, copy.dtype, (("dst", d), ("src0", d), ("src1", src1)))
 
 
@@ -456,7 +321,7 @@ def replay_flags(case: Case) -> str:
 def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list[Any]:
     """Plain values wherever the data left a valid element undefined (integer overflow, a NaN in max/min, an
     NPU's subnormals or overflow): in the full-shape operand's element and the broadcast value it meets (which the
-    rest of its row shares); then the case again, as the tile-tile family does."""
+    rest of its row, or column, shares); then the case again, as the tile-tile family does."""
     out: list[Any] = []
     for source, case, inputs, outcome in items:
         rows, cols = case.tile("dst").valid
@@ -483,8 +348,9 @@ def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]]) -> list
 
 def geometry_class(case: Case) -> str:
     """``empty`` (no valid element), ``nodesc`` (a tile pto-spec cannot describe), ``swap`` (src0 is the expanded
-    operand), else ``spec`` (pto-spec's geometry) or ``mode1``/``mode2`` (a documented one pto-spec does not take),
-    and whether the valid region fills the destination (``full``) or not (``part``)."""
+    operand), else ``spec`` (pto-spec's geometry) or ``mode1``/``mode2`` (TROWEXPAND*) or ``row1``/``cover``
+    (TCOLEXPAND*: src1 one valid row of dst's valid columns, or more than that) (a documented one pto-spec does not
+    take), and whether the valid region fills the destination (``full``) or not (``part``)."""
     d = case.tile("dst")
     if 0 in d.valid:
         return "empty"
@@ -496,6 +362,8 @@ def geometry_class(case: Case) -> str:
         form = "spec"
     elif role is None:
         form = "other"
+    elif _axis(case.op) == "col":
+        form = "row1" if case.tile("src1").valid == (1, d.valid_cols) else "cover"
     else:
         form = "swap" if role == "src0" else "mode1" if case.tile(role).valid_cols == 1 else "mode2"
     return f"{form},{'full' if d.valid == d.shape else 'part'}"
@@ -513,9 +381,14 @@ def fault_class(case: Case) -> str:
 
 def known_difference(sig: Signature) -> str | None:
     """The documented differences between pto-spec's model and pto-isa's pages: pto-spec takes only its broadcast
-    geometry (src1 one physical column, src0 the destination's tile), pto-isa's pages a source at its own stride,
-    Mode 2 and the role swap."""
+    geometry (src0 the destination's tile; src1 one physical column, or one valid row at the destination's
+    columns), pto-isa's pages a source at its own stride, TROWEXPAND*'s Mode 2 and role swap, and a TCOLEXPAND*
+    src1 whose valid shape covers more than the columns."""
     a, b = sig.oracles()
+    if sig.kind == "fault-vs-value" and "spec" in (a, b) and sig.geometry != "spec-legal" and sig.op in COL_NAMES:
+        return ("pto-spec requires src0 to be the destination's tile and src1 one valid row of its valid columns at "
+                "its physical columns, and faults on an empty valid region and on a tile that is no legal descriptor; "
+                "pto-isa's pages take a src1 at its own stride whose valid shape covers the columns")
     if sig.kind == "fault-vs-value" and "spec" in (a, b) and sig.geometry != "spec-legal":
         return ("pto-spec requires src0 to be the destination's tile and src1 one physical column of its valid rows, "
                 "and faults on an empty valid region and on a tile that is no legal descriptor; pto-isa's pages take "
@@ -532,13 +405,19 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
         profiles = _profiles(op)
         word = oracles.OPS[op]
         formula = f"{word}(src0, b)" if word in ("max", "min") else f"src0 {ew_oracles.SYMBOL[word]} b"
-        notes = (f"docs/isa/{op}.md: dst = {formula} over dst's valid region, b the expanded operand's value a row "
-                 "(Mode 1: one column; Mode 2: a 32-byte block), src0 and src1 swap roles when src1 is full; ")
+        row = _axis(op) == "row"
+        if row:
+            notes = (f"docs/isa/{op}.md: dst = {formula} over dst's valid region, b the expanded operand's value a "
+                     "row (Mode 1: one column; Mode 2: a 32-byte block), src0 and src1 swap roles when src1 is full; ")
+            spec_notes = "src0 the destination's tile, src1 one physical column of dst's valid rows"
+        else:
+            notes = (f"docs/isa/{op}.md: dst = {formula} over dst's valid region, b = src1[0, j] (one scalar a "
+                     "column), src0 of dst's valid shape; ")
+            spec_notes = "src0 the destination's tile, src1 one valid row of dst's valid columns at its columns"
         support = {
             "spec": PlatformSupport(dtypes_of(op, "spec"), oracles.spec, profiles["spec"], bad_dtype="fault",
                                     has_system_test=False,
-                                    notes="src0 the destination's tile, src1 one physical column of dst's valid rows, "
-                                          "else Fault_TileLegality (trap 5)"),
+                                    notes=spec_notes + ", else Fault_TileLegality (trap 5)"),
             "cpu": PlatformSupport(dtypes_of(op, "cpu"), oracles.cpu, profiles["cpu"],
                                    notes=notes + "integer overflow undefined; IEEE on the host"),
             **{p: PlatformSupport(dtypes_of(op, p), oracles.npu, profiles[p],
@@ -558,7 +437,9 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
 
         out.append(Instruction(
             name=op, family="reduce-and-expand",
-            summary=f"row-broadcast {word}: dst[i, j] = {formula} over the valid region, b the expanded operand's",
+            summary=(f"row-broadcast {word}: dst[i, j] = {formula} over the valid region, b the expanded operand's"
+                     if row else f"column-broadcast {word}: dst[i, j] = {formula} over the valid region, "
+                                 "b = src1[0, j]"),
             inputs=("src0", "src1"), outputs=("dst",), platforms=support,
             random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs, draw_many=draw_many,
             options=("dtype", "shape", "dst"), random_options=("dtype", "shape"), replay_flags=replay_flags,

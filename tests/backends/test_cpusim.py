@@ -948,8 +948,9 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
                                            "TSELS", "TCVT", "TDEQUANT", "TQUANT", "TROWEXPAND", "TCOLEXPAND",
                                            "TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN", "TROWEXPANDADD",
                                            "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX", "TROWEXPANDMIN",
-                                           "TROWSUM", "TCOLSUM", "TROWARGMAX", "TROWARGMIN", "TCOLARGMAX",
-                                           "TCOLARGMIN", "TPAIRREDUCESUM"]
+                                           "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL", "TCOLEXPANDMAX",
+                                           "TCOLEXPANDMIN", "TROWSUM", "TCOLSUM", "TROWARGMAX", "TROWARGMIN",
+                                           "TCOLARGMAX", "TCOLARGMIN", "TPAIRREDUCESUM"]
     assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
 
 

@@ -1,6 +1,6 @@
-"""TROWEXPAND{ADD,SUB,MUL,MAX,MIN} through the real pto-isa CPU simulator (a harness of these instructions only):
-hand-worked results of both modes and the role swap, and random cases agreeing with the cpu model. Skips with the
-reason when PTO_ISA_DIR is unset."""
+"""TROWEXPAND{ADD,SUB,MUL,MAX,MIN} and TCOLEXPAND{ADD,SUB,MUL,MAX,MIN} through the real pto-isa CPU simulator (a
+harness of these instructions only): hand-worked results of both row modes, the role swap and the column
+broadcast, and random cases agreeing with the cpu model. Skips with the reason when PTO_ISA_DIR is unset."""
 
 from __future__ import annotations
 
@@ -19,7 +19,8 @@ from ptofuzz.generators.source import seeded
 from ptofuzz.instructions import registry
 
 PTO_ISA = os.environ.get("PTO_ISA_DIR")
-OPS = ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX", "TROWEXPANDMIN")
+OPS = ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX", "TROWEXPANDMIN", "TCOLEXPANDADD",
+       "TCOLEXPANDSUB", "TCOLEXPANDMUL", "TCOLEXPANDMAX", "TCOLEXPANDMIN")
 pytestmark = [pytest.mark.cpusim,
               pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa tree to run the "
                                                      "real simulator")]
@@ -60,10 +61,38 @@ def test_hand_worked_modes_and_swap_in_the_real_simulator(real):
     assert got[:, :10].view(np.float32).tolist() == want.tolist()
 
 
+def test_hand_worked_column_broadcast_in_the_real_simulator(real):
+    """int32 2x3 of a 2x8 tile: TCOLEXPANDSUB of [[10, 20, 30], [40, 50, 60]] minus the row [1, 2, 3] is
+    [[9, 18, 27], [39, 48, 57]]; float16 TCOLEXPANDMAX of [[1, -5], [7, 0.5]] and the row [2, 2] (src1 a 2x16 tile
+    of which only row 0 is read) is [[2, 2], [7, 2]]; uint8 TCOLEXPANDMUL 1x3 of [3, 4, 5] by [2, 0, 50]
+    is [6, 0, 250]."""
+    full = np.array([[10, 20, 30, 0, 0, 0, 0, 0], [40, 50, 60, 0, 0, 0, 0, 0]], np.int32).view(np.uint32)
+    row = np.array([[1, 2, 3, 0, 0, 0, 0, 0]], np.int32).view(np.uint32)
+    t = Tile(2, 8, 2, 3)
+    got = _run(real, "TCOLEXPANDSUB", "int32", (("dst", t), ("src0", t), ("src1", Tile(1, 8, 1, 3))), full, row)
+    assert got[:, :3].view(np.int32).tolist() == [[9, 18, 27], [39, 48, 57]]
+    half = np.zeros((2, 16), np.float16)
+    half[:, :2] = [[1, -5], [7, 0.5]]
+    two = np.zeros((2, 16), np.float16)
+    two[0, :2] = 2
+    two[1, :2] = 100  # a second row the instruction never reads
+    t = Tile(2, 16, 2, 2)
+    got = _run(real, "TCOLEXPANDMAX", "float16", (("dst", t), ("src0", t), ("src1", Tile(2, 16, 2, 2))),
+               half.view(np.uint16), two.view(np.uint16))
+    assert got[:, :2].view(np.float16).tolist() == [[2, 2], [7, 2]]
+    a = np.zeros((1, 32), np.uint8)
+    a[0, :3] = [3, 4, 5]
+    b = np.zeros((1, 32), np.uint8)
+    b[0, :3] = [2, 0, 50]
+    t = Tile(1, 32, 1, 3)
+    got = _run(real, "TCOLEXPANDMUL", "uint8", (("dst", t), ("src0", t), ("src1", t)), a, b)
+    assert got[0, :3].tolist() == [6, 0, 250]
+
+
 @pytest.mark.parametrize("op", OPS)
 def test_random_cpu_cases_agree_with_the_cpu_model(real, op):
-    """Random cpu cases (special values, both modes, the swap, sources wider and taller than what is read, empty
-    regions): the simulator and the cpu model show no disagreement."""
+    """Random cpu cases (special values, both row modes, the swap, the column broadcast, sources wider and taller
+    than what is read, empty regions): the simulator and the cpu model show no disagreement."""
     inst = registry.get(op)
     mix = values.ValueMix(rate=0.3)
     seen = 0

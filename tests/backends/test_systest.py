@@ -198,6 +198,8 @@ def test_an_instruction_of_a_shared_test_runs_that_test(tmp_path):
     and looks for that test; every other instruction and platform has a test of its own name."""
     assert st.test_of("TROWEXPANDADD", "cpu") == st.test_of("trowexpandmin", "cpu") == "trowexpandop"
     assert st.test_of("TROWEXPANDADD", "a5") == "trowexpandadd"
+    assert st.test_of("TCOLEXPANDADD", "cpu") == st.test_of("tcolexpandmin", "cpu") == "tcolexpandop"
+    assert st.test_of("TCOLEXPANDMUL", "a2a3") == "tcolexpandmul"
     assert st.test_of("TADD", "cpu") == "tadd" and st.test_of("TROWEXPAND", "cpu") == "trowexpand"
     case = tmp_path / "tests" / "cpu" / "st" / "testcase" / "trowexpandop"
     case.mkdir(parents=True)

@@ -81,6 +81,22 @@ def test_the_row_expand_overflow_defect_is_ubsans_report_of_add_sub_mul_only():
         assert found is None or found.name != "cpusim-rowexpand-signed-overflow-ub", key
 
 
+def test_the_col_expand_overflow_defect_is_ubsans_report_of_add_sub_mul_only():
+    """Both sides: UBSan's signed overflow in TCOLEXPAND{ADD,SUB,MUL} (either build) is the column defect, never the
+    row one; MAX/MIN, the row forms, another crash kind, or a value mismatch are not."""
+    for op in ("TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL"):
+        for build in ("cpusim", "cpusim-clang"):
+            sig = Signature.from_key(f"{op}/int/{build}/crash/signed-integer-overflow/-")
+            assert defects.matching(sig).name == "cpusim-colexpand-signed-overflow-ub", (op, build)
+    for key in ("TCOLEXPANDMAX/int/cpusim/crash/signed-integer-overflow/-",
+                "TCOLEXPANDMIN/int/cpusim-clang/crash/signed-integer-overflow/-",
+                "TROWEXPANDADD/int/cpusim/crash/signed-integer-overflow/-",
+                "TCOLEXPANDADD/int/cpusim/crash/heap-buffer-overflow/-",
+                "TCOLEXPANDADD/int/cpu~cpusim/int-value/op/row1,full"):
+        found = defects.matching(Signature.from_key(key))
+        assert found is None or found.name != "cpusim-colexpand-signed-overflow-ub", key
+
+
 @pytest.mark.parametrize("key", ["TABS/float/cpu~cpusim/signed-zero/op/-", "TABS/float/cpusim~spec/signed-zero/op/-"])
 def test_the_tabs_zero_defect_is_the_simulator_s_signed_zero_in_the_operation(key):
     assert defects.matching(Signature.from_key(key)).name == "cpusim-tabs-negative-zero"

@@ -37,7 +37,7 @@ BITWISE = ("tand", "tor", "txor", "tshl", "tshr", "tands", "tors", "txors", "tsh
 GENERATION = ("texpands", "tci", "ttri")
 CONVERSION = ("tcvt", "tdequant", "tquant")
 EXPAND = ("trowexpand", "tcolexpand", "trowexpandadd", "trowexpandsub", "trowexpandmul", "trowexpandmax",
-          "trowexpandmin")
+          "trowexpandmin", "tcolexpandadd", "tcolexpandsub", "tcolexpandmul", "tcolexpandmax", "tcolexpandmin")
 REDUCTION = ("trowmax", "trowmin", "tcolmax", "tcolmin")
 ORDERED = ("trowsum", "tcolsum")
 ARG_REDUCTION = ("trowargmax", "trowargmin", "tcolargmax", "tcolargmin")
@@ -50,10 +50,10 @@ SECOND_TEST.update({f"texpands/{p}": ("texpands_mat",) for p in ("a2a3", "a5", "
 SECOND_TEST["tquant/a5"] = ("tquant_dn",)
 SECOND_TEST.update({f"trowexpand/{p}": ("trowexpandbrcb",) for p in ("a5", "kirin9030")})
 #: (key) -> (the test folder, the prefixes of its folders that are the key's): a cpu test of several instructions,
-#: whose folder names say which (trowexpandop's TROWEXPANDDIV and TROWEXPANDEXPDIF folders are no covered
+#: whose folder names say which (t{row,col}expandop's T{ROW,COL}EXPANDDIV and -EXPDIF folders are no covered
 #: instruction's)
-SHARED_TEST = {f"trowexpand{w}/cpu": ("trowexpandop", (f"TROWEXPANDOPTest.case_{w}_",))
-               for w in ("add", "sub", "mul", "max", "min")}
+SHARED_TEST = {f"t{axis}expand{w}/cpu": (f"t{axis}expandop", (f"T{axis.upper()}EXPANDOPTest.case_{w}_",))
+               for axis in ("row", "col") for w in ("add", "sub", "mul", "max", "min")}
 SHARED_TEST.update({f"t{a}arg{w}/cpu": ("targreduceop", (f"TARGREDUCEOPTest.case_{a}_{w}_",
                                                           f"TARGREDUCEOPTest.case_{a}_val_{w}_"))
                     for a in ("row", "col") for w in ("max", "min")})

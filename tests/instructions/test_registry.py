@@ -43,8 +43,9 @@ def test_an_unknown_mnemonic_lists_every_instruction():
                                          r"txors, tshls, tshrs, texpands, tci, ttri, tcmp, tcmps, tsel, tsels, "
                                          r"tcvt, tdequant, tquant, trowexpand, tcolexpand, trowmax, trowmin, "
                                          r"tcolmax, tcolmin, trowexpandadd, trowexpandsub, trowexpandmul, "
-                                         r"trowexpandmax, trowexpandmin, trowsum, tcolsum, trowargmax, trowargmin, "
-                                         r"tcolargmax, tcolargmin, tpairreducesum$"):
+                                         r"trowexpandmax, trowexpandmin, tcolexpandadd, tcolexpandsub, "
+                                         r"tcolexpandmul, tcolexpandmax, tcolexpandmin, trowsum, tcolsum, trowargmax, "
+                                         r"trowargmin, tcolargmax, tcolargmin, tpairreducesum$"):
         registry.get("tpartsub")
 
 

@@ -126,8 +126,11 @@ def _expandop(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> O
 
 
 # the arithmetic row expansions: src0 and src1 as TADD's, the expanded operand's layout chosen at run time
+# the arithmetic column expansions: the three tiles as TADD's, src1's scalars in its first row
 ADAPTERS = {**ADAPTERS, **{op: _expandop for op in ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL",
-                                                    "TROWEXPANDMAX", "TROWEXPANDMIN")}}
+                                                    "TROWEXPANDMAX", "TROWEXPANDMIN", "TCOLEXPANDADD",
+                                                    "TCOLEXPANDSUB", "TCOLEXPANDMUL", "TCOLEXPANDMAX",
+                                                    "TCOLEXPANDMIN")}}
 
 
 def _ordered(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:

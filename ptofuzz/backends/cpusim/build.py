@@ -60,6 +60,8 @@ OPS = {**OPS, "TQUANT": 42}  # protocol.hpp's QuantOp: INT8_SYM or INT8_ASYM cho
 OPS = {**OPS, "TROWEXPAND": 43, "TCOLEXPAND": 44}  # protocol.hpp's ExpandOp
 OPS = {**OPS, "TROWEXPANDADD": 60, "TROWEXPANDSUB": 61, "TROWEXPANDMUL": 62, "TROWEXPANDMAX": 63,
        "TROWEXPANDMIN": 64}  # protocol.hpp's ExpandArithOp
+OPS = {**OPS, "TCOLEXPANDADD": 65, "TCOLEXPANDSUB": 66, "TCOLEXPANDMUL": 67, "TCOLEXPANDMAX": 68,
+       "TCOLEXPANDMIN": 69}  # protocol.hpp's ColExpandArithOp
 OPS = {**OPS, "TROWSUM": 48, "TCOLSUM": 49}  # protocol.hpp's SumOp (TCOLSUM: its form in the alias)
 OPS = {**OPS, "TROWMAX": 50, "TROWMIN": 51, "TCOLMAX": 52, "TCOLMIN": 53}  # protocol.hpp's ReduceOp
 # protocol.hpp's ArgReduceOp: cpu/TReduceIdx.hpp, which a build skipping it (REDUCEIDX_GUARD: GCC 12) leaves out

@@ -1,11 +1,14 @@
-"""TROWEXPAND{ADD,SUB,MUL,MAX,MIN} through the real simulator: cases to harness requests, replies to outcomes.
+"""TROWEXPAND{ADD,SUB,MUL,MAX,MIN} and TCOLEXPAND{ADD,SUB,MUL,MAX,MIN} through the real simulator: cases to harness
+requests, replies to outcomes.
 
 The two sources lie as TADD's (:mod:`ptofuzz.backends.cpusim.tpart`: one compiled stride holding every valid region,
 each source's own elements copied there, outside its valid region too). The expanded operand is the one the pages
 say (:func:`ptofuzz.oracles.expandop.expanded_role`); a one-valid-column one (Mode 1) is a ColMajor tile in the
 kernel, its column's elements one after the other from the start of its slice (its own physical rows, as far as the
-slice holds them); a 32-byte block a row (Mode 2) a RowMajor tile at the stride. A geometry no documented reading
-fits is not run: the simulator asserts on it (TRowExpandOp.hpp:76-90).
+slice holds them); a 32-byte block a row (Mode 2) a RowMajor tile at the stride. TCOLEXPAND*'s three tiles are
+RowMajor at the stride (TColExpandOp.hpp:38-40), src1's scalars its first row. A geometry no documented reading
+fits is not run: the row forms' simulator asserts on it (TRowExpandOp.hpp:76-90), and the column forms' reads
+src0 and src1 wherever dst's valid region says (TColExpandOp.hpp:49-62), which the pages leave open.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from ptofuzz.backends.cpusim.simulator import Simulator
 from ptofuzz.backends.cpusim.tpart import dst_outcome, into, prepare
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import Case, Outcome
-from ptofuzz.oracles.expandop import expanded_role
+from ptofuzz.oracles.expandop import AXIS, expanded_role
 
 ROLES = ("dst", "src0", "src1")
 SWAP, COLUMN = 1, 2  # protocol.hpp's kExpandSwap, kExpandColumn
@@ -47,7 +50,7 @@ def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
         return req
     rows, cols, (s0, s1) = req.rows, req.cols, req.arrays
     role = role or "src1"
-    col = case.tile(role).valid_cols == 1
+    col = AXIS[case.op] == "row" and case.tile(role).valid_cols == 1
     grids = {"src0": s0, "src1": s1}
     laid = {r: column(b, rows, cols) if col and r == role else into(b, rows, cols) for r, b in grids.items()}
     alias = (SWAP if role == "src0" else 0) | (COLUMN if col else 0)

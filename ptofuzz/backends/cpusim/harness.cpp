@@ -48,6 +48,8 @@
 // saturation (0 ON, 1 OFF, 2 the overload without one).
 // TROWEXPAND{ADD,SUB,MUL,MAX,MIN}: A = src0, B = src1, output = dst; valid regions dst, src0, src1; `alias` says
 // which source is expanded and whether it is a ColMajor column (protocol.hpp).
+// TCOLEXPAND{ADD,SUB,MUL,MAX,MIN}: A = src0, B = src1 (its scalars in its first row), output = dst; valid regions
+// dst, src0, src1.
 //
 // This file holds the protocol and includes nothing of pto-isa: the kernels are objects of their own (kernels.hpp,
 // one per instruction, compiled and cached apart) that register themselves before main runs; `--list` prints

@@ -293,6 +293,36 @@ void run_row_expand_arith(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int
     }
 }
 
+// TCOLEXPAND{ADD,SUB,MUL,MAX,MIN}: dst, src0 and src1 RowMajor tiles at one stride (TColExpandOp.hpp:38-40
+// wants RowMajor), each with its own valid region (the six ints); src1's scalars are its first row
+template <uint32_t OpCode, typename T, int C>
+void run_col_expand_arith(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid, uint32_t rows,
+                          uint32_t n)
+{
+    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        TileT dt(v[0], v[1]), at(v[2], v[3]), bt(v[4], v[5]);
+        dt.data() = reinterpret_cast<T*>(dbuf) + k * tile;
+        at.data() = reinterpret_cast<T*>(abuf) + k * tile;
+        bt.data() = reinterpret_cast<T*>(bbuf) + k * tile;
+        if constexpr (OpCode == TCOLEXPANDADD_OP) {
+            pto::TCOLEXPANDADD(dt, at, bt);
+        } else if constexpr (OpCode == TCOLEXPANDSUB_OP) {
+            pto::TCOLEXPANDSUB(dt, at, bt);
+        } else if constexpr (OpCode == TCOLEXPANDMUL_OP) {
+            pto::TCOLEXPANDMUL(dt, at, bt);
+        } else if constexpr (OpCode == TCOLEXPANDMAX_OP) {
+            pto::TCOLEXPANDMAX(dt, at, bt);
+        } else {
+            static_assert(OpCode == TCOLEXPANDMIN_OP, "an opcode without a kernel");
+            pto::TCOLEXPANDMIN(dt, at, bt);
+        }
+    }
+}
+
 // TROWMAX / TROWMIN / TCOLMAX / TCOLMIN: the six ints are dst's valid rows and columns, then src's; dst and src
 // at one stride (TColMax.hpp's CheckCMValid wants equal static columns). The row reductions' tmp tile is unused
 // by the simulator (the cpu system test passes src)
@@ -590,6 +620,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_expand<OpCode, T, C>(d, a, v, rows, n);
     } else if constexpr (is_row_expand_arith(OpCode)) {
         run_row_expand_arith<OpCode, T, C>(d, a, b, v, rows, n, alias);
+    } else if constexpr (is_col_expand_arith(OpCode)) {
+        run_col_expand_arith<OpCode, T, C>(d, a, b, v, rows, n);
     } else if constexpr (is_argreduce(OpCode)) {
         run_argreduce<OpCode, T, C>(d, a, v, rows, n, alias);
     } else if constexpr (is_reduce(OpCode)) {

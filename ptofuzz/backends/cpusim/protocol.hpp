@@ -75,6 +75,12 @@ enum ExpandArithOp : uint32_t {
 };
 constexpr uint32_t kExpandSwap = 1, kExpandColumn = 2;
 constexpr bool is_row_expand_arith(uint32_t op) { return op >= TROWEXPANDADD_OP && op <= TROWEXPANDMIN_OP; }
+// TCOLEXPAND{ADD,SUB,MUL,MAX,MIN}: A = src0, B = src1 (both RowMajor at the request's stride, src1's scalars in its
+// first row), output = dst (as TADD's); valid regions dst, src0, src1; `alias` unused
+enum ColExpandArithOp : uint32_t {
+    TCOLEXPANDADD_OP = 65, TCOLEXPANDSUB_OP = 66, TCOLEXPANDMUL_OP = 67, TCOLEXPANDMAX_OP = 68, TCOLEXPANDMIN_OP = 69,
+};
+constexpr bool is_col_expand_arith(uint32_t op) { return op >= TCOLEXPANDADD_OP && op <= TCOLEXPANDMIN_OP; }
 // the ordered reductions (TROWSUM, TCOLSUM): A = src, no B, output = dst (of the element type, at the request's
 // stride: TROWSUM's sums in column 0 of each row, TCOLSUM's in row 0); valid regions dst, src (and two unused
 // ints); `alias` = TCOLSUM's form: 0 the two-operand one, 1 the four-operand one with isBinary true, 2 with false
