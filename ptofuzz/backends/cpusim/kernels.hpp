@@ -223,9 +223,10 @@ void run_unary(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows
     }
 }
 
-// TROWEXPAND / TCOLEXPAND: the six ints are dst's valid rows and columns, then src's
-template <uint32_t OpCode, typename T, int C>
-void run_expand(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n)
+// Per case k of a request: the destination and the source, tiles of T at the stride C over the case's slices of
+// dbuf and abuf with the valid regions v[0], v[1] and v[2], v[3]; f(dst, src, v) runs the instruction
+template <typename T, int C, typename F>
+void each_dst_src(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n, F&& f)
 {
     using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
     const size_t tile = size_t(rows) * C;
@@ -235,13 +236,22 @@ void run_expand(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t row
         TileT dt(v[0], v[1]), st(v[2], v[3]);
         dt.data() = reinterpret_cast<T*>(dbuf) + k * tile;
         st.data() = reinterpret_cast<T*>(abuf) + k * tile;
+        f(dt, st, v);
+    }
+}
+
+// TROWEXPAND / TCOLEXPAND: the six ints are dst's valid rows and columns, then src's
+template <uint32_t OpCode, typename T, int C>
+void run_expand(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    each_dst_src<T, C>(dbuf, abuf, valid, rows, n, [](auto& dt, auto& st, const int32_t*) {
         if constexpr (OpCode == TROWEXPAND_OP) {
             pto::TROWEXPAND(dt, st);
         } else {
             static_assert(OpCode == TCOLEXPAND_OP, "an opcode without a kernel");
             pto::TCOLEXPAND(dt, st);
         }
-    }
+    });
 }
 
 // TROWEXPAND{ADD,SUB,MUL,MAX,MIN} (protocol.hpp says what `alias` holds)
@@ -329,14 +339,7 @@ void run_col_expand_arith(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int
 template <uint32_t OpCode, typename T, int C>
 void run_reduce(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n)
 {
-    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
-    const size_t tile = size_t(rows) * C;
-    for (uint32_t k = 0; k < n; k++) {
-        *g_progress = k;
-        const int32_t* v = valid + 6 * k;
-        TileT dt(v[0], v[1]), st(v[2], v[3]);
-        dt.data() = reinterpret_cast<T*>(dbuf) + k * tile;
-        st.data() = reinterpret_cast<T*>(abuf) + k * tile;
+    each_dst_src<T, C>(dbuf, abuf, valid, rows, n, [](auto& dt, auto& st, const int32_t*) {
         if constexpr (OpCode == TROWMAX_OP) {
             pto::TROWMAX(dt, st, st);
         } else if constexpr (OpCode == TROWMIN_OP) {
@@ -347,7 +350,7 @@ void run_reduce(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t row
             static_assert(OpCode == TCOLMIN_OP, "an opcode without a kernel");
             pto::TCOLMIN(dt, st);
         }
-    }
+    });
 }
 
 // TROWARGMAX / TROWARGMIN / TCOLARGMAX / TCOLARGMIN: per case the value tile then the uint32 index tile (each
@@ -560,15 +563,10 @@ template <uint32_t OpCode, typename T, int C>
 void run_reduce(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n, uint32_t alias)
 {
     using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
-    const size_t tile = size_t(rows) * C;
-    std::vector<T> tmp_buf(tile);
-    for (uint32_t k = 0; k < n; k++) {
-        *g_progress = k;
-        const int32_t* v = valid + 6 * k;
-        TileT dt(v[0], v[1]), st(v[2], v[3]), tt(v[2], v[3]);
-        dt.data() = reinterpret_cast<T*>(dbuf) + k * tile;
-        st.data() = reinterpret_cast<T*>(abuf) + k * tile;
-        std::memset(static_cast<void*>(tmp_buf.data()), 0, tile * sizeof(T));
+    std::vector<T> tmp_buf(size_t(rows) * C);
+    each_dst_src<T, C>(dbuf, abuf, valid, rows, n, [&](auto& dt, auto& st, const int32_t* v) {
+        TileT tt(v[2], v[3]);
+        std::memset(static_cast<void*>(tmp_buf.data()), 0, tmp_buf.size() * sizeof(T));
         tt.data() = tmp_buf.data();
         if constexpr (OpCode == TROWSUM_OP) {
             pto::TROWSUM(dt, st, tt);
@@ -580,7 +578,7 @@ void run_reduce(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t row
                 pto::TCOLSUM(dt, st, tt, alias == 1);
             }
         }
-    }
+    });
 }
 
 // TPAIRREDUCESUM (harness.cpp says what the buffers hold): src at the stride C; dst at the stride C with kPairRows
