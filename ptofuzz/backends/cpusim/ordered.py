@@ -15,10 +15,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.backends.cpusim import build
 from ptofuzz.backends.cpusim.simulator import Simulator
-from ptofuzz.backends.cpusim.tpart import dst_outcome, into, prepare
-from ptofuzz.core import dtypes
+from ptofuzz.backends.cpusim.tpart import one_source
 from ptofuzz.core.case import Case, Outcome
 
 #: TCOLSUM's form -> the request's alias (protocol.hpp): two operands, four with isBinary true, four with false
@@ -34,14 +32,4 @@ def form(case: Case) -> int:
 
 def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """The simulator's outcome of ``case`` (inputs with or without a leading batch axis)."""
-    d, s = case.tile("dst"), case.tile("src")
-    req = prepare(sim, case, [d, s], inputs["src"])
-    if isinstance(req, Outcome):
-        return req
-    rows, cols, (a,) = req.rows, req.cols, req.arrays
-    dt = dtypes.get(case.dtype)
-    none = np.zeros((req.n, 0), dtype=a.dtype)
-    got, failures = sim.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
-                                     req.valid(*d.valid, *s.valid, 0, 0), into(a, rows, cols), none, form(case),
-                                     np.zeros((req.n, rows, cols), a.dtype))
-    return dst_outcome(case, req, got, failures)
+    return one_source(sim, case, inputs, form(case))

@@ -14,10 +14,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.backends.cpusim import build
 from ptofuzz.backends.cpusim.simulator import Simulator
-from ptofuzz.backends.cpusim.tpart import dst_outcome, into, prepare
-from ptofuzz.core import dtypes
+from ptofuzz.backends.cpusim.tpart import one_source
 from ptofuzz.core.case import Case, Outcome
 
 PAIR_ROWS = 128  # protocol.hpp kPairRows: the destination's static rows
@@ -28,13 +26,4 @@ def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
     d, s = case.tile("dst"), case.tile("src")
     if max(d.valid_rows, s.valid_rows) > PAIR_ROWS:
         return Outcome.unsupported(f"cpusim compiles {case.op}'s destination with {PAIR_ROWS} static rows")
-    req = prepare(sim, case, [d, s], inputs["src"])
-    if isinstance(req, Outcome):
-        return req
-    rows, cols, (a,) = req.rows, req.cols, req.arrays
-    dt = dtypes.get(case.dtype)
-    none = np.zeros((req.n, 0), dtype=a.dtype)
-    got, failures = sim.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
-                                     req.valid(*d.valid, *s.valid, 0, 0), into(a, rows, cols), none, 0,
-                                     np.zeros((req.n, PAIR_ROWS, cols), a.dtype))
-    return dst_outcome(case, req, got, failures)
+    return one_source(sim, case, inputs, dst_rows=PAIR_ROWS)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ptofuzz.backends.cpusim import build
 from ptofuzz.backends.cpusim.simulator import Simulator
-from ptofuzz.backends.cpusim.tpart import dst_outcome, into, prepare
+from ptofuzz.backends.cpusim.tpart import into, one_source, prepare
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome
 from ptofuzz.core.failures import outcome_of
@@ -24,17 +24,7 @@ from ptofuzz.core.failures import outcome_of
 
 def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     """The simulator's outcome of ``case`` (inputs with or without a leading batch axis)."""
-    d, s = case.tile("dst"), case.tile("src")
-    req = prepare(sim, case, [d, s], inputs["src"])
-    if isinstance(req, Outcome):
-        return req
-    rows, cols, (a,) = req.rows, req.cols, req.arrays
-    dt = dtypes.get(case.dtype)
-    none = np.zeros((req.n, 0), dtype=a.dtype)
-    got, failures = sim.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
-                                     req.valid(*d.valid, *s.valid, 0, 0), into(a, rows, cols), none, 0,
-                                     np.zeros((req.n, rows, cols), a.dtype))
-    return dst_outcome(case, req, got, failures)
+    return one_source(sim, case, inputs)
 
 
 INDEX_BYTES = 4  # harness.cpp compiles the arg reductions with uint32 index tiles

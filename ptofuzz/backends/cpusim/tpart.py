@@ -97,6 +97,24 @@ def evaluate(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
     return dst_outcome(case, req, dst, failures)
 
 
+def one_source(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray], alias: int = 0,
+               dst_rows: int | None = None) -> Outcome:
+    """The outcome of an instruction of one source tile ``src`` and one destination ``dst`` (the unary ops, the
+    reductions, the pair sums): both laid out at one compiled stride, the destination's slice ``dst_rows`` rows
+    (default: the request's), ``alias`` the harness's per-instruction word (protocol.hpp)."""
+    d, s = case.tile("dst"), case.tile("src")
+    req = prepare(sim, case, [d, s], inputs["src"])
+    if isinstance(req, Outcome):
+        return req
+    rows, cols, (a,) = req.rows, req.cols, req.arrays
+    dt = dtypes.get(case.dtype)
+    none = np.zeros((req.n, 0), dtype=a.dtype)
+    got, failures = sim.worker().run(build.OPS[case.op], build.DTYPES[dt.name][0], req.cols_index, rows,
+                                     req.valid(*d.valid, *s.valid, 0, 0), into(a, rows, cols), none, alias,
+                                     np.zeros((req.n, dst_rows or rows, cols), a.dtype))
+    return dst_outcome(case, req, got, failures)
+
+
 def dst_outcome(case: Case, req: Request, grid: np.ndarray, failures: list[Failure]) -> Outcome:
     """The outcome of a request whose one output is ``dst`` (``grid``: its values on the request grid): what the
     simulator wrote inside the destination valid region, undefined outside it."""
