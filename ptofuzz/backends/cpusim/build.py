@@ -190,17 +190,27 @@ class Build:
 def find_clang() -> str:
     """clang++ on the PATH, else the newest versioned one (Debian's ``clang++-19``); a one-line UsageError naming
     the fix when there is none."""
-    found = _clang_on(os.environ.get("PATH", ""))
+    path = os.environ.get("PATH", "")
+    found = _clang_on(path, tuple(_stamp(d) for d in path.split(os.pathsep) if d))
     if found:
         return found
     raise UsageError("the cpusim-clang oracle needs clang++ (none on the PATH); install it (apt-get install "
                      "clang-19) or use --oracles cpusim")
 
 
+def _stamp(folder: str) -> int:
+    """When ``folder``'s list of names last changed (0: no such folder)."""
+    try:
+        return os.stat(folder).st_mtime_ns
+    except OSError:
+        return 0
+
+
 @functools.lru_cache(maxsize=8)
-def _clang_on(path: str) -> str:
-    """What :func:`find_clang` finds on the search path ``path`` ('' for none), looked up once per path and process
-    (every replayed record asks, and a PATH's folders hold thousands of names)."""
+def _clang_on(path: str, stamps: tuple[int, ...]) -> str:
+    """What :func:`find_clang` finds on the search path ``path`` ('' for none), looked up again only when the path
+    or one of its folders' list of names (``stamps``) changed: every replayed record asks, and a PATH's folders
+    hold thousands of names."""
     found = shutil.which("clang++", path=path)
     if found:
         return found
