@@ -49,7 +49,7 @@ M1, M2 = 32, 33
 
 OPS = ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN", "TROWSUM", "TCOLSUM", "TROWARGMAX", "TROWARGMIN", "TCOLARGMAX",
        "TCOLARGMIN", "TROWEXPAND", "TCOLEXPAND", "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX",
-       "TROWEXPANDMIN")
+       "TROWEXPANDMIN", "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL", "TCOLEXPANDMAX", "TCOLEXPANDMIN")
 
 
 def lb(n: int, value: int) -> int:
@@ -65,7 +65,8 @@ def test_the_table_holds_the_reductions_and_expansions():
     for op in OPS:
         form = ex.CLOSED[op]
         assert form.schema == ("expansion" if "EXPAND" in op else "reduction") and op in ex.SUPPORTED
-        assert form.sources == (("src0", "src1") if op.startswith("TROWEXPAND") and op != "TROWEXPAND" else ("src",))
+        arithmetic = "EXPAND" in op and op not in ("TROWEXPAND", "TCOLEXPAND")
+        assert form.sources == (("src0", "src1") if arithmetic else ("src",))
         assert registry.get(op).bundle and enc.ENGINE[op] == "SFU"
     assert ex.CLOSED["TCOLEXPANDMIN"].oracle == "ptofuzz.oracles.expandop:spec"
     assert asm.disassemble([TROWMAX_S16, *lbs(3, 2, 16), IOT_S1_D1, BSTOP]) == [

@@ -15,7 +15,7 @@ B.DATR, default, layout, type, canonicalization, integer and E8M0-pair tests and
 (``tile/elementwise-tile-tile/format-conversion/TCVT``, ``block/model/dispatch/tcvt-schema``), TQUANT's PE mask zero
 and the TQUANT and TDEQUANT static contracts (``tile/irregular-and-complex/format-conversion``); the section
 before those tests lists the format-conversion test points not restated and why; the reductions and expansions
-TROW/TCOL MAX, MIN, SUM, ARGMAX, ARGMIN, TROWEXPAND, TCOLEXPAND, TROWEXPAND{ADD,SUB,MUL,MAX,MIN} (their execution,
+TROW/TCOL MAX, MIN, SUM, ARGMAX, ARGMIN, TROWEXPAND, TCOLEXPAND, T{ROW,COL}EXPAND{ADD,SUB,MUL,MAX,MIN} (their execution,
 boundary and static-contract tests, ``tile/reduce-and-expand``, ``tile/model/dispatch/reduce-and-expand``) and the
 reduction and expansion schemas (``block/model/dispatch/{reduction,expansion}-schema``); their section lists the
 test points there not restated and why.
@@ -1541,11 +1541,10 @@ def test_tquant_mask_zero(test_id, file):
 # ---- reductions and expansions (tile/reduce-and-expand, block/model/dispatch/{reduction,expansion}-schema) --------
 # Direct ExecuteTileReduction / ExecuteTileExpand calls run the registry's spec oracle on the configured tiles; the
 # decoded and schema tests run as bundles (BSTART.SFU, Mode 2: rows Function 0..13, columns 16..29). A U64 test
-# point (TROWEXPANDMAX-UNSIGNED-001) runs the spec oracle function itself and its bundle: the registry's spec type
-# lists leave the 64-bit integers out although TileVecArithmeticDataTypeSupported holds them (docs/reference/
+# point (T{ROW,COL}EXPANDMAX-UNSIGNED-001) runs the spec oracle function itself and its bundle: the registry's spec
+# type lists leave the 64-bit integers out although TileVecArithmeticDataTypeSupported holds them (docs/reference/
 # bundles.md, "Findings"). Not restated, for want of a ptofuzz model: TROWPROD, TCOLPROD, T{ROW,COL}EXPANDDIV and
-# ...EXPDIF (with block-bound-trowexpanddiv-zero-001); TCOLEXPAND{ADD,SUB,MUL,MAX,MIN}'s test points go with those
-# instructions' own registry entries.
+# ...EXPDIF (with block-bound-trowexpanddiv-zero-001).
 
 RE = "tile/reduce-and-expand/"
 RED_SCHEMA, EXP_SCHEMA = "block/model/dispatch/reduction-schema/", "block/model/dispatch/expansion-schema/"
@@ -1724,6 +1723,19 @@ def test_trowexpand_schema(test_id, file, second, fault):
     # S8 min(-1, 1) = -1 (all ones)
     P(*red("TROWEXPANDMIN", "exec", "signed"), "TROWEXPANDMIN", "int8", 255,
       (tile(128, 1, (2, 1), "int8"), [[1], [1]]), (1, 2), 0xFF),
+    # the column forms: the broadcast row (128 B of 4 columns, valid 1x3) down the destination's 2 valid rows
+    # U8 250 + 10 = 260 -> 4
+    P(*red("TCOLEXPANDADD", "exec", "typed"), "TCOLEXPANDADD", "uint8", 250,
+      (tile(128, 4, (1, 3), "uint8"), [[10] * 3]), (1, 2), 4),
+    # S8 2 - (-3) = 5 (the broadcast 253 is -3)
+    P(*red("TCOLEXPANDSUB", "exec", "typed"), "TCOLEXPANDSUB", "int8", 2,
+      (tile(128, 4, (1, 3), "int8"), [[253] * 3]), (1, 2), 5),
+    # U16 400 * 200 = 80000 -> 14464 modulo 65536
+    P(*red("TCOLEXPANDMUL", "exec", "typed"), "TCOLEXPANDMUL", "uint16", 400,
+      (tile(128, 4, (1, 3), "uint16"), [[200] * 3]), (1, 2), 14464),
+    # S8 min(-1, 1) = -1 (all ones)
+    P(*red("TCOLEXPANDMIN", "exec", "signed"), "TCOLEXPANDMIN", "int8", 255,
+      (tile(128, 4, (1, 3), "int8"), [[1] * 3]), (1, 2), 0xFF),
 ])
 def test_expansions_direct(test_id, file, op, dtype, full, broadcast, cell, expect):
     # the destination (and a full-shape source of 250, 2, 400 or -1 in every valid element) 128 B of 4 columns,
@@ -1739,31 +1751,40 @@ def test_expansions_direct(test_id, file, op, dtype, full, broadcast, cell, expe
     assert np.array_equal(inputs["src1" if full is not None else "src"], payload(b, dtype, bvalues))
 
 
-@pytest.mark.parametrize(("test_id", "file"), [P(*red("TROWEXPANDMAX", "exec", "unsigned"))])
-def test_trowexpandmax_u64(test_id, file):
-    # U64: 0x8000000000000000 in every valid element of a 128 B tile of 4 columns (valid 2x3), the broadcast column
-    # [1, 1] (128 B of one column); unsigned MAX keeps 0x8000000000000000
+@pytest.mark.parametrize(("test_id", "file", "op", "selector", "broadcast"), [
+    # the broadcast column [1, 1] (128 B of one column)
+    P(*red("TROWEXPANDMAX", "exec", "unsigned"), "TROWEXPANDMAX", 0x49, (1, (2, 1))),
+    # the broadcast row [1, 1, 1] (128 B of 4 columns, valid 1x3)
+    P(*red("TCOLEXPANDMAX", "exec", "unsigned"), "TCOLEXPANDMAX", 0x59, (4, (1, 3))),
+])
+def test_expandmax_u64(test_id, file, op, selector, broadcast):
+    # U64: 0x8000000000000000 in every valid element of a 128 B tile of 4 columns (valid 2x3) and a broadcast source
+    # of ones; unsigned MAX keeps 0x8000000000000000 (a signed one would give 1)
     from ptofuzz.oracles import expandop
 
-    d, b = tile(128, 4, (2, 3), "uint64"), tile(128, 1, (2, 1), "uint64")
-    case = Case("TROWEXPANDMAX", "spec", "uint64", (("dst", d), ("src0", d), ("src1", b)))
-    out = expandop.spec(case, {"src0": payload(d, "uint64", [[1 << 63] * 3] * 2),
-                               "src1": payload(b, "uint64", [[1], [1]])})
-    assert out.fault is None and int(out.outputs["dst"][1, 2]) == 1 << 63
-    # the same as a bundle: BSTART U64 TROWEXPANDMAX (0x049), LB0 = 3, LB1 = 2, LB2 = 4, the full source M#1
-    tiles = {32: local("uint64", 128, 4, (2, 3), [[1 << 63] * 3] * 2), 33: local("uint64", 128, 1, (2, 1), [[1], [1]])}
-    r = ex.execute([tepl(0x49, 24), dim(0, 0, 3), dim(1, 0, 2), dim(2, 0, 4), iot(32, 33, size=1, dst=0, last=True),
+    cols, valid = broadcast
+    ones = [[1] * valid[1]] * valid[0]
+    d, b = tile(128, 4, (2, 3), "uint64"), tile(128, cols, valid, "uint64")
+    case = Case(op, "spec", "uint64", (("dst", d), ("src0", d), ("src1", b)))
+    src1 = payload(b, "uint64", ones)
+    out = expandop.spec(case, {"src0": payload(d, "uint64", [[1 << 63] * 3] * 2), "src1": src1})
+    assert out.fault is None and int(out.outputs["dst"][1, 2]) == 1 << 63 and out.classes["dst"][1, 2] == 0
+    assert np.array_equal(src1, payload(b, "uint64", ones))  # the broadcast source persists
+    # the same as a bundle: BSTART U64 op, LB0 = 3, LB1 = 2, LB2 = 4, the full source M#1, the broadcast one M#2
+    tiles = {32: local("uint64", 128, 4, (2, 3), [[1 << 63] * 3] * 2), 33: local("uint64", 128, cols, valid, ones)}
+    r = ex.execute([tepl(selector, 24), dim(0, 0, 3), dim(1, 0, 2), dim(2, 0, 4), iot(32, 33, size=1, dst=0, last=True),
                     BSTOP], tiles)
     check(r, Expect(outcome="ok", cells={(0, 1, 2): 1 << 63}, kept=(32, 33)), tiles)
     # the registry's spec model refuses U64 (its type list; see the section's comment)
-    assert "uint64" not in registry.get("TROWEXPANDMAX").support("spec").dtypes
+    assert "uint64" not in registry.get(op).support("spec").dtypes
 
 
 REDUCE_EXPAND = (("TROWSUM", 0x40), ("TROWMAX", 0x41), ("TROWMIN", 0x42), ("TROWEXPAND", 0x44),
                  ("TROWEXPANDADD", 0x45), ("TROWEXPANDSUB", 0x46), ("TROWEXPANDMUL", 0x47), ("TROWEXPANDMAX", 0x49),
                  ("TROWEXPANDMIN", 0x4A), ("TROWARGMAX", 0x4C), ("TROWARGMIN", 0x4D), ("TCOLSUM", 0x50),
-                 ("TCOLMAX", 0x51), ("TCOLMIN", 0x52), ("TCOLEXPAND", 0x54), ("TCOLARGMAX", 0x5C),
-                 ("TCOLARGMIN", 0x5D))
+                 ("TCOLMAX", 0x51), ("TCOLMIN", 0x52), ("TCOLEXPAND", 0x54), ("TCOLEXPANDADD", 0x55),
+                 ("TCOLEXPANDSUB", 0x56), ("TCOLEXPANDMUL", 0x57), ("TCOLEXPANDMAX", 0x59), ("TCOLEXPANDMIN", 0x5A),
+                 ("TCOLARGMAX", 0x5C), ("TCOLARGMIN", 0x5D))
 
 
 @pytest.mark.parametrize(("test_id", "file", "op", "selector"), [
