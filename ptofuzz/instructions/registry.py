@@ -53,6 +53,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ptofuzz.instructions.expandop": ("TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX",
                                       "TROWEXPANDMIN"),
     "ptofuzz.instructions.ordered": ("TROWSUM", "TCOLSUM"),
+    "ptofuzz.instructions.product": ("TROWPROD", "TCOLPROD"),
     "ptofuzz.instructions.argreduce": ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN"),
 }
 
