@@ -78,7 +78,8 @@ def _line(source: Source, dt: DType, n: int) -> np.ndarray:
         v = 1.0 + np.round(u * 16) / 32
         v[int(source.integers(0, n - 1))] = source.choice([np.nan, np.inf, -np.inf])
         return v
-    return grid(source, dt, n, 1)[0]
+    line: np.ndarray = grid(source, dt, n, 1)[0]
+    return line
 
 
 def grid(source: Source, dt: DType, n: int, lines: int) -> np.ndarray:

@@ -102,8 +102,9 @@ def lane_fold(v: np.ndarray, lanes: int, rnd: Rounder) -> np.ndarray:
     term keep 1): a vector accumulator multiplied a block (repeat) at a time."""
     k = v.shape[-1]
     pad = -k % lanes
-    blocks = np.concatenate([v, np.ones(v.shape[:-1] + (pad,))], axis=-1).reshape(v.shape[:-1] + (-1, lanes))
-    acc = np.ones(v.shape[:-1] + (lanes,))
+    lead = tuple(v.shape[:-1])
+    blocks = np.concatenate([v, np.ones((*lead, pad))], axis=-1).reshape((*lead, -1, lanes))
+    acc = np.ones((*lead, lanes))
     for b in range(blocks.shape[-2]):
         acc = _mul(acc, blocks[..., b, :], rnd)
     return acc

@@ -34,8 +34,8 @@ from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import ieee
 from ptofuzz.oracles import product as oracles
 
-NAMES = ("TROWPROD", "TCOLPROD")
-REPEAT = "repeat"  # a case the test draws again with the same geometry (a2a3's case18 is case16's)  # registry.MODULES lists the same, in this order
+NAMES = ("TROWPROD", "TCOLPROD")  # registry.MODULES lists the same, in this order
+REPEAT = "repeat"  # a case the test draws again with the same geometry (a2a3's case18 is case16's)
 PLATFORMS = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")
 _DEVICE = ("float32", "float16", "int32", "int16")
 DTYPES: dict[str, dict[str, tuple[str, ...]]] = {
@@ -116,8 +116,9 @@ _TCOLPROD_A5 = """
 """
 
 
-def _lines(text: str) -> list[list[str]]:
-    return [t.split() for t in text.splitlines() if t.strip()]
+def _lines(text: str) -> list[tuple[str, str, list[int]]]:
+    """(name, dtype, the numbers) of each line of a case table."""
+    return [(w[0], w[1], [int(x) for x in w[2:]]) for w in (t.split() for t in text.splitlines() if t.strip())]
 
 
 def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
@@ -129,21 +130,21 @@ def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
                 tiles = (("dst", Tile(r, c, r, 1)), ("src", Tile(r, c, r, c)))
                 out.append((f"case_{PLAIN[dt]}_{r}x{c}_{r}x{c}_{r}x{c}", Case(op, "", dt, tiles)))
     elif op == "TROWPROD" and platform == "a2a3":
-        for name, dt, d, s, vr, c, vc in _lines(_TROWPROD_A2A3):
-            tiles = (("dst", Tile(int(d), 1, int(vr), 1)), ("src", Tile(int(s), int(c), int(vr), int(vc))))
-            case = Case(op, "", dt, tiles)
+        for name, dtype, (drows, srows, vrows, scols, vcols) in _lines(_TROWPROD_A2A3):
+            tiles = (("dst", Tile(drows, 1, vrows, 1)), ("src", Tile(srows, scols, vrows, vcols)))
+            case = Case(op, "", dtype, tiles)
             repeats = sum(c0.replace(params=()) == case for _, c0 in out)
             out.append((name, case.replace(params=((REPEAT, repeats + 1),)) if repeats else case))
     elif op == "TROWPROD":
         out = _trowsum_npu(_TROWPROD_A5, op)
     elif platform == "a2a3":
-        for i, (dt, cols, rows, vr) in enumerate(_TCOLPROD_A2A3):
-            tiles = (("dst", Tile(1, cols, 1, cols)), ("src", Tile(rows, cols, vr, cols)))
-            out.append((f"case{i + 1}", Case(op, "", dt, tiles)))
+        for i, (dtype, cols, srows, vrows) in enumerate(_TCOLPROD_A2A3):
+            tiles = (("dst", Tile(1, cols, 1, cols)), ("src", Tile(srows, cols, vrows, cols)))
+            out.append((f"case{i + 1}", Case(op, "", dtype, tiles)))
     else:
-        for name, dt, r, vr, c, vc in _lines(_TCOLPROD_A5):
-            tiles = (("dst", Tile(1, int(c), 1, int(vc))), ("src", Tile(int(r), int(c), int(vr), int(vc))))
-            out.append((name, Case(op, "", dt, tiles)))
+        for name, dtype, (rows, vrows, cols, vcols) in _lines(_TCOLPROD_A5):
+            tiles = (("dst", Tile(1, cols, 1, vcols)), ("src", Tile(rows, cols, vrows, vcols)))
+            out.append((name, Case(op, "", dtype, tiles)))
     return _at(out, platform)
 
 

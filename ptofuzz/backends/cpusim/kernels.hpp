@@ -553,6 +553,31 @@ void run_reduce(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t row
     }
 }
 
+// TROWPROD / TCOLPROD (harness.cpp says what the buffers hold): as the sums; TROWPROD's tmp tile one of src's
+// shape, zeroed, of its own (the simulator reads none)
+template <uint32_t OpCode, typename T, int C>
+void run_product(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    const size_t tile = size_t(rows) * C;
+    std::vector<T> tmp_buf(tile);
+    for (uint32_t k = 0; k < n; k++) {
+        *g_progress = k;
+        const int32_t* v = valid + 6 * k;
+        TileT dt(v[0], v[1]), st(v[2], v[3]), tt(v[2], v[3]);
+        dt.data() = reinterpret_cast<T*>(dbuf) + k * tile;
+        st.data() = reinterpret_cast<T*>(abuf) + k * tile;
+        if constexpr (OpCode == TROWPROD_OP) {
+            std::memset(static_cast<void*>(tmp_buf.data()), 0, tile * sizeof(T));
+            tt.data() = tmp_buf.data();
+            pto::TROWPROD(dt, st, tt);
+        } else {
+            static_assert(OpCode == TCOLPROD_OP, "an opcode without a kernel");
+            pto::TCOLPROD(dt, st);
+        }
+    }
+}
+
 template <uint32_t OpCode, typename T, int C>
 void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t rows, uint32_t n, uint32_t alias,
                 uint8_t* dend)
@@ -581,6 +606,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_cmpsel<OpCode, T, C>(d, a, b, v, rows, n, alias);
     } else if constexpr (is_sum(OpCode)) {
         run_reduce<OpCode, T, C>(d, a, v, rows, n, alias);
+    } else if constexpr (is_prod(OpCode)) {
+        run_product<OpCode, T, C>(d, a, v, rows, n);
     } else {
         run_tpart<OpCode, T, C>(d, a, b, v, rows, n, alias, dend);
     }
