@@ -16,19 +16,19 @@ pto-isa 3186c381 headers as cited):
 - ``spec``: "a typed increasing-column (row) left fold from one using TMUL; tree reassociation is not permitted":
   ``((1 * x0) * x1) * ...`` in the element type (:func:`fold_from_one`); integers wrap; a NaN result is the
   canonical NaN.
-- ``cpu``: ``include/pto/cpu/TRowProd.hpp:21-24`` and ``TColProd.hpp:59-63`` start an element-type accumulator at
+- ``cpu``: ``include/pto/cpu/TRowProd.hpp:21-24`` and ``TColProd.hpp:20-26`` start an element-type accumulator at
   1 and multiply in increasing column (row) order, casting each product to the element type: :func:`fold_from_one`
   (no widened accumulator, unlike TRowSum.hpp's ``TypeSum``).
-- a2a3 TCOLPROD (``include/pto/npu/a2a3/TColProd.hpp:17-34`` through ``a2a3/TColReduceOps.hpp:50-72``): the first
+- a2a3 TCOLPROD (``include/pto/npu/a2a3/TColProd.hpp:18-35`` through ``a2a3/TColReduceOps.hpp:50-72``): the first
   row copied (line 56), then ``dst = dst * src[i]`` for i = 1.. (lines 21-46): :func:`fold_from_first`.
-- a5 TCOLPROD (``a5/TColProd.hpp:17-36``, the default ``VFIMPL`` path of ``a5/TColReduceOps.hpp:45-92``): the
+- a5 TCOLPROD (``a5/TColProd.hpp:18-36``, the default ``VFIMPL`` path of ``a5/TColReduceOps.hpp:45-92``): the
   first row, then ``acc * (src[2j+1] * src[2j+2])`` per pair of rows, then an odd last row: :func:`fold_pairs`.
 - a2a3 TROWPROD (``a2a3/TRowProd.hpp:37-73``): a one-block (32-byte) accumulator of ``E`` lanes (8 float/int32,
   16 half/int16) set to 1 (line 40), each full block then the partial last one multiplied in lane by lane
   (``vmul``, lines 43-53, lanes past the valid columns keep 1); then the scalar unit multiplies the lanes left to
   right: float in float (line 57), half converted to float and the float product cast to half once (lines 59-62):
   :func:`lanes_a2a3`.
-- a5 TROWPROD (``a5/TRowProd.hpp:70-110``): a 256-byte register of ``E`` lanes (64 float/int32, 128 half/int16)
+- a5 TROWPROD (``a5/TRowProd.hpp:85-109``): a 256-byte register of ``E`` lanes (64 float/int32, 128 half/int16)
   set to 1, each repeat multiplied in (``vmul`` merging: lanes past the valid columns keep their value), then
   ``log2(E)`` rounds (``TROW_PROD_LOOP_B32/B16`` = 6/7, ``include/pto/common/constants.hpp:49-50``) of ``vintlv``
   with a register of ones and ``vmul``: docs/isa/vector/ops/data-rearrangement/vintlv.md gives the interleave

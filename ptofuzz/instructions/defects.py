@@ -523,6 +523,24 @@ DEFECTS = (*DEFECTS, Defect(
     "CAST_TRUNC 0x5EFFFFFF; a saturating conversion of a positive value is never negative",
     "ptofuzz fuzz tcvt --oracles cpusim,cpusim-clang --dtype int64 --to float32 --runs 5000 --out findings",
     _tcvt_s64_sat_builds, between_builds=True),)
+def _tprod_overflow(sig: Signature) -> bool:
+    """UBSan's report of a signed overflow in TROWPROD's or TCOLPROD's product."""
+    return sig.op in ("TROWPROD", "TCOLPROD") and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "signed-integer-overflow"
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tprod-signed-overflow-ub", ("TROWPROD", "TCOLPROD"), CPUSIM,
+    "include/pto/cpu/TRowProd.hpp:21-24 and TColProd.hpp:21-24 multiply an element-type accumulator by each "
+    "factor in int arithmetic (int32_t as it is; int16_t and uint16_t promoted to int): an int32 row or column "
+    "whose partial product leaves int32's range, or a uint16 one whose partial product times the next factor "
+    "passes 2^31 - 1, is signed-integer overflow, undefined behaviour (UBSan reports TRowProd.hpp:23 and "
+    "TColProd.hpp:23 with g++ and clang; -O2 happens to wrap). int16_t products fit int and convert back, which "
+    "is defined; uint32_t wraps as unsigned",
+    "docs/isa/TROWPROD.md and TCOLPROD.md give the product for int32 (and TCOLPROD for uint16) and state no "
+    "overflow behaviour; no result is defined by undefined behaviour",
+    "ptofuzz fuzz trowprod --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
+    _tprod_overflow),)
 BY_NAME = {d.name: d for d in DEFECTS}
 
 

@@ -39,8 +39,8 @@ REPEAT = "repeat"  # a case the test draws again with the same geometry (a2a3's 
 PLATFORMS = ("cpu", "a2a3", "a5", "kirin9030", "kirinDev0000")
 _DEVICE = ("float32", "float16", "int32", "int16")
 DTYPES: dict[str, dict[str, tuple[str, ...]]] = {
-    # a2a3/a5: docs/isa/T{ROW,COL}PROD.md's implementation checks (a2a3/TRowProd.hpp:69-70, a5/TRowProd.hpp:26-30,
-    # a2a3/TColReduceOps.hpp:87-89, a5/TColProd.hpp:43-48); cpu: see the module docstring
+    # a2a3/a5: docs/isa/T{ROW,COL}PROD.md's implementation checks (a2a3/TRowProd.hpp:69-70, a5/TRowProd.hpp:27-30,
+    # a2a3/TColReduceOps.hpp:87-89, a5/TColProd.hpp:42-46); cpu: see the module docstring
     "TROWPROD": {"spec": oracles.SPEC_DTYPES, "cpu": ("float32", "float16", "bfloat16", "int32", "int16"),
                  "a2a3": _DEVICE, "a5": _DEVICE},
     "TCOLPROD": {"spec": oracles.SPEC_DTYPES,
