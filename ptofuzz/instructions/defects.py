@@ -541,6 +541,24 @@ DEFECTS = (*DEFECTS, Defect(
     "overflow behaviour; no result is defined by undefined behaviour",
     "ptofuzz fuzz trowprod --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
     _tprod_overflow),)
+def _tprod_uint16_counts(sig: Signature) -> bool:
+    """The simulator against any other oracle on TROWPROD's or TCOLPROD's values, for a source of more than 65535
+    valid rows or columns."""
+    return sig.op in ("TROWPROD", "TCOLPROD") and CPUSIM in sig.oracles() \
+        and sig.geometry in ("rows>65535", "cols>65535") and sig.kind not in ("crash", "hang", "fault-vs-value")
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tprod-uint16-counts", ("TROWPROD", "TCOLPROD"), CPUSIM,
+    "include/pto/cpu/TRowProd.hpp:18 and TColProd.hpp:18 declare TRowProd/TColProd(dst, src, uint16_t rows, "
+    "uint16_t cols), and TROWPROD_IMPL (TRowProd.hpp:34) and TCOLPROD_IMPL (TColProd.hpp:33) pass the source's "
+    "valid rows and columns to them, so they are taken modulo 65536: a TCOLPROD source of 65536 valid rows "
+    "multiplies none (every column's product is the start value 1), a TROWPROD source of 65536 valid rows "
+    "writes no row",
+    "docs/isa/TROWPROD.md / TCOLPROD.md: dst[i,0] = prod over 0 <= j < C of src[i,j] for 0 <= i < R (dst[0,j] = "
+    "prod over 0 <= i < R), R and C the source's valid rows and columns, with no bound but the tile's",
+    "ptofuzz fuzz tcolprod --oracles cpu,cpusim --shape 65536x1 --dtype int16 --runs 3 --out findings",
+    _tprod_uint16_counts),)
 BY_NAME = {d.name: d for d in DEFECTS}
 
 

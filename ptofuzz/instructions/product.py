@@ -219,9 +219,12 @@ def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, n
 
 def geometry_class(case: Case) -> str:
     """Which implementation limits the reduced length passes: one factor, within a2a3's 32-byte block, within
-    a5's 256-byte register, several registers (a partial last one or whole ones)."""
+    a5's 256-byte register, several registers (a partial last one or whole ones); ``rows>65535`` /
+    ``cols>65535`` first, a source of more valid rows (columns) than 16 bits count."""
     dt = dtypes.get(case.dtype)
     vr, vc = case.tile("src").valid
+    if vr > 0xFFFF or vc > 0xFFFF:  # more than a uint16_t counts (the cpu headers' row and column counts)
+        return "rows>65535" if vr > 0xFFFF else "cols>65535"
     n = vc if case.op == "TROWPROD" else vr
     block, reg = 32 // dt.itemsize, 256 // dt.itemsize
     if n == 1:
