@@ -948,8 +948,8 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
                                            "TSELS", "TCVT", "TDEQUANT", "TQUANT", "TROWEXPAND", "TCOLEXPAND",
                                            "TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN", "TROWEXPANDADD",
                                            "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX", "TROWEXPANDMIN",
-                                           "TROWSUM", "TCOLSUM", "TROWARGMAX", "TROWARGMIN", "TCOLARGMAX",
-                                           "TCOLARGMIN"]
+                                           "TROWSUM", "TCOLSUM", "TROWPROD", "TCOLPROD", "TROWARGMAX",
+                                           "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN"]
     assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
 
 

@@ -43,7 +43,8 @@ def test_an_unknown_mnemonic_lists_every_instruction():
                                          r"txors, tshls, tshrs, texpands, tci, ttri, tcmp, tcmps, tsel, tsels, "
                                          r"tcvt, tdequant, tquant, trowexpand, tcolexpand, trowmax, trowmin, "
                                          r"tcolmax, tcolmin, trowexpandadd, trowexpandsub, trowexpandmul, "
-                                         r"trowexpandmax, trowexpandmin, trowsum, tcolsum, trowargmax, trowargmin, "
+                                         r"trowexpandmax, trowexpandmin, trowsum, tcolsum, trowprod, tcolprod, "
+                                         r"trowargmax, trowargmin, "
                                          r"tcolargmax, tcolargmin$"):
         registry.get("tpartsub")
 
