@@ -7,14 +7,15 @@ it determined):
 
 - lengths past a2a3's 32-byte accumulator block (8 float32, 16 half lanes) and a5's 256-byte register (64 float32,
   128 half lanes), partial last blocks, a single factor, and long ones (up to 1100 factors);
-- per reduced line (a row for TROWPROD, a column for TCOLPROD) one pattern: ``near-one`` (1 plus a few ulps either
-  way: every product rounds, the last bits are the order's), ``overflow`` (a huge factor early, its reciprocal
-  late, moderate ones between: a fold overflows to an infinity that a tree or pairs avoid, or the reverse),
-  ``underflow`` (the same with a tiny factor: a partial product flushes to zero or turns subnormal in one order
-  only), ``inf-zero`` (an infinity and a zero: ``inf * 0`` is a NaN, but a partial product that overflowed or
-  underflowed first changes which), ``zeros`` (+0/-0 factors: the sign of a zero product is the signs' parity in
-  any order), ``special`` (a NaN or an infinity at a random position), ``grid`` (signed powers of two and a few
-  3s: exact in any order, so every platform pins it), and ``plain`` (the value mix's draw).
+- per reduced line (a row for TROWPROD, a column for TCOLPROD) one pattern: ``near-one`` (full mantissas within
+  1/16 of 1: every product rounds, the last bits are the order's), ``overflow`` (two huge factors H and two 1/H at
+  random positions among near-one ones: the whole product is moderate, but an order that meets H * H first
+  overflows to an infinity, one that pairs H with 1/H does not), ``underflow`` (the same with tiny factors: a
+  partial product underflows to zero or a subnormal in some orders only), ``inf-zero`` (an infinity with a zero,
+  or with a factor that underflows or overflows next to it: ``inf * 0`` is a NaN in any order, ``inf * tiny``
+  may be one in some), ``zeros`` (+0/-0 factors: the sign of a zero product is the signs' parity in any order),
+  ``special`` (a NaN or an infinity at a random position), ``grid`` (signed powers of two and a few 3s: exact in
+  any order, so every platform pins it), and ``plain`` (the value mix's draw).
 """
 
 from __future__ import annotations
@@ -53,16 +54,16 @@ def _line(source: Source, dt: DType, n: int) -> np.ndarray:
     top, low = EXPONENTS[dt.name]
     kind = PATTERNS[int(source.integers(1, len(PATTERNS) - 1))]
     u = source.random(n) * 2 - 1
-    if kind == "near-one":
-        steps = source.integers(-4, 4, n).astype(np.float64)
-        return 1.0 + steps * 2.0 ** (1 - p)
+    if kind == "near-one":  # full mantissas within 1/16 of 1: every product rounds, each order its own way
+        return 1.0 + u * 2.0 ** -4
     if kind in ("overflow", "underflow"):
-        v = 1.0 + source.integers(0, 8, n).astype(np.float64) * 2.0 ** -3
-        e = int(source.integers(top - 3, top)) if kind == "overflow" else int(source.integers(low, low + 3))
-        i, j = int(source.integers(0, max(n - 1, 0))), int(source.integers(0, max(n - 1, 0)))
-        v[i] = 2.0 ** e
-        if n > 1 and i != j:
-            v[j] = 2.0 ** -e  # the reciprocal elsewhere: the whole product is moderate, a partial one is not
+        v = 1.0 + source.integers(-2, 2, n).astype(np.float64) * 2.0 ** (1 - p)
+        e = int(source.integers(top // 2 + 1, top - 1)) * (1 if kind == "overflow" else -1)
+        at = np.sort(np.argsort(source.random(n))[:4])  # four distinct positions, in order
+        big = np.array([2.0 ** e, 2.0 ** e, 2.0 ** -e, 2.0 ** -e])
+        if float(source.random(1)[0]) < 0.5:  # else H, H before 1/H, 1/H: a fold from the start meets H * H
+            big = big[np.argsort(source.random(4))]
+        v[at] = big[: len(at)]
         return v * np.where(source.random(n) < 0.2, -1.0, 1.0)
     if kind == "inf-zero":
         v = 1.0 + np.round(u * 8) / 8
