@@ -220,3 +220,30 @@ def test_a_planted_reassociation_is_caught(monkeypatch: pytest.MonkeyPatch, kind
     monkeypatch.setattr(o, "tree_a5", _tree_adjacent)
     after = _prod(case, values, kind)
     assert after != before and not (np.isnan(after[0]) and np.isnan(before[0])), (kind, case.op, before, after)
+
+
+def test_the_product_bound_by_hand_and_against_other_orders():
+    """float32, three factors, golden 1: E = (1 + 2u)((1 + u)^2 - (1 - u)^2) = 4u(1 + 2u) with u = 2^-24; below 1
+    the spacing is 2^-24, so E / s = 4(1 + 2u): 5 ULPs. Then random lines: every pair of the models' orders (the
+    folds, a5's pairs and tree, a2a3's lanes) lands within the bound stated around the fold's product."""
+    from ptofuzz.oracles.orderbound import product_bound
+
+    assert int(product_bound(_bits([1.0]), 3, F32, F32)[0]) == 5
+    assert int(product_bound(_bits([1.0]), 1, F32, F32)[0]) == 0  # one factor: no rounding
+    # a float accumulator rounded once to half: 2^-22 is under one half spacing (2^-11): 1, and one for the end
+    assert int(product_bound(_bits([1.0], "float16"), 3, F32, F16)[0]) == 2
+    rng = np.random.default_rng(7)
+    for dt in (F32, F16):
+        rnd = sums.rounder(dt)
+        v = rnd(1.0 + (rng.random((400, 200)) * 2 - 1) / 16)
+        fold = o.fold_from_one(v, rnd)
+        bits = ieee.from_float64(fold, dt).astype(np.int64)
+        bound = product_bound(ieee.from_float64(fold, dt), v.shape[-1], dt, dt).astype(np.int64)
+        worst = 0
+        for other in (o.fold_pairs(v, rnd), o.tree_a5(v, rnd, dt), o.lanes_a2a3(v, rnd, dt, rnd)):
+            assert np.isfinite(other).all() and (other > 0).all()
+            dist = np.abs(ieee.from_float64(other, dt).astype(np.int64) - bits)  # positive: ULPs apart
+            assert (dist <= bound).all()
+            worst = max(worst, int(dist.max()))
+        assert worst >= 2  # the orders do differ by several ULPs
+        assert (bound <= 4 * 199 + 1).all()
