@@ -41,3 +41,31 @@ def order_bound(golden: np.ndarray, abs_sum: np.ndarray, terms: np.ndarray | int
         ulps = np.ceil(spread / spacing) + (1 if acc.name != out.name else 0)
     ulps = np.where(np.isfinite(ulps), ulps, MAX_BOUND)
     return np.minimum(ulps, MAX_BOUND).astype(np.uint32)
+
+
+def product_bound(golden: np.ndarray, terms: np.ndarray | int, acc: DType, out: DType) -> np.ndarray:
+    """The ULP bound (uint32, ``golden``'s shape) between ``golden`` (bits of ``out``: one order's product of
+    ``terms`` factors) and the product of the same factors in any other order, no partial product overflowing or
+    leaving the normal range (the callers class those elements apart).
+
+    Each of the ``k = terms - 1`` multiplications rounds with a relative error of at most ``u = 2^-p`` (``p`` the
+    significand's bits of ``acc``), so an order's product is ``x * prod(1 + d_i)``, ``|d_i| <= u``: within
+    ``[(1 - u)^k, (1 + u)^k] * x`` of the exact product ``x`` (a relative bound, unlike a sum's, which scales
+    with the terms' magnitudes: no cancellation). Two orders are then within ``E = |x| * ((1 + u)^k -
+    (1 - u)^k)`` (about ``2 k u |x|``) of each other, with ``|x| <= |golden| / (1 - u)^k``; in ULPs of ``out``:
+    ``ceil(E / s)``, ``s`` the spacing at the smallest magnitude in ``[|golden| - E, |golden| + E]``, plus one
+    when ``acc`` is wider than ``out`` (one rounding at the end). About ``2 * (terms - 1)`` ULPs, up to
+    ``4 * (terms - 1)`` just above a power of two (the spacing halves below it)."""
+    k = np.maximum(np.asarray(terms, dtype=np.float64) - 1, 0)
+    lu = np.log1p(2.0 ** -(acc.man_bits + 1))
+    ld = np.log1p(-(2.0 ** -(acc.man_bits + 1)))
+    with np.errstate(over="ignore", invalid="ignore"):
+        g = np.abs(ieee.to_float64(golden, out))
+        x = g * np.exp(-k * ld)
+        spread = x * (np.exp(k * lu) - np.exp(k * ld))
+        tiny = ieee.min_normal(out) * 2.0 ** -out.man_bits
+        low = np.maximum(g - spread, tiny)
+        spacing = np.maximum(np.exp2(np.floor(np.log2(low)) - out.man_bits), tiny)
+        ulps = np.ceil(spread / spacing) + (1 if acc.name != out.name else 0)
+    ulps = np.where(np.isfinite(ulps), ulps, MAX_BOUND)
+    return np.minimum(ulps, MAX_BOUND).astype(np.uint32)

@@ -545,6 +545,42 @@ DEFECTS = (*DEFECTS, Defect(
     "CAST_TRUNC 0x5EFFFFFF; a saturating conversion of a positive value is never negative",
     "ptofuzz fuzz tcvt --oracles cpusim,cpusim-clang --dtype int64 --to float32 --runs 5000 --out findings",
     _tcvt_s64_sat_builds, between_builds=True),)
+def _tprod_overflow(sig: Signature) -> bool:
+    """UBSan's report of a signed overflow in TROWPROD's or TCOLPROD's product."""
+    return sig.op in ("TROWPROD", "TCOLPROD") and sig.pair == CPUSIM and sig.kind == "crash" \
+        and sig.region == "signed-integer-overflow"
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tprod-signed-overflow-ub", ("TROWPROD", "TCOLPROD"), CPUSIM,
+    "include/pto/cpu/TRowProd.hpp:21-24 and TColProd.hpp:21-24 multiply an element-type accumulator by each "
+    "factor in int arithmetic (int32_t as it is; int16_t and uint16_t promoted to int): an int32 row or column "
+    "whose partial product leaves int32's range, or a uint16 one whose partial product times the next factor "
+    "passes 2^31 - 1, is signed-integer overflow, undefined behaviour (UBSan reports TRowProd.hpp:23 and "
+    "TColProd.hpp:23 with g++ and clang; -O2 happens to wrap). int16_t products fit int and convert back, which "
+    "is defined; uint32_t wraps as unsigned",
+    "docs/isa/TROWPROD.md and TCOLPROD.md give the product for int32 (and TCOLPROD for uint16) and state no "
+    "overflow behaviour; no result is defined by undefined behaviour",
+    "ptofuzz fuzz trowprod --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
+    _tprod_overflow),)
+def _tprod_uint16_counts(sig: Signature) -> bool:
+    """The simulator against any other oracle on TROWPROD's or TCOLPROD's values, for a source of more than 65535
+    valid rows or columns."""
+    return sig.op in ("TROWPROD", "TCOLPROD") and CPUSIM in sig.oracles() \
+        and sig.geometry in ("rows>65535", "cols>65535") and sig.kind not in ("crash", "hang", "fault-vs-value")
+
+
+DEFECTS = (*DEFECTS, Defect(
+    "cpusim-tprod-uint16-counts", ("TROWPROD", "TCOLPROD"), CPUSIM,
+    "include/pto/cpu/TRowProd.hpp:18 and TColProd.hpp:18 declare TRowProd/TColProd(dst, src, uint16_t rows, "
+    "uint16_t cols), and TROWPROD_IMPL (TRowProd.hpp:34) and TCOLPROD_IMPL (TColProd.hpp:33) pass the source's "
+    "valid rows and columns to them, so they are taken modulo 65536: a TCOLPROD source of 65536 valid rows "
+    "multiplies none (every column's product is the start value 1), a TROWPROD source of 65536 valid rows "
+    "writes no row",
+    "docs/isa/TROWPROD.md / TCOLPROD.md: dst[i,0] = prod over 0 <= j < C of src[i,j] for 0 <= i < R (dst[0,j] = "
+    "prod over 0 <= i < R), R and C the source's valid rows and columns, with no bound but the tile's",
+    "ptofuzz fuzz tcolprod --oracles cpu,cpusim --shape 65536x1 --dtype int16 --runs 3 --out findings",
+    _tprod_uint16_counts),)
 BY_NAME = {d.name: d for d in DEFECTS}
 
 

@@ -54,6 +54,7 @@ MODULES: dict[str, tuple[str, ...]] = {
                                       "TROWEXPANDMIN", "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL",
                                       "TCOLEXPANDMAX", "TCOLEXPANDMIN"),
     "ptofuzz.instructions.ordered": ("TROWSUM", "TCOLSUM"),
+    "ptofuzz.instructions.product": ("TROWPROD", "TCOLPROD"),
     "ptofuzz.instructions.argreduce": ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN"),
     "ptofuzz.instructions.pairsum": ("TPAIRREDUCESUM",),
 }

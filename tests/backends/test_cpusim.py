@@ -949,8 +949,8 @@ def test_list_says_what_cpusim_needs_without_a_tree(cli, monkeypatch):
                                            "TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN", "TROWEXPANDADD",
                                            "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX", "TROWEXPANDMIN",
                                            "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL", "TCOLEXPANDMAX",
-                                           "TCOLEXPANDMIN", "TROWSUM", "TCOLSUM", "TROWARGMAX", "TROWARGMIN",
-                                           "TCOLARGMAX", "TCOLARGMIN", "TPAIRREDUCESUM"]
+                                           "TCOLEXPANDMIN", "TROWSUM", "TCOLSUM", "TROWPROD", "TCOLPROD",
+                                           "TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN", "TPAIRREDUCESUM"]
     assert all(row["dtypes"] == [] and "needs a pto-isa tree" in row["notes"] for row in rows)
 
 

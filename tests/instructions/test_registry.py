@@ -44,8 +44,8 @@ def test_an_unknown_mnemonic_lists_every_instruction():
                                          r"tcvt, tdequant, tquant, trowexpand, tcolexpand, trowmax, trowmin, "
                                          r"tcolmax, tcolmin, trowexpandadd, trowexpandsub, trowexpandmul, "
                                          r"trowexpandmax, trowexpandmin, tcolexpandadd, tcolexpandsub, "
-                                         r"tcolexpandmul, tcolexpandmax, tcolexpandmin, trowsum, tcolsum, trowargmax, "
-                                         r"trowargmin, tcolargmax, tcolargmin, tpairreducesum$"):
+                                         r"tcolexpandmul, tcolexpandmax, tcolexpandmin, trowsum, tcolsum, trowprod, "
+                                         r"tcolprod, trowargmax, trowargmin, tcolargmax, tcolargmin, tpairreducesum$"):
         registry.get("tpartsub")
 
 

@@ -142,6 +142,15 @@ def _ordered(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Ou
 ADAPTERS = {**ADAPTERS, "TROWSUM": _ordered, "TCOLSUM": _ordered}  # the ordered reductions
 
 
+def _product(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.backends.cpusim import product
+
+    return product.evaluate(sim, case, inputs)
+
+
+ADAPTERS = {**ADAPTERS, "TROWPROD": _product, "TCOLPROD": _product}  # the ordered products
+
+
 def _reduce(sim: Simulator, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     from ptofuzz.backends.cpusim import reduce
 

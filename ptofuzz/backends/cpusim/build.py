@@ -63,6 +63,7 @@ OPS = {**OPS, "TROWEXPANDADD": 60, "TROWEXPANDSUB": 61, "TROWEXPANDMUL": 62, "TR
 OPS = {**OPS, "TCOLEXPANDADD": 65, "TCOLEXPANDSUB": 66, "TCOLEXPANDMUL": 67, "TCOLEXPANDMAX": 68,
        "TCOLEXPANDMIN": 69}  # protocol.hpp's ColExpandArithOp
 OPS = {**OPS, "TROWSUM": 48, "TCOLSUM": 49}  # protocol.hpp's SumOp (TCOLSUM: its form in the alias)
+OPS = {**OPS, "TROWPROD": 70, "TCOLPROD": 71}  # protocol.hpp's ProdOp
 OPS = {**OPS, "TROWMAX": 50, "TROWMIN": 51, "TCOLMAX": 52, "TCOLMIN": 53}  # protocol.hpp's ReduceOp
 # protocol.hpp's ArgReduceOp: cpu/TReduceIdx.hpp, which a build skipping it (REDUCEIDX_GUARD: GCC 12) leaves out
 OPS = {**OPS, "TROWARGMAX": 54, "TROWARGMIN": 55, "TCOLARGMAX": 56, "TCOLARGMIN": 57}

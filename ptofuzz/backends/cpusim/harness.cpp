@@ -25,6 +25,7 @@
 // TADDS.
 // TROWSUM/TCOLSUM: A = src, no B, output = dst (TROWSUM's sums in column 0, TCOLSUM's in row 0); valid regions
 // dst, src; `alias` = TCOLSUM's form (0 two operands, 1 four with isBinary true, 2 four with isBinary false).
+// TROWPROD/TCOLPROD: as TROWSUM/TCOLSUM, without an alias (TROWPROD's tmp tile is one of src's shape, zeroed).
 // TEXPANDS/TCI/TTRI: A = a tile whose first element is TEXPANDS's scalar (unused by TCI and TTRI), no B, output =
 // dst; the six ints are dst's valid region, then TCI's start bits and direction or TTRI's diagonal and orientation.
 // TCMP/TCMPS/TSEL/TSELS: see cmpsel_bytes; valid regions dst, src0, src1 (TCMP) or dst, src0 (TCMPS, and 1, 1)
@@ -110,7 +111,7 @@ void buffer_bytes(uint32_t op, size_t es, size_t n, size_t elems, size_t cols, s
     const size_t per = is_arg(op) ? es + 4 : es;  // TPARTARG*: a uint32 index beside every value
     a = elems * per;
     const bool no_b = op == TMRGSORT_OP || is_unary(op) || is_generation(op) || is_expand(op) || is_sum(op)
-        || is_reduce(op);
+        || is_reduce(op) || is_prod(op);
     b = op == TSORT32_OP ? elems * 4 : no_b ? 0 : elems * per;
     d = op == TSORT32_OP ? elems * 8 : op == TMRGSORT_OP ? n * (cols * es + 8) : elems * per;
 }

@@ -600,6 +600,26 @@ void run_pairsum(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t ro
     }
 }
 
+// TROWPROD / TCOLPROD (harness.cpp says what the buffers hold): as the sums; TROWPROD's tmp tile one of src's
+// shape, zeroed, of its own (the simulator reads none)
+template <uint32_t OpCode, typename T, int C>
+void run_product(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t rows, uint32_t n)
+{
+    using TileT = pto::Tile<pto::TileType::Vec, T, kRows, C, pto::BLayout::RowMajor, -1, -1>;
+    std::vector<T> tmp_buf(size_t(rows) * C);
+    each_dst_src<T, C>(dbuf, abuf, valid, rows, n, [&](auto& dt, auto& st, const int32_t* v) {
+        if constexpr (OpCode == TROWPROD_OP) {
+            TileT tt(v[2], v[3]);
+            std::memset(static_cast<void*>(tmp_buf.data()), 0, tmp_buf.size() * sizeof(T));
+            tt.data() = tmp_buf.data();
+            pto::TROWPROD(dt, st, tt);
+        } else {
+            static_assert(OpCode == TCOLPROD_OP, "an opcode without a kernel");
+            pto::TCOLPROD(dt, st);
+        }
+    });
+}
+
 template <uint32_t OpCode, typename T, int C>
 void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t rows, uint32_t n, uint32_t alias,
                 uint8_t* dend)
@@ -632,6 +652,8 @@ void run_kernel(uint8_t* d, uint8_t* a, uint8_t* b, const int32_t* v, uint32_t r
         run_reduce<OpCode, T, C>(d, a, v, rows, n, alias);
     } else if constexpr (is_pairsum(OpCode)) {
         run_pairsum<T, C>(d, a, v, rows, n);
+    } else if constexpr (is_prod(OpCode)) {
+        run_product<OpCode, T, C>(d, a, v, rows, n);
     } else {
         run_tpart<OpCode, T, C>(d, a, b, v, rows, n, alias, dend);
     }

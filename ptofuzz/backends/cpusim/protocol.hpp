@@ -86,6 +86,10 @@ constexpr bool is_col_expand_arith(uint32_t op) { return op >= TCOLEXPANDADD_OP 
 // ints); `alias` = TCOLSUM's form: 0 the two-operand one, 1 the four-operand one with isBinary true, 2 with false
 enum SumOp : uint32_t { TROWSUM_OP = 48, TCOLSUM_OP = 49 };
 constexpr bool is_sum(uint32_t op) { return op == TROWSUM_OP || op == TCOLSUM_OP; }
+// the ordered products (TROWPROD, TCOLPROD): laid out as the sums (A = src, no B, output = dst: TROWPROD's
+// products in column 0 of each row, TCOLPROD's in row 0); valid regions dst, src; no alias
+enum ProdOp : uint32_t { TROWPROD_OP = 70, TCOLPROD_OP = 71 };
+constexpr bool is_prod(uint32_t op) { return op == TROWPROD_OP || op == TCOLPROD_OP; }
 
 // TROWMAX / TROWMIN / TCOLMAX / TCOLMIN: A = src (at the request's stride, as the unary family's), no B, output =
 // dst (a row reduction writes its first column, a column reduction its first row); valid regions dst, src
