@@ -210,7 +210,7 @@ def int_products(x: np.ndarray, dt: DType, wrap: bool) -> tuple[np.ndarray, np.n
 def evaluate(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Outcome:
     """The outcome on a platform kind (``spec``, ``cpu``, ``a2a3``, ``a5``): ``dst`` at its physical shape, the
     products in its valid column (TROWPROD) or row (TCOLPROD), undefined elsewhere."""
-    bad = spec_legality(_as_sum(case)) if platform == "spec" else outside_contract(_as_sum(case))
+    bad = spec_legality(as_sum(case)) if platform == "spec" else outside_contract(as_sum(case))
     if bad is not None:
         return bad
     dt = get(case.dtype)
@@ -234,10 +234,13 @@ def evaluate(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Out
     return Outcome(OutcomeKind.OK, outputs={"dst": out}, classes={"dst": classes}, flags=None)
 
 
-def _as_sum(case: Case) -> Case:
+#: each product's sum: the same legality rules and runtime checks, the same shapes
+SUM_OF = {"TROWPROD": "TROWSUM", "TCOLPROD": "TCOLSUM"}
+
+
+def as_sum(case: Case) -> Case:
     """The case as its sum's (the legality rules and runtime checks are the same shapes)."""
-    op = "TROWSUM" if case.op == "TROWPROD" else "TCOLSUM"
-    return Case(op, case.platform, case.dtype, case.tiles, case.params)
+    return Case(SUM_OF[case.op], case.platform, case.dtype, case.tiles, case.params)
 
 
 def spec(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:

@@ -289,19 +289,32 @@ def fault_class(case: Case) -> str:
 ROUNDING = ("ulp-1", "ulp-2..16", "ulp-large", "inf-vs-finite", "nan-vs-number")
 
 
+def spec_fault_difference(op: str, fault: str) -> str | None:
+    """Why pto-spec faults where pto-isa's pages give a row or column sum (or product), by :func:`fault_class`:
+    a row reduction's destination of more than one physical column (the pages: an ND destination, the result in
+    column 0) and tiles that are no legal descriptor (the pages take any tile); None for the other rules (an
+    empty source, a destination of another valid shape: the pages reject those too)."""
+    if fault == "dst-cols>1" and op in ("TROWSUM", "TROWPROD"):
+        return ("pto-spec's row reductions require a destination of one physical column (Fault_TileLegality); "
+                "the pages (docs/isa/TROWSUM.md, TROWPROD.md) accept an ND destination and write column 0")
+    if fault == "descriptor":
+        return ("pto-spec faults on tiles that are no legal descriptor (a 128 B * 2**k capacity, power-of-two "
+                "columns: TileDescriptorLegal); pto-isa's pages accept any tile")
+    return None
+
+
 def known_difference(sig: Signature) -> str | None:
     """The documented differences between pto-spec and pto-isa's cpu (the simulator comes here as cpu): pto-spec
-    faults on a TROWSUM destination of more than one physical column, which docs/isa/TROWSUM.md accepts (an ND
-    destination; the sum in column 0); the cpu sums half and bfloat16 rows in a float32 accumulator
-    (``include/pto/cpu/TRowSum.hpp:21`` with ``tile_offsets.hpp:25-27``, one rounding at the end), pto-spec
+    faults on tiles the pages accept (:func:`spec_fault_difference`); the cpu sums half and bfloat16 rows in a
+    float32 accumulator (``include/pto/cpu/TRowSum.hpp:21`` with ``tile_offsets.hpp:25-27``, one rounding at the
+    end), pto-spec
     folds in the element type; a binary TCOLSUM's zero of -0 terms is -0 (a tree), pto-spec's +0 (a fold from
     +0)."""
     a, b = sig.oracles()
     if "spec" not in (a, b) or "cpu" not in (a, b):
         return None
-    if sig.kind == "fault-vs-value" and sig.op == "TROWSUM" and sig.geometry == "dst-cols>1":
-        return ("pto-spec's TROWSUM requires a destination of one physical column (Fault_TileLegality); "
-                "docs/isa/TROWSUM.md accepts an ND destination and writes column 0")
+    if sig.kind == "fault-vs-value":
+        return spec_fault_difference(sig.op, sig.geometry)
     if sig.op == "TROWSUM" and sig.kind in ROUNDING and ",16-bit" in sig.geometry:
         return ("the cpu sums a half/bfloat16 row in a float32 accumulator rounded once (TRowSum.hpp:21, "
                 "tile_offsets.hpp:25-27); pto-spec folds in the element type, rounding every addition")

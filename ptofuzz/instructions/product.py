@@ -24,11 +24,12 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.core.layouts import Profile, whole_rows
 from ptofuzz.core.signature import Signature
 from ptofuzz.generators import product as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
+from ptofuzz.instructions import ordered as sums
 from ptofuzz.instructions.ordered import PLAIN, ROLES, _at, _trowsum_npu
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import ieee
@@ -149,12 +150,9 @@ def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
 
 
 def spec_tiles(op: str, valid: tuple[int, int], dt: dtypes.DType) -> tuple[tuple[str, Tile], ...]:
-    """A spec case's tiles: the source the smallest legal descriptor of its valid region, the destination as
-    pto-spec derives it (TROWPROD ``valid_rows x 1``; TCOLPROD one row of the source's physical columns)."""
-    vr, vc = valid
-    src = Tile(*spec_physical(vr, vc, dt), vr, vc)
-    dst = Tile(vr, 1, vr, 1) if op == "TROWPROD" else Tile(1, src.cols, 1, vc)
-    return (("dst", dst), ("src", src))
+    """A spec case's tiles: the sum's (:func:`ptofuzz.instructions.ordered.spec_tiles`, pto-spec's legality is
+    the same): the smallest legal descriptors of the source and of the destination pto-spec accepts for it."""
+    return sums.spec_tiles(oracles.SUM_OF[op], valid, dt)
 
 
 def _profiles(op: str) -> dict[str, Profile]:
@@ -237,30 +235,20 @@ def geometry_class(case: Case) -> str:
 
 
 def fault_class(case: Case) -> str:
-    """Which of pto-spec's legality rules a case breaks (the sums' rules: :func:`ptofuzz.oracles.ordered.
-    spec_legality`); ``spec-legal`` when none."""
-    s, d = case.tile("src"), case.tile("dst")
-    if 0 in s.valid:
-        return "empty"
-    if case.op == "TROWPROD":
-        if d.valid != (s.valid_rows, 1):
-            return "dst-valid"
-        return "dst-cols>1" if d.cols != 1 else "spec-legal"
-    if d.valid != (1, s.valid_cols):
-        return "dst-valid"
-    return "dst-cols" if d.cols != s.cols else "spec-legal"
+    """Which of pto-spec's legality rules a case breaks: the sum's (:func:`ptofuzz.instructions.ordered.
+    fault_class`, named for TROWSUM/TCOLSUM); ``spec-legal`` when none."""
+    return sums.fault_class(oracles.as_sum(case))
 
 
 def known_difference(sig: Signature) -> str | None:
     """The documented difference between pto-spec and pto-isa's cpu (the simulator comes here as cpu): pto-spec
-    faults on a TROWPROD destination of more than one physical column, which docs/isa/TROWPROD.md accepts (an ND
-    destination; the product in column 0). Both multiply in the same order (a fold from one in the element type)."""
+    faults on tiles the pages accept (:func:`ptofuzz.instructions.ordered.spec_fault_difference`, the sums' rules).
+    Both multiply in the same order (a fold from one in the element type)."""
     a, b = sig.oracles()
     if "spec" not in (a, b) or "cpu" not in (a, b):
         return None
-    if sig.kind == "fault-vs-value" and sig.op == "TROWPROD" and sig.geometry == "dst-cols>1":
-        return ("pto-spec's TROWPROD requires a destination of one physical column (Fault_TileLegality); "
-                "docs/isa/TROWPROD.md accepts an ND destination and writes column 0")
+    if sig.kind == "fault-vs-value":
+        return sums.spec_fault_difference(sig.op, sig.geometry)
     return None
 
 

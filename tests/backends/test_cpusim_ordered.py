@@ -193,6 +193,15 @@ def test_the_ordered_defects_excuse_no_neighbour(key):
 @pytest.mark.parametrize("key, known", [
     ("TROWSUM/float/cpu~spec/fault-vs-value/-/dst-cols>1", True),
     ("TROWSUM/float/cpu~spec/fault-vs-value/-/dst-valid", False),
+    ("TROWSUM/int/cpu~spec/fault-vs-value/-/descriptor", True),  # pto-spec's TileDescriptorLegal
+    ("TCOLSUM/float/cpu~spec/fault-vs-value/-/descriptor", True),
+    ("TCOLSUM/float/cpu~spec/fault-vs-value/-/empty", False),
+    ("TROWSUM/float/a5~spec/fault-vs-value/-/descriptor", False),  # the pair pto-spec and cpu only
+    ("TROWSUM/float/cpu~spec/fault-kind/-/descriptor", False),
+    ("TROWPROD/float/cpu~spec/fault-vs-value/-/dst-cols>1", True),  # the products: the sums' rules
+    ("TCOLPROD/int/cpu~spec/fault-vs-value/-/descriptor", True),
+    ("TCOLPROD/int/cpu~spec/fault-vs-value/-/dst-cols", False),
+    ("TROWPROD/float/cpu~spec/ulp-1/-/>repeat", False),
     ("TROWSUM/float/cpu~spec/ulp-1/-/>repeat,16-bit", True),
     ("TROWSUM/float/cpu~spec/ulp-1/-/>repeat", False),  # float32: the cpu folds as pto-spec does
     ("TROWSUM/float/a5~spec/ulp-1/-/>repeat,16-bit", False),

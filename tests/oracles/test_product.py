@@ -9,6 +9,7 @@ import pytest
 
 from ptofuzz.core.case import EXACT, NAN, UNDEFINED, Case, Tile
 from ptofuzz.core.dtypes import get
+from ptofuzz.instructions import product
 from ptofuzz.oracles import ieee
 from ptofuzz.oracles import ordered as sums
 from ptofuzz.oracles import product as o
@@ -22,10 +23,14 @@ def _bits(values: list[float], dt: str = "float32") -> np.ndarray:
 
 
 def _row(n: int, dt: str = "float32", platform: str = "cpu") -> Case:
+    if platform == "spec":  # pto-spec's legal descriptors (its legality is the sum's)
+        return Case("TROWPROD", platform, dt, product.spec_tiles("TROWPROD", (1, n), get(dt)))
     return Case("TROWPROD", platform, dt, (("dst", Tile(1, 1, 1, 1)), ("src", Tile(1, n, 1, n))))
 
 
 def _col(n: int, dt: str = "float32", platform: str = "a2a3") -> Case:
+    if platform == "spec":
+        return Case("TCOLPROD", platform, dt, product.spec_tiles("TCOLPROD", (n, 1), get(dt)))
     return Case("TCOLPROD", platform, dt, (("dst", Tile(1, 8, 1, 1)), ("src", Tile(n, 8, n, 1))))
 
 
@@ -134,7 +139,7 @@ def test_integer_products_wrap_in_spec_and_are_open_where_they_do_not_fit():
     src = np.zeros((1, 16), np.uint16)
     src[0, :3] = np.array([300, 300, -1], np.int16).view(np.uint16)
     cpu = o.evaluate(case, {"src": src}, "cpu")
-    spec = o.evaluate(Case("TROWPROD", "spec", "int16", case.tiles), {"src": src}, "spec")
+    spec = o.evaluate(_row(case.tile("src").valid_cols, "int16", "spec"), {"src": src}, "spec")
     assert cpu.classes["dst"][0, 0] == UNDEFINED
     # -90000 modulo 2^16 is 41072, as int16 -24464
     assert int(spec.outputs["dst"][0, 0].view(np.int16)) == -24464 and spec.classes["dst"][0, 0] == EXACT
@@ -157,8 +162,7 @@ def test_integer_products_wrap_in_spec_and_are_open_where_they_do_not_fit():
 def test_nan_is_the_canonical_nan_in_spec_and_any_nan_elsewhere():
     src = np.zeros((1, 8), np.uint32)
     src[0, :2] = [0x3F800000, 0x7FC01234]
-    spec = o.evaluate(_row(2, platform="spec").replace(tiles=(("dst", Tile(1, 1, 1, 1)), ("src", Tile(1, 8, 1, 2)))),
-                      {"src": src}, "spec")
+    spec = o.evaluate(_row(2, platform="spec"), {"src": src}, "spec")
     assert spec.outputs["dst"][0, 0] == F32.canonical_nan and spec.classes["dst"][0, 0] == EXACT
     for kind in ("cpu", "a2a3", "a5"):
         case = _row(2, platform=kind).replace(tiles=(("dst", Tile(1, 1, 1, 1)), ("src", Tile(1, 8, 1, 2))))
