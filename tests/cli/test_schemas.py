@@ -28,15 +28,20 @@ def test_each_schema_is_draft_2020_12_with_an_id_and_a_version():
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory) -> dict[str, list[Path]]:
-    """Every kind of file the commands write: case folders of all (op, platform) pairs (canonical, random,
-    explicit, bundles), finding records, minimized records and campaign summaries of both engines and shards."""
+    """Every kind of file the commands write: case folders (each instruction's first system test, random cases
+    of all (op, platform) pairs, explicit, bundles), finding records, minimized records, a record of each corpus
+    and campaign summaries of both engines and shards."""
     from typer.testing import CliRunner
 
     from ptofuzz.cli.app import app
 
     base = tmp_path_factory.mktemp("written")
+    # the corpora: one record each (every corpus record is read through the schema by its replay item:
+    # records.read validates it)
+    corpora = sorted(d for d in (ROOT / "corpora").iterdir() if d.is_dir() and any(d.glob("*/*.json")))
     run = CliRunner().invoke
-    for key in ST_KEYS:
+    firsts = {key.split("/")[0]: key for key in reversed(ST_KEYS)}  # one system test per instruction: its first
+    for key in sorted(firsts.values()):
         op, platform = key.split("/")
         api.generate(op, platform, base / "st" / key.replace("/", "-"))
     for op, inst in registry.all_instructions().items():
@@ -57,13 +62,13 @@ def written(tmp_path_factory) -> dict[str, list[Path]]:
     finding = next(p for p in (base / "fuzz" / "tpartmax").iterdir() if p.is_dir())
     assert run(app, ["minimize", str(finding)]).exit_code == 0
     return {"case": sorted(base.rglob("ptofuzz.json")),
-            "record": sorted(base.rglob("record.json")) + sorted((ROOT / "corpora").glob("*/*/*.json")),
+            "record": sorted(base.rglob("record.json")) + [next(d.glob("*/*.json")) for d in corpora],
             "campaign": sorted(base.rglob("campaign.json"))}
 
 
 @pytest.mark.slow
-def test_every_written_file_and_every_corpus_record_validates(written):
-    assert len(written["case"]) > 500 and len(written["record"]) > 420 and len(written["campaign"]) == 7
+def test_every_kind_of_written_file_and_a_record_of_each_corpus_validate(written):
+    assert len(written["case"]) > 500 and len(written["record"]) > 80 and len(written["campaign"]) == 7
     for kind, paths in written.items():
         for path in paths:
             validate.validate(kind, json.loads(path.read_text()))
