@@ -58,7 +58,11 @@ from ptofuzz.oracles.ordered import outside_contract, round32, rounder, spec_leg
 
 Rounder = Callable[[np.ndarray], np.ndarray]
 Order = Callable[[np.ndarray, Rounder], np.ndarray]
-SPEC_DTYPES = ("float32", "float16", "bfloat16", "int32", "uint32", "int16", "uint16")
+#: pto-spec's product types: ``TileOperandsLegal_ExecuteTileReduction`` (``asl/tile/model/legality/
+#: reduction-and-expansion.asl``) takes ``TileVecArithmeticDataTypeSupported``'s, the sums' (8-bit integers
+#: included: its own TROWPROD-ONE-001 and TCOLPROD-COLUMNS-001 run U8), not the seven the pages' "Legality" lists
+#: (docs/reference/bundles.md, "Findings"); 64-bit integers left out as for the sums
+SPEC_DTYPES = ("float32", "float16", "bfloat16", "int32", "uint32", "int16", "uint16", "int8", "uint8")
 #: the bytes of a2a3's accumulator block (BLOCK_BYTE_SIZE) and of a5's vector register (CCE_VL)
 BLOCK_BYTES, VL_BYTES = 32, 256
 

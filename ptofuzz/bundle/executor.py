@@ -148,6 +148,7 @@ CLOSED: dict[str, ClosedTepl] = {
     **{op: ClosedTepl("reduction", "ptofuzz.oracles.reduce:spec", ("src",))
        for op in ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN")},
     **{op: ClosedTepl("reduction", "ptofuzz.oracles.ordered:spec", ("src",)) for op in ("TROWSUM", "TCOLSUM")},
+    **{op: ClosedTepl("reduction", "ptofuzz.oracles.product:spec", ("src",)) for op in ("TROWPROD", "TCOLPROD")},
     **{op: ClosedTepl("reduction", "ptofuzz.oracles.argreduce:spec", ("src",))
        for op in ("TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN")},
     # the expansions: SelectedBundleClosedExpansionSchemaLegal (expansion-schema.asl): the copies bind one source
@@ -1060,7 +1061,7 @@ def _lb_shape(block: _Block) -> tuple[int, int, int]:
 
 def _commit_reduction(block: _Block, form: ClosedTepl, oracle: Callable[[Case, Mapping[str, np.ndarray]], Outcome],
                       tiles: dict[int, LocalTile], capacity: int) -> BlockResult:
-    """TROW/TCOL SUM, MAX, MIN, ARGMAX, ARGMIN (``SelectedBundleClosedReductionSchemaLegal``,
+    """TROW/TCOL SUM, PROD, MAX, MIN, ARGMAX, ARGMIN (``SelectedBundleClosedReductionSchemaLegal``,
     ``reduction-schema.asl``): :func:`_reduce_expand_header`; the source a legal numeric tile of the BSTART type
     whose valid region and columns are LB1 x LB0 and LB2; then the destination
     (``ResolveBundleTileDestinationsForOperation``: a row reduction's valid rows x 1 of one column, a column

@@ -346,5 +346,5 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_case=rnd, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape"), random_options=("dtype", "shape"), replay_flags=replay_flags,
             geometry_class=geometry_class, redraw=redraw, explain=explain, fault_class=fault_class,
-            known_difference=known_difference))
+            known_difference=known_difference, bundle=True))
     return out

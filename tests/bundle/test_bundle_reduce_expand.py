@@ -1,4 +1,4 @@
-"""Bundles of the reductions and expansions (pto-spec 0.58.3): TROW/TCOL MAX, MIN, SUM, ARGMAX, ARGMIN under the
+"""Bundles of the reductions and expansions (pto-spec 0.58.3): TROW/TCOL MAX, MIN, SUM, PROD, ARGMAX, ARGMIN under the
 closed reduction schema (``SelectedBundleClosedReductionSchemaLegal``, ``asl/block/model/dispatch/
 reduction-schema.asl``; the destination derived from the source by ``ResolveBundleTileDestinationsForOperation``,
 ``destination-shape.asl``), TROWEXPAND, TCOLEXPAND and the arithmetic expansions under the closed expansion schema
@@ -29,6 +29,8 @@ TROWMAX_S16 = 0x94119181  # 0x41, S16 = 18
 TCOLMAX_U16 = 0xD5119181  # 0x51, U16 = 26
 TROWSUM_U8 = 0xDC019181  # 0x40, U8 = 27
 TCOLSUM_FP32 = 0x0D019181  # 0x50, FP32 = 1
+TROWPROD_U8 = 0xDC319181  # 0x43
+TCOLPROD_FP32 = 0x0D319181  # 0x53
 TROWARGMAX_U8 = 0xDCC19181  # 0x4C
 TCOLARGMIN_U8 = 0xDDD19181  # 0x5D
 TROWMAX_FP32 = 0x0C119181
@@ -47,9 +49,10 @@ DATR_CMODE_NE = 0x20001023
 IOR_ZERO, IOR_A0 = 0x00000013, 0x00010013
 M1, M2 = 32, 33
 
-OPS = ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN", "TROWSUM", "TCOLSUM", "TROWARGMAX", "TROWARGMIN", "TCOLARGMAX",
-       "TCOLARGMIN", "TROWEXPAND", "TCOLEXPAND", "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TROWEXPANDMAX",
-       "TROWEXPANDMIN", "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL", "TCOLEXPANDMAX", "TCOLEXPANDMIN")
+OPS = ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN", "TROWSUM", "TCOLSUM", "TROWPROD", "TCOLPROD", "TROWARGMAX",
+       "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN", "TROWEXPAND", "TCOLEXPAND", "TROWEXPANDADD", "TROWEXPANDSUB",
+       "TROWEXPANDMUL", "TROWEXPANDMAX", "TROWEXPANDMIN", "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL",
+       "TCOLEXPANDMAX", "TCOLEXPANDMIN")
 
 
 def lb(n: int, value: int) -> int:
@@ -107,6 +110,19 @@ def test_row_sum_wraps_and_column_sum_folds_from_zero_in_order():
     col = {M1: ex.LocalTile.of("float32", 4, 8, (3, 1), [[0x3F800000], [0x33800000], [0x33800000]])}
     r = ex.execute([TCOLSUM_FP32, lb(0, 1), lb(1, 3), lb(2, 8), IOT_S1_D1, BSTOP], col)
     assert r.fault is None and r.tiles[0].data[0, 0] == 0x3F800000
+    assert (r.tiles[0].rows, r.tiles[0].cols, r.tiles[0].valid_rows, r.tiles[0].valid_cols) == (4, 8, 1, 1)
+
+
+def test_row_product_wraps_and_column_product_folds_from_one_in_order():
+    # U8 20 * 20 * 3 = 1200: 176 modulo 256 (a typed fold: 400 wraps to 144 first, 144 * 3 = 432 -> 176 the same)
+    src = {M1: ex.LocalTile.of("uint8", 8, 16, (1, 3), [[20, 20, 3]])}
+    r = ex.execute([TROWPROD_U8, lb(0, 3), lb(2, 16), IOT_S1_D1, BSTOP], src)
+    assert r.fault is None and r.tiles[0].data[0, 0] == 176 and (r.tiles[0].rows, r.tiles[0].cols) == (128, 1)
+    # FP32 column 2**100, 2**100, 2**-100: ((1 * H) * H) * (1/H) overflows to +inf at the second step (0x7f800000);
+    # a pairing of the last two first would give 2**100 (0x71800000)
+    col = {M1: ex.LocalTile.of("float32", 4, 8, (3, 1), [[0x71800000], [0x71800000], [0x0D800000]])}
+    r = ex.execute([TCOLPROD_FP32, lb(0, 1), lb(1, 3), lb(2, 8), IOT_S1_D1, BSTOP], col)
+    assert r.fault is None and r.tiles[0].data[0, 0] == 0x7F800000
     assert (r.tiles[0].rows, r.tiles[0].cols, r.tiles[0].valid_rows, r.tiles[0].valid_cols) == (4, 8, 1, 1)
 
 

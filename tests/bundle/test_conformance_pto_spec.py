@@ -15,10 +15,10 @@ B.DATR, default, layout, type, canonicalization, integer and E8M0-pair tests and
 (``tile/elementwise-tile-tile/format-conversion/TCVT``, ``block/model/dispatch/tcvt-schema``), TQUANT's PE mask zero
 and the TQUANT and TDEQUANT static contracts (``tile/irregular-and-complex/format-conversion``); the section
 before those tests lists the format-conversion test points not restated and why; the reductions and expansions
-TROW/TCOL MAX, MIN, SUM, ARGMAX, ARGMIN, TROWEXPAND, TCOLEXPAND, T{ROW,COL}EXPAND{ADD,SUB,MUL,MAX,MIN} (their execution,
-boundary and static-contract tests, ``tile/reduce-and-expand``, ``tile/model/dispatch/reduce-and-expand``) and the
-reduction and expansion schemas (``block/model/dispatch/{reduction,expansion}-schema``); their section lists the
-test points there not restated and why.
+TROW/TCOL MAX, MIN, SUM, PROD, ARGMAX, ARGMIN, TROWEXPAND, TCOLEXPAND, T{ROW,COL}EXPAND{ADD,SUB,MUL,MAX,MIN} (their
+execution, boundary and static-contract tests, ``tile/reduce-and-expand``, ``tile/model/dispatch/reduce-and-expand``)
+and the reduction and expansion schemas (``block/model/dispatch/{reduction,expansion}-schema``); their section lists
+the test points there not restated and why.
 
 How the facts map onto ptofuzz:
 
@@ -1543,8 +1543,10 @@ def test_tquant_mask_zero(test_id, file):
 # decoded and schema tests run as bundles (BSTART.SFU, Mode 2: rows Function 0..13, columns 16..29). A U64 test
 # point (T{ROW,COL}EXPANDMAX-UNSIGNED-001) runs the spec oracle function itself and its bundle: the registry's spec
 # type lists leave the 64-bit integers out although TileVecArithmeticDataTypeSupported holds them (docs/reference/
-# bundles.md, "Findings"). Not restated, for want of a ptofuzz model: TROWPROD, TCOLPROD, T{ROW,COL}EXPANDDIV and
-# ...EXPDIF (with block-bound-trowexpanddiv-zero-001).
+# bundles.md, "Findings"). TROWPROD-ONE-001 and TCOLPROD-COLUMNS-001 run U8, which the pages' TROWPROD/TCOLPROD
+# "Legality" leaves out and the ASL (TileOperandsLegal_ExecuteTileReduction) accepts: the spec model follows the
+# ASL (same section of "Findings"). Not restated, for want of a ptofuzz model: T{ROW,COL}EXPANDDIV and ...EXPDIF
+# (with block-bound-trowexpanddiv-zero-001).
 
 RE = "tile/reduce-and-expand/"
 RED_SCHEMA, EXP_SCHEMA = "block/model/dispatch/reduction-schema/", "block/model/dispatch/expansion-schema/"
@@ -1587,12 +1589,30 @@ def direct(op: str, dtype: str, tiles: dict[str, tuple[Tile, Sequence[Sequence[i
     # U8 columns [1, 3] and [2, 4]: 4 and 6, each column on its own
     P(*red("TCOLSUM", "exec", "columns"), "TCOLSUM", "uint8", tile(128, 2, (2, 2), "uint8"), [[1, 2], [3, 4]],
       tile(128, 2, (1, 2), "uint8"), {(0, 0): 4, (0, 1): 6}),
+    # U8 20 * 20 = 400 wraps to 144 at U8 width (a fold from one: 1 * 20 * 20)
+    P(*red("TROWPROD", "exec", "one"), "TROWPROD", "uint8", tile(128, 2, (1, 2), "uint8"), [[20, 20]],
+      tile(128, 1, (1, 1), "uint8"), {(0, 0): 144}),
+    # U8 columns [2, 4] and [3, 5]: 8 and 15, each column on its own
+    P(*red("TCOLPROD", "exec", "columns"), "TCOLPROD", "uint8", tile(128, 2, (2, 2), "uint8"), [[2, 3], [4, 5]],
+      tile(128, 2, (1, 2), "uint8"), {(0, 0): 8, (0, 1): 15}),
 ])
 def test_value_reductions_direct(test_id, file, op, dtype, src, values, dst, expect):
     out, inputs = direct(op, dtype, {"dst": (dst, ()), "src": (src, values)})
     assert out.fault is None, out.fault
     assert {k: int(out.outputs["dst"][k]) for k in expect} == expect
     assert all((out.classes["dst"][k] == 0) for k in expect)
+
+
+@pytest.mark.parametrize(("test_id", "file"), [P(*red("TROWPROD", "exec", "one"), label="identity")])
+def test_product_identity(test_id, file):
+    # the product's initial value (TileProfileReductionInitial of PRODUCT): FP16 0x3c00, U8 1; the spec model's fold
+    # of no factors, in each type
+    from ptofuzz.oracles import ieee, ordered, product
+
+    fp16, u8 = dtypes.get("float16"), dtypes.get("uint8")
+    assert ieee.from_float64(product.fold_from_one(np.zeros((1, 0)), ordered.rounder(fp16)), fp16).tolist() == [0x3C00]
+    bits, classes = product.int_products(np.zeros((1, 0), np.uint8), u8, wrap=True)
+    assert bits.tolist() == [1] and classes.tolist() == [0]
 
 
 @pytest.mark.parametrize(("test_id", "file", "op", "src", "values", "dst", "expect"), [
@@ -1779,12 +1799,12 @@ def test_expandmax_u64(test_id, file, op, selector, broadcast):
     assert "uint64" not in registry.get(op).support("spec").dtypes
 
 
-REDUCE_EXPAND = (("TROWSUM", 0x40), ("TROWMAX", 0x41), ("TROWMIN", 0x42), ("TROWEXPAND", 0x44),
-                 ("TROWEXPANDADD", 0x45), ("TROWEXPANDSUB", 0x46), ("TROWEXPANDMUL", 0x47), ("TROWEXPANDMAX", 0x49),
-                 ("TROWEXPANDMIN", 0x4A), ("TROWARGMAX", 0x4C), ("TROWARGMIN", 0x4D), ("TCOLSUM", 0x50),
-                 ("TCOLMAX", 0x51), ("TCOLMIN", 0x52), ("TCOLEXPAND", 0x54), ("TCOLEXPANDADD", 0x55),
-                 ("TCOLEXPANDSUB", 0x56), ("TCOLEXPANDMUL", 0x57), ("TCOLEXPANDMAX", 0x59), ("TCOLEXPANDMIN", 0x5A),
-                 ("TCOLARGMAX", 0x5C), ("TCOLARGMIN", 0x5D))
+REDUCE_EXPAND = (("TROWSUM", 0x40), ("TROWMAX", 0x41), ("TROWMIN", 0x42), ("TROWPROD", 0x43),
+                 ("TROWEXPAND", 0x44), ("TROWEXPANDADD", 0x45), ("TROWEXPANDSUB", 0x46), ("TROWEXPANDMUL", 0x47),
+                 ("TROWEXPANDMAX", 0x49), ("TROWEXPANDMIN", 0x4A), ("TROWARGMAX", 0x4C), ("TROWARGMIN", 0x4D),
+                 ("TCOLSUM", 0x50), ("TCOLMAX", 0x51), ("TCOLMIN", 0x52), ("TCOLPROD", 0x53), ("TCOLEXPAND", 0x54),
+                 ("TCOLEXPANDADD", 0x55), ("TCOLEXPANDSUB", 0x56), ("TCOLEXPANDMUL", 0x57), ("TCOLEXPANDMAX", 0x59),
+                 ("TCOLEXPANDMIN", 0x5A), ("TCOLARGMAX", 0x5C), ("TCOLARGMIN", 0x5D))
 
 
 @pytest.mark.parametrize(("test_id", "file", "op", "selector"), [
