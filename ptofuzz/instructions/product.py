@@ -245,10 +245,10 @@ def known_difference(sig: Signature) -> str | None:
     faults on tiles the pages accept (:func:`ptofuzz.instructions.ordered.spec_fault_difference`, the sums' rules).
     Both multiply in the same order (a fold from one in the element type)."""
     a, b = sig.oracles()
+    if sig.kind == "fault-vs-value" and "spec" in (a, b) and {a, b} - {"spec"} <= sums.PAGES:
+        return sums.spec_fault_difference(sig.op, sig.geometry)  # pto-spec's legality against a page's platform
     if "spec" not in (a, b) or "cpu" not in (a, b):
         return None
-    if sig.kind == "fault-vs-value":
-        return sums.spec_fault_difference(sig.op, sig.geometry)
     return None
 
 

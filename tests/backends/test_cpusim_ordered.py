@@ -196,7 +196,11 @@ def test_the_ordered_defects_excuse_no_neighbour(key):
     ("TROWSUM/int/cpu~spec/fault-vs-value/-/descriptor", True),  # pto-spec's TileDescriptorLegal
     ("TCOLSUM/float/cpu~spec/fault-vs-value/-/descriptor", True),
     ("TCOLSUM/float/cpu~spec/fault-vs-value/-/empty", False),
-    ("TROWSUM/float/a5~spec/fault-vs-value/-/descriptor", False),  # the pair pto-spec and cpu only
+    ("TROWSUM/float/a5~spec/fault-vs-value/-/descriptor", True),  # pto-spec against any page's platform
+    ("TROWSUM/float/a2a3~spec/fault-vs-value/-/dst-cols>1", True),
+    ("TROWSUM/float/a2a3~a5/fault-vs-value/-/descriptor", False),  # no pto-spec in the pair
+    ("TROWPROD/int/a5~spec/fault-vs-value/-/empty", False),
+    ("TROWSUM/float/bundle~spec/fault-vs-value/-/descriptor", False),  # the executor against pto-spec's model
     ("TROWSUM/float/cpu~spec/fault-kind/-/descriptor", False),
     ("TROWPROD/float/cpu~spec/fault-vs-value/-/dst-cols>1", True),  # the products: the sums' rules
     ("TCOLPROD/int/cpu~spec/fault-vs-value/-/descriptor", True),
