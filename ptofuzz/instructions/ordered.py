@@ -17,7 +17,7 @@ host buffers say int16_t; the bytes are the same).
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -333,36 +333,47 @@ def replay_flags(case: Case) -> str:
     return f" --shape {s.valid_rows}x{s.valid_cols}" + (" --binary" if case.param("binary") else "")
 
 
+def platform_support(sup: Mapping[str, tuple[str, ...]], profiles: Mapping[str, Profile], models: Any,
+                     notes: Mapping[str, str], cpu_test: bool = True) -> dict[str, PlatformSupport]:
+    """The registry's platforms of an ordered reduction (the sums, the products): ``models`` has ``spec``,
+    ``cpu``, ``a2a3`` and ``a5`` (the kirins build a5's headers); ``notes`` per model."""
+    return {
+        "spec": PlatformSupport(sup["spec"], models.spec, profiles["spec"], bad_dtype="fault", has_system_test=False,
+                                notes=notes["spec"]),
+        "cpu": PlatformSupport(sup["cpu"], models.cpu, profiles["cpu"], has_system_test=cpu_test, notes=notes["cpu"]),
+        "a2a3": PlatformSupport(sup["a2a3"], models.a2a3, profiles["a2a3"], notes=notes["a2a3"]),
+        **{p: PlatformSupport(sup[p], models.a5, profiles[p],
+                              notes=notes["a5"] + ("" if p == "a5" else "; a5's headers"))
+           for p in ("a5", "kirin9030", "kirinDev0000")},
+    }
+
+
+def case_makers(op: str, sup: Mapping[str, tuple[str, ...]], random_case: Callable[..., Case],
+                explicit_case: Callable[..., Case]) -> tuple[Callable[..., Case], Callable[..., Case]]:
+    """The registry's ``random_case`` and ``explicit_case`` of ``op`` from a module's
+    ``random_case(source, op, platform, dtypes, constraints)`` and ``explicit_case(op, sup, platform, opts)``."""
+    def rnd(source: Source, platform: str, constraints: Mapping[str, Any]) -> Case:
+        return random_case(source, op, platform, sup[platforms.canonical(platform)], constraints)
+
+    def explicit(platform: str, opts: Mapping[str, Any]) -> Case:
+        return explicit_case(op, sup, platform, opts)
+
+    return rnd, explicit
+
+
 def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
     """The instructions named (all by default), in :data:`NAMES` order."""
     out = []
     for op in (o for o in NAMES if o in names):
-        profiles = _profiles(op)
         sup = {**DTYPES[op], "kirin9030": DTYPES[op]["a5"], "kirinDev0000": DTYPES[op]["a5"]}
         axis = "row (over its columns)" if op == "TROWSUM" else "column (over its rows)"
-        support = {
-            "spec": PlatformSupport(sup["spec"], oracles.spec, profiles["spec"], bad_dtype="fault",
-                                    has_system_test=False,
-                                    notes="increasing-index left fold from +0 in the element type; integers wrap"),
-            "cpu": PlatformSupport(sup["cpu"], oracles.cpu, profiles["cpu"],
-                                   notes="the simulator header's order (oracles/ordered.py); binary TCOLSUM: "
-                                         "a tree, pinned where every tree agrees"),
-            "a2a3": PlatformSupport(sup["a2a3"], oracles.a2a3, profiles["a2a3"],
-                                    notes="a2a3 headers' order; vcadd's hardware tree open (TROWSUM floats)"),
-            **{p: PlatformSupport(sup[p], oracles.a5, profiles[p],
-                                  notes="a5 headers' order; vcadd's hardware tree open (TROWSUM floats)"
-                                  + ("" if p == "a5" else "; a5's headers"))
-               for p in ("a5", "kirin9030", "kirinDev0000")},
-        }
-
-        def rnd(source: Source, platform: str, constraints: Mapping[str, Any], *, _op: str = op,
-                _sup: dict[str, tuple[str, ...]] = sup) -> Case:
-            return random_case(source, _op, platform, _sup[platforms.canonical(platform)], constraints)
-
-        def explicit(platform: str, opts: Mapping[str, Any], *, _op: str = op,
-                     _sup: dict[str, tuple[str, ...]] = sup) -> Case:
-            return explicit_case(_op, _sup, platform, opts)
-
+        support = platform_support(sup, _profiles(op), oracles, {
+            "spec": "increasing-index left fold from +0 in the element type; integers wrap",
+            "cpu": "the simulator header's order (oracles/ordered.py); binary TCOLSUM: a tree, pinned where every "
+                   "tree agrees",
+            "a2a3": "a2a3 headers' order; vcadd's hardware tree open (TROWSUM floats)",
+            "a5": "a5 headers' order; vcadd's hardware tree open (TROWSUM floats)"})
+        rnd, explicit = case_makers(op, sup, random_case, explicit_case)
         out.append(Instruction(
             name=op, family="reduce-and-expand",
             summary=f"ordered reduction: the sum of each valid {axis}, in each platform's order",

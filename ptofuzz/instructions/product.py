@@ -31,7 +31,7 @@ from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions import ordered as sums
 from ptofuzz.instructions.ordered import PLAIN, ROLES, _at, _trowsum_npu
-from ptofuzz.instructions.registry import Instruction, PlatformSupport
+from ptofuzz.instructions.registry import Instruction
 from ptofuzz.oracles import ieee
 from ptofuzz.oracles import product as oracles
 
@@ -316,28 +316,13 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
         profiles = _profiles(op)
         sup = {**DTYPES[op], "kirin9030": DTYPES[op]["a5"], "kirinDev0000": DTYPES[op]["a5"]}
         axis = "row (over its columns)" if op == "TROWPROD" else "column (over its rows)"
-        support = {
-            "spec": PlatformSupport(sup["spec"], oracles.spec, profiles["spec"], bad_dtype="fault",
-                                    has_system_test=False,
-                                    notes="increasing-index left fold from one in the element type; integers wrap"),
-            "cpu": PlatformSupport(sup["cpu"], oracles.cpu, profiles["cpu"],
-                                   has_system_test=bool(profiles["cpu"].canonical),
-                                   notes="the simulator header's order: a fold from one in the element type"),
-            "a2a3": PlatformSupport(sup["a2a3"], oracles.a2a3, profiles["a2a3"],
-                                    notes="a2a3 headers' order (oracles/product.py); subnormals open"),
-            **{p: PlatformSupport(sup[p], oracles.a5, profiles[p],
-                                  notes="a5 headers' order (oracles/product.py); subnormals open"
-                                  + ("" if p == "a5" else "; a5's headers"))
-               for p in ("a5", "kirin9030", "kirinDev0000")},
-        }
-
-        def rnd(source: Source, platform: str, constraints: Mapping[str, Any], *, _op: str = op,
-                _sup: dict[str, tuple[str, ...]] = sup) -> Case:
-            return random_case(source, _op, platform, _sup[platforms.canonical(platform)], constraints)
-
-        def explicit(platform: str, opts: Mapping[str, Any], *, _op: str = op,
-                     _sup: dict[str, tuple[str, ...]] = sup) -> Case:
-            return explicit_case(_op, _sup, platform, opts)
+        support = sums.platform_support(sup, profiles, oracles, {
+            "spec": "increasing-index left fold from one in the element type; integers wrap",
+            "cpu": "the simulator header's order: a fold from one in the element type",
+            "a2a3": "a2a3 headers' order (oracles/product.py); subnormals open",
+            "a5": "a5 headers' order (oracles/product.py); subnormals open"},
+            cpu_test=bool(profiles["cpu"].canonical))
+        rnd, explicit = sums.case_makers(op, sup, random_case, explicit_case)
 
         out.append(Instruction(
             name=op, family="reduce-and-expand",
