@@ -20,7 +20,7 @@ import numpy as np
 
 from ptofuzz.core.dtypes import DType
 from ptofuzz.core.errors import UsageError
-from ptofuzz.generators.source import Source
+from ptofuzz.generators.source import DRAW_VERSION, Source, pool_draws
 
 DEFAULT_SPECIAL_RATE = 0.05
 
@@ -125,10 +125,11 @@ def _kind_table(dt: DType, kind: str) -> list[int]:
 
 
 @functools.cache
-def special_pool(dt: DType, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarray:
-    """A fixed, shuffled pool of special values of the given kinds, built once from a fixed seed; sNaNs and
-    qNaNs get random signs and payloads. Draws index into it, so a case's specials cost one draw."""
-    rng = np.random.default_rng(0x5EC1A1)
+def special_pool(dt: DType, kinds: tuple[str, ...] = ELEMENT_KINDS, version: int = DRAW_VERSION) -> np.ndarray:
+    """A fixed, shuffled pool of special values of the given kinds, built once from a fixed seed (each draw
+    version its own: the draws of a version index its pool); sNaNs and qNaNs get random signs and payloads. Draws
+    index into it, so a case's specials cost one draw."""
+    rng = pool_draws(version, 0x5EC1A1, "special-pool", dt.name, *kinds)
     parts = []
     for kind in kinds:
         if kind not in ELEMENT_KINDS:
@@ -138,12 +139,12 @@ def special_pool(dt: DType, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarra
             if table:
                 parts.append(np.array(table, dtype=np.uint64).astype(dt.bits_dtype))
         elif dt.is_float and kind in ("snan", "qnan"):
-            raw = rng.integers(0, 1 << dt.bits, POOL_SIZE, dtype=np.uint64).astype(dt.bits_dtype)
+            raw = rng.uniform(0, 1 << dt.bits, POOL_SIZE, dtype=np.uint64).astype(dt.bits_dtype)
             nans = _nans(raw, dt, signaling=kind == "snan")
             parts.append(np.concatenate([nans, np.array(_kind_table(dt, kind), dt.bits_dtype)]))
         elif dt.is_float and kind == "subnormal":
-            raw = rng.integers(1, 1 << dt.man_bits, POOL_SIZE, dtype=np.uint64)
-            sign = rng.integers(0, 2, POOL_SIZE, dtype=np.uint64) * np.uint64(dt.sign_mask)
+            raw = rng.uniform(1, 1 << dt.man_bits, POOL_SIZE, dtype=np.uint64)
+            sign = rng.uniform(0, 2, POOL_SIZE, dtype=np.uint64) * np.uint64(dt.sign_mask)
             parts.append(np.concatenate([(raw | sign).astype(dt.bits_dtype), np.array(_kind_table(dt, kind),
                                                                                         dt.bits_dtype)]))
         else:
@@ -153,7 +154,7 @@ def special_pool(dt: DType, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarra
     if not parts:
         return np.zeros(0, dt.bits_dtype)
     # every kind gets an equal share of the pool, whatever its table size
-    pool = np.concatenate([p[rng.integers(0, len(p), POOL_SIZE // len(parts))] for p in parts])
+    pool = np.concatenate([p[rng.uniform(0, len(p), POOL_SIZE // len(parts))] for p in parts])
     pool = pool[rng.permutation(len(pool))]
     pool.setflags(write=False)
     return pool
@@ -161,7 +162,7 @@ def special_pool(dt: DType, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarra
 
 def specials(source: Source, dt: DType, n: int, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarray:
     """``n`` special values of the given kinds."""
-    pool = special_pool(dt, kinds)
+    pool = special_pool(dt, kinds, source.version)
     return pool[source.integers(0, len(pool) - 1, n)]
 
 
@@ -169,6 +170,14 @@ def draw(source: Source, dt: DType, shape: tuple[int, ...], mix: ValueMix | floa
          ) -> np.ndarray:
     """Random element bits of ``dt`` with the given shape (integer operations on raw bits only)."""
     return draw_many([(source, shape)], dt, mix)[0]
+
+
+def _version(draws: Sequence[tuple[Source, tuple[int, ...]]]) -> int:
+    """The draw version of a batch's sources (one pool serves them all: one version)."""
+    version = draws[0][0].version
+    if any(s.version != version for s, _ in draws):
+        raise ValueError("one batch of draws from sources of different draw versions")
+    return version
 
 
 def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: ValueMix | float = DEFAULT_SPECIAL_RATE
@@ -184,7 +193,7 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
     row_level = draws_rows(mix)
     if row_level and len(draws) > 1:  # these draw again after the elements: one draw at a time keeps the order
         return [draw_many([one], dt, mix)[0] for one in draws]
-    pool = special_pool(dt, mix.kinds)
+    pool = special_pool(dt, mix.kinds, _version(draws))
     special = rate > 0 and len(pool) > 0
     threshold = int(rate * 65536)
     sizes = [math.prod(shape) for _, shape in draws]
