@@ -62,9 +62,12 @@ class PoolDraws(Protocol):
 
 def check_version(version: object) -> int:
     """A draw version read from a document or given by a user: 1 or 2 (ValueError otherwise, saying why)."""
-    if type(version) is not int or version not in DRAW_VERSIONS:
-        raise ValueError(f"draw version {version!r} is none this ptofuzz draws ({', '.join(map(str, DRAW_VERSIONS))}"
-                         "); a newer ptofuzz wrote it: upgrade ptofuzz to reproduce it")
+    known = " or ".join(map(str, DRAW_VERSIONS))
+    if type(version) is not int or version < 1:
+        raise ValueError(f"draw version {version!r} is no draw version (an integer: {known})")
+    if version not in DRAW_VERSIONS:
+        raise ValueError(f"draw version {version} is newer than this ptofuzz, which draws {known}: upgrade ptofuzz "
+                         "to reproduce it")
     return version
 
 
