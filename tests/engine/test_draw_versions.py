@@ -97,6 +97,15 @@ def test_campaigns_and_their_findings_record_the_version(tmp_path):
         campaign.make_plan("tpartadd", ["spec", "cpu"], draw_version=0)
 
 
+def test_the_fuzz_command_takes_and_reports_the_version(cli):
+    res = cli("fuzz", "tpartadd", "--oracles", "spec,cpu", "--runs", "2000", "--draw-version", "1")
+    assert res.code == 0 and "; seed 0, draw version 1 (random engine)" in res.out
+    res = cli("fuzz", "tpartadd", "--oracles", "spec,cpu", "--runs", "2000")
+    assert res.code == 0 and "; seed 0 (random engine)" in res.out
+    res = cli("fuzz", "tpartadd", "--engine", "atheris", "--time", "1", "--draw-version", "1")
+    assert res.code == 2 and "drop --draw-version" in res.err
+
+
 def test_the_versions_draw_different_cases():
     one, two = (campaign.make_plan("tpartadd", ["spec", "cpu"], seed=5, draw_version=v) for v in (1, 2))
     inst = registry.get("tpartadd")
