@@ -76,12 +76,19 @@ def key_of(seed: int, *key: str) -> int:
     return h
 
 
-def _mix(z: np.ndarray) -> np.ndarray:
-    """mix64 over a uint64 array, in place, in cache-sized pieces."""
-    scratch = np.empty(min(len(z), CHUNK), np.uint64)
-    for at in range(0, len(z), CHUNK):
-        p = z[at:at + CHUNK]
+_RAMP = np.arange(CHUNK, dtype=np.uint64) * _GAMMA  # GAMMA * j for j < CHUNK: a piece's counters less its base
+
+
+def _words(base: int, n: int) -> np.ndarray:
+    """``mix64(base + GAMMA * j)`` for ``j < n`` as a fresh uint64 array, in cache-sized pieces."""
+    out = np.empty(n, np.uint64)
+    scratch = np.empty(min(n, CHUNK), np.uint64)
+    step = (GAMMA * CHUNK) & MASK64
+    for at in range(0, n, CHUNK):
+        p = out[at:at + CHUNK]
         t = scratch[:len(p)]
+        np.add(_RAMP[:len(p)], np.uint64(base), out=p)
+        base = (base + step) & MASK64
         np.right_shift(p, _S30, out=t)
         p ^= t
         p *= _MIX1
@@ -90,7 +97,7 @@ def _mix(z: np.ndarray) -> np.ndarray:
         p *= _MIX2
         np.right_shift(p, _S31, out=t)
         p ^= t
-    return z
+    return out
 
 
 class Stream:
@@ -112,10 +119,7 @@ class Stream:
 
     def _peek(self, at: int, n: int) -> np.ndarray:
         """Words ``at`` to ``at + n - 1`` as a fresh uint64 array (the position does not move)."""
-        z = np.arange(at + 1, at + n + 1, dtype=np.uint64)
-        z *= _GAMMA
-        z += np.uint64(self.key)
-        return _mix(z)
+        return _words((self.key + GAMMA * (at + 1)) & MASK64, n)
 
     def words(self, n: int) -> np.ndarray:
         """The next ``n`` words, uint64 (a fresh array)."""
@@ -132,13 +136,15 @@ class Stream:
         low, high = int(low), int(high)
         if not -(1 << 63) <= low <= high < 1 << 63:
             raise ValueError(f"integers({low}, {high}): a range of int64 with low <= high")
-        n = 1 if size is None else int(size)
+        if size is None:
+            return np.array(self.offsets(high - low + 1, 1)[0] + low, dtype=np.int64)
+        n = int(size)
         offsets = self.offsets(high - low + 1, n)
         if isinstance(offsets, list):
             out = np.array([o + low for o in offsets], dtype=np.int64)
         else:  # low + offset lies in int64: the sum modulo 2**64, read as two's complement, is it
             out = (offsets + np.uint64(low & MASK64)).view(np.int64)
-        return out.reshape(()) if size is None else out
+        return out
 
     def offsets(self, span: int, n: int) -> list[int] | np.ndarray:
         """``n`` uniform integers in [0, span) (1 <= span <= 2**64): a list of Python ints when ``n`` is small,
