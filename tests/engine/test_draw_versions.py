@@ -151,6 +151,28 @@ def test_the_corpora_say_their_version():
     assert data["inputs"]["draw"]["version"] == 2
 
 
+def test_only_the_legacy_module_touches_numpy_random():
+    """Every draw goes through a Source: numpy's generators appear in generators/legacy.py (version 1) alone."""
+    import ast
+
+    users = []
+    for folder in ("ptofuzz", "generators", "oracles"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if path == ROOT / "generators" / "legacy.py":
+                continue
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Attribute) and node.attr == "random" and \
+                        isinstance(node.value, ast.Name) and node.value.id in ("np", "numpy"):
+                    users.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+                if isinstance(node, (ast.Import, ast.ImportFrom)):
+                    names = [a.name for a in node.names] + ([node.module] if isinstance(node, ast.ImportFrom) else [])
+                    if any(n and n.startswith("numpy.random") for n in names) or \
+                            (isinstance(node, ast.ImportFrom) and node.module == "numpy" and
+                             any(a.name == "random" for a in node.names)):
+                        users.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert users == []
+
+
 PROBE = r"""
 import sys, tempfile
 import numpy
