@@ -79,6 +79,18 @@ def key_of(seed: int, *key: str) -> int:
 _RAMP = np.arange(CHUNK, dtype=np.uint64) * _GAMMA  # GAMMA * j for j < CHUNK: a piece's counters less its base
 
 
+def _mix_piece(p: np.ndarray, t: np.ndarray) -> None:
+    """mix64 over ``p`` in place (``t``: scratch of its length)."""
+    np.right_shift(p, _S30, out=t)
+    p ^= t
+    p *= _MIX1
+    np.right_shift(p, _S27, out=t)
+    p ^= t
+    p *= _MIX2
+    np.right_shift(p, _S31, out=t)
+    p ^= t
+
+
 def _words(base: int, n: int) -> np.ndarray:
     """``mix64(base + GAMMA * j)`` for ``j < n`` as a fresh uint64 array, in cache-sized pieces."""
     out = np.empty(n, np.uint64)
@@ -86,17 +98,36 @@ def _words(base: int, n: int) -> np.ndarray:
     step = (GAMMA * CHUNK) & MASK64
     for at in range(0, n, CHUNK):
         p = out[at:at + CHUNK]
-        t = scratch[:len(p)]
         np.add(_RAMP[:len(p)], np.uint64(base), out=p)
         base = (base + step) & MASK64
-        np.right_shift(p, _S30, out=t)
-        p ^= t
-        p *= _MIX1
-        np.right_shift(p, _S27, out=t)
-        p ^= t
-        p *= _MIX2
-        np.right_shift(p, _S31, out=t)
-        p ^= t
+        _mix_piece(p, scratch[:len(p)])
+    return out
+
+
+def bits_many(requests: Sequence[tuple[Stream, int, int]]) -> list[np.ndarray]:
+    """``[s.bits(nbits, n) for s, nbits, n in requests]``, the same values and each stream advanced alike (a stream
+    may come more than once: its requests follow each other in order), with the words of all of them mixed in one
+    pass: many small draws cost about one. Each result is a view of one fresh buffer, apart from the others."""
+    counts = [(n * nbits + 63) // 64 for _, nbits, n in requests]
+    adjusted, at = [], 0  # each segment's base less GAMMA times its offset in the buffer: word g is adj + GAMMA * g
+    for (s, nbits, _), w in zip(requests, counts):
+        if nbits not in (8, 16, 32, 64):
+            raise ValueError(f"bits of 8, 16, 32 or 64, not {nbits}")
+        adjusted.append((s.key + GAMMA * (s.position + 1) - GAMMA * at) & MASK64)
+        s.position += w
+        at += w
+    words = np.repeat(np.array(adjusted, dtype=np.uint64), counts)
+    scratch = np.empty(min(at, CHUNK), np.uint64)
+    for start in range(0, at, CHUNK):
+        p = words[start:start + CHUNK]
+        p += _RAMP[:len(p)]
+        p += np.uint64((GAMMA * start) & MASK64)
+        _mix_piece(p, scratch[:len(p)])
+    words = words.astype("<u8", copy=False)
+    out, at = [], 0
+    for (_, nbits, n), w in zip(requests, counts):
+        out.append(words[at:at + w].view(f"<u{nbits // 8}")[:n])
+        at += w
     return out
 
 

@@ -15,12 +15,15 @@ import dataclasses
 import functools
 import math
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
 from ptofuzz.core.dtypes import DType
 from ptofuzz.core.errors import UsageError
+from ptofuzz.generators import stream
 from ptofuzz.generators.source import DRAW_VERSION, Source, pool_draws
+from ptofuzz.generators.stream import Stream
 
 DEFAULT_SPECIAL_RATE = 0.05
 
@@ -197,15 +200,18 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
     special = rate > 0 and len(pool) > 0
     threshold = int(rate * 65536)
     sizes = [math.prod(shape) for _, shape in draws]
-    wides, populations, picks = [], [], []
-    for (source, _), n in zip(draws, sizes):
-        # per element: the value bits (a 4-bit type: a byte's low nibble), and 16 bits saying which population
-        wides.append(source.bits(dt.bits, n) if dt.bits >= 8 else source.bits(8, n) & np.uint8(dt.bit_mask))
-        populations.append(source.bits(16, n))
-        if special:
-            count = int(np.count_nonzero(populations[-1] < threshold))
-            if count:
-                picks.append(source.bits(16, count))
+    if all(type(source) is Stream for source, _ in draws):  # the same draws, their words mixed together
+        wides, populations, picks = _stream_bits(draws, sizes, dt, threshold if special else None)
+    else:
+        wides, populations, picks = [], [], []
+        for (source, _), n in zip(draws, sizes):
+            # per element: the value bits (a 4-bit type: a byte's low nibble), and 16 bits saying which population
+            wides.append(source.bits(dt.bits, n) if dt.bits >= 8 else source.bits(8, n) & np.uint8(dt.bit_mask))
+            populations.append(source.bits(16, n))
+            if special:
+                count = int(np.count_nonzero(populations[-1] < threshold))
+                if count:
+                    picks.append(source.bits(16, count))
     out = wides[0] if len(wides) == 1 else np.concatenate(wides)  # fresh: the elements replace the bits in place
     population = populations[0] if len(populations) == 1 else np.concatenate(populations)
     for at in range(0, len(out), CHUNK):  # cache-sized pieces: whole-batch temporaries cost more than the work
@@ -224,6 +230,38 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
             if patterns:
                 results[0] = _row_patterns(source, results[0], dt, patterns, rate)
     return results
+
+
+def _stream_bits(draws: Sequence[tuple[Source, tuple[int, ...]]], sizes: list[int], dt: DType, threshold: int | None
+                 ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """:func:`draw_many`'s raw draws (value bits, population bits, special picks) when every source is a
+    version-2 :class:`~ptofuzz.generators.stream.Stream`: the words each source takes are the loop's, computed a
+    round at a time with :func:`~ptofuzz.generators.stream.bits_many` (round k: each source's k-th draw; its
+    value and population bits, then the picks their populations ask for)."""
+    rounds: list[list[int]] = []
+    seen: dict[int, int] = {}
+    for i, (source, _) in enumerate(draws):
+        k = seen.get(id(source), 0)
+        seen[id(source)] = k + 1
+        if k == len(rounds):
+            rounds.append([])
+        rounds[k].append(i)
+    wide = dt.bits if dt.bits >= 8 else 8
+    streams = [cast(Stream, source) for source, _ in draws]
+    wides: list[np.ndarray] = [np.empty(0)] * len(draws)
+    populations: list[np.ndarray] = [np.empty(0)] * len(draws)
+    picks: dict[int, np.ndarray] = {}
+    for members in rounds:
+        got = stream.bits_many([r for i in members for r in ((streams[i], wide, sizes[i]), (streams[i], 16, sizes[i]))])
+        for j, i in enumerate(members):
+            wides[i] = got[2 * j] if dt.bits >= 8 else got[2 * j] & np.uint8(dt.bit_mask)
+            populations[i] = got[2 * j + 1]
+        if threshold is not None:
+            counts = [(i, int(np.count_nonzero(populations[i] < threshold))) for i in members]
+            counts = [(i, c) for i, c in counts if c]
+            for (i, _), bits in zip(counts, stream.bits_many([(streams[i], 16, c) for i, c in counts])):
+                picks[i] = bits
+    return wides, populations, [picks[i] for i in sorted(picks)]
 
 
 def draw_mixed(draws: Sequence[tuple[Source, DType, tuple[int, ...]]], mix: ValueMix | float = DEFAULT_SPECIAL_RATE

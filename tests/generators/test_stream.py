@@ -222,3 +222,37 @@ def test_the_same_seed_and_key_draw_the_same(seed, key):
     assert a.bits(32, 50).tolist() == b.bits(32, 50).tolist()
     assert a.integers(-9, 9, 20).tolist() == b.integers(-9, 9, 20).tolist()
     assert a.random(3).tolist() == b.random(3).tolist()
+
+
+# ---- batched draws --------------------------------------------------------------------------------------------
+
+class _Plain(Stream):
+    """The same stream, not exactly a Stream: values.draw_many's per-source loop instead of its batched path."""
+
+
+def test_bits_many_is_bits_call_by_call():
+    requests = [(5, 16, 7), (6, 64, 3), (5, 8, 13), (7, 32, 0), (6, 16, 9000), (5, 32, 1)]  # stream 5 thrice
+    batched = {k: Stream(k) for k in (5, 6, 7)}
+    single = {k: Stream(k) for k in (5, 6, 7)}
+    got = stream.bits_many([(batched[k], b, n) for k, b, n in requests])
+    for (k, b, n), g in zip(requests, got):
+        want = single[k].bits(b, n)
+        assert g.dtype == want.dtype and g.tolist() == want.tolist()
+    assert {k: s.position for k, s in batched.items()} == {k: s.position for k, s in single.items()}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "int8", "int64", "float4_e2m1"])
+@pytest.mark.parametrize("rate", [0.0, 0.3])
+def test_draw_many_over_streams_takes_the_words_the_loop_takes(dtype, rate):
+    from ptofuzz.core import dtypes
+    from ptofuzz.generators import values
+
+    keys = [11, 12, 11, 13, 12, 11]  # sources come more than once: each one's draws keep their order
+    shapes = [(3, 5), (0, 4), (8, 8), (1, 1), (40, 7), (2, 3)]
+    fast = {k: Stream(k) for k in keys}
+    slow = {k: _Plain(k) for k in keys}
+    mix = values.ValueMix(rate)
+    a = values.draw_many([(fast[k], sh) for k, sh in zip(keys, shapes)], dtypes.get(dtype), mix)
+    b = values.draw_many([(slow[k], sh) for k, sh in zip(keys, shapes)], dtypes.get(dtype), mix)
+    assert [x.tolist() for x in a] == [x.tolist() for x in b]
+    assert {k: s.position for k, s in fast.items()} == {k: s.position for k, s in slow.items()}
