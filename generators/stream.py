@@ -71,8 +71,12 @@ def key_of(seed: int, *key: str) -> int:
     """The 64-bit stream key of a seed and a key path (see the module's text)."""
     message = str(int(seed)).encode() + b"".join(b"\0" + k.encode() for k in key)
     h = mix64((GAMMA * (len(message) + 1)) & MASK64)
-    for at in range(0, len(message), 8):
-        h = mix64(h ^ int.from_bytes(message[at:at + 8], "little"))
+    message += bytes(-len(message) % 8)
+    for at in range(0, len(message), 8):  # mix64 written out: a key a case, and a call costs as much as the mix
+        z = h ^ int.from_bytes(message[at:at + 8], "little")
+        z = ((z ^ (z >> 30)) * MIX1) & MASK64
+        z = ((z ^ (z >> 27)) * MIX2) & MASK64
+        h = z ^ (z >> 31)
     return h
 
 
