@@ -31,7 +31,7 @@ from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.layouts import spec_physical
 from ptofuzz.engine import differential
 from ptofuzz.generators import values
-from ptofuzz.generators.source import seeded
+from ptofuzz.generators.source import DRAW_VERSION, seeded
 from ptofuzz.instructions import registry
 from ptofuzz.io import records
 
@@ -168,7 +168,8 @@ def build(out: Path) -> int:
             rec = record(inst, case, inputs, {"note": f"pto-isa system test case {name}; values drawn by ptofuzz's "
                                                       "generator from the seed"})
             data, _ = records.to_json(rec, inst, None)
-            data["inputs"] = {"draw": {"seed": 0, "key": key, "rate": values.DEFAULT_SPECIAL_RATE}}
+            data["inputs"] = {"draw": {"seed": 0, "key": key, "rate": values.DEFAULT_SPECIAL_RATE,
+                                       "version": DRAW_VERSION}}
             path = folder / f"{name}.json"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(records.dumps(data))

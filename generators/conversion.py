@@ -32,7 +32,7 @@ import numpy as np
 
 from ptofuzz.core import minifloat
 from ptofuzz.core.dtypes import DType
-from ptofuzz.generators.source import Source
+from ptofuzz.generators.source import DRAW_VERSION, PoolDraws, Source, pool_draws
 from ptofuzz.oracles import convert as cv
 from ptofuzz.oracles import ieee
 
@@ -82,23 +82,23 @@ def _neighbours(bits: np.ndarray, src: DType) -> np.ndarray:
     return steps.astype(np.uint64) & np.uint64(src.bit_mask) if src.bits < 64 else steps.astype(np.uint64)
 
 
-def _float_points(src: DType, dst: DType, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def _float_points(src: DType, dst: DType, rng: PoolDraws) -> dict[str, np.ndarray]:
     """A float destination's turning points (positive), as exact float64 values: from an integer source, only
     where the destination rounds an integer of the source's range."""
     p = dst.man_bits
     if not src.is_float and src.bits > p + 1:  # integers of more bits than dst holds: magnitudes 2**(p+1) up
-        e = rng.integers(p + 1, src.bits, 4 * _SAMPLES)
-        frac = rng.integers(0, 1 << p, 4 * _SAMPLES)
+        e = rng.uniform(p + 1, src.bits, 4 * _SAMPLES)
+        frac = rng.uniform(0, 1 << p, 4 * _SAMPLES)
         vals = np.unique(np.ldexp(((1 << p) + frac).astype(np.float64), e - p))
     elif dst.bits <= 16:  # every positive finite value, listed
         vals = ieee.to_float64(np.arange(1 << dst.bits, dtype=np.uint64).astype(dst.bits_dtype), dst)
         vals = np.unique(vals[np.isfinite(vals) & (vals > 0)])
         if len(vals) > 4 * _SAMPLES:
-            vals = np.sort(rng.choice(vals, 4 * _SAMPLES, replace=False))
+            vals = np.sort(rng.sample(vals, 4 * _SAMPLES))
     else:  # float32: random values of every binade
         bias = (1 << (dst.exp_bits - 1)) - 1
-        e = rng.integers(1 - bias - p, bias + 1, 4 * _SAMPLES)
-        frac = rng.integers(0, 1 << p, 4 * _SAMPLES)
+        e = rng.uniform(1 - bias - p, bias + 1, 4 * _SAMPLES)
+        frac = rng.uniform(0, 1 << p, 4 * _SAMPLES)
         vals = np.unique(np.ldexp(((1 << p) + frac).astype(np.float64), e - p))
     largest = float(ieee.to_float64(np.array([cv.largest_finite(dst)], dtype=dst.bits_dtype), dst)[0])
     beyond = _beyond(dst)
@@ -137,10 +137,10 @@ def _tiny(dt: DType) -> tuple[float, float]:
     return 2.0 ** (1 - bias - dt.man_bits), 2.0 ** (1 - bias)
 
 
-def _int_points(dst: DType, rng: np.random.Generator) -> dict[str, np.ndarray]:
+def _int_points(dst: DType, rng: PoolDraws) -> dict[str, np.ndarray]:
     """An integer destination's turning points (both signs come later; the negative edges are given here)."""
     lo, hi = float(dst.int_min), float(dst.int_max)
-    k = rng.integers(0, 1 << min(dst.bits - 1, 52), _SAMPLES).astype(np.float64)
+    k = rng.uniform(0, 1 << min(dst.bits - 1, 52), _SAMPLES).astype(np.float64)
     small = np.arange(0, 8, dtype=np.float64)
     return {"tie": np.concatenate([small + 0.5, k + 0.5, [hi - 0.5, hi + 0.5]]),
             "exact": np.concatenate([small, k]),
@@ -149,10 +149,11 @@ def _int_points(dst: DType, rng: np.random.Generator) -> dict[str, np.ndarray]:
 
 
 @functools.cache
-def boundary_pool(src: DType, dst: DType) -> tuple[np.ndarray, tuple[tuple[str, int, int], ...]]:
+def boundary_pool(src: DType, dst: DType, version: int = DRAW_VERSION
+                  ) -> tuple[np.ndarray, tuple[tuple[str, int, int], ...]]:
     """The pair's boundary values as ``src`` bits (read-only), and where each kind lies in it:
-    ``(kind, start, stop)``."""
-    rng = np.random.default_rng(0xC0417)  # a fixed pool: draws pick from it
+    ``(kind, start, stop)``. Built once from a fixed seed, each draw version its own (its draws index it)."""
+    rng = pool_draws(version, 0xC0417, "boundary-pool", src.name, dst.name)  # a fixed pool: draws pick from it
     points = _float_points(src, dst, rng) if dst.is_float else _int_points(dst, rng)
     if src.is_float:
         big = float(ieee.to_float64(np.array([cv.largest_finite(src)], dtype=src.bits_dtype), src)[0])
@@ -178,7 +179,7 @@ def boundary_pool(src: DType, dst: DType) -> tuple[np.ndarray, tuple[tuple[str, 
 def mix_in(source: Source, bits: np.ndarray, src: DType, dst: DType, share: float = BOUNDARY_SHARE) -> np.ndarray:
     """``bits`` (drawn elements of ``src``) with about ``share`` of them replaced by boundary values of the pair,
     each kind equally likely: two 16-bit draws per element (which, and which value)."""
-    pool, spans = boundary_pool(src, dst)
+    pool, spans = boundary_pool(src, dst, source.version)
     spans = tuple(s for s in spans if s[2] > s[1])
     flat = bits.reshape(-1)
     n = flat.size

@@ -3,8 +3,8 @@
 The same generators that draw seeded random cases then draw structure-aware cases from the fuzzer's bytes:
 every choice (platform, shape, region, dtype, values) consumes some of them, so coverage-guided mutation of the
 bytes explores geometry and values alike. When the bytes run out (libFuzzer starts with short inputs), the
-remaining draws come from a PCG64 stream seeded by the input's SHA-256: short inputs still give whole tiles
-of varied values, and the same input always gives the same case.
+remaining draws come from ptofuzz's own stream (draw version 2) keyed by the input's SHA-256: short inputs still
+give whole tiles of varied values, and the same input always gives the same case.
 """
 
 from __future__ import annotations
@@ -15,7 +15,8 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from ptofuzz.generators.source import RngSource, seeded
+from ptofuzz.generators import stream
+from ptofuzz.generators.stream import Stream
 
 T = TypeVar("T")
 
@@ -44,10 +45,12 @@ class BytesProvider:
 class FuzzedSource:
     """:class:`~ptofuzz.generators.source.Source` reading from a FuzzedDataProvider (or :class:`BytesProvider`)."""
 
+    version = stream.VERSION  # its pools, and the stream after the bytes run out
+
     def __init__(self, provider: Any, data: bytes = b"") -> None:
         self.fdp = provider
         self.data = data
-        self.rest: RngSource | None = None  # the stream after the input's bytes run out
+        self.rest: Stream | None = None  # the stream after the input's bytes run out
 
     @classmethod
     def from_bytes(cls, data: bytes) -> FuzzedSource:
@@ -57,10 +60,10 @@ class FuzzedSource:
             return cls(BytesProvider(data), data)
         return cls(atheris.FuzzedDataProvider(data), data)
 
-    def _rest(self) -> RngSource | None:
+    def _rest(self) -> Stream | None:
         """The seeded stream once the input is used up (None while bytes remain)."""
         if self.rest is None and not self.fdp.remaining_bytes():
-            self.rest = seeded(0, "fuzzed-input", hashlib.sha256(self.data).hexdigest())
+            self.rest = stream.seeded(0, "fuzzed-input", hashlib.sha256(self.data).hexdigest())
         return self.rest
 
     def _raw(self, nbytes: int) -> bytes:
@@ -69,7 +72,7 @@ class FuzzedSource:
             return got
         rest = self._rest()
         assert rest is not None
-        return got + rest.rng.bytes(nbytes - len(got))
+        return got + rest.bytes(nbytes - len(got))
 
     def _int(self, low: int, high: int) -> int:
         rest = self._rest()

@@ -1,22 +1,39 @@
 """Where generators get their randomness from.
 
 Generators are plain functions over :class:`Source`, a handful of typed, vectorised primitive draws, so that a
-seeded numpy generator (:class:`RngSource`) and, later, a fuzzer's byte stream can drive the same code.
+seeded stream and a fuzzer's byte stream (:mod:`ptofuzz.generators.fuzzed`) can drive the same code.
+
+**Draw versions.** What a seed draws is versioned, and the version is recorded beside every seed ptofuzz writes
+(``draw_version`` in ``ptofuzz.json`` and ``campaign.json``, ``inputs.draw.version`` in a record):
+
+* version 2 (the default): ptofuzz's own counter-based stream, :mod:`ptofuzz.generators.stream`, the same words
+  and values under every numpy and on every machine;
+* version 1: numpy's ``Generator(PCG64)`` as ptofuzz drew up to 0.1.0, :mod:`ptofuzz.generators.legacy`, kept so
+  that old seeds and records still reproduce. numpy promised it only for one numpy build; it is imported (with
+  ``numpy.random``) only when a version-1 draw is asked for.
+
+A document with a seed and no version was written before versions were recorded: version 1.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import Any, Protocol, TypeVar
 
 import numpy as np
-from numpy.random.bit_generator import ISeedSequence
+
+from ptofuzz.generators import stream
 
 T = TypeVar("T")
 
+DRAW_VERSION = stream.VERSION  # what new seeds draw
+DRAW_VERSIONS = (1, 2)  # what this ptofuzz can draw
+UNVERSIONED = 1  # a seed recorded without a version
+
 
 class Source(Protocol):
+    version: int  # the draw version (the fixed pools the draws index are built by the same version)
+
     def integers(self, low: int, high: int, size: int | None = None) -> np.ndarray:
         """Integers in [low, high], both inclusive (a 0-d array when size is None)."""
 
@@ -30,45 +47,48 @@ class Source(Protocol):
         """One of ``options``."""
 
 
-class RngSource:
-    """:class:`Source` over a numpy ``Generator``."""
+class PoolDraws(Protocol):
+    """The draws that build the fixed pools of special and boundary values (numpy's conventions)."""
 
-    def __init__(self, rng: np.random.Generator) -> None:
-        self.rng = rng
+    def uniform(self, low: int, high: int, size: int, dtype: Any = np.int64) -> np.ndarray:
+        """Integers in [low, high) (high exclusive) of ``dtype`` (int64 or uint64)."""
 
-    def integers(self, low: int, high: int, size: int | None = None) -> np.ndarray:
-        return self.rng.integers(low, high, size=size, endpoint=True)
+    def permutation(self, n: int) -> np.ndarray:
+        """A random order of ``range(n)``."""
 
-    def random(self, size: int) -> np.ndarray:
-        return self.rng.random(size)
-
-    def bits(self, nbits: int, size: int) -> np.ndarray:
-        words = self.rng.bit_generator.random_raw((size * nbits + 63) // 64)
-        return words.astype("<u8", copy=False).view(f"<u{nbits // 8}")[:size]
-
-    def choice(self, options: Sequence[T]) -> T:
-        return options[int(self.rng.integers(0, len(options)))]
+    def sample(self, values: np.ndarray, k: int) -> np.ndarray:
+        """``k`` distinct elements of ``values``."""
 
 
-class _Digest(ISeedSequence):
-    """The 256 bits of a SHA-256 digest as PCG64's seed material (state and increment), used as they are:
-    numpy's SeedSequence mixing costs more than the whole draw of a small case, and a digest is mixed already."""
-
-    def __init__(self, digest: bytes) -> None:
-        self.words = np.frombuffer(digest, dtype="<u8")
-
-    def generate_state(self, n_words: int, dtype: Any = np.uint32) -> np.ndarray:
-        words = self.words.view(np.dtype(dtype).newbyteorder("<"))
-        if n_words > len(words):
-            raise ValueError(f"a digest seeds at most {len(words)} words of {np.dtype(dtype)}")
-        return words[:n_words].astype(dtype)
+def check_version(version: object) -> int:
+    """A draw version read from a document or given by a user: 1 or 2 (ValueError otherwise, saying why)."""
+    known = " or ".join(map(str, DRAW_VERSIONS))
+    if type(version) is not int or version < 1:
+        raise ValueError(f"draw version {version!r} is no draw version (an integer: {known})")
+    if version not in DRAW_VERSIONS:
+        raise ValueError(f"draw version {version} is newer than this ptofuzz, which draws {known}: upgrade ptofuzz "
+                         "to reproduce it")
+    return version
 
 
-def seeded(seed: int, *key: str) -> RngSource:
-    """A source determined by ``seed`` and a key path (e.g. the case folder name): same inputs, same draws, on
-    any machine and in any order of generation. PCG64's state and increment are a SHA-256 of both, so nearby
-    seeds and similar names give unrelated streams."""
-    h = hashlib.sha256(str(int(seed)).encode())
-    for k in key:
-        h.update(b"\0" + k.encode())
-    return RngSource(np.random.Generator(np.random.PCG64(_Digest(h.digest()))))  # type: ignore[arg-type]  # an ISeedSequence
+def seeded(seed: int, *key: str, version: int = DRAW_VERSION) -> Source:
+    """A source determined by ``seed`` and a key path (e.g. the case folder name): same inputs, same draws, in any
+    order of generation; with version 2 on any machine and under any numpy. Nearby seeds and similar names give
+    unrelated streams."""
+    if version == stream.VERSION:
+        return stream.seeded(seed, *key)
+    from ptofuzz.generators import legacy
+
+    check_version(version)
+    return legacy.seeded(seed, *key)
+
+
+def pool_draws(version: int, legacy_seed: int, *key: str) -> PoolDraws:
+    """The draws of a fixed pool: version 2's stream of ``(0, *key)``, or version 1's
+    ``numpy.random.default_rng(legacy_seed)``."""
+    if version == stream.VERSION:
+        return stream.seeded(0, *key)
+    from ptofuzz.generators import legacy
+
+    check_version(version)
+    return legacy.Pool(legacy_seed)

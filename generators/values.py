@@ -15,12 +15,15 @@ import dataclasses
 import functools
 import math
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
 from ptofuzz.core.dtypes import DType
 from ptofuzz.core.errors import UsageError
-from ptofuzz.generators.source import Source
+from ptofuzz.generators import stream
+from ptofuzz.generators.source import DRAW_VERSION, Source, pool_draws
+from ptofuzz.generators.stream import Stream
 
 DEFAULT_SPECIAL_RATE = 0.05
 
@@ -125,10 +128,11 @@ def _kind_table(dt: DType, kind: str) -> list[int]:
 
 
 @functools.cache
-def special_pool(dt: DType, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarray:
-    """A fixed, shuffled pool of special values of the given kinds, built once from a fixed seed; sNaNs and
-    qNaNs get random signs and payloads. Draws index into it, so a case's specials cost one draw."""
-    rng = np.random.default_rng(0x5EC1A1)
+def special_pool(dt: DType, kinds: tuple[str, ...] = ELEMENT_KINDS, version: int = DRAW_VERSION) -> np.ndarray:
+    """A fixed, shuffled pool of special values of the given kinds, built once from a fixed seed (each draw
+    version its own: the draws of a version index its pool); sNaNs and qNaNs get random signs and payloads. Draws
+    index into it, so a case's specials cost one draw."""
+    rng = pool_draws(version, 0x5EC1A1, "special-pool", dt.name, *kinds)
     parts = []
     for kind in kinds:
         if kind not in ELEMENT_KINDS:
@@ -138,12 +142,12 @@ def special_pool(dt: DType, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarra
             if table:
                 parts.append(np.array(table, dtype=np.uint64).astype(dt.bits_dtype))
         elif dt.is_float and kind in ("snan", "qnan"):
-            raw = rng.integers(0, 1 << dt.bits, POOL_SIZE, dtype=np.uint64).astype(dt.bits_dtype)
+            raw = rng.uniform(0, 1 << dt.bits, POOL_SIZE, dtype=np.uint64).astype(dt.bits_dtype)
             nans = _nans(raw, dt, signaling=kind == "snan")
             parts.append(np.concatenate([nans, np.array(_kind_table(dt, kind), dt.bits_dtype)]))
         elif dt.is_float and kind == "subnormal":
-            raw = rng.integers(1, 1 << dt.man_bits, POOL_SIZE, dtype=np.uint64)
-            sign = rng.integers(0, 2, POOL_SIZE, dtype=np.uint64) * np.uint64(dt.sign_mask)
+            raw = rng.uniform(1, 1 << dt.man_bits, POOL_SIZE, dtype=np.uint64)
+            sign = rng.uniform(0, 2, POOL_SIZE, dtype=np.uint64) * np.uint64(dt.sign_mask)
             parts.append(np.concatenate([(raw | sign).astype(dt.bits_dtype), np.array(_kind_table(dt, kind),
                                                                                         dt.bits_dtype)]))
         else:
@@ -153,7 +157,7 @@ def special_pool(dt: DType, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarra
     if not parts:
         return np.zeros(0, dt.bits_dtype)
     # every kind gets an equal share of the pool, whatever its table size
-    pool = np.concatenate([p[rng.integers(0, len(p), POOL_SIZE // len(parts))] for p in parts])
+    pool = np.concatenate([p[rng.uniform(0, len(p), POOL_SIZE // len(parts))] for p in parts])
     pool = pool[rng.permutation(len(pool))]
     pool.setflags(write=False)
     return pool
@@ -161,7 +165,7 @@ def special_pool(dt: DType, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarra
 
 def specials(source: Source, dt: DType, n: int, kinds: tuple[str, ...] = ELEMENT_KINDS) -> np.ndarray:
     """``n`` special values of the given kinds."""
-    pool = special_pool(dt, kinds)
+    pool = special_pool(dt, kinds, source.version)
     return pool[source.integers(0, len(pool) - 1, n)]
 
 
@@ -169,6 +173,14 @@ def draw(source: Source, dt: DType, shape: tuple[int, ...], mix: ValueMix | floa
          ) -> np.ndarray:
     """Random element bits of ``dt`` with the given shape (integer operations on raw bits only)."""
     return draw_many([(source, shape)], dt, mix)[0]
+
+
+def _version(draws: Sequence[tuple[Source, tuple[int, ...]]]) -> int:
+    """The draw version of a batch's sources (one pool serves them all: one version)."""
+    version = draws[0][0].version
+    if any(s.version != version for s, _ in draws):
+        raise ValueError("one batch of draws from sources of different draw versions")
+    return version
 
 
 def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: ValueMix | float = DEFAULT_SPECIAL_RATE
@@ -184,19 +196,22 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
     row_level = draws_rows(mix)
     if row_level and len(draws) > 1:  # these draw again after the elements: one draw at a time keeps the order
         return [draw_many([one], dt, mix)[0] for one in draws]
-    pool = special_pool(dt, mix.kinds)
+    pool = special_pool(dt, mix.kinds, _version(draws))
     special = rate > 0 and len(pool) > 0
     threshold = int(rate * 65536)
     sizes = [math.prod(shape) for _, shape in draws]
-    wides, populations, picks = [], [], []
-    for (source, _), n in zip(draws, sizes):
-        # per element: the value bits (a 4-bit type: a byte's low nibble), and 16 bits saying which population
-        wides.append(source.bits(dt.bits, n) if dt.bits >= 8 else source.bits(8, n) & np.uint8(dt.bit_mask))
-        populations.append(source.bits(16, n))
-        if special:
-            count = int(np.count_nonzero(populations[-1] < threshold))
-            if count:
-                picks.append(source.bits(16, count))
+    if all(type(source) is Stream for source, _ in draws):  # the same draws, their words mixed together
+        wides, populations, picks = _stream_bits(draws, sizes, dt, threshold if special else None)
+    else:
+        wides, populations, picks = [], [], []
+        for (source, _), n in zip(draws, sizes):
+            # per element: the value bits (a 4-bit type: a byte's low nibble), and 16 bits saying which population
+            wides.append(source.bits(dt.bits, n) if dt.bits >= 8 else source.bits(8, n) & np.uint8(dt.bit_mask))
+            populations.append(source.bits(16, n))
+            if special:
+                count = int(np.count_nonzero(populations[-1] < threshold))
+                if count:
+                    picks.append(source.bits(16, count))
     out = wides[0] if len(wides) == 1 else np.concatenate(wides)  # fresh: the elements replace the bits in place
     population = populations[0] if len(populations) == 1 else np.concatenate(populations)
     for at in range(0, len(out), CHUNK):  # cache-sized pieces: whole-batch temporaries cost more than the work
@@ -215,6 +230,38 @@ def draw_many(draws: Sequence[tuple[Source, tuple[int, ...]]], dt: DType, mix: V
             if patterns:
                 results[0] = _row_patterns(source, results[0], dt, patterns, rate)
     return results
+
+
+def _stream_bits(draws: Sequence[tuple[Source, tuple[int, ...]]], sizes: list[int], dt: DType, threshold: int | None
+                 ) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
+    """:func:`draw_many`'s raw draws (value bits, population bits, special picks) when every source is a
+    version-2 :class:`~ptofuzz.generators.stream.Stream`: the words each source takes are the loop's, computed a
+    round at a time with :func:`~ptofuzz.generators.stream.bits_many` (round k: each source's k-th draw; its
+    value and population bits, then the picks their populations ask for)."""
+    rounds: list[list[int]] = []
+    seen: dict[int, int] = {}
+    for i, (source, _) in enumerate(draws):
+        k = seen.get(id(source), 0)
+        seen[id(source)] = k + 1
+        if k == len(rounds):
+            rounds.append([])
+        rounds[k].append(i)
+    wide = dt.bits if dt.bits >= 8 else 8
+    streams = [cast(Stream, source) for source, _ in draws]
+    wides: list[np.ndarray] = [np.empty(0)] * len(draws)
+    populations: list[np.ndarray] = [np.empty(0)] * len(draws)
+    picks: dict[int, np.ndarray] = {}
+    for members in rounds:
+        got = stream.bits_many([r for i in members for r in ((streams[i], wide, sizes[i]), (streams[i], 16, sizes[i]))])
+        for j, i in enumerate(members):
+            wides[i] = got[2 * j] if dt.bits >= 8 else got[2 * j] & np.uint8(dt.bit_mask)
+            populations[i] = got[2 * j + 1]
+        if threshold is not None:
+            counts = [(i, int(np.count_nonzero(populations[i] < threshold))) for i in members]
+            counts = [(i, c) for i, c in counts if c]
+            for (i, _), bits in zip(counts, stream.bits_many([(streams[i], 16, c) for i, c in counts])):
+                picks[i] = bits
+    return wides, populations, [picks[i] for i in sorted(picks)]
 
 
 def draw_mixed(draws: Sequence[tuple[Source, DType, tuple[int, ...]]], mix: ValueMix | float = DEFAULT_SPECIAL_RATE

@@ -110,6 +110,10 @@ def _errors() -> Iterator[None]:
         _die(*one_line(e))
 
 
+# the default is ptofuzz.generators.source.DRAW_VERSION (written out: the CLI imports no numpy to show --help)
+DrawVersionOpt = Annotated[int, typer.Option(
+    help="What the seed draws: 2, ptofuzz's own stream (the same bytes under any numpy), or 1, numpy's PCG64 as "
+         "ptofuzz drew before draw versions were recorded (to reproduce such a seed).")]
 PtoIsaOpt = Annotated[Path | None, typer.Option(
     "--pto-isa", help="cpusim: the pto-isa tree to build the CPU simulator from (default: $PTO_ISA_DIR).")]
 

@@ -13,6 +13,7 @@ import typer
 
 from ptofuzz.cli.common import (
     CacheDirOpt,
+    DrawVersionOpt,
     JsonOpt,
     JunitRecordsOpt,
     JunitSignaturesOpt,
@@ -46,6 +47,7 @@ def fuzz(
     time_s: Annotated[float | None, typer.Option("--time", help="Stop after this many seconds.")] = None,
     runs: Annotated[int | None, typer.Option(help="Stop after this many cases (atheris: executions).")] = None,
     seed: Annotated[int, typer.Option(help="Seed; the same seed draws the same cases.")] = 0,
+    draw_version: DrawVersionOpt = 2,
     jobs: Annotated[int, typer.Option(help="Worker processes; random engine: results do not depend on it; atheris: "
                                            "libFuzzer's -fork=N (with --time).")] = 1,
     corpus: Annotated[Path | None, typer.Option(
@@ -105,7 +107,8 @@ def fuzz(
             from ptofuzz.engine import atheris_engine
 
             plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
-                                      index_dtype=index_dtype, to=to, special=special, rate=special_rate, sim=sim)
+                                      index_dtype=index_dtype, to=to, special=special, rate=special_rate, sim=sim,
+                                      draw_version=draw_version)
             if not rerun.is_file():
                 raise UsageError(f"--rerun {str(rerun)!r} is no file")
             atheris_engine.rerun(plan, rerun)
@@ -129,7 +132,7 @@ def fuzz(
                              "corpus instead: drop --shard")
         plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
                                   index_dtype=index_dtype, to=to, special=special, rate=special_rate,
-                                  shard=_shard(shard), sim=sim, target=external)
+                                  shard=_shard(shard), sim=sim, target=external, draw_version=draw_version)
         sim_flags = [f for f, v in (("--pto-isa", pto_isa), ("--cache-dir", cache_dir), ("--sanitize", sanitize),
                                     ("--sim-plant", sim_plant), ("--sim-placeholder-bf16", sim_placeholder_bf16),
                                     ("--sim-timeout", sim_timeout != 10.0)) if v]

@@ -12,6 +12,7 @@ import typer
 
 from ptofuzz.cli.common import (
     CacheDirOpt,
+    DrawVersionOpt,
     HtmlOpt,
     JsonOpt,
     JunitCasesOpt,
@@ -36,6 +37,7 @@ def gen(
     platform: PlatformOpt,
     out: Annotated[Path, typer.Option("--out", "-o", help="Directory to write case folders into.")] = Path("."),
     seed: Annotated[int, typer.Option(help="Seed; the same seed writes the same bytes.")] = 0,
+    draw_version: DrawVersionOpt = 2,
     force: Annotated[bool, typer.Option("--force", help="Overwrite existing case folders.")] = False,
     random: Annotated[int | None, typer.Option("--random", help="Write N random legal cases.")] = None,
     dtype: Annotated[str | None, typer.Option(help="Element type (float32, half, bf16, int8, u16, ...).")] = None,
@@ -100,7 +102,7 @@ def gen(
         with case_folders.generating(listed=listed) as on_case:
             result = api.generate(op, platform, out, seed=seed, force=force, random=random, explicit=explicit,
                                   special_rate=special_rate, special=special, allow_undefined=allow_undefined,
-                                  bundle=bundle, on_case=on_case, keep=json_out)
+                                  bundle=bundle, on_case=on_case, keep=json_out, draw_version=draw_version)
         case_folders.generated(result, as_json=json_out, listed=True)
 
 

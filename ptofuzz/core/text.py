@@ -34,8 +34,11 @@ def generated_line(name: str, outcome: str, files: Mapping[str, int], not_exact:
     return f"wrote {shown}{note}  {sizes}{count}"
 
 
-def generated_summary(count: int, op: str, platform: str, out: str, seed: int) -> str:
-    return f"{count} case folder(s) for {op} on {platform} in {printable(out)} (seed {seed})"
+def generated_summary(count: int, op: str, platform: str, out: str, seed: int, draw_version: int | None = None
+                      ) -> str:
+    """``gen``'s last line; ``draw_version`` when the seed drew another than the default."""
+    drew = "" if draw_version is None else f", draw version {draw_version}"
+    return f"{count} case folder(s) for {op} on {platform} in {printable(out)} (seed {seed}{drew})"
 
 
 def generated_lines(cases: Iterable[tuple[str, str, Mapping[str, int], int]], op: str, platform: str, out: str,

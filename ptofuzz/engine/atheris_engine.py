@@ -215,6 +215,9 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
     from ptofuzz.instructions import registry
     from ptofuzz.io import records
 
+    if plan.draw_version != 2:  # its cases come from libFuzzer's bytes, and past them from the version-2 stream
+        raise UsageError(f"--draw-version {plan.draw_version} is the random engine's: the atheris engine decodes "
+                         "libFuzzer's inputs with the version-2 stream only; drop --draw-version")
     try:
         import atheris  # noqa: F401
     except ImportError:

@@ -37,7 +37,7 @@ from ptofuzz.core.errors import UsageError
 from ptofuzz.core.signature import Signature
 from ptofuzz.engine import differential
 from ptofuzz.generators import values
-from ptofuzz.generators.source import Source, seeded
+from ptofuzz.generators.source import DRAW_VERSION, Source, seeded
 from ptofuzz.instructions import defects
 
 if TYPE_CHECKING:
@@ -66,6 +66,7 @@ class Plan:
     rate: float = values.DEFAULT_SPECIAL_RATE
     max_elements: int = 4096  # tiles larger than this are redrawn smaller (fuzzing wants many small cases)
     shard: tuple[int, int] | None = None  # (i, N): only batches k with k % N == i (N machines, one big run)
+    draw_version: int = DRAW_VERSION  # what the seed draws (ptofuzz.generators.source)
 
     @property
     def oracles(self) -> tuple[str, ...]:
@@ -92,6 +93,8 @@ class Plan:
             parts.append(f"--special {self.special}")
         if self.rate != values.DEFAULT_SPECIAL_RATE:
             parts.append(f"--special-rate {self.rate}")
+        if self.draw_version != DRAW_VERSION:
+            parts.append(f"--draw-version {self.draw_version}")
         parts += [b.flags() for b in (self.backends.simulator(), self.backends.get(TARGET)) if b is not None]
         return " ".join(p for p in parts if p)
 
@@ -100,10 +103,14 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
               dtype: str | None = None, shape: tuple[int, int] | None = None, special: str | None = None,
               rate: float = values.DEFAULT_SPECIAL_RATE, instruction: registry.Instruction | None = None,
               index_dtype: str | None = None, shard: tuple[int, int] | None = None,
-              sim: Settings | None = None, target: TargetBackend | None = None, to: str | None = None) -> Plan:
+              sim: Settings | None = None, target: TargetBackend | None = None, to: str | None = None,
+              draw_version: int = DRAW_VERSION) -> Plan:
     """Check the request against the registry, build its backends (``sim``: the cpusim oracle's settings;
     ``target``: the external target) and return the plan (one-line UsageErrors otherwise)."""
     from ptofuzz.core import dtypes
+    from ptofuzz.engine.generate import draw_version_of
+
+    draw_version = draw_version_of(draw_version)
 
     inst = instruction or registry.get(op)
     chosen = tuple(choose.oracle_name(o) for o in oracles) if oracles else \
@@ -142,14 +149,14 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
     if shard is not None and not (shard[1] >= 1 and 0 <= shard[0] < shard[1]):
         raise UsageError(f"--shard {shard[0]}/{shard[1]}: give I/N with 0 <= I < N (e.g. --shard 0/4)")
     return Plan(inst.name, backends, seed, batch, tuple(constraints), special, rate,
-                max(4096, shape[0] * shape[1]) if shape else 4096, shard)
+                max(4096, shape[0] * shape[1]) if shape else 4096, shard, draw_version)
 
 
 # ---- one batch ------------------------------------------------------------------------------------------------
 
 def batch_geometry(inst: registry.Instruction, plan: Plan, k: int) -> tuple[Case, int]:
     """Batch ``k``'s case (geometry, dtype, params) and its size."""
-    src = seeded(plan.seed, inst.name, "fuzz-geometry", str(k))
+    src = seeded(plan.seed, inst.name, "fuzz-geometry", str(k), version=plan.draw_version)
     return draw_case(inst, plan, src)
 
 
@@ -185,7 +192,7 @@ class BatchResult:
 def run_batch(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int) -> BatchResult:
     """Evaluate the first ``take`` of batch ``k``'s ``size`` cases (drawn at full size: item data never depend
     on how many are taken)."""
-    src = seeded(plan.seed, inst.name, "fuzz-data", str(k))
+    src = seeded(plan.seed, inst.name, "fuzz-data", str(k), version=plan.draw_version)
     if inst.draw_batch is not None:
         inputs = inst.draw_batch(src, case, plan.mix, size)
         if take < size:
@@ -342,7 +349,7 @@ class FindingStore:
         folder = self.out / f.signature.slug  # type: ignore[operator]
         extra: dict[str, Any] = {
             "finding": {"signature": f.signature.key, "hits": 0, "first_seen": f.first, "known": f.known,
-                        "seed": self.plan.seed, "engine": self.engine,
+                        "seed": self.plan.seed, "draw_version": self.plan.draw_version, "engine": self.engine,
                         **({"defect": f.defect} if f.defect else {})},
             # paths relative to the campaign folder (the record's parent): a moved findings tree stays valid
             "replay": f"ptofuzz replay {folder.name}",
@@ -402,6 +409,7 @@ def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
     return {
         "format": CAMPAIGN_FORMAT,
         "op": plan.op, "oracles": list(plan.oracles), "engine": store.engine, "seed": plan.seed,
+        "draw_version": plan.draw_version,
         "shard": f"{plan.shard[0]}/{plan.shard[1]}" if plan.shard else None, **provenance(plan),
         "cases": stats.cases, "elapsed_s": round(stats.elapsed, 3), "cases_per_s": round(stats.rate, 1),
         "skipped": stats.skipped,

@@ -14,7 +14,7 @@ from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.core.errors import UsageError
 from ptofuzz.generators import values
-from ptofuzz.generators.source import seeded
+from ptofuzz.generators.source import DRAW_VERSION, check_version, seeded
 from ptofuzz.instructions import registry
 from ptofuzz.io import casefolder
 
@@ -48,10 +48,25 @@ class GenerateResult:
     seed: int
     cases: tuple[GeneratedCase, ...]  # every folder written (none when generate was called with keep=False)
     count: int  # folders written
+    draw_version: int = DRAW_VERSION  # what the seed drew (ptofuzz.generators.source)
 
 
-def _replay_command(op: str, platform: str, seed: int, mode: str) -> str:
-    return f"ptofuzz gen {op.lower()} --platform {platform} --seed {seed}{mode}"
+def _replay_command(op: str, platform: str, seed: int, mode: str, draw_version: int = DRAW_VERSION) -> str:
+    return f"ptofuzz gen {op.lower()} --platform {platform} --seed {seed}{mode}{draw_flag(draw_version)}"
+
+
+def draw_flag(draw_version: int) -> str:
+    """The flag that asks for ``draw_version`` again (none for the default)."""
+    return "" if draw_version == DRAW_VERSION else f" --draw-version {draw_version}"
+
+
+def draw_version_of(value: int) -> int:
+    """A user's ``--draw-version`` checked (UsageError, saying which there are)."""
+    try:
+        return check_version(value)
+    except ValueError:
+        raise UsageError(f"--draw-version {value}: this ptofuzz draws version 1 (numpy's PCG64, what seeds drew "
+                         "before draw versions were recorded) and 2 (its own stream, the default)") from None
 
 
 def _explicit_flags(inst: registry.Instruction, case: Case) -> str:
@@ -93,20 +108,23 @@ def _flag(option: str) -> str:
 
 
 def plan(op: str, platform: str, *, seed: int = 0, random: int | None = None,
-         explicit: Mapping[str, Any] | None = None) -> list[tuple[str, Case, str]]:
+         explicit: Mapping[str, Any] | None = None, draw_version: int = DRAW_VERSION) -> list[tuple[str, Case, str]]:
     """The cases a ``gen`` call writes: (folder name, case, replay command), without data (see
     :func:`plan_cases`, which yields them one at a time)."""
-    return list(plan_cases(op, platform, seed=seed, random=random, explicit=explicit))
+    return list(plan_cases(op, platform, seed=seed, random=random, explicit=explicit, draw_version=draw_version))
 
 
 def plan_cases(op: str, platform: str, *, seed: int = 0, random: int | None = None,
-               explicit: Mapping[str, Any] | None = None) -> Iterator[tuple[str, Case, str]]:
+               explicit: Mapping[str, Any] | None = None, draw_version: int = DRAW_VERSION
+               ) -> Iterator[tuple[str, Case, str]]:
     """The cases a ``gen`` call writes, one at a time: (folder name, case, replay command), without data.
 
     Default: the canonical case list of ``platform``'s pto-isa system test (spec: the union of the
     platforms' geometries). ``random=N``: N random cases legal on the platform (``explicit`` may fix
-    ``dtype``/``shape``). ``explicit``: the one case the options describe.
+    ``dtype``/``shape``). ``explicit``: the one case the options describe. ``draw_version``: what the seed
+    draws (:mod:`ptofuzz.generators.source`).
     """
+    draw_version = draw_version_of(draw_version)
     inst = registry.get(op)
     platform = platforms.canonical(platform)  # kirinX90 -> kirin9030
     sup = inst.support(platform)
@@ -126,8 +144,9 @@ def plan_cases(op: str, platform: str, *, seed: int = 0, random: int | None = No
             _check_dtype(inst, platform, explicit["dtype"])
         if "index_dtype" in explicit:
             inst.check_choice("index_dtype", explicit["index_dtype"])
-        src = seeded(seed, inst.name, platform, "random-geometry")
-        replay = _replay_command(inst.name, platform, seed, f" --random {random}" + _filter_flags(explicit))
+        src = seeded(seed, inst.name, platform, "random-geometry", version=draw_version)
+        replay = _replay_command(inst.name, platform, seed, f" --random {random}" + _filter_flags(explicit),
+                                 draw_version)
         for k in range(random):
             case = _check_size(inst.random_case(src, platform, explicit))
             yield prof.name(case, k), case, replay
@@ -136,13 +155,14 @@ def plan_cases(op: str, platform: str, *, seed: int = 0, random: int | None = No
         if "dtype" in explicit:
             _check_dtype(inst, platform, explicit["dtype"])
         case = _check_size(inst.explicit_case(platform, explicit))
-        yield prof.name(case), case, _replay_command(inst.name, platform, seed, _explicit_flags(inst, case))
+        yield prof.name(case), case, _replay_command(inst.name, platform, seed, _explicit_flags(inst, case),
+                                                     draw_version)
         return
     if not prof.canonical:
         raise UsageError(f"pto-isa has no file-based {inst.name} system test on {platform}; use --random N or "
                          "explicit flags (" + ", ".join(_flag(o) for o in inst.options) + ")")
     for alias, case in prof.canonical:
-        yield prof.folder(alias), case, _replay_command(inst.name, platform, seed, "")
+        yield prof.folder(alias), case, _replay_command(inst.name, platform, seed, "", draw_version)
 
 
 MAX_RANDOM = 1_000_000
@@ -175,7 +195,7 @@ def _undefined(outcome: Outcome) -> int:
 
 
 def realize(inst: registry.Instruction, name: str, case: Case, seed: int, mix: values.ValueMix | float,
-            *, defined: bool = True) -> tuple[dict[str, np.ndarray], Outcome]:
+            *, defined: bool = True, draw_version: int = DRAW_VERSION) -> tuple[dict[str, np.ndarray], Outcome]:
     """Draw a case's inputs (seeded by ``seed`` and the folder name) and run its platform oracle.
 
     With ``defined`` (the default), inputs whose values leave result elements undefined on the platform
@@ -183,18 +203,18 @@ def realize(inst: registry.Instruction, name: str, case: Case, seed: int, mix: v
     so that a golden holds no placeholder where the geometry allows; undefined elements that the geometry
     causes stay, and are listed in the manifest either way.
     """
-    return realize_many(inst, [(name, case)], seed, mix, defined=defined)[0]
+    return realize_many(inst, [(name, case)], seed, mix, defined=defined, draw_version=draw_version)[0]
 
 
 def realize_many(inst: registry.Instruction, named: Sequence[tuple[str, Case]], seed: int,
-                 mix: values.ValueMix | float, *, defined: bool = True
+                 mix: values.ValueMix | float, *, defined: bool = True, draw_version: int = DRAW_VERSION
                  ) -> list[tuple[dict[str, np.ndarray], Outcome]]:
     """:func:`realize` for many cases at once: the same inputs and outcomes, case by case (each case draws
     from its own stream), with the oracles' work shared across the batch where the instruction can (see
     ``Instruction.shared``)."""
     if not isinstance(mix, values.ValueMix):
         mix = values.ValueMix(float(mix))
-    sources = [seeded(seed, name) for name, _ in named]
+    sources = [seeded(seed, name, version=draw_version) for name, _ in named]
     drawn = inst.draw_each([(source, case) for source, (_, case) in zip(sources, named)], mix)
     batch = [(case, inputs) for (_, case), inputs in zip(named, drawn)]
     with inst.sharing(batch):
@@ -236,7 +256,8 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
              random: int | None = None, explicit: Mapping[str, Any] | None = None,
              special_rate: float = values.DEFAULT_SPECIAL_RATE, special: str | None = None,
              allow_undefined: bool = False, bundle: bool = False,
-             on_case: Callable[[GeneratedCase, int, int], None] | None = None, keep: bool = True) -> GenerateResult:
+             on_case: Callable[[GeneratedCase, int, int], None] | None = None, keep: bool = True,
+             draw_version: int = DRAW_VERSION) -> GenerateResult:
     """Write case folders (inputs, golden, ``ptofuzz.json``) for ``op`` on ``platform`` into ``out_dir``.
 
     Nothing is left written when any folder would clash with an existing one (unless ``force``) or when a
@@ -251,8 +272,11 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     :data:`REALIZE_BYTES` of tiles), so memory stays flat however many are asked for and the first appear at
     once; ``on_case(info, done, total)`` is called as each lands. A failure (an unsupported case, a full disk,
     an interrupt) removes the folders this call wrote and puts back those ``force`` replaced. ``keep=False``
-    leaves :attr:`GenerateResult.cases` empty (a million of them are a lot of memory).
+    leaves :attr:`GenerateResult.cases` empty (a million of them are a lot of memory). ``draw_version``: what
+    the seed draws (:mod:`ptofuzz.generators.source`; 1 reproduces folders written before version 2), recorded
+    in every manifest.
     """
+    draw_version = draw_version_of(draw_version)
     mix = values.ValueMix.parse(special, special_rate)
     inst = registry.get(op)
     platform = platforms.canonical(platform)
@@ -263,7 +287,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     out = Path(out_dir)
 
     def planned() -> Iterator[tuple[str, Case, str]]:
-        return plan_cases(op, platform, seed=seed, random=random, explicit=explicit)
+        return plan_cases(op, platform, seed=seed, random=random, explicit=explicit, draw_version=draw_version)
 
     total = random if random is not None else None
     if random is None:  # a canonical list or one explicit case: small, checked whole (names may repeat)
@@ -281,11 +305,12 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
     kept: list[GeneratedCase] = []
     done = 0
     try:
-        for (name, case, replay), (inputs, outcome) in _realized(inst, planned(), seed, mix, not allow_undefined):
+        for (name, case, replay), (inputs, outcome) in _realized(inst, planned(), seed, mix, not allow_undefined,
+                                                                 draw_version):
             if outcome.kind is OutcomeKind.UNSUPPORTED:
                 raise UsageError(f"{name}: {outcome.reason}; pick a geometry and dtype {platform} implements")
             content = casefolder.build(inst, case, inputs, outcome, name=name, seed=seed, mix=mix,
-                                       replay=replay + regenerate)
+                                       replay=replay + regenerate, draw_version=draw_version)
             if bundle:
                 _add_bundle(content, case, inputs)
             not_exact = sum(m["count"] for masks in content.manifest["expected"].get("classes", {}).values()
@@ -308,7 +333,7 @@ def generate(op: str, platform: str, out_dir: str | Path = ".", *, seed: int = 0
         casefolder.unprepare_out(created)
         raise
     casefolder.drop_replaced(out, run)
-    return GenerateResult(inst.name, platform, out, seed, tuple(kept), done)
+    return GenerateResult(inst.name, platform, out, seed, tuple(kept), done, draw_version)
 
 
 REALIZE_BATCH = 256  # cases realized together: enough to share the oracles' fixed costs
@@ -316,11 +341,12 @@ REALIZE_BYTES = 4 << 20  # and at most this many bytes of tiles (one case at lea
 
 
 def _realized(inst: registry.Instruction, planned: Iterable[tuple[str, Case, str]], seed: int,
-              mix: values.ValueMix, defined: bool
+              mix: values.ValueMix, defined: bool, draw_version: int = DRAW_VERSION
               ) -> Iterator[tuple[tuple[str, Case, str], tuple[dict[str, np.ndarray], Outcome]]]:
     """Each planned case with its inputs and outcome, realized a batch (:func:`_chunks`) at a time."""
     for chunk in _chunks(inst, iter(planned)):
-        yield from zip(chunk, realize_many(inst, [(n, c) for n, c, _ in chunk], seed, mix, defined=defined))
+        yield from zip(chunk, realize_many(inst, [(n, c) for n, c, _ in chunk], seed, mix, defined=defined,
+                                           draw_version=draw_version))
 
 
 def _chunks(inst: registry.Instruction, planned: Iterator[tuple[str, Case, str]]

@@ -152,7 +152,9 @@ def physical(valid: tuple[int, int], src: dtypes.DType, dst: dtypes.DType, spec:
     narrow = src if src.itemsize <= dst.itemsize else dst
     if not spec and narrow.name in packed:
         return max(valid[0], 1), max(-(-valid[1] // 64), 1) * 64
-    return spec_physical(*valid, narrow) if spec else whole_rows(*valid, narrow)
+    if spec:  # by element bits: pto-spec packs a 4-bit type two a byte, so beside a byte type it is the narrower
+        return spec_physical(*valid, src if src.bits <= dst.bits else dst)
+    return whole_rows(*valid, narrow)
 
 
 def _case(platform: str, src: str, dst: str, valid: tuple[int, int], shape: tuple[int, int] | None,

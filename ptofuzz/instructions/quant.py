@@ -415,6 +415,8 @@ def _parameters(source: Source, case: Case, src: np.ndarray, mix: values.ValueMi
         scale = (hi - lo) / 255.0 * factor
         with np.errstate(all="ignore"):
             offset = np.clip(np.rint(np.where(scale > 0, -lo / np.where(scale > 0, scale, 1.0), 0.0)), 0, 255)
+        if source.version != 1:  # a zero point of +0.0: numpy 2's clip keeps a -0.0 that numpy 1's made +0.0
+            offset += 0.0  # (-0.0 + 0.0 is +0.0); version 1 keeps what its numpy did
         odd = (source.random(n) < 0.05).reshape(*lead, rows, 1)
         offset = np.where(odd, offset + 0.5, offset)
     scale = np.where(scale > 0, scale, 1.0).astype(np.float32).view(np.uint32)

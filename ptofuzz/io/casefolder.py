@@ -28,6 +28,7 @@ from ptofuzz.core import dtypes, nibbles, platforms, processes, reading
 from ptofuzz.core.case import BOUNDED, CLASS_NAMES, EXACT, MAX_TILE_ELEMENTS, Case, Outcome, OutcomeKind
 from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.core.layouts import Profile
+from ptofuzz.generators.source import DRAW_VERSION
 from ptofuzz.instructions import registry
 from ptofuzz.oracles import carrier as scalar_carrier
 
@@ -94,8 +95,8 @@ class FolderContent:
 
 
 def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray], outcome: Outcome,
-          *, name: str, seed: int, mix: Any, replay: str) -> FolderContent:
-    """Assemble files and manifest for one case (no I/O)."""
+          *, name: str, seed: int, mix: Any, replay: str, draw_version: int = DRAW_VERSION) -> FolderContent:
+    """Assemble files and manifest for one case (no I/O); ``draw_version``: what ``seed`` drew."""
     profile = inst.support(case.platform).profile
     files: dict[str, bytes] = {}
     entries = []
@@ -135,6 +136,7 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
         **case.to_json(),
         "layout": profile.layout,
         "seed": seed,
+        "draw_version": draw_version,
         "values": mix.describe(),
         "files": entries,
         "expected": expected,

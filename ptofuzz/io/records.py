@@ -6,7 +6,9 @@ The same format serves three purposes:
   (``<oracle>.<role>.bin``), the signature, its hit count and where the campaign first met it;
 * a **corpus entry** under ``corpora/``: a case to replay, whose inputs are inline hex per role (tiny tiles),
   ``.bin`` files next to it, or one seeded draw through the instruction's own generator
-  (``"inputs": {"draw": {"seed": 0, "key": ["corpus", "<name>"], "rate": 0.05}}``);
+  (``"inputs": {"draw": {"seed": 0, "key": ["corpus", "<name>"], "rate": 0.05, "version": 2}}``; without
+  ``version``, a draw of version 1, as records made before draw versions were recorded: see
+  :mod:`ptofuzz.generators.source`);
 * the **minimized** form of a finding (``OUT/<slug>.min/``).
 
 ``expect`` holds each oracle's outcome and a digest of its outputs and element classes, so that a replay can
@@ -159,6 +161,10 @@ def finding_key(jpath: Path) -> str | None:
     return (data.get("finding") or {}).get("signature")
 
 
+class _OtherDraw(CaseFolderError):
+    """A record whose values come from a draw version this ptofuzz does not have."""
+
+
 def read(path: Path) -> Record:
     """Read a record from a record folder, a ``record.json`` or a corpus ``.json`` file."""
     jpath = path / RECORD if path.is_dir() else path
@@ -174,18 +180,22 @@ def read(path: Path) -> Record:
         validate_case(inst, case)  # known dtype, every tile of the instruction, regions that fit
         if "draw" in data["inputs"]:  # a seeded draw through the instruction's own generator
             from ptofuzz.generators import values
-            from ptofuzz.generators.source import seeded
+            from ptofuzz.generators.source import UNVERSIONED, check_version, seeded
 
             d = data["inputs"]["draw"]
             seed, rate = d.get("seed", 0), d.get("rate", values.DEFAULT_SPECIAL_RATE)
             if type(seed) is not int or not 0 <= seed < 1 << 64:
                 raise ValueError(f"inputs.draw.seed must be an integer from 0 to 2**64-1, not {seed!r}")
+            try:  # a record from before draw versions: version 1 (numpy's PCG64, imported for it)
+                version = check_version(d.get("version", UNVERSIONED))
+            except ValueError as e:  # never another version's values in its place
+                raise _OtherDraw(f"{str(jpath)!r} cannot be drawn again: inputs.draw.version: {e}") from None
             if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
                 raise ValueError(f"inputs.draw.rate must be a number from 0 to 1, not {rate!r}")
             if not isinstance(d.get("key", []), list):
                 raise ValueError("inputs.draw.key must be a list of strings")
             mix = values.ValueMix.parse(d.get("special"), float(rate))
-            inputs = inst.draw_inputs(seeded(seed, *[str(k) for k in d.get("key", [])]), case, mix)
+            inputs = inst.draw_inputs(seeded(seed, *[str(k) for k in d.get("key", [])], version=version), case, mix)
         else:
             inputs = {role: _read_input(entry, inst.dtype_of(case, role), jpath.parent, case, role)
                       for role, entry in data["inputs"].items()}
@@ -205,6 +215,8 @@ def read(path: Path) -> Record:
         from ptofuzz.io import validate
 
         validate.validate("record", data)  # the rest of ptofuzz/schemas/record.json (after the checks that say more)
+    except _OtherDraw:
+        raise
     except KeyError as e:
         raise CaseFolderError(f"{str(jpath)!r}: bad case record (missing {e}); regenerate it") from None
     except (TypeError, AttributeError):

@@ -108,10 +108,18 @@ def campaign(data: dict[str, Any], *, as_json: bool = False) -> None:
                   "their batch[/]")
     execs = f", {data['execs']:,} fuzzer inputs ({data['execs_per_s']:,.0f}/s)" if "execs" in data else ""
     con.print(f"{data['cases']:,} cases in {data['elapsed_s']:.1f} s ({data['cases_per_s']:,.0f}/s){execs}, "
-              f"{len(data['signatures'])} signature(s), {data['new']} new{_defects(data)}; seed {data['seed']} "
-              f"({data['engine']} engine)")
+              f"{len(data['signatures'])} signature(s), {data['new']} new{_defects(data)}; seed {data['seed']}"
+              f"{_drawn(data)} ({data['engine']} engine)")
     if data["new"] and not any(s["replay"] for s in data["signatures"]):
         con.print(f"rerun with --out DIR to save the cases; campaign: {escape(data['command'])}")
+
+
+def _drawn(data: dict[str, Any]) -> str:
+    """", draw version N" for a campaign that drew another version than the default (absent: 1)."""
+    from ptofuzz.generators.source import DRAW_VERSION, UNVERSIONED
+
+    version = data.get("draw_version", UNVERSIONED)
+    return "" if version == DRAW_VERSION else f", draw version {version}"
 
 
 def replayed(results: list[Any], *, as_json: bool = False) -> None:

@@ -17,6 +17,7 @@ from ptofuzz.core import dtypes
 from ptofuzz.engine.compare import Verdict
 from ptofuzz.engine.generate import GeneratedCase, GenerateResult
 from ptofuzz.engine.verdicts import CaseVerdict, failure_summary
+from ptofuzz.generators.source import DRAW_VERSION
 from ptofuzz.report.campaigns import heartbeat_interval
 from ptofuzz.report.comparisons import comparison_json, comparison_lines
 from ptofuzz.report.terminal import _console, _export, _exporting_console, _print_json, escape
@@ -28,6 +29,7 @@ def generated(result: GenerateResult, *, as_json: bool = False, listed: bool = F
     if as_json:
         _print_json({
             "op": result.op, "platform": result.platform, "out": str(result.out_dir), "seed": result.seed,
+            "draw_version": result.draw_version,
             "cases": [{"name": c.name, "path": str(c.path), "outcome": c.outcome, "files": c.files,
                        "not_exact": c.not_exact} for c in result.cases],
         })
@@ -38,7 +40,8 @@ def generated(result: GenerateResult, *, as_json: bool = False, listed: bool = F
     if not listed:
         for c in result.cases:
             _generated_line(con, c)
-    summary = generated_summary(result.count, result.op, result.platform, str(result.out_dir), result.seed)
+    summary = generated_summary(result.count, result.op, result.platform, str(result.out_dir), result.seed,
+                                None if result.draw_version == DRAW_VERSION else result.draw_version)
     if con.is_terminal:
         con.print(escape(summary))
     else:  # plain text: the same lines the fast path of `ptofuzz gen` prints (ptofuzz.entry)

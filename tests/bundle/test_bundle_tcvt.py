@@ -225,7 +225,8 @@ def test_bundles_equal_the_direct_spec_oracle():
         direct, bundled = inst.evaluate(case, inputs), backend.evaluate(case, inputs)
         four = {t for t in (case.dtype, case.param(conversion.TO)) if dtypes.get(t).bits == 4}
         if four:  # the spec model converts the 4-bit lanes; the bundle spells no packed tile yet
-            assert direct.kind == "ok" and bundled.kind == "unsupported" and sorted(four)[0] in bundled.reason
+            # (a pair of two 4-bit types: the reason names one of them)
+            assert direct.kind == "ok" and bundled.kind == "unsupported" and any(t in bundled.reason for t in four)
             continue
         assert bundled.kind == direct.kind == "ok", (case, bundled.reason)
         assert np.array_equal(bundled.classes["dst"], direct.classes["dst"]), case

@@ -45,11 +45,13 @@ def test_replay_names_a_record_it_cannot_read_and_exits_2(cli, run):
 
 def test_triage_names_a_record_it_cannot_read_and_exits_2(cli, run):
     victim = _damage(run)
+    kept = [json.loads(p.read_text())["finding"]["hits"] for p in run.glob("*/record.json") if p != victim]
     res = cli("triage", run, "--json")
     assert res.code == 2, res
     data = json.loads(res.out)
     assert data["skipped"] == [str(victim)]
-    assert [b["hits"] for b in data["buckets"]] == [2 * 952]  # the rest is still triaged: two records, one bucket
+    # the rest is still triaged: two records (the same three disagreements of one case each), one bucket
+    assert len(kept) == 2 and kept[0] > 0 and [b["hits"] for b in data["buckets"]] == [sum(kept)]
 
 
 def test_a_damaged_corpus_record_stops_fuzz_before_anything_is_written(cli, run, tmp_path):

@@ -10,7 +10,7 @@ import pytest
 from ptofuzz.core import dtypes
 from ptofuzz.generators import conversion as gc
 from ptofuzz.generators import values
-from ptofuzz.generators.source import RngSource
+from ptofuzz.generators.stream import Stream
 from ptofuzz.oracles import convert as cv
 from ptofuzz.oracles import ieee
 
@@ -93,7 +93,7 @@ def test_drawing_mixes_every_kind_in_deterministically(src, dst):
     pool, spans = gc.boundary_pool(s, d)
 
     def drawn(seed: int) -> np.ndarray:
-        source = RngSource(np.random.default_rng(seed))
+        source = Stream(seed)
         bits = values.draw(source, s, (64, 64), values.ValueMix(0.05))
         return gc.mix_in(source, bits, s, d)
 
@@ -110,7 +110,7 @@ def test_tcvt_inputs_carry_the_pairs_boundaries():
     from ptofuzz.instructions import conversion
 
     case = conversion.explicit_case("cpu", {"dtype": "float32", "to": "int16", "shape": (32, 64)})
-    src = conversion.draw_inputs(RngSource(np.random.default_rng(1)), case, values.ValueMix())["src"]
+    src = conversion.draw_inputs(Stream(1), case, values.ValueMix())["src"]
     pool, spans = gc.boundary_pool(F32, dtypes.get("int16"))
     assert np.isin(src, pool).mean() > 0.15
     over = dict((k, pool[a:b]) for k, a, b in spans)["overflow"]

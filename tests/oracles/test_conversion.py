@@ -225,13 +225,13 @@ def test_to_hifloat8_its_overflow_threshold_is_open_to_nearest(src):
 
 def test_random_8_bit_cases_run_everywhere():
     from ptofuzz.generators import values
-    from ptofuzz.generators.source import RngSource
+    from ptofuzz.generators.stream import Stream
 
     for p in ("a5", "kirinDev0000", "spec"):
         for src, dst in (("float32", "hifloat8"), ("float8_e4m3", "float32"), ("hifloat8", "float32"),
                          ("float32", "float8_e5m2")):
-            case = TCVT.random_case(RngSource(np.random.default_rng(5)), p, {"dtype": src, "to": dst})
-            inputs = TCVT.draw_inputs(RngSource(np.random.default_rng(6)), case, values.ValueMix(0.2))
+            case = TCVT.random_case(Stream(5), p, {"dtype": src, "to": dst})
+            inputs = TCVT.draw_inputs(Stream(6), case, values.ValueMix(0.2))
             out = TCVT.evaluate(case, inputs)
             assert out.kind in ("ok", "fault"), (p, src, dst, out.reason)
 
@@ -240,11 +240,11 @@ def test_shared_work_gives_each_platform_its_own_outcome_computed_once(monkeypat
     """Inside the instruction's shared context the conversion core runs once per batch piece, pair and
     direction for all platforms; every platform's outputs and classes are those it gets alone."""
     from ptofuzz.generators import values
-    from ptofuzz.generators.source import RngSource
+    from ptofuzz.generators.stream import Stream
     from ptofuzz.oracles import conversion as model
     from ptofuzz.oracles import convert as cv
 
-    source = RngSource(np.random.default_rng(9))
+    source = Stream(9)
     case = TCVT.random_case(source, "cpu", {"dtype": "float32", "to": "int16", "shape": (4, 64)})
     batch = TCVT.draw_batch(source, case, values.ValueMix(0.2), 300)["src"]
     alone = {p: TCVT.evaluate(case.on(p), {"src": batch}) for p in ("spec", "cpu", "a5", "a2a3")}

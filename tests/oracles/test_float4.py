@@ -16,7 +16,7 @@ import smallfloat_reference as sfr
 
 from ptofuzz.core import dtypes, nibbles
 from ptofuzz.generators import values
-from ptofuzz.generators.source import RngSource
+from ptofuzz.generators.stream import Stream
 from ptofuzz.oracles import convert as cv
 from ptofuzz.oracles import ieee
 
@@ -180,10 +180,10 @@ def test_pack_puts_the_even_element_in_the_low_nibble():
 
 @pytest.mark.parametrize("dt", (E2M1, E1M2, S4), ids=("e2m1", "e1m2", "int4"))
 def test_drawn_codes_stay_in_the_nibble_and_reach_every_kind(dt):
-    bits = values.draw(RngSource(np.random.default_rng(7)), dt, (64, 64), values.ValueMix(0.3))
+    bits = values.draw(Stream(7), dt, (64, 64), values.ValueMix(0.3))
     assert bits.dtype == np.uint8 and (bits < 16).all()
     assert (np.bincount(bits.ravel(), minlength=16) > 0).all()  # every code, the zeros and extremes among them
-    plain = values.plain(RngSource(np.random.default_rng(1)), dt, 1000)
+    plain = values.plain(Stream(1), dt, 1000)
     assert (plain < 16).all()
     if dt.is_float:
         pv = np.abs(ieee.to_float64(plain, dt))

@@ -99,15 +99,15 @@ def test_order_and_ulp_follow_values_not_codes():
 
 
 def test_drawn_values_are_of_each_class():
-    from ptofuzz.generators.source import RngSource
+    from ptofuzz.generators.stream import Stream
 
     for dt in FORMATS:
-        bits = values.draw(RngSource(np.random.default_rng(7)), dt, (64, 64), values.ValueMix(0.3))
+        bits = values.draw(Stream(7), dt, (64, 64), values.ValueMix(0.3))
         ref = _reference_values(dt)[bits.astype(np.intp)]
         assert np.isnan(ref).any() and (ref == 0).any() and (np.abs(ref) == np.nanmax(np.abs(ref[np.isfinite(
             ref)]))).any()
         assert np.isinf(ref).any() == (dt is not E4M3)
-        plain = values.plain(RngSource(np.random.default_rng(1)), dt, 1000)
+        plain = values.plain(Stream(1), dt, 1000)
         pv = np.abs(_reference_values(dt)[plain.astype(np.intp)])
         assert ((pv >= 2.0 ** -5) & (pv < 8)).all()
     assert dtypes.get("e4m3").one == 0x38 and HIF8.one == 0x08

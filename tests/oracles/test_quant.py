@@ -142,12 +142,12 @@ def test_shared_work_gives_each_platform_its_own_outcome_dividing_once(monkeypat
     """A stacked INT8 batch in pieces: inside the instruction's shared context the exact quotients are computed
     once per piece for cpu and the NPUs, and every platform's outputs and classes are those it gets alone."""
     from ptofuzz.generators import values
-    from ptofuzz.generators.source import RngSource
+    from ptofuzz.generators.stream import Stream
     from ptofuzz.instructions import registry
     from ptofuzz.oracles import quant as model
 
     inst = registry.get("TQUANT")
-    source = RngSource(np.random.default_rng(4))
+    source = Stream(4)
     case = inst.random_case(source, "cpu", {"to": "uint8", "shape": (16, 32)})
     batch = inst.draw_batch(source, case, values.ValueMix(0.2), 200)
     alone = {p: inst.evaluate(case.on(p), batch) for p in ("cpu", "a2a3", "a5")}
