@@ -7,7 +7,7 @@ simulator, external targets and saved findings.
 # as plain annotations they are built once, at import.
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -34,6 +34,9 @@ from ptofuzz.cli.common import (
     app,
 )
 from ptofuzz.core.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from ptofuzz.backends.cpusim.build import Settings
 
 
 @app.command()
@@ -71,6 +74,10 @@ def fuzz(
     sim_timeout: SimTimeoutOpt = 10.0,
     sim_plant: PlantOpt = None,
     sim_placeholder_bf16: PlaceholderOpt = False,
+    native_coverage: Annotated[bool | None, typer.Option(
+        "--native-coverage/--no-native-coverage",
+        help="atheris with a cpusim oracle: run the simulator in this process from a clang build instrumented for "
+             "libFuzzer, so that its branches guide the fuzzer (default on; needs clang++).")] = None,
     target: Annotated[str | None, typer.Option(
         help="An external target as oracle 'target' (--oracles spec,target): a command template run on each case "
              "folder ({case}, {suite}, {name}) or once per batch of folders ({dir}); it writes output.bin.")] = None,
@@ -101,6 +108,7 @@ def fuzz(
             raise UsageError(f"--oracles {oracles!r} names no oracle; e.g. --oracles spec,cpu")
         sim = _sim_settings(pto_isa, cache_dir, sanitize, sim_timeout, sim_plant, sim_placeholder_bf16,
                             ops=_cpusim_ops(op)) if names is not None and _simulated(names) else None
+        sim = _with_native_coverage(sim, native_coverage, engine, rerun is not None, sanitize)
         if rerun is not None:
             from ptofuzz.engine import atheris_engine
 
@@ -156,6 +164,24 @@ def fuzz(
         campaigns.campaign(summary, as_json=json_out)
         if summary["new"]:
             raise typer.Exit(int(ExitCode.MISMATCH))
+
+
+def _with_native_coverage(sim: "Settings | None", wanted: bool | None, engine: str, rerun: bool,
+                          sanitize: str | None) -> "Settings | None":
+    """The simulator's settings with native coverage on where it applies: the atheris engine (or its --rerun) with
+    a cpusim oracle, unless --no-native-coverage (or --sanitize, which needs the harness out of process)."""
+    import dataclasses
+
+    guided = engine == "atheris" or rerun
+    if wanted and not guided:
+        raise UsageError("--native-coverage guides libFuzzer by the simulator's branches: it goes with --engine "
+                         "atheris; drop it for the random engine")
+    if wanted and sim is None:
+        raise UsageError("--native-coverage instruments the simulator: add cpusim to --oracles (e.g. --oracles "
+                         "cpu,cpusim)")
+    if sim is None or not guided or wanted is False or (wanted is None and sanitize):
+        return sim
+    return dataclasses.replace(sim, coverage=True)
 
 
 def _simulated(names: Sequence[str]) -> bool:

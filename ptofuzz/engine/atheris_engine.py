@@ -7,6 +7,11 @@ oracle at once, as the random engine's batches are; disagreements go to the same
 instructions, the comparison) are instrumented, so inputs that reach new branches of the oracles are kept in
 the corpus and mutated further.
 
+With a cpusim oracle the simulator runs in the fuzzing process too (native coverage, on by default): a clang build
+of the harness instrumented for libFuzzer (``-fsanitize=fuzzer-no-link``), loaded as a shared library once
+libFuzzer is up and made global (:func:`expose_libfuzzer`), so that the simulator's branches guide the mutation as
+well as the oracles' (``--no-native-coverage``: the out-of-process harness, whose branches libFuzzer never sees).
+
 libFuzzer ends the process when it is done, so :func:`run` starts the fuzzer in a child process (an
 executable script it writes, which libFuzzer's ``-fork`` can start again) that writes its summary to a file
 as it goes; the parent shows progress and reads the final summary. The standalone targets under ``fuzz/`` use
@@ -136,6 +141,26 @@ def run_input(inst: Any, plan: Any, src: Any) -> Decoded | None:
     return Decoded(case, inputs, n, differential.compare_batch(inst, case, outcomes, n))
 
 
+LIBFUZZER_CORE = "core_with_libfuzzer"  # atheris' module that holds libFuzzer
+
+
+def expose_libfuzzer() -> bool:
+    """Make the libFuzzer that atheris loaded (privately, as Python loads extension modules) global, so that a
+    shared library instrumented with ``-fsanitize=fuzzer-no-link`` and loaded after this registers its coverage
+    counters with it rather than with the library's own empty stand-ins. atheris loads libFuzzer when fuzzing
+    starts, so this runs on the first input. False when no libFuzzer is loaded (a --rerun without fuzzing)."""
+    import ctypes
+
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = sorted({line.split()[-1] for line in maps if LIBFUZZER_CORE in line and "/" in line})
+    except OSError:
+        return False
+    for path in paths:
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL | os.RTLD_NOLOAD)
+    return bool(paths)
+
+
 def target(plan: Any, store: Any, on_exec: Callable[[int, int], None] | None = None) -> Callable[[bytes], None]:
     """A libFuzzer ``TestOneInput`` for ``plan``: decode a batch of cases, run the oracles, record
     disagreements. ``on_exec(executions, cases)`` after each input."""
@@ -146,6 +171,8 @@ def target(plan: Any, store: Any, on_exec: Callable[[int, int], None] | None = N
     count, cases = [0], [0]
 
     def test_one_input(data: bytes) -> None:
+        if not count[0]:
+            expose_libfuzzer()  # before a native-coverage simulator is loaded (on its first use, below)
         count[0] += 1
         ran = run_input(inst, plan, FuzzedSource.from_bytes(data))
         if ran is not None:
@@ -300,6 +327,9 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
         if data is None:
             (work / processes.KEPT).touch()
             raise UsageError(f"atheris ended before its first case; see {log_path}")
+        sim = getattr(plan.backends.simulator(), "settings", None)
+        data["libfuzzer"] = {**libfuzzer_coverage(log_path.read_text(errors="replace")),
+                             "native_coverage": bool(getattr(sim, "coverage", False))}
         if out is not None:
             _write_summary(data, out, jobs, start)
         elif jobs > 1:
@@ -308,6 +338,16 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
         return data, _stats_of(data, start, seconds)
     finally:
         os.close(lock)
+
+
+_COV = re.compile(r"\bcov: (\d+) ft: (\d+)")
+
+
+def libfuzzer_coverage(log: str) -> dict[str, int]:
+    """The last coverage libFuzzer reported in ``log`` (its ``cov:`` PCs and ``ft:`` features; 0 when none)."""
+    found = _COV.findall(log)
+    cov, ft = found[-1] if found else ("0", "0")
+    return {"cov": int(cov), "ft": int(ft)}
 
 
 def _merge_stats(data: dict[str, Any], jobs: int, start: float) -> None:

@@ -5,7 +5,11 @@
 //
 // Build defines: PTOFUZZ_PLANTS (test-only): with the environment variable PTOFUZZ_PLANT=oob, a TPART* case
 // whose src0 starts with the byte 0x5A writes one byte past the dst buffer; with PTOFUZZ_PLANT=hang it loops
-// forever (harness.cpp reads the variable into g_plant).
+// forever (harness.cpp reads the variable into g_plant); with PTOFUZZ_PLANT=deep, a TMRGSORT case of three or
+// four lists whose first three hold 23, 41 and 7 records (and whose destination has a valid element) comes back
+// with the lowest bit of its first output byte flipped: a wrong value behind three nested compares of the
+// geometry, which a fuzzer guided by the simulator's own branches climbs one list at a time and blind drawing
+// meets about once in 10^8 inputs.
 #ifndef PTOFUZZ_KERNELS_HPP
 #define PTOFUZZ_KERNELS_HPP
 
@@ -73,6 +77,16 @@ void run_tmrgsort(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t n
             exhausted ? mrgsort_lists<T, C, 4, true>(d, src, v, executed) : mrgsort_lists<T, C, 4, false>(d, src, v, executed);
         }
         std::memcpy(dbuf + k * out_bytes + C * sizeof(T), executed, 8);
+#ifdef PTOFUZZ_PLANTS
+        constexpr int per = int(8 / sizeof(T));  // elements of T in one (score, index) record
+        if (g_plant == 3 && lists >= 3 && v[0] > 0) {
+            if (v[1] == 23 * per) {
+                if (v[2] == 41 * per) {
+                    if (v[3] == 7 * per) reinterpret_cast<uint8_t*>(d)[0] ^= 1;
+                }
+            }
+        }
+#endif
     }
 }
 
