@@ -57,15 +57,21 @@ def planted() -> build.Build:
 COLS_INDEX, COLS = 3, 256  # the stride: room for 71 float32 records in the destination
 
 
+DEEP = 0x7F4F5450  # kernels.hpp's kDeepPlant: the first score that the deep plant answers wrongly
+
+
 def _mrgsort_request(lens: tuple[int, ...] = (4, 4), n: int = 3, dst_records: int | None = None,
-                     seed: int = 1) -> tuple[np.ndarray, np.ndarray, int]:
+                     seed: int = 1, head: int | None = None) -> tuple[np.ndarray, np.ndarray, int]:
     """``n`` TMRGSORT float32 cases of lists of ``lens`` records each (descending scores, distinct indices) at the
-    stride :data:`COLS`: the valid ints (elements), the A buffer (n x 4 lists x COLS floats) and the mode."""
+    stride :data:`COLS`, the first list's first score the bits ``head`` if given: the valid ints (elements), the A
+    buffer (n x 4 lists x COLS floats) and the mode."""
     rng = np.random.default_rng(seed)
     a = np.zeros((n, 4, COLS), dtype=np.float32)
     for li, k in enumerate(lens):
         a[:, li, 0:2 * k:2] = -np.sort(-rng.integers(-1000, 1000, (n, k)).astype(np.float32), axis=1)
         a[:, li, 1:2 * k:2] = (np.arange(k, dtype=np.uint32) + 100 * li).view(np.float32)
+    if head is not None:
+        a.view(np.uint32)[:, 0, 0] = head
     total = sum(lens) if dst_records is None else dst_records
     ints = [2 * total, *(2 * k for k in lens)] + [0] * (6 - 1 - len(lens))
     return np.tile(np.array([ints], dtype=np.int32), (n, 1)), a, len(lens)
@@ -158,25 +164,25 @@ def test_a_request_of_the_wrong_size_is_refused_not_run(native):
 
 
 @needs_native
-def test_the_deep_plant_fires_on_its_geometry_only_in_process_and_out(planted):
+def test_the_deep_plant_fires_on_its_score_only_in_process_and_out(planted):
     plain, deep = Library(planted.library, plant="off"), Library(planted.library, plant="deep")
     worker = Worker(build.get(_settings(cxx=_clang(), plant="deep")).executable, 30.0, plant="deep")
 
-    def flipped(lens: tuple[int, ...], **kw) -> tuple[np.ndarray, np.ndarray]:
+    def flipped(head: int | None, **kw) -> tuple[np.ndarray, np.ndarray]:
         """Per case, the bits the planted library and the planted harness process changed in the first output
         byte, against the same library unplanted."""
-        request = _mrgsort_request(lens, **kw)
+        request = _mrgsort_request(head=head, **kw)
         base = _run(plain, *request)[:, 0]
         return _run(deep, *request)[:, 0] ^ base, _run(worker, *request)[:, 0] ^ base
 
     try:
-        for lens in ((23, 41, 7), (23, 41, 7, 5)):
-            for got in flipped(lens):
+        for lens in ((4, 4), (23, 41, 7, 5), (1,)):
+            for got in flipped(DEEP, lens=lens):
                 assert (got == 1).all(), lens
-        for lens in ((23, 41, 8), (23, 40, 7), (22, 41, 7), (23, 41), (41, 23, 7), (4, 4)):  # one thing off
-            for got in flipped(lens):
-                assert not got.any(), lens
-        for got in flipped((23, 41, 7), dst_records=0):  # no valid destination element: nothing to corrupt
+        for head in (None, DEEP + 1, DEEP - 0x10, DEEP ^ 0x01000000, DEEP ^ 0x80000000):  # one bit or byte off
+            for got in flipped(head):
+                assert not got.any(), head
+        for got in flipped(DEEP, dst_records=0):  # no valid destination element: nothing to corrupt
             assert not got.any()
     finally:
         worker.close()
