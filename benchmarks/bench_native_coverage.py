@@ -12,13 +12,16 @@ the two modes side by side (at the same time, one process each, so that they sha
   simulator code that corpus reaches, measured the same way for both;
 * a planted bug: ``--sim-plant deep`` (a ``-DPTOFUZZ_PLANTS`` build: a TMRGSORT case whose first three lists hold
   23, 41 and 7 records gets a wrong first output byte, behind three nested compares in the harness's simulator
-  path) fuzzed with and without native coverage until the first finding or ``--plant-minutes``; the time of the
-  first finding is when its record folder appears in ``--out``.
+  path) fuzzed with and without native coverage until the first finding or ``--plant-minutes``, one input one
+  case (``--batch 1``: a batched input's thousand compares would overwrite libFuzzer's small table of recent
+  compares, which is what hands the mutator the constant), once per ``--plant-seeds`` seed; the time of the first
+  finding is when its record folder appears in ``--out``.
 
 Exit status 1 when native coverage does not reach more simulator code than the run without it on every OP, or
 does not find the planted bug first. Not part of the pytest suite:
 
     python benchmarks/bench_native_coverage.py [--minutes 10] [--ops tmrgsort,tcvt] [--plant-minutes 10]
+                                               [--plant-seeds 1,2,3]
 """
 
 from __future__ import annotations
@@ -94,20 +97,21 @@ def coverage(op: str, tree: str, seconds: float, work: Path) -> dict[str, dict[s
     return result
 
 
-def plant(seconds: float, work: Path) -> dict[str, float | None]:
+def plant(seconds: float, work: Path, seed: int) -> dict[str, float | None]:
     """Seconds to the first finding of the planted bug per mode (None: not within ``seconds``)."""
     procs, found = {}, {}
     start = time.perf_counter()
     for mode in MODES:
-        folder = work / f"plant{mode}"
+        folder = work / f"plant{seed}{mode}"
         folder.mkdir(parents=True)
-        procs[mode] = fuzz("tmrgsort", mode, seconds, folder, ["--sim-plant", "deep", "--out", str(folder / "out")])
+        procs[mode] = fuzz("tmrgsort", mode, seconds, folder, ["--sim-plant", "deep", "--batch", "1", "--seed",
+                                                               str(seed), "--out", str(folder / "out")])
     while len(found) < len(procs) and time.perf_counter() - start < seconds + 120:
         time.sleep(0.5)
         for mode, proc in procs.items():
             if mode in found:
                 continue
-            records = list((work / f"plant{mode}" / "out").glob("*/record.json"))
+            records = list((work / f"plant{seed}{mode}" / "out").glob("*/record.json"))
             if records:
                 found[mode] = time.perf_counter() - start
                 os.killpg(proc.pid, signal.SIGINT)
@@ -127,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ops", default="tmrgsort,tcvt")
     ap.add_argument("--minutes", type=float, default=10.0)
     ap.add_argument("--plant-minutes", type=float, default=10.0)
+    ap.add_argument("--plant-seeds", default="1", help="comma list: one planted-bug race per seed")
     args = ap.parse_args(argv)
     if not args.pto_isa:
         print("needs a pto-isa tree: --pto-isa DIR or PTO_ISA_DIR")
@@ -145,9 +150,10 @@ def main(argv: list[str] | None = None) -> int:
             ratio = nat["sim_cov"] / max(1, plain["sim_cov"])
             print(f"  simulator coverage, native / without: {ratio:.2f}x")
             ok &= nat["sim_cov"] > plain["sim_cov"]
-        if args.plant_minutes > 0:
-            first = plant(args.plant_minutes * 60, work)
-            print(f"planted bug (TMRGSORT, --sim-plant deep), up to {args.plant_minutes:g} min each, side by side")
+        for seed in [int(s) for s in args.plant_seeds.split(",") if s.strip()] if args.plant_minutes > 0 else []:
+            first = plant(args.plant_minutes * 60, work, seed)
+            print(f"planted bug (TMRGSORT, --sim-plant deep --batch 1 --seed {seed}), up to {args.plant_minutes:g} "
+                  "min each, side by side")
             for mode, t in first.items():
                 print(f"  {mode:22} first finding " + (f"after {t:.1f} s" if t is not None else "none"))
             nat_t, plain_t = first["--native-coverage"], first["--no-native-coverage"]
