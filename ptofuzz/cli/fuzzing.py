@@ -223,6 +223,9 @@ def sim_build(
     op: Annotated[str | None, typer.Option(
         "--op", help="Only these instructions (comma-separated, e.g. tadd,tmax); default every one cpusim runs.")]
         = None,
+    native_coverage: Annotated[bool, typer.Option(
+        "--native-coverage", help="The atheris engine's in-process build: a shared library instrumented for "
+                                  "libFuzzer (clang++).")] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Build (or find in the cache) the cpusim harness; print what it holds and which dtypes compile. Each
@@ -230,7 +233,7 @@ def sim_build(
     compiles only the new ones.
 
     Examples: `ptofuzz sim build --pto-isa ~/pto-isa`, `ptofuzz sim build --op tadd`,
-    `ptofuzz sim build --sanitize address,undefined --json`.
+    `ptofuzz sim build --sanitize address,undefined --json`, `ptofuzz sim build --op tmrgsort --native-coverage`.
     """
     with _errors():
         from ptofuzz.backends.cpusim.build import OPS
@@ -244,7 +247,12 @@ def sim_build(
             if bad is not None:
                 raise UsageError(f"--op {bad.lower()!r} is not an instruction cpusim runs; choose from: "
                                  f"{', '.join(o.lower() for o in OPS)}")
-        sim = Simulator(_sim_settings(pto_isa, cache_dir, sanitize, plant=sim_plant, ops=ops), say=_say)
+        settings = _sim_settings(pto_isa, cache_dir, sanitize, plant=sim_plant, ops=ops)
+        if native_coverage:
+            import dataclasses
+
+            settings = dataclasses.replace(settings, coverage=True)
+        sim = Simulator(settings, say=_say)
         build = sim.build()
         target = sim.target()  # this tree's path and commit: a build may be shared with another tree's headers
         case_folders.sim_built(build, target["pto_isa"], target["pto_isa_commit"], as_json=json_out)

@@ -37,7 +37,7 @@ needs_native = pytest.mark.skipif(not PTO_ISA or _clang() is None,
 
 
 def _settings(**kw) -> build.Settings:
-    return build.Settings(pto_isa=Path(str(PTO_ISA)), ops=("TMRGSORT", "TPARTADD"), **kw)
+    return build.Settings(pto_isa=Path(str(PTO_ISA)), ops=("TMRGSORT",), **kw)
 
 
 @pytest.fixture(scope="module")
@@ -206,3 +206,13 @@ def test_under_atheris_libfuzzer_sees_the_simulator_s_branches(cli, native, tmp_
         cov[flag] = data["libfuzzer"]["cov"]
     assert cov["--no-native-coverage"] > 0
     assert cov["--native-coverage"] > cov["--no-native-coverage"] + 500, cov
+
+
+@needs_native
+def test_sim_build_says_it_built_the_library(cli, native):
+    res = cli("sim", "build", "--op", "tmrgsort", "--native-coverage")
+    assert res.code == 0, res.err
+    assert "native-coverage library" in res.out and build.LIBRARY in res.out
+    res = cli("sim", "build", "--op", "tmrgsort", "--native-coverage", "--json")
+    data = json.loads(res.out)
+    assert data["coverage"] is True and data["folder"] == str(native.folder)
