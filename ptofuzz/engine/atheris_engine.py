@@ -277,6 +277,9 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
         # libFuzzer's -seed 0 means "pick one": seed N runs as N+1 (31 bits); crash inputs go to --out, not the cwd
         libfuzzer += [f"-seed={plan.seed % 0x7FFFFFFF + 1}", f"-max_len={MAX_LEN}", "-print_final_stats=1",
                       f"-artifact_prefix={artifacts}{os.sep}"]
+        sim: Any = getattr(plan.backends.simulator(), "settings", None)
+        if sim is not None and sim.coverage:  # the simulator in process: its hang is libFuzzer's timeout of an input
+            libfuzzer.append(f"-timeout={native_timeout(sim.timeout)}")
         if jobs > 1:  # the fork supervisor stops on time; its jobs run until then
             libfuzzer += [f"-fork={jobs}", f"-max_total_time={max(1, round(seconds or 0))}"]
         elif seconds is not None:  # the child stops itself on time; this is only a backstop
@@ -327,7 +330,6 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
         if data is None:
             (work / processes.KEPT).touch()
             raise UsageError(f"atheris ended before its first case; see {log_path}")
-        sim = getattr(plan.backends.simulator(), "settings", None)
         data["libfuzzer"] = {**libfuzzer_coverage(log_path.read_text(errors="replace")),
                              "native_coverage": bool(getattr(sim, "coverage", False))}
         if out is not None:
@@ -338,6 +340,12 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
         return data, _stats_of(data, start, seconds)
     finally:
         os.close(lock)
+
+
+def native_timeout(sim_timeout: float) -> int:
+    """libFuzzer's ``-timeout`` (seconds an input may take) when the simulator runs in process: ``--sim-timeout``
+    is per case and an input is a batch of up to 1,024 of them, so six times it, and at least a minute."""
+    return max(60, int(-(-6 * sim_timeout // 1)))
 
 
 _COV = re.compile(r"\bcov: (\d+) ft: (\d+)")

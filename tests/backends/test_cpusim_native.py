@@ -216,3 +216,10 @@ def test_sim_build_says_it_built_the_library(cli, native):
     res = cli("sim", "build", "--op", "tmrgsort", "--native-coverage", "--json")
     data = json.loads(res.out)
     assert data["coverage"] is True and data["folder"] == str(native.folder)
+
+
+def test_an_in_process_hang_is_libfuzzer_s_timeout_of_a_batch():
+    assert atheris_engine.native_timeout(10.0) == 60  # the default: a minute an input
+    assert atheris_engine.native_timeout(30.0) == 180  # six times the per-case timeout
+    assert atheris_engine.native_timeout(30.1) == 181  # rounded up, never down
+    assert atheris_engine.native_timeout(1e-6) == 60
