@@ -428,7 +428,16 @@ def _crash_message(code: int, log: Path, artifacts: Path, plan: Any) -> str:
     crash = next((ln.split("written to ")[-1].strip() for ln in lines if "Test unit written to" in ln), "")
     where = f"; the input is saved as {crash}" if crash else ""
     rerun = f"; reproduce: {plan.command(engine='atheris')} --rerun {crash}" if crash else ""
+    native = next((m.group(1) for ln in lines if (m := _NATIVE_DEATH.search(ln))), "")
+    if native and not exc:  # no Python exception: the process itself died (the in-process simulator, or Python)
+        return (f"the fuzzing process died under atheris (exit {code}, libFuzzer: {native}), in the simulator when "
+                f"it runs in process (native coverage){where}; log {log}{rerun}; out of process, cpusim names the "
+                "case: add --no-native-coverage")
     return (f"an oracle raised under atheris (exit {code}): {exc or 'see the log'}{where}; log {log}{rerun}")
+
+
+# libFuzzer's report of a death that is no Python exception: a signal, a timeout, running out of memory
+_NATIVE_DEATH = re.compile(r"ERROR: libFuzzer: (deadly signal|timeout after \d+ seconds|out-of-memory[^;]*)")
 
 
 def _stats_of(data: dict[str, Any], start: float, seconds: float | None) -> Any:

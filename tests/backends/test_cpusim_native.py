@@ -223,3 +223,22 @@ def test_an_in_process_hang_is_libfuzzer_s_timeout_of_a_batch():
     assert atheris_engine.native_timeout(30.0) == 180  # six times the per-case timeout
     assert atheris_engine.native_timeout(30.1) == 181  # rounded up, never down
     assert atheris_engine.native_timeout(1e-6) == 60
+
+
+@pytest.mark.parametrize(("log", "said"), [
+    ("==7== ERROR: libFuzzer: deadly signal\nartifact_prefix='/o/'; Test unit written to /o/crash-ab\n",
+     "the fuzzing process died under atheris (exit -6, libFuzzer: deadly signal)"),
+    ("==7== ERROR: libFuzzer: timeout after 61 seconds\nTest unit written to /o/timeout-cd\n",
+     "libFuzzer: timeout after 61 seconds"),
+    ("Traceback...\nValueError: bad\n==7== ERROR: libFuzzer: deadly signal\nTest unit written to /o/crash-ef\n",
+     "an oracle raised under atheris (exit -6): ValueError: bad"),
+])
+def test_a_native_death_is_told_apart_from_an_oracle_exception(tmp_path, log, said):
+    from ptofuzz.engine import campaign
+
+    path = tmp_path / "libfuzzer.log"
+    path.write_text(log)
+    text = atheris_engine._crash_message(-6, path, tmp_path, campaign.make_plan("tmrgsort", ["cpu", "spec"]))
+    assert said in text
+    assert "--rerun /o/" in text  # the saved input, and the command that runs it again
+    assert ("--no-native-coverage" in text) is ("oracle raised" not in said)
