@@ -242,3 +242,33 @@ def test_a_native_death_is_told_apart_from_an_oracle_exception(tmp_path, log, sa
     assert said in text
     assert "--rerun /o/" in text  # the saved input, and the command that runs it again
     assert ("--no-native-coverage" in text) is ("oracle raised" not in said)
+
+
+@needs_native
+def test_without_a_fuzzer_the_library_counts_its_own_coverage(native, tmp_path):
+    """Loaded with no libFuzzer, the library's counters are its own: a request reaches some of the simulator's
+    code, a second request of another geometry reaches more, and asking again without running adds nothing.
+    (In a process of its own: this one may have loaded the library already.)"""
+    import subprocess
+    import sys
+
+    code = f"""
+import sys
+sys.path.insert(0, {str(Path(__file__).parent)!r})
+from test_cpusim_native import _mrgsort_request, _run
+from ptofuzz.backends.cpusim.inprocess import Library
+lib = Library(sys.argv[1])
+print(lib.covered())
+_run(lib, *_mrgsort_request((4, 4)))
+a = lib.covered()
+_run(lib, *_mrgsort_request((23, 41, 7, 5)))
+b = lib.covered()
+print(a, b, lib.covered())
+"""
+    res = subprocess.run([sys.executable, "-c", code, str(native.library)], capture_output=True, text=True,
+                         check=False, cwd=tmp_path)
+    assert res.returncode == 0, res.stderr
+    first, rest = res.stdout.split("\n", 1)
+    a, b, again = (int(x) for x in rest.split())
+    assert int(first) == 0 or int(first) < a  # the library's start-up (static initialisers) may count a few
+    assert 20 < a < b == again

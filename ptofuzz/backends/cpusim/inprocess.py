@@ -51,6 +51,13 @@ class Library:
     def loaded(self) -> bool:
         return self._lib is not None
 
+    def covered(self) -> int:
+        """How many of the simulator's coverage counters have been hit since the library was loaded, when no
+        fuzzer holds them (the library's own count, for measuring what campaigns reach); 0 under libFuzzer."""
+        lib = self._load()
+        lib.ptofuzz_covered.restype = ctypes.c_size_t
+        return int(lib.ptofuzz_covered())
+
     def close(self) -> None:
         """Nothing to stop (a shared library stays loaded for the life of the process)."""
 
