@@ -129,7 +129,7 @@ SanitizeOpt = Annotated[str | None, typer.Option(
 SimTimeoutOpt = Annotated[float, typer.Option(help="cpusim: seconds one batch may take before it is a hang.")]
 
 
-PlantOpt = Annotated[str | None, typer.Option(hidden=True, help="Test only: plant a bug (oob, hang, or off).")]
+PlantOpt = Annotated[str | None, typer.Option(hidden=True, help="Test only: plant a bug (oob, hang, deep, or off).")]
 
 
 PlaceholderOpt = Annotated[bool, typer.Option(

@@ -7,7 +7,7 @@ simulator, external targets and saved findings.
 # as plain annotations they are built once, at import.
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -35,6 +35,9 @@ from ptofuzz.cli.common import (
     app,
 )
 from ptofuzz.core.errors import ExitCode, UsageError
+
+if TYPE_CHECKING:
+    from ptofuzz.backends.cpusim.build import Settings
 
 
 @app.command()
@@ -73,6 +76,10 @@ def fuzz(
     sim_timeout: SimTimeoutOpt = 10.0,
     sim_plant: PlantOpt = None,
     sim_placeholder_bf16: PlaceholderOpt = False,
+    native_coverage: Annotated[bool | None, typer.Option(
+        "--native-coverage/--no-native-coverage",
+        help="atheris with a cpusim oracle: run the simulator in this process from a clang build instrumented for "
+             "libFuzzer, so that its branches guide the fuzzer (default on; needs clang++).")] = None,
     target: Annotated[str | None, typer.Option(
         help="An external target as oracle 'target' (--oracles spec,target): a command template run on each case "
              "folder ({case}, {suite}, {name}) or once per batch of folders ({dir}); it writes output.bin.")] = None,
@@ -103,6 +110,7 @@ def fuzz(
             raise UsageError(f"--oracles {oracles!r} names no oracle; e.g. --oracles spec,cpu")
         sim = _sim_settings(pto_isa, cache_dir, sanitize, sim_timeout, sim_plant, sim_placeholder_bf16,
                             ops=_cpusim_ops(op)) if names is not None and _simulated(names) else None
+        sim = _with_native_coverage(sim, native_coverage, engine, rerun is not None, sanitize)
         if rerun is not None:
             from ptofuzz.engine import atheris_engine
 
@@ -161,6 +169,24 @@ def fuzz(
             raise typer.Exit(int(ExitCode.MISMATCH))
 
 
+def _with_native_coverage(sim: "Settings | None", wanted: bool | None, engine: str, rerun: bool,
+                          sanitize: str | None) -> "Settings | None":
+    """The simulator's settings with native coverage on where it applies: the atheris engine (or its --rerun) with
+    a cpusim oracle, unless --no-native-coverage (or --sanitize, which needs the harness out of process)."""
+    import dataclasses
+
+    guided = engine == "atheris" or rerun
+    if wanted and not guided:
+        raise UsageError("--native-coverage guides libFuzzer by the simulator's branches: it goes with --engine "
+                         "atheris; drop it for the random engine")
+    if wanted and sim is None:
+        raise UsageError("--native-coverage instruments the simulator: add cpusim to --oracles (e.g. --oracles "
+                         "cpu,cpusim)")
+    if sim is None or not guided or wanted is False or (wanted is None and sanitize):
+        return sim
+    return dataclasses.replace(sim, coverage=True)
+
+
 def _simulated(names: Sequence[str]) -> bool:
     """Whether the oracles include a build of the simulator (``cpusim`` or ``cpusim-clang``)."""
     from ptofuzz.backends.base import SIMULATORS
@@ -200,6 +226,9 @@ def sim_build(
     op: Annotated[str | None, typer.Option(
         "--op", help="Only these instructions (comma-separated, e.g. tadd,tmax); default every one cpusim runs.")]
         = None,
+    native_coverage: Annotated[bool, typer.Option(
+        "--native-coverage", help="The atheris engine's in-process build: a shared library instrumented for "
+                                  "libFuzzer (clang++).")] = False,
     json_out: JsonOpt = False,
 ) -> None:
     """Build (or find in the cache) the cpusim harness; print what it holds and which dtypes compile. Each
@@ -207,7 +236,7 @@ def sim_build(
     compiles only the new ones.
 
     Examples: `ptofuzz sim build --pto-isa ~/pto-isa`, `ptofuzz sim build --op tadd`,
-    `ptofuzz sim build --sanitize address,undefined --json`.
+    `ptofuzz sim build --sanitize address,undefined --json`, `ptofuzz sim build --op tmrgsort --native-coverage`.
     """
     with _errors():
         from ptofuzz.backends.cpusim.build import OPS
@@ -221,7 +250,12 @@ def sim_build(
             if bad is not None:
                 raise UsageError(f"--op {bad.lower()!r} is not an instruction cpusim runs; choose from: "
                                  f"{', '.join(o.lower() for o in OPS)}")
-        sim = Simulator(_sim_settings(pto_isa, cache_dir, sanitize, plant=sim_plant, ops=ops), say=_say)
+        settings = _sim_settings(pto_isa, cache_dir, sanitize, plant=sim_plant, ops=ops)
+        if native_coverage:
+            import dataclasses
+
+            settings = dataclasses.replace(settings, coverage=True)
+        sim = Simulator(settings, say=_say)
         build = sim.build()
         target = sim.target()  # this tree's path and commit: a build may be shared with another tree's headers
         case_folders.sim_built(build, target["pto_isa"], target["pto_isa_commit"], as_json=json_out)

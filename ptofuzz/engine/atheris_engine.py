@@ -7,6 +7,11 @@ oracle at once, as the random engine's batches are; disagreements go to the same
 instructions, the comparison) are instrumented, so inputs that reach new branches of the oracles are kept in
 the corpus and mutated further.
 
+With a cpusim oracle the simulator runs in the fuzzing process too (native coverage, on by default): a clang build
+of the harness instrumented for libFuzzer (``-fsanitize=fuzzer-no-link``), loaded as a shared library once
+libFuzzer is up and made global (:func:`expose_libfuzzer`), so that the simulator's branches guide the mutation as
+well as the oracles' (``--no-native-coverage``: the out-of-process harness, whose branches libFuzzer never sees).
+
 libFuzzer ends the process when it is done, so :func:`run` starts the fuzzer in a child process (an
 executable script it writes, which libFuzzer's ``-fork`` can start again) that writes its summary to a file
 as it goes; the parent shows progress and reads the final summary. The standalone targets under ``fuzz/`` use
@@ -136,6 +141,26 @@ def run_input(inst: Any, plan: Any, src: Any) -> Decoded | None:
     return Decoded(case, inputs, n, differential.compare_batch(inst, case, outcomes, n))
 
 
+LIBFUZZER_CORE = "core_with_libfuzzer"  # atheris' module that holds libFuzzer
+
+
+def expose_libfuzzer() -> bool:
+    """Make the libFuzzer that atheris loaded (privately, as Python loads extension modules) global, so that a
+    shared library instrumented with ``-fsanitize=fuzzer-no-link`` and loaded after this registers its coverage
+    counters with it rather than with the library's own empty stand-ins. atheris loads libFuzzer when fuzzing
+    starts, so this runs on the first input. False when no libFuzzer is loaded (a --rerun without fuzzing)."""
+    import ctypes
+
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = sorted({line.split()[-1] for line in maps if LIBFUZZER_CORE in line and "/" in line})
+    except OSError:
+        return False
+    for path in paths:
+        ctypes.CDLL(path, mode=ctypes.RTLD_GLOBAL | os.RTLD_NOLOAD)
+    return bool(paths)
+
+
 def target(plan: Any, store: Any, on_exec: Callable[[int, int], None] | None = None) -> Callable[[bytes], None]:
     """A libFuzzer ``TestOneInput`` for ``plan``: decode a batch of cases, run the oracles, record
     disagreements. ``on_exec(executions, cases)`` after each input."""
@@ -146,6 +171,8 @@ def target(plan: Any, store: Any, on_exec: Callable[[int, int], None] | None = N
     count, cases = [0], [0]
 
     def test_one_input(data: bytes) -> None:
+        if not count[0]:
+            expose_libfuzzer()  # before a native-coverage simulator is loaded (on its first use, below)
         count[0] += 1
         ran = run_input(inst, plan, FuzzedSource.from_bytes(data))
         if ran is not None:
@@ -253,6 +280,9 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
         # libFuzzer's -seed 0 means "pick one": seed N runs as N+1 (31 bits); crash inputs go to --out, not the cwd
         libfuzzer += [f"-seed={plan.seed % 0x7FFFFFFF + 1}", f"-max_len={MAX_LEN}", "-print_final_stats=1",
                       f"-artifact_prefix={artifacts}{os.sep}"]
+        sim: Any = getattr(plan.backends.simulator(), "settings", None)
+        if sim is not None and sim.coverage:  # the simulator in process: its hang is libFuzzer's timeout of an input
+            libfuzzer.append(f"-timeout={native_timeout(sim.timeout)}")
         if jobs > 1:  # the fork supervisor stops on time; its jobs run until then
             libfuzzer += [f"-fork={jobs}", f"-max_total_time={max(1, round(seconds or 0))}"]
         elif seconds is not None:  # the child stops itself on time; this is only a backstop
@@ -303,6 +333,8 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
         if data is None:
             (work / processes.KEPT).touch()
             raise UsageError(f"atheris ended before its first case; see {log_path}")
+        data["libfuzzer"] = {**libfuzzer_coverage(log_path.read_text(errors="replace")),
+                             "native_coverage": bool(getattr(sim, "coverage", False))}
         if out is not None:
             _write_summary(data, out, jobs, start)
         elif jobs > 1:
@@ -311,6 +343,22 @@ def run(plan: Any, *, runs: int | None = None, seconds: float | None = None, out
         return data, _stats_of(data, start, seconds)
     finally:
         os.close(lock)
+
+
+def native_timeout(sim_timeout: float) -> int:
+    """libFuzzer's ``-timeout`` (seconds an input may take) when the simulator runs in process: ``--sim-timeout``
+    is per case and an input is a batch of up to 1,024 of them, so six times it, and at least a minute."""
+    return max(60, int(-(-6 * sim_timeout // 1)))
+
+
+_COV = re.compile(r"\bcov: (\d+) ft: (\d+)")
+
+
+def libfuzzer_coverage(log: str) -> dict[str, int]:
+    """The last coverage libFuzzer reported in ``log`` (its ``cov:`` PCs and ``ft:`` features; 0 when none)."""
+    found = _COV.findall(log)
+    cov, ft = found[-1] if found else ("0", "0")
+    return {"cov": int(cov), "ft": int(ft)}
 
 
 def _merge_stats(data: dict[str, Any], jobs: int, start: float) -> None:
@@ -383,7 +431,16 @@ def _crash_message(code: int, log: Path, artifacts: Path, plan: Any) -> str:
     crash = next((ln.split("written to ")[-1].strip() for ln in lines if "Test unit written to" in ln), "")
     where = f"; the input is saved as {crash}" if crash else ""
     rerun = f"; reproduce: {plan.command(engine='atheris')} --rerun {crash}" if crash else ""
+    native = next((m.group(1) for ln in lines if (m := _NATIVE_DEATH.search(ln))), "")
+    if native and not exc:  # no Python exception: the process itself died (the in-process simulator, or Python)
+        return (f"the fuzzing process died under atheris (exit {code}, libFuzzer: {native}), in the simulator when "
+                f"it runs in process (native coverage){where}; log {log}{rerun}; out of process, cpusim names the "
+                "case: add --no-native-coverage")
     return (f"an oracle raised under atheris (exit {code}): {exc or 'see the log'}{where}; log {log}{rerun}")
+
+
+# libFuzzer's report of a death that is no Python exception: a signal, a timeout, running out of memory
+_NATIVE_DEATH = re.compile(r"ERROR: libFuzzer: (deadly signal|timeout after \d+ seconds|out-of-memory[^;]*)")
 
 
 def _stats_of(data: dict[str, Any], start: float, seconds: float | None) -> Any:

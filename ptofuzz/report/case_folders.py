@@ -219,7 +219,9 @@ def sim_built(build: Any, tree: str, commit: str, *, as_json: bool = False) -> N
         return
     con = _console()
     how = "found in the cache" if build.cached else "built"
-    con.print(f"cpusim harness {how} in {build.seconds:.1f} s: {escape(str(build.executable))}")
+    what = (f"native-coverage library {escape(str(build.library))}" if build.coverage
+            else escape(str(build.executable)))
+    con.print(f"cpusim harness {how} in {build.seconds:.1f} s: {what}")
     con.print(f"  pto-isa   {escape(tree)} (commit {escape(commit)})")
     if shared:
         con.print(f"  [dim]{'':<9} built from {escape(shared)}, whose include/ is the same (one build serves both)[/]")

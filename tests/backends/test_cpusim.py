@@ -968,11 +968,13 @@ def test_list_shows_the_cached_build(cli, sim):
 
 @pytest.mark.slow
 @needs_sim
-@pytest.mark.parametrize("engine", [["--jobs", "2", "--runs", "3000"], ["--engine", "atheris", "--runs", "30"]])
+@pytest.mark.parametrize("engine", [["--jobs", "2", "--runs", "3000"],
+                                    ["--engine", "atheris", "--runs", "30", "--no-native-coverage"]])
 def test_simulator_settings_reach_every_worker(cli, sim, tmp_path, engine):
     """The simulator backend built from the command line runs in --jobs workers and in the atheris engine's
     fuzzing processes with its settings: a timeout no request can meet makes every simulator call a hang there,
-    where the default settings (10 s) would answer every one."""
+    where the default settings (10 s) would answer every one. (With native coverage the simulator runs in the
+    fuzzing process, where a hang is libFuzzer's own timeout: test_cpusim_native.py.)"""
     r = cli("fuzz", "tpartadd", "--oracles", "cpu,cpusim", *engine, "--dtype", "int16", "--sim-timeout", "1e-06",
             "--seed", "1", "--out", tmp_path / "o", "--json")
     assert r.code == 1, r

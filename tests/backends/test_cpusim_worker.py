@@ -175,3 +175,19 @@ def test_a_campaign_counts_the_cases_a_real_target_skipped():
     assert stats.cases == 160 and stats.batches >= 10
     assert stats.skipped == stats.cases - 2 * stats.batches
     assert campaign.summary_json(store, stats)["skipped"] == stats.skipped
+
+
+def test_closing_a_worker_twice_leaves_a_later_file_alone(tmp_path):
+    """close() releases the progress file once: a second call (``__del__`` makes one) must not close a descriptor
+    that a later file has taken since."""
+    from ptofuzz.backends.cpusim.worker import Worker
+
+    w = Worker(tmp_path / "no-harness", 1.0)
+    number = w._progress_fd
+    w.close()
+    with open(tmp_path / "later", "w+b") as later:
+        assert later.fileno() == number  # the lowest free descriptor: the worker's old one
+        w.close()
+        later.write(b"still open")
+        later.flush()
+    assert (tmp_path / "later").read_bytes() == b"still open"

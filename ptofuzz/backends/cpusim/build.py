@@ -33,12 +33,17 @@ from ptofuzz.core import processes
 from ptofuzz.core.errors import UsageError
 
 HARNESS = Path(__file__).with_name("harness.cpp")
-SOURCES = (HARNESS, HARNESS.with_name("protocol.hpp"), HARNESS.with_name("kernels.hpp"))
+SOURCES = (HARNESS, HARNESS.with_name("protocol.hpp"), HARNESS.with_name("kernels.hpp"),
+           HARNESS.with_name("covstubs.cpp"))
 SANITIZERS = ("address", "undefined")
 # test-only planted bugs (see harness.cpp), chosen at run time in a PTOFUZZ_PLANTS build ("off": such a build with
 # none, so that tests of other things can share it)
-PLANTS = ("oob", "hang", "off")
+PLANTS = ("oob", "hang", "deep", "off")
 PLANT_FLAG = "-DPTOFUZZ_PLANTS"
+# the native-coverage build: the simulator as a shared library instrumented for libFuzzer (clang only), which the
+# atheris engine loads into its own process, so that libFuzzer's counters include the simulator's branches
+COVERAGE_FLAGS = ("-fsanitize=fuzzer-no-link", "-fPIC")
+LIBRARY = "libharness.so"
 STD = "-std=c++20"
 # -g1: line tables only (a sanitizer's backtrace keeps its files and lines), a fifth less compile time than -g
 BASE_FLAGS = (STD, "-O2", "-g1", "-D__CPU_SIM", "-w")
@@ -115,6 +120,7 @@ class Settings:
     timeout: float = 10.0  # seconds per request to the harness
     placeholder_bf16: bool = False  # run bfloat16 even where the headers make it a _Float16 placeholder
     ops: tuple[str, ...] = ()  # the instructions to compile (upper case); () = every one the harness has
+    coverage: bool = False  # a shared library instrumented for libFuzzer, run in process (clang; no sanitizers)
 
     def tree(self) -> Path:
         """The pto-isa tree, checked (a one-line UsageError names what is missing)."""
@@ -132,7 +138,9 @@ class Settings:
         return tree.resolve()
 
     def compiler(self) -> str:
-        """The C++ compiler's path."""
+        """The C++ compiler's path (a native-coverage build's: clang++, unless named)."""
+        if self.coverage and not self.cxx:
+            return find_clang()
         wanted = [self.cxx] if self.cxx else [os.environ["CXX"]] if os.environ.get("CXX") else ["g++", "clang++"]
         for name in wanted:
             found = shutil.which(name)
@@ -168,6 +176,15 @@ class Build:
     def executable(self) -> Path:
         return self.folder / "harness"
 
+    @property
+    def library(self) -> Path:
+        """The native-coverage build's shared library (``manifest["coverage"]``)."""
+        return self.folder / LIBRARY
+
+    @property
+    def coverage(self) -> bool:
+        return bool(self.manifest.get("coverage", False))
+
     def kernels(self) -> dict[str, tuple[str, ...]]:
         """Instruction -> the dtypes compiled for it."""
         return {op: tuple(d) for op, d in self.manifest["kernels"].items()}
@@ -185,7 +202,8 @@ class Build:
         """What was tested, for finding records."""
         m = self.manifest
         return {"oracle": "cpusim", "pto_isa": m["pto_isa"], "pto_isa_commit": m["commit"], "tree_hash": m["tree_hash"],
-                "compiler": m["compiler"], "flags": m["flags"], "sanitize": m["sanitize"]}
+                "compiler": m["compiler"], "flags": m["flags"], "sanitize": m["sanitize"],
+                "native_coverage": bool(m.get("coverage", False))}
 
 
 def find_clang() -> str:
@@ -297,6 +315,7 @@ class _Identity:
     sources_digest: str
     san: list[str]
     plant: list[str]
+    coverage: list[str]  # COVERAGE_FLAGS, or none
     pairs: tuple[tuple[str, str], ...]  # the (instruction, dtype) pairs this build compiles
     key: str
     final: Path
@@ -306,7 +325,7 @@ class _Identity:
         return self.final.parent
 
     def flags(self, guard: bool) -> list[str]:
-        return [*base_flags(self.san), *([REDUCEIDX_GUARD] if guard else []), *self.san, *self.plant]
+        return [*base_flags(self.san), *([REDUCEIDX_GUARD] if guard else []), *self.san, *self.plant, *self.coverage]
 
 
 def sources_digest() -> str:
@@ -322,16 +341,24 @@ def _identity(settings: Settings) -> _Identity:
     cxx = settings.compiler()
     version = compiler_version(cxx)
     san = sanitize_flags(settings.sanitize)
+    if settings.coverage and san:
+        raise UsageError(f"--sanitize {','.join(settings.sanitize)} does not go with native coverage (the simulator "
+                         "runs inside the fuzzing Python process, which has no sanitizer runtime); drop --sanitize, "
+                         "or pass --no-native-coverage to fuzz the sanitized harness out of process")
+    if settings.coverage and "clang" not in version.lower():
+        raise UsageError(f"native coverage needs clang++ (libFuzzer's -fsanitize=fuzzer-no-link); {cxx!r} is "
+                         f"{version!r}: install clang (apt-get install clang-19) or pass --no-native-coverage")
     if settings.plant is not None and settings.plant not in PLANTS:
         raise UsageError(f"plant {settings.plant!r} is not one of: {', '.join(PLANTS)}")
     pairs = tuple(wanted_pairs(settings.ops))
     digest = tree_hash(tree / "include")
     sources = sources_digest()
     plant = [PLANT_FLAG] if settings.plant else []
+    coverage = list(COVERAGE_FLAGS) if settings.coverage else []
     ident = {"tree": digest, "harness": sources, "compiler": [cxx, version],
-             "flags": [*base_flags(san), *san, *plant], "kernels": sorted(pairs)}
+             "flags": [*base_flags(san), *san, *plant, *coverage], "kernels": sorted(pairs)}
     key = hashlib.sha256(json.dumps(ident, sort_keys=True).encode()).hexdigest()[:20]
-    return _Identity(tree, cxx, version, digest, sources, san, plant, pairs, key,
+    return _Identity(tree, cxx, version, digest, sources, san, plant, coverage, pairs, key,
                      settings.cache_root() / "cpusim" / key)
 
 
@@ -353,13 +380,15 @@ def discard(b: Build) -> None:
 def _cached(final: Path, start: float) -> Build | None:
     """The complete build in ``final``, or None (absent, or damaged: no harness, an unreadable manifest)."""
     manifest_path = final / "manifest.json"
-    if not (manifest_path.is_file() and (final / "harness").is_file()):
+    if not manifest_path.is_file():
         return None
     try:
         manifest = json.loads(manifest_path.read_text())
     except (OSError, ValueError):
         return None
     if not isinstance(manifest, dict) or "kernels" not in manifest:
+        return None
+    if not (final / (LIBRARY if manifest.get("coverage") else "harness")).is_file():
         return None
     return Build(final, manifest, True, time.perf_counter() - start)
 
@@ -445,12 +474,13 @@ def _build(settings: Settings, ident: _Identity, start: float, jobs: int | None,
         if not any(kernels.values()):
             why = f": {REDUCEIDX_SKIPPED}" if facts["guard"] and set(wanted) <= set(REDUCEIDX_OPS) else ""
             raise UsageError(f"no instruction of the harness compiles against {tree} with {version}{why}")
-        objects.link(tc, list(objs.values()), work)
+        objects.link(tc, list(objs.values()), work, library=LIBRARY if settings.coverage else None)
         manifest = {
             "key": key, "pto_isa": str(tree), "commit": commit_of(tree, ident.digest), "tree_hash": ident.digest,
             "harness_hash": ident.sources_digest, "compiler": f"{cxx} ({version})", "flags": flags,
             "sanitize": list(settings.sanitize), "plants": bool(settings.plant), "reduceidx_skipped": facts["guard"],
-            "bfloat16_native": facts["bfloat16_native"], "ops": list(wanted), "kernels": kernels,
+            "bfloat16_native": facts["bfloat16_native"], "coverage": settings.coverage, "ops": list(wanted),
+            "kernels": kernels,
             "rejected": rejected, "cols": list(COLS),
             "objects": {op: {"key": o.key, "seconds": o.seconds, "cached": o.cached} for op, o in objs.items()},
             "build_seconds": round(time.perf_counter() - start, 2),

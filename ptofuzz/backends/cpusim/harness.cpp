@@ -55,6 +55,8 @@
 // This file holds the protocol and includes nothing of pto-isa: the kernels are objects of their own (kernels.hpp,
 // one per instruction, compiled and cached apart) that register themselves before main runs; `--list` prints
 // what registered. Build define PTOFUZZ_PLANTS (test-only): read PTOFUZZ_PLANT (see kernels.hpp).
+// Build define PTOFUZZ_LIBRARY: no main program; the shared library of the native-coverage build exports
+// ptofuzz_serve (one request over the caller's buffers) and ptofuzz_plant instead.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -161,17 +163,83 @@ bool add_kernel(uint32_t op, uint32_t dtype, const char* mnemonic, Kernel kernel
     return true;
 }
 
+// The byte counts of a request's A, B and output buffers; false for a malformed header.
+bool request_bytes(const Header& h, size_t& abytes, size_t& bbytes, size_t& bytes)
+{
+    const size_t es = element_size(h.dtype);
+    if (h.magic != kMagic || es == 0 || h.cols_index >= sizeof(kCols) / sizeof(kCols[0])) return false;
+    const size_t elems = size_t(h.n) * h.rows * kCols[h.cols_index];
+    buffer_bytes(h.op, es, h.n, elems, kCols[h.cols_index], abytes, bbytes, bytes);
+    if (is_cvt(h.op)) {  // the output holds the destination type (alias), there is no B
+        const size_t ds = element_size(h.alias);
+        if (ds == 0) return false;
+        bbytes = 0;
+        bytes = elems * ds;
+    }
+    if (h.op == TDEQUANT_OP) {  // float parameters and output whatever the source's type
+        bbytes = size_t(h.n) * h.rows * kParaCols * 4 * 2;
+        bytes = elems * 4;
+    }
+    if (h.op == TQUANT_OP) {  // float parameters, a one-byte output (int8 or uint8)
+        bbytes = size_t(h.n) * h.rows * kParaCols * 4 * 2;
+        bytes = elems;
+    }
+    if (is_mx_quant(h.op, h.alias)) {  // no B; the codes, then the exponents
+        bbytes = 0;
+        bytes = elems * kMxParts;
+    }
+    return true;
+}
+
+// Run one request whose buffers hold request_bytes' counts (d zeroed, `dcap` bytes from d may be written by a
+// planted out-of-bounds bug only); false when no kernel serves it.
+bool serve(const Header& h, uint8_t* d, size_t dcap, uint8_t* a, uint8_t* b, const int32_t* valid)
+{
+    const Kernel kernel = h.op < kMaxOps && h.dtype < kMaxDtypes ? g_kernels[h.op][h.dtype].kernel : nullptr;
+    return kernel && kernel(h, d, a, b, valid, d + dcap);
+}
+
 }  // namespace ptofuzz
 
 using namespace ptofuzz;
 
+#ifdef PTOFUZZ_LIBRARY
+// The in-process form (a shared library the atheris engine loads, so that libFuzzer sees the simulator's
+// branches): one request over buffers the caller owns, sized as request_bytes says. Returns 0 when served, 1 when
+// no kernel serves it, 3 when the header is malformed or a buffer has another size.
+extern "C" int ptofuzz_serve(const Header* h, const int32_t* valid, uint8_t* a, size_t abytes, uint8_t* b,
+                             size_t bbytes, uint8_t* d, size_t dbytes, int64_t* progress)
+{
+    size_t want_a, want_b, want_d;
+    if (!request_bytes(*h, want_a, want_b, want_d) || want_a != abytes || want_b != bbytes || want_d != dbytes) {
+        return 3;
+    }
+    static int64_t local_progress = 0;
+    g_progress = progress ? progress : &local_progress;
+    std::memset(d, 0, dbytes);
+    return serve(*h, d, dbytes, a, b, valid) ? 0 : 1;
+}
+
+// PTOFUZZ_PLANTS builds: the planted bug to arm (1 oob, 2 hang, 3 deep; 0 none); returns whether the build has plants
+extern "C" int ptofuzz_plant(int plant)
+{
+#ifdef PTOFUZZ_PLANTS
+    g_plant = plant;
+    return 1;
+#else
+    (void)plant;
+    return 0;
+#endif
+}
+#else
 int main(int argc, char** argv)
 {
     static int64_t local_progress = 0;
     g_progress = &local_progress;
 #ifdef PTOFUZZ_PLANTS
     if (const char* plant = std::getenv("PTOFUZZ_PLANT")) {
-        g_plant = std::strcmp(plant, "oob") == 0 ? 1 : std::strcmp(plant, "hang") == 0 ? 2 : 0;
+        g_plant = std::strcmp(plant, "oob") == 0 ? 1 : std::strcmp(plant, "hang") == 0 ? 2
+                  : std::strcmp(plant, "deep") == 0 ? 3 : 0;
     }
 #endif
     if (argc > 1) {
@@ -192,34 +260,10 @@ int main(int argc, char** argv)
     std::vector<int32_t> valid;
     Header h;
     while (read_all(&h, sizeof h)) {
-        const size_t es = element_size(h.dtype);
-        if (h.magic != kMagic || es == 0 || h.cols_index >= sizeof(kCols) / sizeof(kCols[0])) {
+        size_t abytes, bbytes, bytes;
+        if (!request_bytes(h, abytes, bbytes, bytes)) {
             std::fprintf(stderr, "ptofuzz harness: malformed request header\n");
             return 3;
-        }
-        size_t abytes, bbytes, bytes;
-        const size_t elems = size_t(h.n) * h.rows * kCols[h.cols_index];
-        buffer_bytes(h.op, es, h.n, elems, kCols[h.cols_index], abytes, bbytes, bytes);
-        if (is_cvt(h.op)) {  // the output holds the destination type (alias), there is no B
-            const size_t ds = element_size(h.alias);
-            if (ds == 0) {
-                std::fprintf(stderr, "ptofuzz harness: malformed request header\n");
-                return 3;
-            }
-            bbytes = 0;
-            bytes = elems * ds;
-        }
-        if (h.op == TDEQUANT_OP) {  // float parameters and output whatever the source's type
-            bbytes = size_t(h.n) * h.rows * kParaCols * 4 * 2;
-            bytes = elems * 4;
-        }
-        if (h.op == TQUANT_OP) {  // float parameters, a one-byte output (int8 or uint8)
-            bbytes = size_t(h.n) * h.rows * kParaCols * 4 * 2;
-            bytes = elems;
-        }
-        if (is_mx_quant(h.op, h.alias)) {  // no B; the codes, then the exponents
-            bbytes = 0;
-            bytes = elems * kMxParts;
         }
         valid.resize(size_t(h.n) * 6);
         a.resize(abytes);
@@ -228,9 +272,9 @@ int main(int argc, char** argv)
         if (!read_all(valid.data(), valid.size() * 4) || !read_all(a.data(), a.size()) || !read_all(b.data(), b.size())) {
             return 3;
         }
-        const Kernel kernel = h.op < kMaxOps && h.dtype < kMaxDtypes ? g_kernels[h.op][h.dtype].kernel : nullptr;
-        const bool done = kernel && kernel(h, d.data(), a.data(), b.data(), valid.data(), d.data() + d.capacity());
+        const bool done = serve(h, d.data(), d.capacity(), a.data(), b.data(), valid.data());
         if (!reply(done ? 0 : 1, h.n, d.data(), done ? bytes : 0)) return 3;
     }
     return 0;
 }
+#endif

@@ -5,7 +5,11 @@
 //
 // Build defines: PTOFUZZ_PLANTS (test-only): with the environment variable PTOFUZZ_PLANT=oob, a TPART* case
 // whose src0 starts with the byte 0x5A writes one byte past the dst buffer; with PTOFUZZ_PLANT=hang it loops
-// forever (harness.cpp reads the variable into g_plant).
+// forever (harness.cpp reads the variable into g_plant); with PTOFUZZ_PLANT=deep, a 32-bit TMRGSORT case whose
+// first list starts with the score bits kDeepPlant (about 2.8e38 as a float: drawn anywhere in a list, it sorts
+// first) and whose destination has a valid element comes back with the lowest bit of its first output byte
+// flipped: a wrong value behind one 32-bit compare with a constant, which libFuzzer's comparison tracing of the
+// simulator (native coverage) hands to the mutator, and which blind drawing meets once in 2^32 lists.
 #ifndef PTOFUZZ_KERNELS_HPP
 #define PTOFUZZ_KERNELS_HPP
 
@@ -19,6 +23,8 @@
 #include "protocol.hpp"
 
 namespace ptofuzz {
+
+constexpr uint32_t kDeepPlant = 0x7F4F5450;  // PTOFUZZ_PLANT=deep's score bits (bytes 50 54 4F 7F)
 
 template <typename T, int C, int Lists, bool Exhausted>
 void mrgsort_lists(T* d, T* const* src, const int32_t* v, uint16_t* executed)
@@ -73,6 +79,13 @@ void run_tmrgsort(uint8_t* dbuf, uint8_t* abuf, const int32_t* valid, uint32_t n
             exhausted ? mrgsort_lists<T, C, 4, true>(d, src, v, executed) : mrgsort_lists<T, C, 4, false>(d, src, v, executed);
         }
         std::memcpy(dbuf + k * out_bytes + C * sizeof(T), executed, 8);
+#ifdef PTOFUZZ_PLANTS
+        if constexpr (sizeof(T) == 4) {
+            uint32_t head;  // the first list's first score, as bits
+            std::memcpy(&head, src[0], 4);
+            if (g_plant == 3 && v[0] > 0 && v[1] > 0 && head == kDeepPlant) reinterpret_cast<uint8_t*>(d)[0] ^= 1;
+        }
+#endif
     }
 }
 

@@ -35,6 +35,7 @@ HERE = Path(__file__).parent
 MAIN = HERE / "harness.cpp"
 KERNELS = HERE / "kernels.hpp"
 PROTOCOL = HERE / "protocol.hpp"
+STUBS = HERE / "covstubs.cpp"  # the native-coverage build's libFuzzer hooks when no fuzzer is loaded
 
 
 def unit_text(op: str, opcode: int, dtypes: Sequence[tuple[str, int, str]]) -> str:
@@ -200,14 +201,23 @@ def objects(tc: Toolchain, wanted: dict[str, tuple[int, list[tuple[str, int, str
     return {op: out[op] for op in wanted}
 
 
-def link(tc: Toolchain, objs: Sequence[Object], work: Path) -> Path:
-    """The harness executable in ``work``: the main program and ``objs`` linked."""
+def link(tc: Toolchain, objs: Sequence[Object], work: Path, library: str | None = None) -> Path:
+    """The harness in ``work``: the main program and ``objs`` linked into an executable, or (``library``: the
+    native-coverage build) into that shared library, with :data:`STUBS` compiled uninstrumented beside them."""
     main = work / "main.o"
-    ok, why = tc.compile(MAIN, main)
+    ok, why = tc.compile(MAIN, main, *(["-DPTOFUZZ_LIBRARY"] if library else []))
     if not ok:
         raise UsageError(f"building the cpusim harness failed: {why}")
-    exe = work / "harness"
-    cmd = [tc.cxx, *tc.flags, str(main), *(str(f) for o in objs for f in o.files), "-o", str(exe)]
+    extra: list[str] = []
+    if library:
+        stubs = work / "covstubs.o"
+        plain = tuple(f for f in tc.flags if not f.startswith("-fsanitize="))
+        ok, why = dataclasses.replace(tc, flags=plain).compile(STUBS, stubs)
+        if not ok:
+            raise UsageError(f"building the cpusim harness failed: {why}")
+        extra = [str(stubs), "-shared"]
+    out = work / (library or "harness")
+    cmd = [tc.cxx, *tc.flags, str(main), *(str(f) for o in objs for f in o.files), *extra, "-o", str(out)]
     res = tc.commands.run(cmd, env=private_tmp(work))
     if res.returncode != 0:
         if NO_SPACE in res.stderr:
@@ -215,7 +225,7 @@ def link(tc: Toolchain, objs: Sequence[Object], work: Path) -> Path:
                              f"{str(tc.root)!r}; free some space or pass --cache-dir DIR on another device")
         raise UsageError(f"building the cpusim harness failed: {first_error(res.stderr)}")
     main.unlink(missing_ok=True)
-    return exe
+    return out
 
 
 _BF16_PROBE = r"""

@@ -117,7 +117,7 @@ using Kernel = bool (*)(const Header& h, uint8_t* d, uint8_t* a, uint8_t* b, con
 bool add_kernel(uint32_t op, uint32_t dtype, const char* mnemonic, Kernel kernel);
 
 extern volatile int64_t* g_progress;  // the case under way (a crash or a hang names it)
-extern int g_plant;                   // 1: out-of-bounds write, 2: hang (PTOFUZZ_PLANTS builds only)
+extern int g_plant;  // 1: out-of-bounds write, 2: hang, 3: a deep wrong value (PTOFUZZ_PLANTS builds only)
 
 }  // namespace ptofuzz
 

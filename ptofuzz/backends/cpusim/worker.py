@@ -81,11 +81,14 @@ class Worker:
         self._owner = os.getpid()  # a forked copy of this object must not stop its parent's process
 
     def close(self) -> None:
-        if os.getpid() != self._owner:
+        """Stop the harness and release the progress file; once only (``__del__`` calls it again, and a second
+        ``os.close`` would close whatever file took the descriptor's number since)."""
+        if os.getpid() != self._owner or self._progress_fd < 0:
             return
         self._stop()
         self._progress.close()
         os.close(self._progress_fd)
+        self._progress_fd = -1
         self._stderr.close()
 
     def __del__(self) -> None:  # pragma: no cover - best effort at interpreter exit
