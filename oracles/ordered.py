@@ -384,8 +384,10 @@ def evaluate(case: Case, inputs: Mapping[str, np.ndarray], platform: str) -> Out
     if dt.is_float:
         s, cls, bound = float_sums(case, x, platform, dt)
         bits = ieee.from_float64(s, dt)
-        if platform == "spec":
-            bits = np.where(np.isnan(s), np.array(dt.canonical_nan, bits.dtype), bits)
+        # a NaN's bits: pto-spec's canonical NaN; elsewhere "some NaN" (NAN or UNDEFINED), written as that one
+        # pattern too, since the sign numpy's float64 arithmetic gives a made NaN varies with its loops (numpy 1.x:
+        # with the array's alignment), and the same seed must give the same bytes
+        bits = np.where(np.isnan(s), np.array(dt.canonical_nan, bits.dtype), bits)
     else:
         bits, cls = int_sums(x, dt, wrap=platform == "spec")
     d = case.tile("dst")

@@ -251,3 +251,20 @@ def test_the_product_bound_by_hand_and_against_other_orders():
             worst = max(worst, int(dist.max()))
         assert worst >= 2  # the orders do differ by several ULPs
         assert (bound <= 4 * 199 + 1).all()
+
+
+@pytest.mark.parametrize("platform", ["spec", "cpu", "a2a3", "a5"])
+@pytest.mark.parametrize("values", [[0.0, np.inf], [np.inf, -0.0, 3.0], [2.0, np.nan]])
+def test_a_nan_product_is_written_as_the_one_canonical_pattern(platform, values) -> None:
+    """0 x inf and a NaN factor: the canonical quiet NaN's bits on every platform, whatever sign float64
+    arithmetic gave it (numpy 1.x: one that varied with the array's alignment)."""
+    for case in (_row(len(values), platform=platform), _col(len(values), platform=platform)):
+        bits = _bits(values)
+        src = np.zeros(case.tile("src").shape, bits.dtype)
+        if case.op == "TROWPROD":
+            src[0, :len(values)] = bits
+        else:
+            src[:len(values), 0] = bits
+        out = o.evaluate(case, {"src": src}, platform)
+        assert int(out.outputs["dst"][0, 0]) == get("float32").canonical_nan, (case.op, platform)
+        assert platform == "spec" or int(out.classes["dst"][0, 0]) in (NAN, UNDEFINED)
