@@ -79,9 +79,11 @@ def _filter_flags(explicit: Mapping[str, Any]) -> str:
 def value_flags(special: str | None, special_rate: float, allow_undefined: bool, bundle: bool) -> str:
     """The flags of a ``gen`` call that change its bytes but not its cases (values, undefined elements,
     bundles), as they go into each folder's regenerate command."""
-    import shlex
+    out = ""
+    if special is not None:
+        import shlex  # only for --special (a canonical gen's start-up does without it)
 
-    out = f" --special {shlex.quote(special)}" if special is not None else ""
+        out = f" --special {shlex.quote(special)}"
     if special_rate != values.DEFAULT_SPECIAL_RATE:
         out += f" --special-rate {special_rate!r}"
     return out + (" --allow-undefined" if allow_undefined else "") + (" --bundle" if bundle else "")

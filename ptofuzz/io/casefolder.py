@@ -16,7 +16,6 @@ import hashlib
 import json
 import os
 import re
-import secrets
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,7 +28,6 @@ from ptofuzz.core.case import BOUNDED, CLASS_NAMES, EXACT, MAX_TILE_ELEMENTS, Ca
 from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.core.layouts import Profile
 from ptofuzz.instructions import registry
-from ptofuzz.oracles import carrier as scalar_carrier
 
 MANIFEST = "ptofuzz.json"
 FORMAT = "ptofuzz-case/1"
@@ -108,6 +106,8 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
         fdt, bits = inst.dtype_of(case, role), inputs[role]
         carrier = profile.carrier(role, fdt.name)
         if carrier is not None:  # the role's elements written as another type (a float32 scalar)
+            from ptofuzz.oracles import carrier as scalar_carrier  # (the tile-scalar tests' only)
+
             try:
                 bits = scalar_carrier.encode(bits, fdt, carrier)
             except scalar_carrier.CarrierError as e:
@@ -227,7 +227,7 @@ class Run:
     completed."""
 
     def __init__(self, out_dir: Path) -> None:
-        self.out_dir, self.token = out_dir, "r" + secrets.token_hex(6)
+        self.out_dir, self.token = out_dir, "r" + os.urandom(6).hex()  # secrets.token_hex(6), without its imports
         self.path = os.path.join(out_dir, f".ptofuzz-run-{self.token}.journal")
         self.fd = processes.hold(self.path)
         self.noted: list[tuple[str, str]] = []  # (create|replace, NAME) as the journal says them
@@ -690,6 +690,8 @@ def read_inputs(lc: LoadedCase) -> dict[str, np.ndarray]:
         bits = read_tile_file(lc.path / fname, carrier or dt, lc.profile.file_shape(tile),
                               lc.profile.packs((carrier or dt).name))
         if carrier is not None:  # what the kernel receives: the carrier's value converted to the element type
+            from ptofuzz.oracles import carrier as scalar_carrier
+
             try:
                 bits = scalar_carrier.decode(bits, carrier, dt)
             except scalar_carrier.CarrierError as e:
