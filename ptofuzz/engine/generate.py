@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -22,9 +22,9 @@ if TYPE_CHECKING:  # the comparison engine and the verdicts are imported by chec
     pass
 
 
-@dataclasses.dataclass(frozen=True)
-class GeneratedCase:
-    """One case folder ``gen`` wrote: its name and place, its case, outcome and file sizes."""
+class GeneratedCase(NamedTuple):
+    """One case folder ``gen`` wrote: its name and place, its case, outcome and file sizes (a NamedTuple: see
+    :class:`ptofuzz.core.case.Tile`)."""
 
     name: str
     out_dir: Path

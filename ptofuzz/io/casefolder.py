@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import collections
 import contextlib
-import dataclasses
 import functools
 import hashlib
 import json
@@ -18,7 +17,7 @@ import os
 import re
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -82,9 +81,8 @@ def classes_from_masks(masks: dict[str, dict[str, Any]], size: int) -> np.ndarra
     return flat
 
 
-@dataclasses.dataclass
-class FolderContent:
-    """Everything one case folder will hold."""
+class FolderContent(NamedTuple):
+    """Everything one case folder will hold (a NamedTuple: see :class:`ptofuzz.core.case.Tile`)."""
 
     name: str
     files: dict[str, bytes]
@@ -512,9 +510,9 @@ def discard(staged: list[str]) -> None:
 
 # ---- reading ----------------------------------------------------------------------------------------------
 
-@dataclasses.dataclass
-class LoadedCase:
-    """A case folder read back: its instruction, case, file layout and manifest (None: a pto-isa folder)."""
+class LoadedCase(NamedTuple):
+    """A case folder read back: its instruction, case, file layout and manifest (None: a pto-isa folder; a
+    NamedTuple: see :class:`ptofuzz.core.case.Tile`)."""
 
     path: Path
     inst: registry.Instruction
