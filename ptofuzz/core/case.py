@@ -56,7 +56,7 @@ class OutcomeKind(TextEnum):
     CRASH = "crash"  # a real target died on the case
     HANG = "hang"  # a real target did not answer
 
-_RXC = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
+_RXC = r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$"  # (compiled by re when a shape is first parsed)
 
 MAX_DIM = 1 << 20  # rows or columns of a tile read from a file
 MAX_TILE_ELEMENTS = 1 << 22  # 4,194,304: far above any pto-isa tile, small enough to stay in memory
@@ -64,7 +64,7 @@ MAX_TILE_ELEMENTS = 1 << 22  # 4,194,304: far above any pto-isa tile, small enou
 
 def parse_rxc(text: str, what: str = "shape") -> tuple[int, int]:
     """Parse ``"64x32"`` into ``(64, 32)``; raise a one-line UsageError naming ``what`` otherwise."""
-    m = _RXC.match(text or "")
+    m = re.match(_RXC, text or "")
     if not m:
         raise UsageError(f"{what} {text!r} is not ROWSxCOLS; write it like 64x32")
     return int(m.group(1)), int(m.group(2))

@@ -211,8 +211,9 @@ def unprepare_out(created: list[Path]) -> None:
             os.rmdir(p)
 
 
-_STALE = re.compile(r"\.(.+)\.(tmp|old)-(\d+|r[0-9a-f]{12})")
-JOURNAL = re.compile(r"\.ptofuzz-run-(r[0-9a-f]{12})\.journal")
+# patterns matched through re's own cache, compiled when first used (most runs never look for stale entries)
+_STALE = r"\.(.+)\.(tmp|old)-(\d+|r[0-9a-f]{12})"
+JOURNAL = r"\.ptofuzz-run-(r[0-9a-f]{12})\.journal"
 
 
 class Run:
@@ -256,7 +257,7 @@ def sweep_stale(out_dir: Path) -> int:
     handled = 0
     live: set[str] = set()
     for name in names:
-        m = JOURNAL.fullmatch(name)
+        m = re.fullmatch(JOURNAL, name)
         if m:
             lines = _dead_journal(os.path.join(out_dir, name))
             if lines is None:
@@ -266,7 +267,7 @@ def sweep_stale(out_dir: Path) -> int:
                 with contextlib.suppress(OSError):
                     os.unlink(os.path.join(out_dir, name))
     for name in names:
-        m = _STALE.fullmatch(name)
+        m = re.fullmatch(_STALE, name)
         if not m or not os.path.lexists(os.path.join(out_dir, name)):
             continue
         owner = m.group(3)
@@ -294,7 +295,7 @@ def _recover(out_dir: Path, token: str, lines: list[str], names: list[str]) -> i
     done = "done" in lines
     handled = 0
     for name in names:
-        m = _STALE.fullmatch(name)
+        m = re.fullmatch(_STALE, name)
         if m and m.group(3) == token and os.path.lexists(os.path.join(out_dir, name)):
             if done and m.group(2) == "old":
                 _remove(os.path.join(out_dir, name))
@@ -393,7 +394,7 @@ def commit(out_dir: Path | str, name: str, staged: str, force: bool, run: Run | 
     return final
 
 
-OUTPUTS = re.compile(r"output(_[a-z]+)?\.bin")  # what a test or target writes (output.bin, output_idx.bin, ...)
+OUTPUTS = r"output(_[a-z]+)?\.bin"  # what a test or target writes (output.bin, output_idx.bin, ...)
 
 
 def not_replaceable(final: str, layout: Iterable[str]) -> str:
@@ -411,7 +412,7 @@ def not_replaceable(final: str, layout: Iterable[str]) -> str:
     except (OSError, ValueError, AttributeError):
         pass  # no manifest (a gen_data.py folder) or a damaged one: the new layout's names alone
     try:
-        foreign = sorted(n for n in set(os.listdir(final)) - allowed if not OUTPUTS.fullmatch(n))
+        foreign = sorted(n for n in set(os.listdir(final)) - allowed if not re.fullmatch(OUTPUTS, n))
     except OSError as e:
         return f"cannot read {final!r} ({e.strerror}); --force replaces only case folders it can read"
     if foreign:
