@@ -4,10 +4,14 @@
 For every (op, platform) system test of ``tests/data/pto-isa-st-cases.json`` whose ``gen_data.py`` is in the
 pto-isa tree at ``$PTO_ISA_DIR`` (or ``--pto-isa DIR``: a checkout with its ``tests/``; the headers alone are not
 enough), both commands run as fresh processes, alternately (which one goes first swaps every round), each into a
-fresh empty folder: ``gen_data.py`` with that folder as its working directory, as pto-isa's build runs it, and
-``ptofuzz gen`` with ``--out`` that folder. Wall time from start to exit, after an untimed warm-up round (with
-bytecode written, as an installed package has it). After the warm-up the two folders are compared: the same case
-folders and the same file names and sizes, or the run fails.
+fresh empty folder: ``gen_data.py`` with that folder as its working directory, as pto-isa's runners run it
+(``tests/cpu/st`` and the tree's root on ``PYTHONPATH``, ``PTO_CPU_SIM_ENABLE_BF16=1``), and ``ptofuzz gen`` with
+``--out`` that folder. Where an instruction has two system tests on a platform (a2a3's TADD and TADDPLUS, ...) both
+scripts run, timed together; where one cpu test covers several instructions (``t{row,col}expandop``,
+``targreduceop``) its script is timed whole against ``gen`` of the one instruction. Wall time from start to exit,
+after an untimed warm-up round (with bytecode written, as an installed package has it). After the warm-up the two
+folders are compared: the same case folders and the same file names and sizes, or the run fails (the scripts that
+write HiFloat8 folders need ``en_dtypes``, which the test extras bring).
 
 Target: median(ptofuzz) / median(gen_data.py) <= 1.0 for each test (``--target``). Exit 1 when one misses.
 Without a pto-isa tree that has ``gen_data.py`` files the script says so and exits 0 (nothing to compare).
@@ -32,12 +36,32 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "tests" / "data" / "pto-isa-st-cases.json"
 # kirinX90's test folders are links to kirin9030's: the same gen_data.py, timed once
 SKIP = {"kirinX90"}
+# the same tables as tests/instructions/test_pto_isa_folders.py: a platform's other test folder of the same
+# instruction, and the cpu tests of several instructions with the prefixes of their folders that are the key's
+SECOND_TEST = {"tadd/a2a3": ("taddplus",), "tquant/a5": ("tquant_dn",),
+               **{f"texpands/{p}": ("texpands_mat",) for p in ("a2a3", "a5", "kirin9030")},
+               **{f"trowexpand/{p}": ("trowexpandbrcb",) for p in ("a5", "kirin9030")}}
+SHARED_TEST = {**{f"t{axis}expand{w}/cpu": (f"t{axis}expandop", (f"T{axis.upper()}EXPANDOPTest.case_{w}_",))
+                  for axis in ("row", "col") for w in ("add", "sub", "mul", "max", "min")},
+               **{f"t{a}arg{w}/cpu": ("targreduceop", (f"TARGREDUCEOPTest.case_{a}_{w}_",
+                                                       f"TARGREDUCEOPTest.case_{a}_val_{w}_"))
+                  for a in ("row", "col") for w in ("max", "min")}}
 
 
-def gen_data(tree: Path, op: str, platform: str) -> Path:
-    if platform == "cpu":
-        return tree / "tests" / "cpu" / "st" / "testcase" / op / "gen_data.py"
-    return tree / "tests" / "npu" / platform / "src" / "st" / "testcase" / op / "gen_data.py"
+def gen_data(tree: Path, key: str) -> list[Path]:
+    """The gen_data.py files a build runs for the system test(s) of ``key`` (op/platform)."""
+    op, platform = key.split("/")
+    root = tree / "tests" / ("cpu/st" if platform == "cpu" else f"npu/{platform}/src/st") / "testcase"
+    if key in SHARED_TEST:
+        return [root / SHARED_TEST[key][0] / "gen_data.py"]
+    return [root / name / "gen_data.py" for name in (op, *SECOND_TEST.get(key, ()))]
+
+
+def runner_env(tree: Path) -> dict[str, str]:
+    """gen_data.py's environment as pto-isa's runners set it: ``tests/cpu/st`` for ``utils``, the tree's root for
+    ``tests.cpu.st.utils``, bfloat16 cases on."""
+    return {**ENV, "PYTHONPATH": os.pathsep.join((str(tree / "tests" / "cpu" / "st"), str(tree))),
+            "PTO_CPU_SIM_ENABLE_BF16": "1"}
 
 
 def ptofuzz_cmd() -> list[str]:
@@ -50,47 +74,53 @@ def ptofuzz_cmd() -> list[str]:
 ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
-def timed(cmd: list[str], cwd: Path) -> float:
+def timed(cmd: list[str], cwd: Path, env: dict[str, str] = ENV) -> float:
     start = time.perf_counter()
     res = subprocess.run(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, check=False,
-                         env=ENV)
+                         env=env)
     took = time.perf_counter() - start
     if res.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed (exit {res.returncode}): {res.stderr.strip()[-300:]}")
     return took
 
 
-def layout(folder: Path) -> dict[str, dict[str, int]]:
+def layout(folder: Path, prefixes: tuple[str, ...] = ("",)) -> dict[str, dict[str, int]]:
     return {d.name: {f.name: f.stat().st_size for f in d.iterdir() if f.suffix == ".bin"}
-            for d in folder.iterdir() if d.is_dir() and not d.name.startswith(".")}
+            for d in folder.iterdir() if d.is_dir() and not d.name.startswith(".") and d.name.startswith(prefixes)}
 
 
 def run(tree: Path, keys: list[str], repeat: int, scratch: Path) -> list[tuple[str, float, float, float]]:
     rows = []
+    env = runner_env(tree)
     for key in keys:
         op, platform = key.split("/")
-        script = gen_data(tree, op, platform)
+        scripts = gen_data(tree, key)
+        prefixes = SHARED_TEST[key][1] if key in SHARED_TEST else ("",)
         t_pto: list[float] = []
         t_ref: list[float] = []
         for i in range(-1, repeat):  # round -1: untimed warm-up (bytecode, file cache)
-            ref_dir = Path(tempfile.mkdtemp(dir=scratch))
+            ref_dirs = [Path(tempfile.mkdtemp(dir=scratch)) for _ in scripts]
             pto_dir = Path(tempfile.mkdtemp(dir=scratch))
-            ref = [sys.executable, str(script)]
             pto = [*ptofuzz_cmd(), "gen", op, "--platform", platform, "--out", str(pto_dir)]
+
+            def ref(dirs: list[Path] = ref_dirs) -> float:  # each script into a folder of its own, as a build does
+                return sum(timed([sys.executable, str(s)], d, env) for s, d in zip(scripts, dirs))
+
             if i % 2 == 0:
-                took_pto, took_ref = timed(pto, scratch), timed(ref, ref_dir)
+                took_pto, took_ref = timed(pto, scratch), ref()
             else:
-                took_ref, took_pto = timed(ref, ref_dir), timed(pto, scratch)
+                took_ref, took_pto = ref(), timed(pto, scratch)
             if i >= 0:
                 t_pto.append(took_pto)
                 t_ref.append(took_ref)
             if i == -1:
-                mine, theirs = layout(pto_dir), layout(ref_dir)
+                mine = layout(pto_dir)
+                theirs = {k: v for d in ref_dirs for k, v in layout(d, prefixes).items()}
                 if mine != theirs:
                     bad = sorted(set(mine) ^ set(theirs))[:3] or [n for n in mine if mine[n] != theirs[n]][:3]
                     raise SystemExit(f"{key}: ptofuzz and gen_data.py wrote different folders or files: {bad}")
-            shutil.rmtree(ref_dir, ignore_errors=True)
-            shutil.rmtree(pto_dir, ignore_errors=True)
+            for d in (*ref_dirs, pto_dir):
+                shutil.rmtree(d, ignore_errors=True)
         p, r = statistics.median(t_pto), statistics.median(t_ref)
         rows.append((key, p, r, p / r))
         print(f"{key:24s} ptofuzz {p * 1000:7.0f} ms   gen_data.py {r * 1000:7.0f} ms   ratio {p / r:5.2f}",
@@ -112,7 +142,7 @@ def main() -> int:
     tree = Path(args.pto_isa)
     tests = json.loads(CASES.read_text())["tests"]
     keys = [k for k in sorted(tests) if k.split("/")[1] not in SKIP and (not args.only or k in args.only)]
-    present = [k for k in keys if gen_data(tree, *k.split("/")).is_file()]
+    present = [k for k in keys if all(s.is_file() for s in gen_data(tree, k))]
     missing = sorted(set(keys) - set(present))
     if missing:
         print(f"skipped (no gen_data.py under {tree}): {', '.join(missing)}")

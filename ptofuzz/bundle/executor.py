@@ -345,7 +345,7 @@ def execute(words: Sequence[int], tiles: Mapping[int, LocalTile], gprs: Mapping[
                 raise _control(f"{cmd.form} outside an open block header")
             _header(block, cmd, regs)
         except _Fault as f:
-            return ExecResult(blocks, dataclasses.replace(f.fault, point=at_word(k)), k, state)
+            return ExecResult(blocks, f.fault._replace(point=at_word(k)), k, state)
     if block is not None:
         blocks.append(BlockResult(block.op, "open", reason="the last block was never committed (no BSTOP)"))
     return ExecResult(blocks, None, None, state)
@@ -410,7 +410,7 @@ def _commit(block: _Block, tiles: dict[int, LocalTile], regs: Mapping[str, Regis
             return _commit_closed(block, CLOSED[block.op], tiles, regs, capacity)
         return _commit_tpart(block, tiles, capacity)
     except _Fault as f:
-        fault = dataclasses.replace(f.fault, point=COMMIT)
+        fault = f.fault._replace(point=COMMIT)
         return BlockResult(block.op, "fault", fault, reason=str(f))
 
 

@@ -7,8 +7,7 @@ computation needs it; bfloat16 comes from ``ml_dtypes``, imported only then.
 
 from __future__ import annotations
 
-import dataclasses
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ptofuzz.core.errors import UsageError
 
@@ -16,9 +15,8 @@ if TYPE_CHECKING:
     import numpy as np
 
 
-@dataclasses.dataclass(frozen=True)
-class DType:
-    """One element type.
+class DType(NamedTuple):
+    """One element type (a NamedTuple: see :class:`ptofuzz.core.case.Tile`).
 
     Attributes:
         name: ptofuzz's canonical name (numpy/ml_dtypes spelling: ``float32``, ``bfloat16``, ``uint8``).

@@ -30,7 +30,7 @@ from ptofuzz.core.errors import CaseFolderError
 
 _TOKEN = r"\d+x\d+(?:of\d+x\d+)?"
 _DTYPE = r"[a-z]+\d*(?:_e\dm\d(?:x2)?)?"  # a dtype word: float32, fp16, h8; fp8_e4m3, float8_e5m2; fp4_e2m1x2
-_TOKEN_RE = re.compile(r"(\d+)x(\d+)(?:of(\d+)x(\d+))?$")
+_TOKEN_RE = r"(\d+)x(\d+)(?:of(\d+)x(\d+))?$"  # (compiled by re when a folder name is first parsed)
 
 
 def smallest_columns(valid_cols: int) -> int:
@@ -57,7 +57,7 @@ def whole_rows(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[int,
     return max(valid_rows, 1), max(-(-valid_cols // per), 1) * per
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # one per (instruction, platform): compared by identity
 class Profile:
     """Naming and file layout of one (op, platform) system test.
 
@@ -226,7 +226,7 @@ class Profile:
                 f"{len(self.name_roles)} ({', '.join(self.name_roles)})")
         tiles = []
         for tok in tokens:
-            t = _TOKEN_RE.match(tok)
+            t = re.match(_TOKEN_RE, tok)
             assert t is not None
             vr, vc = int(t.group(1)), int(t.group(2))
             rows, cols = (int(t.group(3)), int(t.group(4))) if t.group(3) else (vr, vc)

@@ -31,8 +31,8 @@ rule says for binary formats.
 
 from __future__ import annotations
 
-import dataclasses
 import functools
+from typing import NamedTuple
 
 import numpy as np
 
@@ -42,9 +42,9 @@ NAMES = ("float8_e4m3", "float8_e5m2", "hifloat8", "float4_e2m1", "float4_e1m2")
 TABLE_FORMATS = ("float8_e4m3", "hifloat8", "float4_e2m1", "float4_e1m2")
 
 
-@dataclasses.dataclass(frozen=True)
-class Format:
-    """One format's tables (each indexed by the code: 256 entries, 16 for the 4-bit formats) and constants."""
+class Format(NamedTuple):
+    """One format's tables (each indexed by the code: 256 entries, 16 for the 4-bit formats) and constants (a
+    NamedTuple: see :class:`ptofuzz.core.case.Tile`)."""
 
     name: str
     bits: int  # 8 or 4

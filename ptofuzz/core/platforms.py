@@ -8,17 +8,16 @@ kernels are in ``include/pto/npu/<implementation>``. Facts from pto-isa 3186c381
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping
+from typing import NamedTuple
 
 from ptofuzz.core.errors import UsageError
 
 SPEC, CPU, NPU = "spec", "cpu", "npu"  # kinds
 
 
-@dataclasses.dataclass(frozen=True)
-class Platform:
-    """One platform.
+class Platform(NamedTuple):
+    """One platform (a NamedTuple: see :class:`ptofuzz.core.case.Tile`).
 
     Attributes:
         name: as on the command line (``--platform``).
@@ -35,7 +34,7 @@ class Platform:
     kind: str
     implementation: str
     test_root: str = ""
-    eps: Mapping[str, float] = dataclasses.field(default_factory=dict)
+    eps: Mapping[str, float] = {}  # spec's: none (one empty mapping, shared and never written)
     half_as_bits: bool = False
     aliases: tuple[str, ...] = ()
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 
@@ -22,9 +22,9 @@ if TYPE_CHECKING:  # the comparison engine and the verdicts are imported by chec
     pass
 
 
-@dataclasses.dataclass(frozen=True)
-class GeneratedCase:
-    """One case folder ``gen`` wrote: its name and place, its case, outcome and file sizes."""
+class GeneratedCase(NamedTuple):
+    """One case folder ``gen`` wrote: its name and place, its case, outcome and file sizes (a NamedTuple: see
+    :class:`ptofuzz.core.case.Tile`)."""
 
     name: str
     out_dir: Path
@@ -94,9 +94,11 @@ def _filter_flags(explicit: Mapping[str, Any]) -> str:
 def value_flags(special: str | None, special_rate: float, allow_undefined: bool, bundle: bool) -> str:
     """The flags of a ``gen`` call that change its bytes but not its cases (values, undefined elements,
     bundles), as they go into each folder's regenerate command."""
-    import shlex
+    out = ""
+    if special is not None:
+        import shlex  # only for --special (a canonical gen's start-up does without it)
 
-    out = f" --special {shlex.quote(special)}" if special is not None else ""
+        out = f" --special {shlex.quote(special)}"
     if special_rate != values.DEFAULT_SPECIAL_RATE:
         out += f" --special-rate {special_rate!r}"
     return out + (" --allow-undefined" if allow_undefined else "") + (" --bundle" if bundle else "")

@@ -60,7 +60,7 @@ MODULES: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # one per (instruction, platform): compared by identity
 class PlatformSupport:
     """What one platform implements of an instruction.
 
@@ -84,7 +84,7 @@ class PlatformSupport:
     role_dtypes: Mapping[str, str] | None = None
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, eq=False)  # the registry holds one of each: compared by identity
 class Instruction:
     """One instruction: its name, roles, per-platform support and generators.
 

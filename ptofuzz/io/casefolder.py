@@ -10,16 +10,14 @@ from __future__ import annotations
 import base64
 import collections
 import contextlib
-import dataclasses
 import functools
 import hashlib
 import json
 import os
 import re
-import secrets
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -30,7 +28,6 @@ from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.core.layouts import Profile
 from ptofuzz.generators.source import DRAW_VERSION
 from ptofuzz.instructions import registry
-from ptofuzz.oracles import carrier as scalar_carrier
 
 MANIFEST = "ptofuzz.json"
 FORMAT = "ptofuzz-case/1"
@@ -85,9 +82,8 @@ def classes_from_masks(masks: dict[str, dict[str, Any]], size: int) -> np.ndarra
     return flat
 
 
-@dataclasses.dataclass
-class FolderContent:
-    """Everything one case folder will hold."""
+class FolderContent(NamedTuple):
+    """Everything one case folder will hold (a NamedTuple: see :class:`ptofuzz.core.case.Tile`)."""
 
     name: str
     files: dict[str, bytes]
@@ -109,6 +105,8 @@ def build(inst: registry.Instruction, case: Case, inputs: dict[str, np.ndarray],
         fdt, bits = inst.dtype_of(case, role), inputs[role]
         carrier = profile.carrier(role, fdt.name)
         if carrier is not None:  # the role's elements written as another type (a float32 scalar)
+            from ptofuzz.oracles import carrier as scalar_carrier  # (the tile-scalar tests' only)
+
             try:
                 bits = scalar_carrier.encode(bits, fdt, carrier)
             except scalar_carrier.CarrierError as e:
@@ -215,8 +213,9 @@ def unprepare_out(created: list[Path]) -> None:
             os.rmdir(p)
 
 
-_STALE = re.compile(r"\.(.+)\.(tmp|old)-(\d+|r[0-9a-f]{12})")
-JOURNAL = re.compile(r"\.ptofuzz-run-(r[0-9a-f]{12})\.journal")
+# patterns matched through re's own cache, compiled when first used (most runs never look for stale entries)
+_STALE = r"\.(.+)\.(tmp|old)-(\d+|r[0-9a-f]{12})"
+JOURNAL = r"\.ptofuzz-run-(r[0-9a-f]{12})\.journal"
 
 
 class Run:
@@ -229,7 +228,7 @@ class Run:
     completed."""
 
     def __init__(self, out_dir: Path) -> None:
-        self.out_dir, self.token = out_dir, "r" + secrets.token_hex(6)
+        self.out_dir, self.token = out_dir, "r" + os.urandom(6).hex()  # secrets.token_hex(6), without its imports
         self.path = os.path.join(out_dir, f".ptofuzz-run-{self.token}.journal")
         self.fd = processes.hold(self.path)
         self.noted: list[tuple[str, str]] = []  # (create|replace, NAME) as the journal says them
@@ -260,7 +259,7 @@ def sweep_stale(out_dir: Path) -> int:
     handled = 0
     live: set[str] = set()
     for name in names:
-        m = JOURNAL.fullmatch(name)
+        m = re.fullmatch(JOURNAL, name)
         if m:
             lines = _dead_journal(os.path.join(out_dir, name))
             if lines is None:
@@ -270,7 +269,7 @@ def sweep_stale(out_dir: Path) -> int:
                 with contextlib.suppress(OSError):
                     os.unlink(os.path.join(out_dir, name))
     for name in names:
-        m = _STALE.fullmatch(name)
+        m = re.fullmatch(_STALE, name)
         if not m or not os.path.lexists(os.path.join(out_dir, name)):
             continue
         owner = m.group(3)
@@ -298,7 +297,7 @@ def _recover(out_dir: Path, token: str, lines: list[str], names: list[str]) -> i
     done = "done" in lines
     handled = 0
     for name in names:
-        m = _STALE.fullmatch(name)
+        m = re.fullmatch(_STALE, name)
         if m and m.group(3) == token and os.path.lexists(os.path.join(out_dir, name)):
             if done and m.group(2) == "old":
                 _remove(os.path.join(out_dir, name))
@@ -397,7 +396,7 @@ def commit(out_dir: Path | str, name: str, staged: str, force: bool, run: Run | 
     return final
 
 
-OUTPUTS = re.compile(r"output(_[a-z]+)?\.bin")  # what a test or target writes (output.bin, output_idx.bin, ...)
+OUTPUTS = r"output(_[a-z]+)?\.bin"  # what a test or target writes (output.bin, output_idx.bin, ...)
 
 
 def not_replaceable(final: str, layout: Iterable[str]) -> str:
@@ -415,7 +414,7 @@ def not_replaceable(final: str, layout: Iterable[str]) -> str:
     except (OSError, ValueError, AttributeError):
         pass  # no manifest (a gen_data.py folder) or a damaged one: the new layout's names alone
     try:
-        foreign = sorted(n for n in set(os.listdir(final)) - allowed if not OUTPUTS.fullmatch(n))
+        foreign = sorted(n for n in set(os.listdir(final)) - allowed if not re.fullmatch(OUTPUTS, n))
     except OSError as e:
         return f"cannot read {final!r} ({e.strerror}); --force replaces only case folders it can read"
     if foreign:
@@ -514,9 +513,9 @@ def discard(staged: list[str]) -> None:
 
 # ---- reading ----------------------------------------------------------------------------------------------
 
-@dataclasses.dataclass
-class LoadedCase:
-    """A case folder read back: its instruction, case, file layout and manifest (None: a pto-isa folder)."""
+class LoadedCase(NamedTuple):
+    """A case folder read back: its instruction, case, file layout and manifest (None: a pto-isa folder; a
+    NamedTuple: see :class:`ptofuzz.core.case.Tile`)."""
 
     path: Path
     inst: registry.Instruction
@@ -692,6 +691,8 @@ def read_inputs(lc: LoadedCase) -> dict[str, np.ndarray]:
         bits = read_tile_file(lc.path / fname, carrier or dt, lc.profile.file_shape(tile),
                               lc.profile.packs((carrier or dt).name))
         if carrier is not None:  # what the kernel receives: the carrier's value converted to the element type
+            from ptofuzz.oracles import carrier as scalar_carrier
+
             try:
                 bits = scalar_carrier.decode(bits, carrier, dt)
             except scalar_carrier.CarrierError as e:
