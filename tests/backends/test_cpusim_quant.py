@@ -243,11 +243,12 @@ def test_the_mx_matcher_covers_only_its_own_form():
 
 @pytest.mark.slow
 def test_the_mxfp4_zero_fill_runs_past_the_tile_under_asan(cli, tmp_path):
-    """cpusim-tquant-mxfp4-overfill: under AddressSanitizer every MXFP4 batch is a heap-buffer-overflow in
-    InitMxOutput (TQuant.hpp), the known defect (exit 0); the MXFP8 forms (ND, NZ, DN, OCP and NV) run clean under
-    it, so the crash is MXFP4's alone."""
+    """cpusim-tquant-mxfp4-overfill: under AddressSanitizer an MXFP4 batch whose doubled zero-fill passes the end
+    of its buffer is a heap-buffer-overflow in InitMxOutput (TQuant.hpp), the known defect (exit 0); the MXFP8
+    forms (ND, NZ, DN, OCP and NV) run clean under it, so the crash is MXFP4's alone. (Seed 2: draw version 2's
+    seed 1 draws no MXFP4 batch that overflows in 1,000 cases.)"""
     r = cli("fuzz", "tquant", "--oracles", "a5,cpusim", "--to", "float4_e2m1", "--sanitize", "address", "--runs",
-            "200", "--seed", "1", "--out", tmp_path / "fp4", "--json")
+            "200", "--seed", "2", "--out", tmp_path / "fp4", "--json")
     assert r.code == 0, r
     sigs = [(s["signature"], s["defect"]) for s in json.loads(r.out)["signatures"]]
     assert sigs == [("TQUANT/float/cpusim/crash/heap-buffer-overflow/-", "cpusim-tquant-mxfp4-overfill")]
