@@ -25,23 +25,16 @@ from ptofuzz.instructions import registry
 PTO_ISA = os.environ.get("PTO_ISA_DIR")
 
 
-def _clang() -> str | None:
-    try:
-        return build.find_clang()
-    except UsageError:
-        return None
-
-
 pytestmark = [pytest.mark.cpusim,
               pytest.mark.skipif(not PTO_ISA, reason="PTO_ISA_DIR is unset: set it to a pto-isa tree to run the "
                                                      "real simulator"),
-              pytest.mark.skipif(_clang() is None, reason="no clang++: the arg reductions' header needs it")]
+              pytest.mark.skipif(build.clang_path() is None, reason="no clang++: the arg reductions' header needs it")]
 OPS = arg.NAMES
 
 
 @pytest.fixture(scope="module")
 def real() -> CpusimBackend:
-    return CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA or "."), cxx=_clang(), ops=OPS))
+    return CpusimBackend(build.Settings(pto_isa=Path(PTO_ISA or "."), cxx=build.clang_path(), ops=OPS))
 
 
 def _run(real, op, x, valid, *, val, idx="uint32"):

@@ -25,14 +25,7 @@ from ptofuzz.engine import atheris_engine
 PTO_ISA = os.environ.get("PTO_ISA_DIR")
 
 
-def _clang() -> str | None:
-    try:
-        return build.find_clang()
-    except UsageError:
-        return None
-
-
-needs_native = pytest.mark.skipif(not PTO_ISA or _clang() is None,
+needs_native = pytest.mark.skipif(not PTO_ISA or build.clang_path() is None,
                                   reason="needs PTO_ISA_DIR (a pto-isa tree) and clang++ for the native-coverage build")
 
 
@@ -42,14 +35,14 @@ def _settings(**kw) -> build.Settings:
 
 @pytest.fixture(scope="module")
 def native() -> build.Build:
-    if not PTO_ISA or _clang() is None:
+    if not PTO_ISA or build.clang_path() is None:
         pytest.skip("needs PTO_ISA_DIR and clang++")
     return build.get(_settings(coverage=True))
 
 
 @pytest.fixture(scope="module")
 def planted() -> build.Build:
-    if not PTO_ISA or _clang() is None:
+    if not PTO_ISA or build.clang_path() is None:
         pytest.skip("needs PTO_ISA_DIR and clang++")
     return build.get(_settings(coverage=True, plant="deep"))
 
@@ -116,10 +109,10 @@ def test_without_a_loaded_libfuzzer_nothing_is_exposed():
 
 
 def test_a_native_finding_replays_out_of_process_with_clang():
-    if _clang() is None:
+    if build.clang_path() is None:
         pytest.skip("needs clang++")
     got = like(build.Settings(coverage=True), {"native_coverage": True, "sanitize": []})
-    assert got.coverage is False and got.cxx == _clang()
+    assert got.coverage is False and got.cxx == build.clang_path()
     plain = like(build.Settings(), {"sanitize": []})
     assert plain.coverage is False and plain.cxx is None  # a finding of the g++ harness keeps its compiler
 
@@ -141,7 +134,7 @@ def test_native_coverage_where_it_does_not_apply_is_one_line(cli, args, said):
 def test_the_library_answers_as_the_harness_process(native):
     assert native.coverage and native.library.is_file() and not native.executable.exists()
     assert native.manifest["coverage"] is True and "-fsanitize=fuzzer-no-link" in native.manifest["flags"]
-    process = build.get(_settings(cxx=_clang()))  # the same compiler, out of process, uninstrumented
+    process = build.get(_settings(cxx=build.clang_path()))  # the same compiler, out of process, uninstrumented
     for lens, seed in (((4, 4), 2), ((23, 41, 7), 3), ((1, 64, 0, 5), 4)):
         request = _mrgsort_request(lens, n=8, seed=seed)
         worker = Worker(process.executable, 30.0)
@@ -166,7 +159,7 @@ def test_a_request_of_the_wrong_size_is_refused_not_run(native):
 @needs_native
 def test_the_deep_plant_fires_on_its_score_only_in_process_and_out(planted):
     plain, deep = Library(planted.library, plant="off"), Library(planted.library, plant="deep")
-    worker = Worker(build.get(_settings(cxx=_clang(), plant="deep")).executable, 30.0, plant="deep")
+    worker = Worker(build.get(_settings(cxx=build.clang_path(), plant="deep")).executable, 30.0, plant="deep")
 
     def flipped(head: int | None, **kw) -> tuple[np.ndarray, np.ndarray]:
         """Per case, the bits the planted library and the planted harness process changed in the first output

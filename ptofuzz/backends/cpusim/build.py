@@ -206,11 +206,15 @@ class Build:
                 "native_coverage": bool(m.get("coverage", False))}
 
 
-def find_clang() -> str:
-    """clang++ on the PATH, else the newest versioned one (Debian's ``clang++-19``); a one-line UsageError naming
-    the fix when there is none."""
+def clang_path() -> str | None:
+    """clang++ on the PATH, else the newest versioned one (Debian's ``clang++-19``); None when there is none."""
     path = os.environ.get("PATH", "")
-    found = _clang_on(path, tuple(_stamp(d) for d in path.split(os.pathsep) if d))
+    return _clang_on(path, tuple(_stamp(d) for d in path.split(os.pathsep) if d)) or None
+
+
+def find_clang() -> str:
+    """:func:`clang_path`, or a one-line UsageError naming the fix when there is none."""
+    found = clang_path()
     if found:
         return found
     raise UsageError("the cpusim-clang oracle needs clang++ (none on the PATH); install it (apt-get install "
