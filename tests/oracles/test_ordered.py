@@ -33,15 +33,20 @@ def _col_case(n: int, binary: int = 0, dt: str = "float32", platform: str = "a2a
                 (("binary", binary),))
 
 
-def _sum(case: Case, values: list[float], kind: str, dt: str = "float32") -> tuple[float, int]:
-    """The one sum of ``values`` (the source's first row or column, the rest of its physical tile zero)."""
+def _src(case: Case, values: list[float], dt: str = "float32") -> np.ndarray:
+    """A source holding ``values`` in its first row (TROWSUM) or column, the rest of its physical tile zero."""
     bits = _bits(values, dt)
     src = np.zeros(case.tile("src").shape, bits.dtype)
     if case.op == "TROWSUM":
         src[0, :len(values)] = bits
     else:
         src[:len(values), 0] = bits
-    out = o.evaluate(case, {"src": src}, kind)
+    return src
+
+
+def _sum(case: Case, values: list[float], kind: str, dt: str = "float32") -> tuple[float, int]:
+    """The one sum of ``values`` (the source's first row or column, the rest of its physical tile zero)."""
+    out = o.evaluate(case, {"src": _src(case, values, dt)}, kind)
     return float(ieee.to_float64(out.outputs["dst"][0, 0:1], get(dt))[0]), int(out.classes["dst"][0, 0])
 
 
@@ -167,13 +172,7 @@ def test_a_nan_sum_is_written_as_the_one_canonical_pattern(platform, values) -> 
     """Whatever sign float64 arithmetic gives a made or propagated NaN (it varies with numpy's loops, under numpy
     1.x with the array's alignment), the golden holds the canonical quiet NaN: the same seed, the same bytes."""
     for case in (_row_case(len(values), platform=platform), _col_case(len(values), platform=platform)):
-        bits = _bits(values, "float32")
-        src = np.zeros(case.tile("src").shape, bits.dtype)
-        if case.op == "TROWSUM":
-            src[0, :len(values)] = bits
-        else:
-            src[:len(values), 0] = bits
-        out = o.evaluate(case, {"src": src}, platform)
+        out = o.evaluate(case, {"src": _src(case, values)}, platform)
         assert int(out.outputs["dst"][0, 0]) == get("float32").canonical_nan, (case.op, platform)
         assert int(out.classes["dst"][0, 0]) in (EXACT, NAN, UNDEFINED) if platform == "spec" else \
             int(out.classes["dst"][0, 0]) in (NAN, UNDEFINED)

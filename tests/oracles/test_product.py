@@ -34,13 +34,18 @@ def _col(n: int, dt: str = "float32", platform: str = "a2a3") -> Case:
     return Case("TCOLPROD", platform, dt, (("dst", Tile(1, 8, 1, 1)), ("src", Tile(n, 8, n, 1))))
 
 
-def _prod(case: Case, values: list[float], kind: str) -> tuple[float, int]:
-    dt = case.dtype
-    bits = _bits(values, dt)
+def _src(case: Case, values: list[float]) -> np.ndarray:
+    """A source holding ``values`` in its one row (TROWPROD) or in the first column of 8."""
+    bits = _bits(values, case.dtype)
     src = bits.reshape(1, -1) if case.op == "TROWPROD" else np.zeros((len(values), 8), bits.dtype)
     if case.op == "TCOLPROD":
         src[:, 0] = bits
-    out = o.evaluate(case, {"src": src}, kind)
+    return src
+
+
+def _prod(case: Case, values: list[float], kind: str) -> tuple[float, int]:
+    dt = case.dtype
+    out = o.evaluate(case, {"src": _src(case, values)}, kind)
     got = out.outputs["dst"][0, 0:1]
     return float(ieee.to_float64(got, get(dt))[0]), int(out.classes["dst"][0, 0])
 
@@ -259,12 +264,6 @@ def test_a_nan_product_is_written_as_the_one_canonical_pattern(platform, values)
     """0 x inf and a NaN factor: the canonical quiet NaN's bits on every platform, whatever sign float64
     arithmetic gave it (numpy 1.x: one that varied with the array's alignment)."""
     for case in (_row(len(values), platform=platform), _col(len(values), platform=platform)):
-        bits = _bits(values)
-        src = np.zeros(case.tile("src").shape, bits.dtype)
-        if case.op == "TROWPROD":
-            src[0, :len(values)] = bits
-        else:
-            src[:len(values), 0] = bits
-        out = o.evaluate(case, {"src": src}, platform)
+        out = o.evaluate(case, {"src": _src(case, values)}, platform)
         assert int(out.outputs["dst"][0, 0]) == get("float32").canonical_nan, (case.op, platform)
         assert platform == "spec" or int(out.classes["dst"][0, 0]) in (NAN, UNDEFINED)
