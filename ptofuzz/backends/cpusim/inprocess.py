@@ -44,6 +44,7 @@ class Library:
             lib.ptofuzz_serve.restype = ctypes.c_int
             lib.ptofuzz_plant.argtypes = [ctypes.c_int]
             lib.ptofuzz_plant.restype = ctypes.c_int
+            lib.ptofuzz_covered.restype = ctypes.c_size_t
             self._lib = lib
         return self._lib
 
@@ -54,9 +55,7 @@ class Library:
     def covered(self) -> int:
         """How many of the simulator's coverage counters have been hit since the library was loaded, when no
         fuzzer holds them (the library's own count, for measuring what campaigns reach); 0 under libFuzzer."""
-        lib = self._load()
-        lib.ptofuzz_covered.restype = ctypes.c_size_t
-        return int(lib.ptofuzz_covered())
+        return int(self._load().ptofuzz_covered())
 
     def close(self) -> None:
         """Nothing to stop (a shared library stays loaded for the life of the process)."""

@@ -130,7 +130,7 @@ void run_tpart(uint8_t* dbuf, uint8_t* abuf, uint8_t* bbuf, const int32_t* valid
             b = d;
         }
 #ifdef PTOFUZZ_PLANTS
-        if (g_plant != 0 && reinterpret_cast<uint8_t*>(a)[0] == 0x5A) {
+        if ((g_plant == 1 || g_plant == 2) && reinterpret_cast<uint8_t*>(a)[0] == 0x5A) {  // oob, hang
             if (g_plant == 1) {
                 *reinterpret_cast<volatile uint8_t*>(dend) = 1;
             } else {
