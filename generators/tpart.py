@@ -1,4 +1,5 @@
-"""Random TPART* geometries legal on each platform.
+"""Random TPART* geometries legal on each platform, and the two sources' bits over their whole tiles (which the
+elementwise families draw the same way).
 
 Dimensions are biased toward edges the way Hypothesis biases integer bounds: 1, the full extent, one less,
 vector-alignment boundaries (32-byte blocks of the element type, +-1), with zero rows or columns and in-place
@@ -7,12 +8,15 @@ destinations mixed in at small rates.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ptofuzz.core import platforms
+import numpy as np
+
+from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.dtypes import DType, get
+from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 
 MAX_ROWS = 64
@@ -116,3 +120,34 @@ def illegal_spec_case(source: Source, op: str, dtypes: tuple[str, ...],
         s0, s1 = (bad, (R, C)) if source.choice(("src0", "src1")) == "src0" else ((R, C), bad)
     tiles = [Tile(*physical(r, c, dt), r, c) for r, c in ((R, C), s0, s1)]
     return _case(op, "spec", dt, tiles, None)
+
+
+# ---- inputs: both sources over their whole tiles ------------------------------------------------------------
+
+def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
+    """Source bits over each whole physical tile (outside the valid region too: implementations must not
+    read there). An in-place destination starts as its source, so nothing extra is drawn."""
+    return draw_many([(source, case)], mix)[0]
+
+
+def draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -> list[dict[str, np.ndarray]]:
+    """:func:`draw_inputs` of many cases, each from its own source: both tiles of a case in one draw, the draws of
+    a dtype's cases in one ``values.draw_many`` (``values.draw_mixed``; row-level kinds: tile by tile, case by
+    case)."""
+    if values.draws_rows(mix):  # row-level kinds: tile by tile
+        return [{role: values.draw(source, dtypes.get(case.dtype), case.tile(role).shape, mix)
+                 for role in ("src0", "src1")} for source, case in items]
+    shapes = [(case.tile("src0").shape, case.tile("src1").shape) for _, case in items]
+    drawn = values.draw_mixed([(source, dtypes.get(case.dtype), (r0 * c0 + r1 * c1,))
+                               for (source, case), ((r0, c0), (r1, c1)) in zip(items, shapes)], mix)
+    return [{"src0": both[:r0 * c0].reshape(r0, c0), "src1": both[r0 * c0:].reshape(r1, c1)}
+            for ((r0, c0), (r1, c1)), both in zip(shapes, drawn)]
+
+
+def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
+    """``n`` cases' source bits at once, stacked on a leading axis (element-level special values only)."""
+    dt = dtypes.get(case.dtype)
+    (r0, c0), (r1, c1) = case.tile("src0").shape, case.tile("src1").shape
+    k0 = r0 * c0
+    both = values.draw(source, dt, (n * (k0 + r1 * c1),), mix).reshape(n, -1)
+    return {"src0": both[:, :k0].reshape(n, r0, c0), "src1": both[:, k0:].reshape(n, r1, c1)}

@@ -32,9 +32,9 @@ from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
 from ptofuzz.generators import elementwise as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
+from ptofuzz.generators.tpart import draw_batch, draw_inputs, draw_many
 from ptofuzz.instructions import redraws
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
-from ptofuzz.instructions.tpart import draw_batch, draw_inputs, draw_many
 from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import elementwise as oracles
 
@@ -333,7 +333,7 @@ def replay_flags(case: Case) -> str:
     return f" --shape {d.rows}x{d.cols} --dst {d.valid_rows}x{d.valid_cols}"
 
 
-# ---- inputs: the two sources over their whole tiles, drawn as TPART*'s (ptofuzz.instructions.tpart) ----------
+# ---- inputs: the two sources over their whole tiles, drawn as TPART*'s (ptofuzz.generators.tpart) ------------
 
 def redraw(items: list[tuple[Source, Case, dict[str, np.ndarray], Any]], sources: tuple[str, ...] = ("src0", "src1")
            ) -> list[Any]:

@@ -33,10 +33,10 @@ from ptofuzz.core.layouts import Profile, spec_physical
 from ptofuzz.generators import expandop as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
+from ptofuzz.generators.tpart import draw_batch, draw_inputs, draw_many
 from ptofuzz.instructions import elementwise as ew
 from ptofuzz.instructions import expand
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
-from ptofuzz.instructions.tpart import draw_batch, draw_inputs, draw_many
 from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import elementwise as ew_oracles
 from ptofuzz.oracles import expandop as oracles

@@ -4,12 +4,13 @@ and canonical cases per platform.
 Facts from pto-isa 3186c381 (``docs/isa/TPART*.md``, the headers ``include/pto/{cpu,npu/a2a3,npu/a5}/TPart*.hpp``
 and the system tests ``tests/{cpu/st,npu/<plat>/src/st}/testcase/tpart*/``) and pto-spec 0.58.3
 (``asl/tile/irregular-and-complex/union/TPART*.asl``, ``asl/tile/model/legality/indexed-layout.asl``).
-Semantics live in ``oracles/tpart.py`` and ``oracles/tpartarg.py``; random geometries in ``generators/tpart.py``.
+Semantics live in ``oracles/tpart.py`` and ``oracles/tpartarg.py``; random geometries and the sources' draws in
+``generators/tpart.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -214,35 +215,6 @@ def explicit_case(op: str, profiles: Mapping[str, Profile], sup_dtypes: Mapping[
     return Case(op, platform, dt.name, tiles, params)
 
 
-def draw_inputs(source: Source, case: Case, mix: values.ValueMix) -> dict[str, np.ndarray]:
-    """Source bits over each whole physical tile (outside the valid region too: implementations must not
-    read there). An in-place destination starts as its source, so nothing extra is drawn."""
-    return draw_many([(source, case)], mix)[0]
-
-
-def draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -> list[dict[str, np.ndarray]]:
-    """:func:`draw_inputs` of many cases, each from its own source: both tiles of a case in one draw, the draws of
-    a dtype's cases in one ``values.draw_many`` (``values.draw_mixed``; row-level kinds: tile by tile, case by
-    case)."""
-    if values.draws_rows(mix):  # row-level kinds: tile by tile
-        return [{role: values.draw(source, dtypes.get(case.dtype), case.tile(role).shape, mix)
-                 for role in ("src0", "src1")} for source, case in items]
-    shapes = [(case.tile("src0").shape, case.tile("src1").shape) for _, case in items]
-    drawn = values.draw_mixed([(source, dtypes.get(case.dtype), (r0 * c0 + r1 * c1,))
-                               for (source, case), ((r0, c0), (r1, c1)) in zip(items, shapes)], mix)
-    return [{"src0": both[:r0 * c0].reshape(r0, c0), "src1": both[r0 * c0:].reshape(r1, c1)}
-            for ((r0, c0), (r1, c1)), both in zip(shapes, drawn)]
-
-
-def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
-    """``n`` cases' source bits at once, stacked on a leading axis (element-level special values only)."""
-    dt = dtypes.get(case.dtype)
-    (r0, c0), (r1, c1) = case.tile("src0").shape, case.tile("src1").shape
-    k0 = r0 * c0
-    both = values.draw(source, dt, (n * (k0 + r1 * c1),), mix).reshape(n, -1)
-    return {"src0": both[:, :k0].reshape(n, r0, c0), "src1": both[:, k0:].reshape(n, r1, c1)}
-
-
 def _relation(v: tuple[int, int], d: tuple[int, int]) -> str:
     if 0 in v:
         return "empty"
@@ -400,9 +372,9 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             name=op, family="irregular-and-complex",
             summary=f"partial {oracles.OPS[op]}: op where both sources are valid, copy where one is",
             inputs=("src0", "src1"), outputs=("dst",), platforms=platforms,
-            random_case=random_case, explicit_case=explicit, draw_inputs=draw_inputs, draw_many=draw_many,
+            random_case=random_case, explicit_case=explicit, draw_inputs=gen.draw_inputs, draw_many=gen.draw_many,
             options=("dtype", "shape", "dst", "src0", "src1", "inplace"), redraw=redraw,
-            replay_flags=replay_flags, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
+            replay_flags=replay_flags, draw_batch=gen.draw_batch, geometry_class=geometry_class, regions=regions,
             known_difference=known_difference, shared=oracles.shared_work, fault_class=fault_class,
             bundle=True, illegal_case=illegal))
     return out + arg_instructions(names)
