@@ -11,7 +11,6 @@ mix small values ([-128, 127] or [0, 255]), uniform bit patterns over the whole 
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import math
 from collections.abc import Sequence
@@ -21,6 +20,7 @@ import numpy as np
 
 from ptofuzz.core.dtypes import DType
 from ptofuzz.core.errors import UsageError
+from ptofuzz.core.records import record
 from ptofuzz.generators import stream
 from ptofuzz.generators.source import DRAW_VERSION, Source, pool_draws
 from ptofuzz.generators.stream import Stream
@@ -50,7 +50,7 @@ PROFILES = {
 }
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class ValueMix:
     """How values are drawn: the share of special values and which kinds (see :data:`KINDS`)."""
 

@@ -39,12 +39,11 @@ has no NaN; a model classes the element).
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 
 from ptofuzz.core import minifloat
 from ptofuzz.core.dtypes import DType
+from ptofuzz.core.records import record
 
 RNE, RNA, RTM, RTP, RTZ, RTO = "RNE", "RNA", "RTM", "RTP", "RTZ", "RTO"
 DIRECTIONS = (RNE, RNA, RTM, RTP, RTZ, RTO)
@@ -70,7 +69,7 @@ def default_direction(src: DType, dst: DType) -> str:
     return RTZ if src.is_float and not dst.is_float else RNE
 
 
-@dataclasses.dataclass
+@record
 class Exact:
     """Decoded elements: ``(-1)**neg * mag * 2**exp`` where ``kind`` is FINITE, else an infinity or a NaN."""
 

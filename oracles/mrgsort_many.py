@@ -8,13 +8,13 @@ single-list form. It must equal the reference merge (:mod:`ptofuzz.oracles.mrgso
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import itertools
 
 import numpy as np
 
 from ptofuzz.core.dtypes import DType
+from ptofuzz.core.records import record
 from ptofuzz.oracles import ieee
 from ptofuzz.oracles.mrgsort_records import (
     MAX_LISTS,
@@ -38,7 +38,7 @@ def _single_many(recs: np.ndarray, known: np.ndarray, d: DType, plat: str, block
     return single.recs, single.defined, single.written
 
 
-@dataclasses.dataclass
+@record
 class _Single:
     """The single-list form over ``N`` sources of one geometry: dst (``recs`` (N, cap, 2), ``defined`` and
     ``written`` (N, cap)) as far as the geometry decides it, and the groups of 4 blocks still to merge
@@ -123,7 +123,7 @@ def _merge_groups(grp: np.ndarray, grp_known: np.ndarray, d: DType, plat: str
     return res, defined, written
 
 
-@dataclasses.dataclass
+@record
 class _Many:
     """:class:`_Out` for ``N`` merges (one a row, of one geometry or of many): records (N, width, 2), defined and
     written (N, width), and each merge's executed counts (N, 4), a row of -1 where there are none."""
@@ -159,7 +159,7 @@ def _merge_many(lists: list[np.ndarray], known: list[np.ndarray], d: DType, plat
     return _merge_rows(rows, d, plat, np.full(n_merge, cap), np.full(n_merge, exhausted), cap)
 
 
-@dataclasses.dataclass
+@record
 class _Rows:
     """Multi-list merges of any geometries, one per row: each row's lists laid end to end from position 0,
     then padding up to the widest row's record count ``T``.

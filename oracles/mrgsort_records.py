@@ -8,7 +8,6 @@ merge engine shares.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 
 import numpy as np
@@ -16,6 +15,7 @@ import numpy as np
 from ptofuzz.core import platforms
 from ptofuzz.core.case import EXACT, UNDEFINED, Case
 from ptofuzz.core.dtypes import DType, get
+from ptofuzz.core.records import record
 from ptofuzz.oracles import ieee
 
 RECORD_BYTES = 8
@@ -36,7 +36,7 @@ NPU_MAX_REPEAT = 255
 TOPK_FIRST_BLOCK = 64  # elements: the topk kernel's first blockLen
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class MergeResult:
     """One TMRGSORT (or topk kernel) result.
 
@@ -94,7 +94,7 @@ def join_records(values: np.ndarray, idx: np.ndarray, dt: str | DType, pad: np.n
     return out
 
 
-@dataclasses.dataclass
+@record
 class _Recs:
     """Records ``(n, 2)`` uint32 plus a per-record ``known`` mask (False: contents never defined)."""
 
@@ -137,7 +137,7 @@ class _Recs:
         self.known[:m] = src.known[:m]
 
 
-@dataclasses.dataclass
+@record
 class _Out:
     """dst after one instruction: records, defined mask, written mask (False: untouched), executed counts."""
 
@@ -151,7 +151,7 @@ class _Out:
         return _Out(np.zeros((cap, 2), np.uint32), np.zeros(cap, bool), np.zeros(cap, bool), None)
 
 
-@dataclasses.dataclass
+@record
 class _List:
     """Per-list comparison data derived once from the record values."""
 

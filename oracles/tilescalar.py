@@ -29,7 +29,6 @@ Sources:
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Mapping
 
 import numpy as np
@@ -145,6 +144,6 @@ def cpu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
 def npu(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     if case.param(KERNEL) == "TMIN":  # tmins/a2a3's kernel: TMIN(dst, src0, src1), pto-isa docs/isa/TMIN.md
         tiles = tuple(("src1" if r == "scalar" else r, t) for r, t in case.tiles)
-        tmin = dataclasses.replace(case, op="TMIN", tiles=tiles, params=())
+        tmin = case.replace(op="TMIN", tiles=tiles, params=())
         return elementwise.npu(tmin, {"src0": inputs["src0"], "src1": inputs["scalar"]})
     return _documented(case, inputs, npu=True)

@@ -6,12 +6,12 @@ produces: values with a per-element class, a fault, or "unsupported on this plat
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 import re
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ptofuzz.core.errors import UsageError
+from ptofuzz.core.records import field, record, replace
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -121,7 +121,7 @@ class Tile(NamedTuple):
         return cls(*dims)
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class Case:
     """One instruction instance: op, platform, dtype, tiles by role, and extra parameters.
 
@@ -164,9 +164,7 @@ class Case:
         if platform == self.platform:
             return self
         other = object.__new__(Case)
-        for field, value in (("op", self.op), ("platform", platform), ("dtype", self.dtype), ("tiles", self.tiles),
-                             ("params", self.params)):
-            object.__setattr__(other, field, value)
+        other.__dict__.update(op=self.op, platform=platform, dtype=self.dtype, tiles=self.tiles, params=self.params)
         return other
 
     def param(self, name: str, default: Any = None) -> Any:
@@ -176,7 +174,7 @@ class Case:
         return default
 
     def replace(self, **changes: Any) -> Case:
-        return dataclasses.replace(self, **changes)
+        return replace(self, **changes)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -250,7 +248,7 @@ class Fault(NamedTuple):
     point: str = ""
 
 
-@dataclasses.dataclass
+@record
 class Outcome:
     """What an oracle says a case produces.
 
@@ -265,13 +263,13 @@ class Outcome:
     """
 
     kind: OutcomeKind
-    outputs: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
-    classes: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)
+    outputs: dict[str, np.ndarray] = field(default_factory=dict)
+    classes: dict[str, np.ndarray] = field(default_factory=dict)
     flags: tuple[str, ...] | None = None
     fault: Fault | None = None
     reason: str = ""
-    extra: dict[str, Any] = dataclasses.field(default_factory=dict)  # e.g. TMRGSORT's executed counts
-    bounds: dict[str, np.ndarray] = dataclasses.field(default_factory=dict)  # role -> ULP bound per element
+    extra: dict[str, Any] = field(default_factory=dict)  # e.g. TMRGSORT's executed counts
+    bounds: dict[str, np.ndarray] = field(default_factory=dict)  # role -> ULP bound per element
 
     def __post_init__(self) -> None:  # a kind given by its name ("ok") becomes the member; any other name raises
         if type(self.kind) is not OutcomeKind:  # (a member, the common case, skips the enum's lookup)

@@ -19,7 +19,6 @@ random cases.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -27,6 +26,7 @@ from typing import Any
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import CaseFolderError
+from ptofuzz.core.records import record
 
 _TOKEN = r"\d+x\d+(?:of\d+x\d+)?"
 _DTYPE = r"[a-z]+\d*(?:_e\dm\d(?:x2)?)?"  # a dtype word: float32, fp16, h8; fp8_e4m3, float8_e5m2; fp4_e2m1x2
@@ -57,7 +57,7 @@ def whole_rows(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[int,
     return max(valid_rows, 1), max(-(-valid_cols // per), 1) * per
 
 
-@dataclasses.dataclass(frozen=True, eq=False)  # one per (instruction, platform): compared by identity
+@record(frozen=True, eq=False)  # one per (instruction, platform): compared by identity
 class Profile:
     """Naming and file layout of one (op, platform) system test.
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -13,6 +12,7 @@ from ptofuzz.backends.base import Backend
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import EXACT, Outcome, OutcomeKind
 from ptofuzz.core.errors import CaseFolderError
+from ptofuzz.core.records import replace
 from ptofuzz.engine.compare import Verdict, compare, pto_isa_eps
 from ptofuzz.engine.verdicts import CaseVerdict, FileVerdict
 from ptofuzz.instructions import registry
@@ -51,7 +51,7 @@ def _loosened(real: Outcome, model: Outcome) -> Outcome:
         return real
     classes = {role: np.where(model.classes[role] != EXACT, model.classes[role], real.classes[role])
                for role in real.classes}
-    return dataclasses.replace(real, classes=classes)
+    return replace(real, classes=classes)
 
 
 def _check_one(path: Path, platform: str | None, oracle: Backend | None) -> CaseVerdict:

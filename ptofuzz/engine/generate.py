@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -13,6 +12,7 @@ from ptofuzz.core import case as case_mod
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.core.errors import UsageError
+from ptofuzz.core.records import record
 from ptofuzz.generators import values
 from ptofuzz.generators.source import DRAW_VERSION, check_version, seeded
 from ptofuzz.instructions import registry
@@ -38,7 +38,7 @@ class GeneratedCase(NamedTuple):
         return self.out_dir / self.name
 
 
-@dataclasses.dataclass(frozen=True)
+@record(frozen=True)
 class GenerateResult:
     """What one ``gen`` call wrote."""
 

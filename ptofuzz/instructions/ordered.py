@@ -18,7 +18,7 @@ host buffers say int16_t; the bytes are the same).
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,13 +26,15 @@ from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
 from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
-from ptofuzz.core.signature import Signature
 from ptofuzz.generators import ordered as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import ordered as oracles
+
+if TYPE_CHECKING:
+    from ptofuzz.core.signature import Signature
 
 NAMES = ("TROWSUM", "TCOLSUM")  # registry.MODULES lists the same, in this order
 ROLES = ("dst", "src")

@@ -17,7 +17,7 @@ test's (float, half, bfloat16) and the types the pages list for the devices. TCO
 from __future__ import annotations
 
 from collections.abc import Collection, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -25,7 +25,6 @@ from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
 from ptofuzz.core.layouts import Profile, whole_rows
-from ptofuzz.core.signature import Signature
 from ptofuzz.generators import product as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -34,6 +33,9 @@ from ptofuzz.instructions.ordered import PLAIN, ROLES, _at, _trowsum_npu
 from ptofuzz.instructions.registry import Instruction
 from ptofuzz.oracles import ieee
 from ptofuzz.oracles import product as oracles
+
+if TYPE_CHECKING:
+    from ptofuzz.core.signature import Signature
 
 NAMES = ("TROWPROD", "TCOLPROD")  # registry.MODULES lists the same, in this order
 REPEAT = "repeat"  # a case the test draws again with the same geometry (a2a3's case18 is case16's)

@@ -9,7 +9,6 @@ semantics (an oracle per platform), platform capabilities, generators and file l
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import importlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
@@ -18,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import COMMIT, Case, Outcome, item_case
 from ptofuzz.core.errors import UsageError
+from ptofuzz.core.records import field, record
 
 if TYPE_CHECKING:
     import numpy as np
@@ -60,7 +60,7 @@ MODULES: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclasses.dataclass(frozen=True, eq=False)  # one per (instruction, platform): compared by identity
+@record(frozen=True, eq=False)  # one per (instruction, platform): compared by identity
 class PlatformSupport:
     """What one platform implements of an instruction.
 
@@ -84,7 +84,7 @@ class PlatformSupport:
     role_dtypes: Mapping[str, str] | None = None
 
 
-@dataclasses.dataclass(frozen=True, eq=False)  # the registry holds one of each: compared by identity
+@record(frozen=True, eq=False)  # the registry holds one of each: compared by identity
 class Instruction:
     """One instruction: its name, roles, per-platform support and generators.
 
@@ -159,13 +159,13 @@ class Instruction:
     explicit_case: Callable[[str, Mapping[str, Any]], Case]
     draw_inputs: Callable[[Source, Case, ValueMix], Inputs]
     draw_many: Callable[[Sequence[tuple[Source, Case]], ValueMix], list[Inputs]] | None = None
-    role_dtypes: Mapping[str, str] = dataclasses.field(default_factory=dict)
-    role_dtype_params: Mapping[str, tuple[str, str]] = dataclasses.field(default_factory=dict)
+    role_dtypes: Mapping[str, str] = field(default_factory=dict)
+    role_dtype_params: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     index_roles: tuple[str, ...] = ()
-    unmodelled: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    unmodelled: Mapping[str, str] = field(default_factory=dict)
     options: tuple[str, ...] = ("dtype", "shape")
     random_options: tuple[str, ...] = ("dtype", "shape")
-    option_choices: Mapping[str, tuple[str, ...]] = dataclasses.field(default_factory=dict)
+    option_choices: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     redraw: Callable[[list[tuple[Source, Case, Inputs, Outcome]]], list[Redrawn]] | None = None
     replay_flags: Callable[[Case], str] | None = None
     draw_batch: Callable[[Source, Case, ValueMix, int], Inputs] | None = None

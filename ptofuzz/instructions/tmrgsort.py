@@ -5,7 +5,6 @@ known differences. The semantics live in :mod:`ptofuzz.oracles.mrgsort` and :mod
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,7 @@ from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.core.errors import UsageError
 from ptofuzz.core.layouts import Profile, spec_physical
+from ptofuzz.core.records import replace
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
@@ -266,7 +266,7 @@ def _spec_mrg_profile() -> Profile:
                    (("golden.bin", "dst"),), (("output.bin", "dst"),), ("dst", "src0", "src1"), compact=False,
                    spelling={}, physical=spec_physical, param_tokens=(("descending", "desc"),),
                    note="ptofuzz full-tile layout; two one-row value tiles merged into one")
-    return dataclasses.replace(prof, canonical=tuple((prof.name(c)[len(prof.suite) + 1:], c) for c in canonical))
+    return replace(prof, canonical=tuple((prof.name(c)[len(prof.suite) + 1:], c) for c in canonical))
 
 
 def _spec_mrg_random(source: Source, constraints: Mapping[str, Any]) -> Case:

@@ -7,7 +7,6 @@ pto-isa tree nor a compiler.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import os
 import shutil
@@ -22,6 +21,7 @@ from ptofuzz.backends.cpusim import build
 from ptofuzz.backends.cpusim.backend import CpusimBackend
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import EXACT, NAN, UNDEFINED, ZERO, Case, Tile
+from ptofuzz.core.records import replace
 from ptofuzz.engine import campaign
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
@@ -234,7 +234,7 @@ def test_against_spec_cpusim_is_excused_element_by_element_only_where_its_page_i
     a[0, 2], b[0, 2] = -0.0, 0.0
     inputs = {"src0": a.view(np.uint32), "src1": b.view(np.uint32)}
     sim_out = real.evaluate(inst, case, inputs)
-    spec_out = inst.evaluate(dataclasses.replace(case, platform="spec"), inputs)
+    spec_out = inst.evaluate(replace(case, platform="spec"), inputs)
     assert sim_out.outputs["dst"][0, 0] != spec_out.outputs["dst"][0, 0]  # NaN (std::max) against spec's 2.0
     assert not compare_batch(inst, case, {"cpusim": sim_out, "spec": spec_out}, None).counts
     planted = sim_out.copy()
@@ -385,7 +385,7 @@ def test_hand_worked_bitwise_in_the_real_simulator(sim):
         out = real.evaluate(inst, case, inputs)
         got = out.outputs["dst"][0, :5].view(np.int16).tolist()
         assert got == np.array(bits, np.int64).astype(np.int16).tolist(), op
-        model = inst.evaluate(dataclasses.replace(case, platform="cpu"), inputs)
+        model = inst.evaluate(replace(case, platform="cpu"), inputs)
         open_ = [UNDEFINED if op in ("TSHL", "TSHR") and k == 3 else EXACT for k in range(5)]
         assert model.classes["dst"][0, :5].tolist() == open_, op
         assert not compare_batch(inst, case, {"cpu": model, "cpusim": out}, None).counts, op
@@ -422,7 +422,7 @@ def test_hand_worked_unary_in_the_real_simulator(sim):
             inputs = {"src": x.view(np.uint32)}
             out = real.evaluate(inst, case, inputs)
             assert [int(v) for v in out.outputs["dst"][0, :6]] == bits, (op, params)
-            model = inst.evaluate(dataclasses.replace(case, platform="cpu"), inputs)
+            model = inst.evaluate(replace(case, platform="cpu"), inputs)
             sigs = compare_batch(inst, case, {"cpu": model, "cpusim": out}, None).counts
             assert [(s.pair, s.kind) for s in sigs] == ([("cpu~cpusim", "signed-zero")] if op == "TABS" else [])
     t = Tile(1, 32, 1, 3)

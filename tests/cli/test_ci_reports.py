@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.resources
 import json
 import shutil
@@ -14,6 +13,7 @@ import numpy as np
 import pytest
 
 from ptofuzz.core.case import EXACT
+from ptofuzz.core.records import replace
 from ptofuzz.engine import campaign
 from ptofuzz.instructions import registry
 from ptofuzz.report import ci as ci_reports
@@ -47,9 +47,9 @@ def _planted_tpartadd():
         dst = out.outputs["dst"].copy()
         finite = (dst & np.uint32(0x7F800000)) != np.uint32(0x7F800000)
         dst[finite & (out.classes["dst"] == EXACT)] ^= np.uint32(1)
-        return dataclasses.replace(out, outputs={"dst": dst})
+        return replace(out, outputs={"dst": dst})
 
-    return dataclasses.replace(inst, platforms={**inst.platforms, "a5": dataclasses.replace(sup, oracle=wrong)})
+    return replace(inst, platforms={**inst.platforms, "a5": replace(sup, oracle=wrong)})
 
 
 def test_fuzz_junit_and_sarif_with_known_differences_and_a_planted_bug(tmp_path, monkeypatch):

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from ptofuzz.core import dtypes
+from ptofuzz.core import dtypes, records
 from ptofuzz.core.case import Outcome
 from ptofuzz.engine import campaign
 from ptofuzz.engine.compare import Mode, compare, result_cmp
@@ -277,8 +277,8 @@ def _plant(name="TPARTADD"):
                 dst[..., :r, c - 1] += np.array(1, dst.dtype)
         return Outcome("ok", outputs={"dst": dst}, classes=out.classes, flags=out.flags)
 
-    a5 = dataclasses.replace(inst.platforms["a5"], oracle=buggy)
-    return dataclasses.replace(inst, platforms={**inst.platforms, "a5": a5})
+    a5 = records.replace(inst.platforms["a5"], oracle=buggy)
+    return records.replace(inst, platforms={**inst.platforms, "a5": a5})
 
 
 def test_triage_gives_one_bucket_per_cause(cli, tmp_path, monkeypatch):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import importlib.util
 import traceback
 from pathlib import Path
@@ -11,6 +10,7 @@ import numpy as np
 import pytest
 
 from ptofuzz.core.case import EXACT
+from ptofuzz.core.records import replace
 from ptofuzz.engine import crashes
 from ptofuzz.instructions import registry
 
@@ -38,9 +38,9 @@ def _planted(mask: int):
         value = dst[..., 0, 0].view(np.float32)
         hit = np.isfinite(value) & (value != 0) & (np.broadcast_to(out.classes["dst"], dst.shape)[..., 0, 0] == EXACT)
         dst[..., 0, 0] ^= np.where(hit, np.uint32(mask), np.uint32(0))
-        return dataclasses.replace(out, outputs={"dst": dst})
+        return replace(out, outputs={"dst": dst})
 
-    return dataclasses.replace(inst, platforms={**inst.platforms, "a5": dataclasses.replace(sup, oracle=wrong)})
+    return replace(inst, platforms={**inst.platforms, "a5": replace(sup, oracle=wrong)})
 
 
 def _crashes(target, n: int = 300) -> dict[tuple[str, str], str]:

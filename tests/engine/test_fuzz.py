@@ -3,7 +3,6 @@ on --jobs; documented platform differences show up once each; comparisons classi
 
 from __future__ import annotations
 
-import dataclasses
 import json
 
 import numpy as np
@@ -12,6 +11,7 @@ import pytest
 from ptofuzz.backends import choose
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import EXACT, NAN, UNDEFINED, Case, Outcome, Tile
+from ptofuzz.core.records import replace
 from ptofuzz.engine import campaign, differential
 from ptofuzz.engine.minimize import minimize_path
 from ptofuzz.engine.replay import replay
@@ -36,8 +36,8 @@ def quieting_a5(case, inputs):
 
 def buggy(name="TPARTADD"):
     inst = registry.get(name)
-    a5 = dataclasses.replace(inst.platforms["a5"], oracle=quieting_a5)
-    return dataclasses.replace(inst, platforms={**inst.platforms, "a5": a5})
+    a5 = replace(inst.platforms["a5"], oracle=quieting_a5)
+    return replace(inst, platforms={**inst.platforms, "a5": a5})
 
 
 def test_planted_bug_is_found_saved_replayed_and_minimized(tmp_path):
@@ -268,7 +268,7 @@ def test_a_planted_tsort32_fault_is_not_hidden_by_the_overlap_defect_s_rule():
             return Outcome.faulted("Fault_Planted", 5, "planted")
         return cpu.oracle(case, inputs)
 
-    bug = dataclasses.replace(inst, platforms={**inst.platforms, "cpu": dataclasses.replace(cpu, oracle=wrong_cpu)})
+    bug = replace(inst, platforms={**inst.platforms, "cpu": replace(cpu, oracle=wrong_cpu)})
     # batches of one geometry: 16-bit rows longer than one block, where the defect's rule could hide the fault
     plan = campaign.make_plan("tsort32", seed=1, instruction=bug, dtype="float16", shape=(3, 70))
     store, _ = campaign.run_random(plan, runs=3000, instruction=bug)
@@ -284,7 +284,7 @@ def test_an_oracle_exception_is_reported_with_a_reproduce_command_and_output_is_
             raise ZeroDivisionError("planted")
         return tpart_oracles.cpu(case, inputs)
 
-    bug = dataclasses.replace(inst, platforms={**inst.platforms, "cpu": dataclasses.replace(inst.platforms["cpu"],
+    bug = replace(inst, platforms={**inst.platforms, "cpu": replace(inst.platforms["cpu"],
                                                                                          oracle=crashing)})
     plan = campaign.make_plan("tpartadd", seed=4, instruction=bug)
     with pytest.raises(campaign.OracleCrash, match=r"batch \d+ .* raised ZeroDivisionError: planted; reproduce: "
@@ -486,8 +486,8 @@ def test_a_finding_in_a_batch_of_starts_is_saved_as_its_item_s_own_case(tmp_path
     """TCI batches vary the start per item: a disagreement that only odd starts show is saved with the odd start
     of the item that showed it, as a plain case (no per-item input), and replays on its own."""
     inst = registry.get("TCI")
-    a5 = dataclasses.replace(inst.platforms["a5"], oracle=odd_start_a5)
-    inst = dataclasses.replace(inst, platforms={**inst.platforms, "a5": a5})
+    a5 = replace(inst.platforms["a5"], oracle=odd_start_a5)
+    inst = replace(inst, platforms={**inst.platforms, "a5": a5})
     plan = campaign.make_plan("tci", ["cpu", "a5"], seed=3, dtype="int32", instruction=inst)
     store, stats = campaign.run_random(plan, runs=2_000, out=tmp_path, instruction=inst)
     assert stats.batches < stats.cases / 4  # batches, not one case each

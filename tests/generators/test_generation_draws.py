@@ -181,9 +181,8 @@ def test_ttri_batch_items_keep_the_case_s_class_and_regions():
 def test_ttri_batch_limit_both_sides_and_the_campaign_honours_it():
     """A diagonal whose last valid row reaches INT32_MAX is a batch of one, one short of it a batch of the far
     diagonals' kinds; within pto-spec's bound a batch has about one diagonal per row and column."""
-    import dataclasses
-
     from ptofuzz.core.case import Case, Tile
+    from ptofuzz.core.records import replace
     from ptofuzz.engine import campaign
 
     def at(d):
@@ -195,7 +194,7 @@ def test_ttri_batch_limit_both_sides_and_the_campaign_honours_it():
     inst = registry.get("TTRI")
     plan = campaign.make_plan("ttri", ["cpu", "a5"], seed=1)
     for case, want in ((edge, 1), (short, gen.FAR_ITEMS), (near, 22)):
-        fixed = dataclasses.replace(inst, random_case=lambda s, p, c, _case=case: _case)
+        fixed = replace(inst, random_case=lambda s, p, c, _case=case: _case)
         assert campaign.draw_case(fixed, plan, seeded(1))[1] == want, case
 
 

@@ -4,14 +4,13 @@ the per-case ones summed. The vectorised TMRGSORT merge is checked against the h
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 from backend_helpers import evaluate
 
 from ptofuzz.core import dtypes
 from ptofuzz.core.case import Case, Outcome, OutcomeKind, Tile
+from ptofuzz.core.records import replace
 from ptofuzz.engine import campaign, differential
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
@@ -108,10 +107,10 @@ def _planted_tsort32() -> registry.Instruction:
         if out.kind is OutcomeKind.OK:
             dst = out.outputs["dst"].copy()
             dst[..., :, 0] ^= (inputs["src"][..., :dst.shape[-2], 0] & 1).astype(dst.dtype)
-            out = dataclasses.replace(out, outputs={"dst": dst})
+            out = replace(out, outputs={"dst": dst})
         return out
 
-    return dataclasses.replace(inst, platforms={**inst.platforms, "cpu": dataclasses.replace(cpu, oracle=flipped)})
+    return replace(inst, platforms={**inst.platforms, "cpu": replace(cpu, oracle=flipped)})
 
 
 def test_batch_signatures_are_the_per_case_signatures_summed():

@@ -16,6 +16,7 @@ from ptofuzz.backends.cpusim import build
 from ptofuzz.backends.cpusim.simulator import Simulator, flags
 from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind
 from ptofuzz.core.errors import UsageError
+from ptofuzz.core.records import replace
 
 if TYPE_CHECKING:
     import numpy as np
@@ -242,9 +243,9 @@ class CpusimBackend:
         if device is None and case.dtype not in inst.platforms["cpu"].dtypes:
             return Outcome.unsupported(f"{inst.name} on cpu does not accept {case.dtype}")
         if device is not None:  # a form the pages put on a device only, which the simulator simulates
-            model = inst.evaluate(dataclasses.replace(case, platform=device), inputs)
+            model = inst.evaluate(case.on(device), inputs)
         else:
-            model = inst.evaluate(dataclasses.replace(case, platform="cpu"), inputs)
+            model = inst.evaluate(case.on("cpu"), inputs)
         if model.kind is OutcomeKind.UNSUPPORTED:  # outside the page's contract (a runtime check the case breaks)
             return model
         return documented(model, adapter(self.simulator(), case, inputs))
@@ -290,7 +291,7 @@ def documented(model: Outcome, out: Outcome) -> Outcome:
         if pinned is None or pinned.shape[-2:] != cls.shape[-2:]:
             return out
         classes[role] = np.where(cls == UNDEFINED, cls, pinned).astype(np.uint8)
-    return dataclasses.replace(out, classes=classes)
+    return replace(out, classes=classes)
 
 
 def covered() -> list[str]:
