@@ -7,11 +7,10 @@ renamed into place, so a reader never sees half a case; an existing folder is re
 
 from __future__ import annotations
 
-import base64
+import binascii
 import collections
 import contextlib
 import functools
-import hashlib
 import json
 import os
 import re
@@ -24,6 +23,7 @@ import numpy as np
 from ptofuzz import __version__
 from ptofuzz.core import dtypes, nibbles, platforms, processes, reading
 from ptofuzz.core.case import BOUNDED, CLASS_NAMES, EXACT, MAX_TILE_ELEMENTS, Case, Outcome, OutcomeKind
+from ptofuzz.core.digest import sha256_hex
 from ptofuzz.core.errors import CaseFolderError, UsageError
 from ptofuzz.core.layouts import Profile
 from ptofuzz.generators.source import DRAW_VERSION
@@ -50,6 +50,11 @@ def file_bytes(bits: np.ndarray, profile: Profile, tile: Any, dt: dtypes.DType |
     return np.ascontiguousarray(bits[:r, :c]).tobytes()
 
 
+def _b64(data: bytes) -> str:
+    """``base64.b64encode(data).decode()``, without importing base64 (what a canonical gen would load for it)."""
+    return binascii.b2a_base64(data, newline=False).decode()
+
+
 def class_masks(classes: np.ndarray, bounds: np.ndarray | None = None) -> dict[str, dict[str, Any]]:
     """Non-exact element classes of a file: ``{class: {"count": k, "bitmap": b64}}``, the bitmap being
     ``base64(numpy.packbits(mask))`` of the flattened file's elements (first element = most significant bit).
@@ -64,11 +69,11 @@ def class_masks(classes: np.ndarray, bounds: np.ndarray | None = None) -> dict[s
             mask = flat == code
             count = int(np.count_nonzero(mask))
             if count:
-                out[name] = {"count": count, "bitmap": base64.b64encode(np.packbits(mask).tobytes()).decode()}
+                out[name] = {"count": count, "bitmap": _b64(np.packbits(mask).tobytes())}
                 if code == BOUNDED:
                     ulps = (np.zeros(flat.shape, np.uint32) if bounds is None else bounds.ravel())[mask]
                     out[name]["max_ulps"] = int(ulps.max())
-                    out[name]["ulps"] = base64.b64encode(ulps.astype("<u4").tobytes()).decode()
+                    out[name]["ulps"] = _b64(ulps.astype("<u4").tobytes())
     return out
 
 
@@ -77,7 +82,7 @@ def classes_from_masks(masks: dict[str, dict[str, Any]], size: int) -> np.ndarra
     codes = {v: k for k, v in CLASS_NAMES.items()}
     flat = np.zeros(size, dtype=np.uint8)
     for name, m in masks.items():
-        bits = np.unpackbits(np.frombuffer(base64.b64decode(m["bitmap"]), np.uint8), count=size).astype(bool)
+        bits = np.unpackbits(np.frombuffer(binascii.a2b_base64(m["bitmap"]), np.uint8), count=size).astype(bool)
         flat[bits] = codes[name]
     return flat
 
@@ -147,7 +152,7 @@ def _entry(fname: str, role: str, kind: str, dt: dtypes.DType, profile: Profile,
            data: bytes) -> dict[str, Any]:
     return {"name": fname, "role": role, "kind": kind, "dtype": dt.name,
             "shape": list(profile.file_shape(tile)), "layout": profile.layout, "bytes": len(data),
-            "sha256": hashlib.sha256(data).hexdigest()}
+            "sha256": sha256_hex(data)}
 
 
 _JSON = json.JSONEncoder(separators=(",", ":"), check_circular=False)  # a tree built here: no cycles
@@ -548,6 +553,8 @@ def discover(paths: list[Path]) -> list[Path]:
 def _check_bitmaps(m: dict[str, Any]) -> None:
     """What the schema (ptofuzz/schemas/case.json) cannot say about a manifest: each class bitmap decodes, holds
     one bit per element of its file and as many set bits as its count (ValueError)."""
+    import base64  # strict decoding (binascii's own takes strict_mode from Python 3.11 on)
+
     sizes = {e["name"]: e["shape"][0] * e["shape"][1] for e in m.get("files", []) if "shape" in e}
     for fname, masks in m.get("expected", {}).get("classes", {}).items():
         n = sizes.get(fname)
@@ -651,6 +658,8 @@ def unlike_manifest(path: Path, entry: dict[str, Any]) -> str:
         return f"{size:,} bytes where ptofuzz.json says {written:,}"
     if size > MAX_FILE_BYTES:
         return f"{size:,} bytes, more than any tile file"
+    import hashlib
+
     digest = hashlib.sha256()
     with open(path, "rb") as f:
         for piece in iter(lambda: f.read(1 << 20), b""):

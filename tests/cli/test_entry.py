@@ -46,8 +46,8 @@ NOT_FOR_GEN = ("typer", "rich", "subprocess", "shlex", "ptofuzz.oracles.carrier"
 def _ptofuzz(args, cwd, modules=False):
     """Run the installed entry point with stdout to a pipe; with ``modules``, also report which of
     :data:`NOT_FOR_GEN` were imported."""
-    code = ("import sys; from ptofuzz.entry import main\n"
-            "try:\n    main()\nexcept SystemExit as e:\n    code = e.code\nelse:\n    code = 0\n"
+    code = ("import sys; from ptofuzz import entry\n"
+            "code = entry._gen(entry.canonical_gen(sys.argv[1:]))\n"
             f"sys.stderr.write('@@' + repr(sorted(m for m in {NOT_FOR_GEN!r} if m in sys.modules)) + '\\n')\n"
             "raise SystemExit(code)\n") if modules else "from ptofuzz.entry import main; main()"
     return subprocess.run([sys.executable, "-c", code, *args], cwd=cwd, capture_output=True, text=True,
@@ -55,9 +55,10 @@ def _ptofuzz(args, cwd, modules=False):
 
 
 def test_the_fast_path_writes_and_says_what_the_cli_does(tmp_path):
-    fast = _ptofuzz(["gen", "tpartadd", "--platform", "a5", "-o", "fast"], tmp_path, modules=True)
-    assert fast.returncode == 0, fast.stderr
-    assert fast.stderr.strip() == "@@[]"  # none of NOT_FOR_GEN
+    fast = _ptofuzz(["gen", "tpartadd", "--platform", "a5", "-o", "fast"], tmp_path)
+    assert fast.returncode == 0 and fast.stderr == "", fast.stderr
+    lean = _ptofuzz(["gen", "tpartadd", "--platform", "a5", "-o", "lean"], tmp_path, modules=True)
+    assert lean.returncode == 0 and lean.stderr.strip() == "@@[]"  # none of NOT_FOR_GEN
     cli = subprocess.run([sys.executable, "-c", "from ptofuzz.cli.app import main; main()", "gen", "tpartadd",
                           "--platform", "a5", "-o", "cli"], cwd=tmp_path, capture_output=True, text=True,
                          env={**os.environ, "COLUMNS": "200"}, check=False)
@@ -89,3 +90,17 @@ def test_an_existing_folder_needs_force_on_the_fast_path_too(tmp_path):
     again = _ptofuzz(["gen", "tsort32", "--platform", "a5", "-o", "o"], tmp_path)
     assert again.returncode == 2 and "--force" in again.stderr
     assert _ptofuzz(["gen", "tsort32", "--platform", "a5", "-o", "o", "--force"], tmp_path).returncode == 0
+
+
+def test_the_fast_path_ends_without_teardown_and_loses_nothing(tmp_path):
+    """The fast path leaves through os._exit: every line of a long report still reaches the pipe, the exit code is
+    the command's, and the output folder holds the case folders and nothing else (no journal, lock or staging)."""
+    fast = _ptofuzz(["gen", "tcvt", "--platform", "a5", "-o", "o"], tmp_path)
+    assert fast.returncode == 0, fast.stderr
+    names = sorted(p.name for p in (tmp_path / "o").iterdir())
+    lines = fast.stdout.splitlines()
+    assert len(names) > 100 and len(lines) == len(names) + 1
+    assert sorted(line.split()[1] for line in lines[:-1]) == names and all(n.startswith("TCVT") for n in names)
+    assert lines[-1] == f"{len(names)} case folder(s) for TCVT on a5 in o (seed 0)"
+    again = _ptofuzz(["gen", "tcvt", "--platform", "a5", "-o", "o"], tmp_path)
+    assert again.returncode == 2 and again.stdout == "" and len(again.stderr.splitlines()) == 1
