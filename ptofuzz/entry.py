@@ -5,7 +5,8 @@ build runs it in place of pto-isa's ``gen_data.py``) runs here without importing
 terminal renderer: it parses those few options itself, calls :func:`ptofuzz.engine.generate.generate` and prints
 the plain lines :mod:`ptofuzz.report.case_folders` prints off a terminal. Every other command line, and this one on a
 terminal (where the report has colours), goes to :mod:`ptofuzz.cli.app`, which also owns ``--help`` and every error
-about options.
+about options. That short run also does without the cyclic garbage collector and the interpreter's teardown
+(:func:`_leave`): together some 15 ms of a 120 ms run.
 """
 
 from __future__ import annotations
@@ -90,6 +91,11 @@ def main() -> None:
     try:
         request = canonical_gen(sys.argv[1:])
         if request is not None and not sys.stdout.isatty():
+            import gc
+
+            # a short run that ends in os._exit (see _leave): no cyclic collections (numpy's import alone
+            # triggers some 30, about 5 ms); what a canonical list allocates is bounded and freed at exit
+            gc.disable()
             code = _gen(request)
             _over()
             _leave(code)
