@@ -134,9 +134,12 @@ class Case:
     tiles: tuple[tuple[str, Tile], ...]
     params: tuple[tuple[str, Any], ...] = ()
 
-    def __post_init__(self) -> None:
-        # one spelling per case: params sorted by name, None values dropped
-        object.__setattr__(self, "params", tuple(sorted((k, v) for k, v in self.params if v is not None)))
+    def __init__(self, op: str, platform: str, dtype: str, tiles: tuple[tuple[str, Tile], ...],
+                 params: tuple[tuple[str, Any], ...] = ()) -> None:
+        # one spelling per case: params sorted by name, None values dropped (a case is made for every folder
+        # and every drawn case: its own __init__ is a third of the generic one's cost)
+        self.__dict__.update(op=op, platform=platform, dtype=dtype, tiles=tiles,
+                             params=tuple(sorted(kv for kv in params if kv[1] is not None)) if params else ())
 
     def __hash__(self) -> int:
         # a case keys the dictionaries of every batch (shared work, memos, structural masks): its hash, over its

@@ -20,7 +20,7 @@ random cases.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from ptofuzz.core import dtypes
@@ -55,6 +55,41 @@ def whole_rows(valid_rows: int, valid_cols: int, dt: dtypes.DType) -> tuple[int,
     and simulator tiles declare: an empty region still has a tile; a5's 8x0 float32 source is 1x8)."""
     per = max(1, 32 // dt.itemsize)
     return max(valid_rows, 1), max(-(-valid_cols // per), 1) * per
+
+
+class Listed(Sequence[tuple[str, Case]]):
+    """A profile's canonical cases, listed when first used: a ``gen`` needs one platform's list, and building an
+    instruction's every list (five platforms, then spec's union of them) costs up to 7 ms of its start-up.
+    ``make(*args)`` runs once; the listed cases then behave as the tuple it returned (and compare equal to it)."""
+
+    __slots__ = ("_args", "_cases", "_make")
+
+    def __init__(self, make: Callable[..., Sequence[tuple[str, Case]]], *args: Any) -> None:
+        self._make: Callable[..., Sequence[tuple[str, Case]]] | None = make
+        self._args = args
+        self._cases: tuple[tuple[str, Case], ...] = ()
+
+    def cases(self) -> tuple[tuple[str, Case], ...]:
+        if self._make is not None:
+            self._cases, self._make, self._args = tuple(self._make(*self._args)), None, ()
+        return self._cases
+
+    def __len__(self) -> int:
+        return len(self.cases())
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.cases()[index]
+
+    def __iter__(self) -> Iterator[tuple[str, Case]]:
+        return iter(self.cases())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and self.cases() == tuple(other)
+
+    __hash__ = None  # type: ignore[assignment]  # (a tuple's hash would do, but nothing hashes a list of cases)
+
+    def __repr__(self) -> str:
+        return f"Listed({self.cases()!r})"
 
 
 @record(frozen=True, eq=False)  # one per (instruction, platform): compared by identity
@@ -102,7 +137,7 @@ class Profile:
     name_roles: tuple[str, ...]
     compact: bool
     spelling: Mapping[str, str]
-    canonical: tuple[tuple[str, Case], ...] = ()
+    canonical: Sequence[tuple[str, Case]] = ()  # a tuple, or Listed (built on first use)
     physical: Callable[[int, int, dtypes.DType], tuple[int, int]] | None = None
     src1_form: bool = False
     note: str = ""

@@ -6,7 +6,8 @@ defines the few on its path (cases, outcomes, instructions, layouts) before it w
 twentieth of a whole run. :func:`record` takes the same declaration (annotated fields, defaults, :func:`field`
 factories, ``__post_init__``) and gives the class generic methods that are compiled once, here:
 
-* ``__init__``: positional or keyword arguments in field order, defaults and factories, then ``__post_init__``;
+* ``__init__``: positional or keyword arguments in field order, defaults and factories, then ``__post_init__``
+  (a class that defines its own ``__init__`` keeps it: a hot one can set its ``__dict__`` directly);
 * ``__repr__``: ``Name(field=value, ...)``;
 * ``__eq__`` (``eq=True``, the default): same class and equal fields; ``__hash__`` over the fields when also
   ``frozen`` (unless the class defines its own), else unhashable, as a dataclass; ``eq=False``: identity;
@@ -53,7 +54,8 @@ else:
                         delattr(cls, n)
             cls.__record_fields__ = names
             cls.__record_defaults__ = defaults
-            cls.__init__ = _init
+            if "__init__" not in cls.__dict__:  # (as a dataclass, a class's own __init__ stays)
+                cls.__init__ = _init
             if "__repr__" not in cls.__dict__:
                 cls.__repr__ = _repr
             if eq:

@@ -14,7 +14,7 @@ profile holds its own cases, named whole (``TARGREDUCEOPTest.case_row_max_...``)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,7 +22,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.core.layouts import Listed, Profile, spec_physical, whole_rows
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.generators.tpart import dimension
@@ -143,7 +143,7 @@ def spec_case(op: str, dt: str, valid: tuple[int, int], idx: str = DEFAULT_INDEX
     return _case(op, "spec", dt, idx, d, s, None)
 
 
-def _spec_union(op: str, lists: list[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+def _spec_union(op: str, lists: Sequence[Sequence[tuple[str, Case]]]) -> tuple[tuple[str, Case], ...]:
     """spec's canonical list: every platform's source valid region and dtype once (those pto-spec takes)."""
     seen: dict[tuple[str, tuple[int, int]], Case] = {}
     for cases in lists:
@@ -175,7 +175,7 @@ def _goldens(op: str, platform: str) -> Goldens:
     return goldens
 
 
-def _profile(op: str, platform: str, suite: str, canonical_cases: tuple[tuple[str, Case], ...],
+def _profile(op: str, platform: str, suite: str, canonical_cases: Sequence[tuple[str, Case]],
              spelling: Mapping[str, str], note: str) -> Profile:
     """Every platform's layout: the whole source in input.bin, the index golden (and the value golden of the
     value + index form) at the destinations' whole tiles; general names carry the index type and ``_val1``."""
@@ -195,10 +195,10 @@ def _profiles(op: str) -> dict[str, Profile]:
         else:
             suite = f"{op}Test" if row else ("TCOLCMAXTest" if op == "TCOLARGMAX" else "TCOLCMINTest")
             where = f"{root}/testcase/{op.lower()}"
-        out[platform] = _profile(op, platform, suite, canonical(op, platform), PLAIN,
+        out[platform] = _profile(op, platform, suite, Listed(canonical, op, platform), PLAIN,
                                  f"{where}: the goldens hold the {'column' if row else 'row'} written; the input "
                                  "the whole source")
-    spec = _profile(op, "spec", f"{op}Spec", _spec_union(op, [p.canonical for p in out.values()]), {},
+    spec = _profile(op, "spec", f"{op}Spec", Listed(_spec_union, op, [p.canonical for p in out.values()]), {},
                     "ptofuzz full-tile layout; the smallest legal pto-spec descriptors")
     return {"spec": spec, **out}
 

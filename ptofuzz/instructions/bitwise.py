@@ -31,7 +31,7 @@ import numpy as np
 
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
-from ptofuzz.core.layouts import Profile, spec_physical
+from ptofuzz.core.layouts import Listed, Profile, spec_physical
 from ptofuzz.generators import bitwise as counts
 from ptofuzz.generators import elementwise as gen
 from ptofuzz.generators import values
@@ -260,7 +260,7 @@ def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
     return tuple(out)
 
 
-def _spec_union(op: str, lists: Sequence[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+def _spec_union(op: str, lists: Sequence[Sequence[tuple[str, Case]]]) -> tuple[tuple[str, Case], ...]:
     """spec's canonical list: every platform's valid region and dtype once (those pto-spec takes), the tiles the
     smallest legal descriptor holding it."""
     seen: dict[tuple[str, tuple[int, int]], Case] = {}
@@ -295,12 +295,13 @@ def _profiles(op: str) -> dict[str, Profile]:
         root = platforms.get(platform).test_root
         out[platform] = Profile(
             op, platform, suite, ((src, "src0"), (other, second)), golden, output, named, compact=compact,
-            spelling=PLAIN, canonical=canonical(op, platform), derive=derive,
+            spelling=PLAIN, canonical=Listed(canonical, op, platform), derive=derive,
             note=f"{root}/testcase/{op.lower()}: {'valid-region files' if compact else 'each file its whole tile'}"
                  + ("; the scalar one element of the tile's type" if scalar_op(op) else ""))
     io = (("input1.bin", "src0"), ("scalar.bin" if scalar_op(op) else "input2.bin", second))
     out["spec"] = Profile(op, "spec", f"{op}Spec", io, golden, output, named, compact=False, spelling={},
-                          canonical=_spec_union(op, [p.canonical for p in out.values()]), physical=spec_physical,
+                          canonical=Listed(_spec_union, op, [p.canonical for p in out.values()]),
+                          physical=spec_physical,
                           derive=derive, note="ptofuzz full-tile layout; the tiles one legal pto-spec descriptor"
                           + ("; scalar.bin one element (the GPR's raw bits)" if scalar_op(op) else ""))
     return {"spec": out.pop("spec"), **out}

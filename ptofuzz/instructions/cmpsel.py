@@ -31,7 +31,7 @@ parameter ``mask``) are read as each row's bytes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -39,7 +39,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import UNDEFINED, Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, whole_rows
+from ptofuzz.core.layouts import Listed, Profile, whole_rows
 from ptofuzz.generators import elementwise as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -432,7 +432,7 @@ def spec_case(op: str, dt: str, valid: tuple[int, int], mode: int, phys: tuple[i
                 (("mask", "uint8"),))
 
 
-def _spec_union(op: str, lists: list[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+def _spec_union(op: str, lists: Sequence[Sequence[tuple[str, Case]]]) -> tuple[tuple[str, Case], ...]:
     """spec's canonical list: every platform case's dtype (those pto-spec takes), valid region and comparison
     once, its tiles the smallest legal descriptor."""
     seen: dict[tuple[str, tuple[int, int], int], Case] = {}
@@ -468,13 +468,13 @@ def _profiles(op: str) -> dict[str, Profile]:
         mask_named = (op == "TCMP" and platform == "cpu") or op == "TSELS"
         out[platform] = Profile(
             op, platform, f"{op}Test", _files(op, platform), golden, output, NAME_ROLES[op], compact=compact,
-            spelling=PLAIN, canonical=canonical(op, platform),
+            spelling=PLAIN, canonical=Listed(canonical, op, platform),
             param_tokens=(("cmp", "cmp"),) if op in COMPARES else (), derive=_derive(op),
             dtype_param="mask" if mask_named else None,
             note=f"{root}/testcase/{op.lower()}: {'valid-region files' if compact else 'each file its whole tile'}")
     out["spec"] = Profile(
         op, "spec", f"{op}Spec", _files(op, "a5"), golden, output, NAME_ROLES[op], compact=False, spelling={},
-        canonical=_spec_union(op, [p.canonical for p in out.values()]),
+        canonical=Listed(_spec_union, op, [p.canonical for p in out.values()]),
         param_tokens=(("cmp", "cmp"),) if op in COMPARES else (), derive=_derive(op),
         dtype_param="mask" if op == "TSELS" else None,
         note="ptofuzz full-tile layout; the data tiles one legal pto-spec descriptor, the predicate its byte tile")

@@ -34,7 +34,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import EXACT, Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.core.layouts import Listed, Profile, spec_physical, whole_rows
 from ptofuzz.generators import conversion as boundaries
 from ptofuzz.generators import values
 from ptofuzz.generators.elementwise import valid_region
@@ -574,7 +574,7 @@ def _profiles() -> dict[str, Profile]:
         out[p] = Profile("TCVT", p, "TCVTTest", (("x1_gm.bin", "src"),), golden,
                          (("output_z.bin", "dst"),) if p == "cpu" else output, ("dst",), compact=False,
                          spelling=SPELLING, param_tokens=tokens, dtype_param=TO, derive=derive,
-                         canonical=canonical(p), golden_for=None if p in ("cpu", "spec") else golden_files(p),
+                         canonical=Listed(canonical, p), golden_for=None if p in ("cpu", "spec") else golden_files(p),
                          packed=packs,
                          note=f"{root}/testcase/tcvt's files (x1_gm.bin, golden.bin; golden_truncated.bin with "
                               f"saturation off): whole tiles"

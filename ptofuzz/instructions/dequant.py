@@ -20,7 +20,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile
+from ptofuzz.core.layouts import Listed, Profile
 from ptofuzz.generators import values
 from ptofuzz.generators.elementwise import valid_region
 from ptofuzz.generators.source import Source
@@ -105,7 +105,7 @@ def _profiles() -> dict[str, Profile]:
             ("input.bin", "scale.bin", "offset.bin")
         out[p] = Profile("TDEQUANT", p, "TDEQUANTTest", tuple(zip(files, ("src", "scale", "offset"))),
                          (("golden.bin", "dst"),), (("output.bin", "dst"),), ("dst",), compact=False,
-                         spelling=SPELLING, canonical=canonical(p), derive=derive,
+                         spelling=SPELLING, canonical=Listed(canonical, p), derive=derive,
                          note=f"{platforms.get(p).test_root}/testcase/tdequant: each file its whole tile")
     return out
 

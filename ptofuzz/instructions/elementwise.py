@@ -28,7 +28,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.core.layouts import Listed, Profile, spec_physical, whole_rows
 from ptofuzz.generators import elementwise as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -272,7 +272,7 @@ def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
     return tuple(out)
 
 
-def _spec_union(op: str, lists: Sequence[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+def _spec_union(op: str, lists: Sequence[Sequence[tuple[str, Case]]]) -> tuple[tuple[str, Case], ...]:
     """spec's canonical list: every platform's valid region and dtype once (those pto-spec takes), the three
     tiles the smallest legal descriptor holding it."""
     seen: dict[tuple[str, tuple[int, int]], Case] = {}
@@ -304,7 +304,8 @@ def _profiles(op: str) -> dict[str, Profile]:
             note=f"{tests}: {'/'.join(sorted(forms))} names; "
                  + ("valid-region files" if compact else "each file its whole tile"))
     out["spec"] = Profile(op, "spec", f"{op}Spec", io, golden, output, ROLES, compact=False, spelling={},
-                          canonical=_spec_union(op, [p.canonical for p in out.values()]), physical=spec_physical,
+                          canonical=Listed(_spec_union, op, [p.canonical for p in out.values()]),
+                          physical=spec_physical,
                           note="ptofuzz full-tile layout; the three tiles one legal pto-spec descriptor")
     return {"spec": out.pop("spec"), **out}
 

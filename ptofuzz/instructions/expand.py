@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.core.layouts import Listed, Profile, spec_physical, whole_rows
 from ptofuzz.generators import expand as gen
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions import elementwise as ew
@@ -171,7 +171,7 @@ def spec_source(op: str, dst: Tile, dt: dtypes.DType) -> Tile:
     return Tile(spec_physical(1, dst.cols, dt)[0], dst.cols, 1, dst.valid_cols)
 
 
-def _spec_union(op: str, lists: Sequence[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+def _spec_union(op: str, lists: Sequence[Sequence[tuple[str, Case]]]) -> tuple[tuple[str, Case], ...]:
     """spec's canonical list: every platform's destination valid region and dtype once (those pto-spec takes), at
     the smallest legal descriptor, with pto-spec's broadcast source."""
     seen: dict[tuple[str, tuple[int, int]], Case] = {}
@@ -197,10 +197,10 @@ def _profiles(op: str) -> dict[str, Profile]:
         more = f", {root}/testcase/trowexpandbrcb" if op == "TROWEXPAND" and platform in ("a5", "kirin9030") else ""
         out[platform] = Profile(
             op, platform, suite, ((infile, "src"),), golden, output, ROLES, compact=False, spelling=PLAIN,
-            canonical=canonical(op, platform), param_tokens=(),
+            canonical=Listed(canonical, op, platform), param_tokens=(),
             note=f"{root}/testcase/{op.lower()}{more}: each file its whole tile")
     out["spec"] = Profile(op, "spec", f"{op}Spec", (("input1.bin", "src"),), golden, output, ROLES, compact=False,
-                          spelling={}, canonical=_spec_union(op, [p.canonical for p in out.values()]),
+                          spelling={}, canonical=Listed(_spec_union, op, [p.canonical for p in out.values()]),
                           physical=spec_physical,
                           note="ptofuzz full-tile layout; both tiles legal pto-spec descriptors")
     return {"spec": out.pop("spec"), **out}

@@ -29,7 +29,7 @@ import numpy as np
 
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import UNDEFINED, Case, Tile
-from ptofuzz.core.layouts import Profile, spec_physical
+from ptofuzz.core.layouts import Listed, Profile, spec_physical
 from ptofuzz.generators import expandop as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -228,7 +228,7 @@ def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
     return tuple(out)
 
 
-def _spec_union(op: str, lists: Sequence[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+def _spec_union(op: str, lists: Sequence[Sequence[tuple[str, Case]]]) -> tuple[tuple[str, Case], ...]:
     """spec's canonical list: every platform's destination valid region and dtype once (those pto-spec takes), at
     the smallest legal descriptor, with pto-spec's broadcast source."""
     seen: dict[tuple[str, tuple[int, int]], Case] = {}
@@ -286,7 +286,8 @@ def _profiles(op: str) -> dict[str, Profile]:
                  + ("valid-region files" if platform == "a2a3" else "each file its whole tile"))
     out["spec"] = Profile(op, "spec", f"{op}Spec", (("input1.bin", "src0"), ("input2.bin", "src1")), golden, output,
                           ROLES, compact=False, spelling={},
-                          canonical=_spec_union(op, [p.canonical for p in out.values()]), physical=spec_physical,
+                          canonical=Listed(_spec_union, op, [p.canonical for p in out.values()]),
+                          physical=spec_physical,
                           note="ptofuzz full-tile layout; every tile a legal pto-spec descriptor")
     return {"spec": out.pop("spec"), **out}
 

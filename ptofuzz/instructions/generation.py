@@ -34,7 +34,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Outcome, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.core.layouts import Listed, Profile, spec_physical, whole_rows
 from ptofuzz.generators import generation as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -359,7 +359,7 @@ def _spelling(op: str, platform: str) -> Mapping[str, str]:
     return NPU
 
 
-def _spec_union(op: str, lists: Sequence[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+def _spec_union(op: str, lists: Sequence[Sequence[tuple[str, Case]]]) -> tuple[tuple[str, Case], ...]:
     """spec's canonical list: every platform's valid region, dtype and parameters once (those pto-spec takes),
     the destination the smallest legal descriptor holding the region."""
     seen: dict[Any, Case] = {}
@@ -393,11 +393,11 @@ def _profiles(op: str) -> dict[str, Profile]:
         note = f"{tests}: valid-region files" + ("; scalar.bin a 4-byte float32 the kernel converts" if carriers
                                                    else "")
         out[platform] = Profile(op, platform, suite, _inputs(op, platform), golden, output, ("dst",), compact=True,
-                                spelling=_spelling(op, platform), canonical=canonical(op, platform),
+                                spelling=_spelling(op, platform), canonical=Listed(canonical, op, platform),
                                 param_tokens=PARAM_TOKENS[op], derive=_derive(op, platform), carriers=carriers,
                                 note=note)
     out["spec"] = Profile(op, "spec", f"{op}Spec", _inputs(op, "spec"), golden, output, ("dst",), compact=False,
-                          spelling={}, canonical=_spec_union(op, [p.canonical for p in out.values()]),
+                          spelling={}, canonical=Listed(_spec_union, op, [p.canonical for p in out.values()]),
                           physical=spec_physical, param_tokens=PARAM_TOKENS[op], derive=_derive(op, "spec"),
                           note="ptofuzz full-tile layout; dst one legal pto-spec descriptor"
                                + ("; scalar.bin one element (the GPR's raw bits)" if op == "TEXPANDS" else ""))

@@ -25,7 +25,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.core.layouts import Listed, Profile, spec_physical, whole_rows
 from ptofuzz.generators import ordered as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -185,7 +185,7 @@ def spec_tiles(op: str, valid: tuple[int, int], dt: dtypes.DType) -> tuple[tuple
     return (("dst", dst), ("src", src))
 
 
-def _spec_union(op: str, lists: Sequence[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+def _spec_union(op: str, lists: Sequence[Sequence[tuple[str, Case]]]) -> tuple[tuple[str, Case], ...]:
     seen: dict[tuple[str, tuple[int, int]], Case] = {}
     for cases in lists:
         for _, c in cases:
@@ -204,11 +204,11 @@ def _profiles(op: str) -> dict[str, Profile]:
         root = platforms.get(platform).test_root
         out[platform] = Profile(
             op, platform, f"{op}Test", (("input.bin", "src"),), golden, output, ROLES, compact=compact,
-            spelling=PLAIN, canonical=canonical(op, platform),
+            spelling=PLAIN, canonical=Listed(canonical, op, platform),
             param_tokens=(('binary', 'bin'),) if op == 'TCOLSUM' else (),
             note=f"{root}/testcase/{op.lower()}: {'valid-region files' if compact else 'each file its whole tile'}")
     out["spec"] = Profile(op, "spec", f"{op}Spec", (("input.bin", "src"),), golden, output, ROLES, compact=False,
-                          spelling={}, canonical=_spec_union(op, [p.canonical for p in out.values()]),
+                          spelling={}, canonical=Listed(_spec_union, op, [p.canonical for p in out.values()]),
                           note="ptofuzz full-tile layout; the destination as pto-spec derives it")
     return {"spec": out.pop("spec"), **out}
 

@@ -24,7 +24,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, whole_rows
+from ptofuzz.core.layouts import Listed, Profile, whole_rows
 from ptofuzz.generators import product as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -166,7 +166,7 @@ def _profiles(op: str) -> dict[str, Profile]:
         root = platforms.get(platform).test_root
         out[platform] = Profile(
             op, platform, f"{op}Test", (("input.bin", "src"),), golden, output, ROLES, compact=compact,
-            spelling=PLAIN, canonical=canonical(op, platform),
+            spelling=PLAIN, canonical=Listed(canonical, op, platform),
             note=f"{root}/testcase/{op.lower()}: {'valid-region files' if compact else 'each file its whole tile'}")
     seen: dict[tuple[str, tuple[int, int]], Case] = {}
     for p in out.values():

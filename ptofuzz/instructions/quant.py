@@ -42,7 +42,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile
+from ptofuzz.core.layouts import Listed, Profile
 from ptofuzz.generators import values
 from ptofuzz.generators.elementwise import valid_region
 from ptofuzz.generators.source import Source
@@ -303,7 +303,7 @@ def _profiles() -> dict[str, Profile]:
                           ("output_e2m1.bin", "packed"), ("output_e8m0.bin", "exp"), ("output_fp8_nd.bin", "dst"),
                           ("output_fp8_nz.bin", "nz"), ("output_fp4_nd.bin", "packed"), ("output_fp4_nz.bin", "nz4"),
                           ("output_e8_zz.bin", "exp_zz"), ("output_group_max.bin", "max_dn")), ("dst",),
-                         compact=True, spelling=SPELLING, dtype_param=TO, derive=derive, canonical=canonical(p),
+                         compact=True, spelling=SPELLING, dtype_param=TO, derive=derive, canonical=Listed(canonical, p),
                          golden_for=golden_files, inputs_for=input_files,
                          param_tokens=(("nv", "nv"), ("nz", "nz"), ("v", "v"), ("dn", "dn")),
                          note=f"{root}/testcase/tquant's INT8 files (input.bin, inv_scale_fp32.bin, "
@@ -312,7 +312,7 @@ def _profiles() -> dict[str, Profile]:
     out["a6"] = Profile("TQUANT", "a6", A6_SUITE, A6_INPUTS, A6_GOLDEN,
                         tuple((f.removeprefix("golden_"), role) for f, role in A6_GOLDEN), ("dst",), compact=True,
                         spelling={"bfloat16": "bf16", "float4_e1m2": "hif4"}, dtype_param=TO, derive=derive_hif4,
-                        canonical=canonical("a6"), golden_for=golden_files, inputs_for=input_files,
+                        canonical=Listed(canonical, "a6"), golden_for=golden_files, inputs_for=input_files,
                         note=f"{platforms.get('a6').test_root}/testcase/tquant's files (input1.bin; golden_max4.bin, "
                              "golden_max8.bin, golden_ea.bin, golden_eb.bin, golden_ec.bin, golden_exp_dst.bin, "
                              "golden_fp4.bin, golden_scale.bin: one element per 4, 8, 32, 64, 32, 16, 2 and 2 source "

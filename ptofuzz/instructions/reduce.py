@@ -23,7 +23,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.core.layouts import Listed, Profile, spec_physical, whole_rows
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.generators.tpart import dimension
@@ -181,7 +181,7 @@ def spec_tiles(op: str, dt: dtypes.DType, valid: tuple[int, int]) -> tuple[Tile,
     return Tile(rows, src.cols, 1, valid[1]), src
 
 
-def _spec_union(op: str, lists: Sequence[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+def _spec_union(op: str, lists: Sequence[Sequence[tuple[str, Case]]]) -> tuple[tuple[str, Case], ...]:
     """spec's canonical list: every platform's source valid region and dtype once (those pto-spec takes)."""
     seen: dict[tuple[str, tuple[int, int]], Case] = {}
     for cases in lists:
@@ -206,11 +206,11 @@ def _profiles(op: str) -> dict[str, Profile]:
         infile = "input1.bin" if platform == "cpu" and op != "TCOLMAX" else "input.bin"
         out[platform] = Profile(
             op, platform, suite, ((infile, "src"),), golden, output, ROLES, compact=compact, spelling=PLAIN,
-            canonical=canonical(op, platform),
+            canonical=Listed(canonical, op, platform),
             note=f"{root}/testcase/{op.lower()}: the golden holds the {'column' if row else 'row'} written; "
                  f"{'the input holds the valid rows' if compact else 'the input holds the whole source tile'}")
     spec = Profile(op, "spec", f"{op}Spec", (("input.bin", "src"),), golden, output, ROLES, compact=False,
-                   spelling={}, canonical=_spec_union(op, [p.canonical for p in out.values()]),
+                   spelling={}, canonical=Listed(_spec_union, op, [p.canonical for p in out.values()]),
                    note="ptofuzz full-tile layout; the smallest legal pto-spec descriptors")
     return {"spec": spec, **out}
 

@@ -34,7 +34,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.core.layouts import Listed, Profile, spec_physical, whole_rows
 from ptofuzz.generators import elementwise as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -311,7 +311,7 @@ def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
     return tuple(out)
 
 
-def _spec_union(op: str, lists: Sequence[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+def _spec_union(op: str, lists: Sequence[Sequence[tuple[str, Case]]]) -> tuple[tuple[str, Case], ...]:
     """spec's canonical list: every platform's valid region and dtype once (those pto-spec takes), dst and src0
     the smallest legal descriptor holding it."""
     seen: dict[tuple[str, tuple[int, int]], Case] = {}
@@ -343,12 +343,14 @@ def _profiles(op: str) -> dict[str, Profile]:
         if op == "TMINS" and platform == "a2a3":
             note += "; its kernel runs TMIN on two tiles (input2.bin the second; kernel=TMIN)"
         out[platform] = Profile(op, platform, suite, ((src, "src0"), (scalar, "scalar")), golden, output,
-                                ("dst", "src0"), compact=False, spelling=PLAIN, canonical=canonical(op, platform),
+                                ("dst", "src0"), compact=False, spelling=PLAIN,
+                                canonical=Listed(canonical, op, platform),
                                 derive=_derive, carriers=carriers, note=note)
     if op != "TLRELU":
         out["spec"] = Profile(op, "spec", f"{op}Spec", (("input1.bin", "src0"), ("scalar.bin", "scalar")), golden,
                               output, ("dst", "src0"), compact=False, spelling={},
-                              canonical=_spec_union(op, [p.canonical for p in out.values()]), physical=spec_physical,
+                              canonical=Listed(_spec_union, op, [p.canonical for p in out.values()]),
+                              physical=spec_physical,
                               derive=_derive, note="ptofuzz full-tile layout; dst and src0 one legal pto-spec "
                                                    "descriptor; scalar.bin one element (the GPR's raw bits)")
         return {"spec": out.pop("spec"), **out}

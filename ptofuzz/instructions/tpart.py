@@ -10,7 +10,7 @@ Semantics live in ``oracles/tpart.py`` and ``oracles/tpartarg.py``; random geome
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -18,7 +18,7 @@ import numpy as np
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import UNDEFINED, Case, Outcome, OutcomeKind, Tile
 from ptofuzz.core.errors import UsageError
-from ptofuzz.core.layouts import Profile, spec_physical, whole_rows
+from ptofuzz.core.layouts import Listed, Profile, spec_physical, whole_rows
 from ptofuzz.generators import tpart as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -126,7 +126,7 @@ def _cpu(op: str) -> tuple[tuple[str, Case], ...]:
         for dt in names))
 
 
-def _spec_union(op: str, platform_lists: list[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+def _spec_union(op: str, platform_lists: Sequence[Sequence[tuple[str, Case]]]) -> tuple[tuple[str, Case], ...]:
     """spec's canonical list: every platform's case geometry and dtype once, in spec's full-tile layout."""
     seen: dict[tuple[Any, ...], Case] = {}
     for cases in platform_lists:
@@ -162,7 +162,7 @@ def _profiles(op: str) -> dict[str, Profile]:
                                 note=f"{platforms.get(platform).test_root}/testcase/{op.lower()}: compact "
                                      "valid-region files")
     spec = Profile(op, "spec", f"{op}Spec", base_io, golden, output, ROLES, compact=False,
-                   spelling=SPEC_SPELLING, canonical=_spec_union(op, [p.canonical for p in out.values()]),
+                   spelling=SPEC_SPELLING, canonical=Listed(_spec_union, op, [p.canonical for p in out.values()]),
                    physical=spec_physical,
                    note="ptofuzz full-tile layout; physical tiles are the smallest legal pto-spec descriptors")
     return {"spec": spec, **out}

@@ -24,7 +24,7 @@ import numpy as np
 
 from ptofuzz.core import dtypes, platforms
 from ptofuzz.core.case import Case, Tile
-from ptofuzz.core.layouts import Profile, spec_physical
+from ptofuzz.core.layouts import Listed, Profile, spec_physical
 from ptofuzz.generators import elementwise as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
@@ -199,7 +199,7 @@ def canonical(op: str, platform: str) -> tuple[tuple[str, Case], ...]:
     return tuple(out)
 
 
-def _spec_union(op: str, lists: Sequence[tuple[tuple[str, Case], ...]]) -> tuple[tuple[str, Case], ...]:
+def _spec_union(op: str, lists: Sequence[Sequence[tuple[str, Case]]]) -> tuple[tuple[str, Case], ...]:
     """spec's canonical list: every platform's valid region and dtype once (those pto-spec takes), both tiles the
     smallest legal descriptor holding it."""
     seen: dict[tuple[str, tuple[int, int]], Case] = {}
@@ -223,10 +223,10 @@ def _profiles(op: str) -> dict[str, Profile]:
         root = platforms.get(platform).test_root
         out[platform] = Profile(
             op, platform, suite, ((infile, "src"),), golden, output, ROLES, compact=compact, spelling=PLAIN,
-            canonical=canonical(op, platform), param_tokens=(),
+            canonical=Listed(canonical, op, platform), param_tokens=(),
             note=f"{root}/testcase/{op.lower()}: {'valid-region files' if compact else 'each file its whole tile'}")
     out["spec"] = Profile(op, "spec", f"{op}Spec", (("input1.bin", "src"),), golden, output, ROLES, compact=False,
-                          spelling={}, canonical=_spec_union(op, [p.canonical for p in out.values()]),
+                          spelling={}, canonical=Listed(_spec_union, op, [p.canonical for p in out.values()]),
                           physical=spec_physical,
                           note="ptofuzz full-tile layout; both tiles one legal pto-spec descriptor")
     return {"spec": out.pop("spec"), **out}

@@ -10,7 +10,7 @@ import pytest
 
 from ptofuzz import api
 from ptofuzz.core import dtypes
-from ptofuzz.core.case import EXACT
+from ptofuzz.core.case import EXACT, Case, Tile
 from ptofuzz.core.errors import CaseFolderError
 from ptofuzz.generators.source import seeded
 from ptofuzz.instructions import registry
@@ -179,3 +179,36 @@ def test_check_accepts_every_written_folder_and_rejects_a_flipped_golden_byte(ke
         assert v.verdict == "fail" and [f.file for f in v.files if not f.ok] == [fname]
         path.write_bytes(good)
     assert api.check([folder], platform)[0].verdict == "pass"
+
+
+def test_listed_cases_are_made_once_on_first_use_and_behave_as_their_tuple():
+    from ptofuzz.core.layouts import Listed
+
+    t = Tile(1, 8, 1, 8)
+    cases = (("a", Case("TADD", "a5", "float32", (("dst", t),))), ("b", Case("TADD", "a5", "half", (("dst", t),))))
+    calls = []
+
+    def make(first, second):
+        calls.append((first, second))
+        return list(cases)
+
+    listed = Listed(make, "x", 2)
+    assert calls == []  # nothing listed until used
+    assert listed == cases and cases == listed and len(listed) == 2 and bool(listed)
+    assert listed[0] == cases[0] and listed[-1:] == cases[-1:] and [a for a, _ in listed] == ["a", "b"]
+    assert calls == [("x", 2)]  # made once
+    assert listed != cases[:1] and listed != "ab" and not Listed(tuple)
+
+
+def test_gen_on_one_platform_lists_only_that_platforms_cases():
+    """Building TROWARGMAX lists nothing; asking for a5's cases lists a5's and no other platform's."""
+    from ptofuzz.core.layouts import Listed
+    from ptofuzz.instructions import argreduce
+
+    inst = argreduce.instructions(["TROWARGMAX"])[0]
+    lists = {p: s.profile.canonical for p, s in inst.platforms.items()}
+    assert all(isinstance(c, Listed) and c._make is not None for c in lists.values())
+    assert len(lists["a5"]) > 0
+    assert [p for p, c in lists.items() if c._make is None] == ["a5"]
+    assert len(lists["spec"]) > 0  # spec's union lists every platform's
+    assert all(c._make is None for c in lists.values())
