@@ -8,7 +8,8 @@ fresh empty folder: ``gen_data.py`` with that folder as its working directory, a
 (``tests/cpu/st`` and the tree's root on ``PYTHONPATH``, ``PTO_CPU_SIM_ENABLE_BF16=1``), and ``ptofuzz gen`` with
 ``--out`` that folder. Where an instruction has two system tests on a platform (a2a3's TADD and TADDPLUS, ...) both
 scripts run, timed together; where one cpu test covers several instructions (``t{row,col}expandop``,
-``targreduceop``) its script is timed whole against ``gen`` of the one instruction. Wall time from start to exit,
+``targreduceop``) that test is one entry: its script against ``gen`` of each of its instructions in a row, into one
+folder, as a build runs them. Wall time from start to exit,
 after an untimed warm-up round (with bytecode written, as an installed package has it). After the warm-up the two
 folders are compared: the same case folders and the same file names and sizes, or the run fails (the scripts that
 write HiFloat8 folders need ``en_dtypes``, which the test extras bring).
@@ -89,27 +90,40 @@ def layout(folder: Path, prefixes: tuple[str, ...] = ("",)) -> dict[str, dict[st
             for d in folder.iterdir() if d.is_dir() and not d.name.startswith(".") and d.name.startswith(prefixes)}
 
 
-def run(tree: Path, keys: list[str], repeat: int, scratch: Path) -> list[tuple[str, float, float, float]]:
+def units(keys: list[str]) -> list[tuple[str, list[str]]]:
+    """The system tests to time: (name, the op/platform keys whose folders it writes). A cpu test of several
+    instructions (:data:`SHARED_TEST`) is one, named after its folder (``trowexpandop/cpu``)."""
+    out: dict[str, list[str]] = {}
+    for key in keys:
+        out.setdefault(f"{SHARED_TEST[key][0]}/cpu" if key in SHARED_TEST else key, []).append(key)
+    return list(out.items())
+
+
+def run(tree: Path, tests: list[tuple[str, list[str]]], repeat: int,
+        scratch: Path) -> list[tuple[str, float, float, float]]:
     rows = []
     env = runner_env(tree)
-    for key in keys:
-        op, platform = key.split("/")
-        scripts = gen_data(tree, key)
-        prefixes = SHARED_TEST[key][1] if key in SHARED_TEST else ("",)
+    for name, keys in tests:
+        scripts = gen_data(tree, keys[0])
+        prefixes = tuple(p for k in keys for p in SHARED_TEST[k][1]) if keys[0] in SHARED_TEST else ("",)
         t_pto: list[float] = []
         t_ref: list[float] = []
         for i in range(-1, repeat):  # round -1: untimed warm-up (bytecode, file cache)
             ref_dirs = [Path(tempfile.mkdtemp(dir=scratch)) for _ in scripts]
             pto_dir = Path(tempfile.mkdtemp(dir=scratch))
-            pto = [*ptofuzz_cmd(), "gen", op, "--platform", platform, "--out", str(pto_dir)]
+            gens = [[*ptofuzz_cmd(), "gen", op, "--platform", platform, "--out", str(pto_dir)]
+                    for op, platform in (k.split("/") for k in keys)]
 
             def ref(dirs: list[Path] = ref_dirs) -> float:  # each script into a folder of its own, as a build does
                 return sum(timed([sys.executable, str(s)], d, env) for s, d in zip(scripts, dirs))
 
+            def pto(cmds: list[list[str]] = gens) -> float:  # each instruction of the test, into its one folder
+                return sum(timed(cmd, scratch) for cmd in cmds)
+
             if i % 2 == 0:
-                took_pto, took_ref = timed(pto, scratch), ref()
+                took_pto, took_ref = pto(), ref()
             else:
-                took_ref, took_pto = ref(), timed(pto, scratch)
+                took_ref, took_pto = ref(), pto()
             if i >= 0:
                 t_pto.append(took_pto)
                 t_ref.append(took_ref)
@@ -118,12 +132,12 @@ def run(tree: Path, keys: list[str], repeat: int, scratch: Path) -> list[tuple[s
                 theirs = {k: v for d in ref_dirs for k, v in layout(d, prefixes).items()}
                 if mine != theirs:
                     bad = sorted(set(mine) ^ set(theirs))[:3] or [n for n in mine if mine[n] != theirs[n]][:3]
-                    raise SystemExit(f"{key}: ptofuzz and gen_data.py wrote different folders or files: {bad}")
+                    raise SystemExit(f"{name}: ptofuzz and gen_data.py wrote different folders or files: {bad}")
             for d in (*ref_dirs, pto_dir):
                 shutil.rmtree(d, ignore_errors=True)
         p, r = statistics.median(t_pto), statistics.median(t_ref)
-        rows.append((key, p, r, p / r))
-        print(f"{key:24s} ptofuzz {p * 1000:7.0f} ms   gen_data.py {r * 1000:7.0f} ms   ratio {p / r:5.2f}",
+        rows.append((name, p, r, p / r))
+        print(f"{name:24s} ptofuzz {p * 1000:7.0f} ms   gen_data.py {r * 1000:7.0f} ms   ratio {p / r:5.2f}",
               flush=True)
     return rows
 
@@ -133,7 +147,8 @@ def main() -> int:
     ap.add_argument("--pto-isa", default=os.environ.get("PTO_ISA_DIR"), help="pto-isa checkout (with tests/)")
     ap.add_argument("--repeat", type=int, default=7)
     ap.add_argument("--target", type=float, default=1.0)
-    ap.add_argument("--only", action="append", help="op/platform (repeatable)")
+    ap.add_argument("--only", action="append", help="op/platform (repeatable; an instruction of a shared cpu test "
+                    "times that whole test)")
     ap.add_argument("--tmpdir", default=None, help="where the case folders go (default: /dev/shm if writable)")
     args = ap.parse_args()
     if not args.pto_isa:
@@ -141,7 +156,9 @@ def main() -> int:
         return 0
     tree = Path(args.pto_isa)
     tests = json.loads(CASES.read_text())["tests"]
-    keys = [k for k in sorted(tests) if k.split("/")[1] not in SKIP and (not args.only or k in args.only)]
+    groups = {k: [j for j in SHARED_TEST if SHARED_TEST[j][0] == SHARED_TEST[k][0]] for k in SHARED_TEST}
+    wanted = {j for k in args.only or () for j in groups.get(k, [k])}
+    keys = [k for k in sorted(tests) if k.split("/")[1] not in SKIP and (not args.only or k in wanted)]
     present = [k for k in keys if all(s.is_file() for s in gen_data(tree, k))]
     missing = sorted(set(keys) - set(present))
     if missing:
@@ -153,12 +170,12 @@ def main() -> int:
     base = args.tmpdir or (str(shm) if shm.is_dir() and os.access(shm, os.W_OK) else None)
     scratch = Path(tempfile.mkdtemp(prefix="ptofuzz-vs-ptoisa-", dir=base))
     try:
-        rows = run(tree, present, args.repeat, scratch)
+        rows = run(tree, units(present), args.repeat, scratch)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     missed = [k for k, _, _, ratio in rows if ratio > args.target]
     ratios = [ratio for *_, ratio in rows]
-    print(f"{len(rows)} tests, ratio median {statistics.median(ratios):.2f}, worst {max(ratios):.2f} "
+    print(f"{len(rows)} system tests, ratio median {statistics.median(ratios):.2f}, worst {max(ratios):.2f} "
           f"(target <= {args.target})")
     if missed:
         print(f"missed: {', '.join(missed)}")
