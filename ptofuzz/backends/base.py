@@ -1,7 +1,7 @@
 """What every oracle of a comparison is: a :class:`Backend`, and a campaign's set of them, :class:`Backends`.
 
 A backend answers cases of one instruction: a platform model (``spec``, ``cpu``, ``a5``, ...), the bundle
-executor (``bundle``), the real pto-isa CPU simulator (``cpusim``, and
+executor (``bundle``), pto-spec's own ASL model (``aslref``), the real pto-isa CPU simulator (``cpusim``, and
 ``cpusim-clang`` built with clang) or an external command (``target``). Backends
 are frozen values built once from the command line (:func:`ptofuzz.backends.choose.choose`) and passed down to
 whatever evaluates cases; they pickle, so worker processes get the same ones. Whatever a backend starts (a
@@ -26,7 +26,9 @@ CPUSIM = "cpusim"  # the real pto-isa CPU simulator, on cpu cases, built with $C
 CPUSIM_CLANG = "cpusim-clang"  # the same simulator built with clang++: the compiler is code under test too
 SIMULATORS = (CPUSIM, CPUSIM_CLANG)
 TARGET = "target"  # an external command run on case folders (fuzz --target CMD)
-REAL = (BUNDLE, *SIMULATORS, TARGET)  # oracle names that are no platform
+ASLREF = "aslref"  # pto-spec's own executable model (ASLRef), on spec cases
+REAL = (BUNDLE, *SIMULATORS, TARGET, ASLREF)  # oracle names that are no platform
+SPEC_MODELS = frozenset({"spec", BUNDLE, ASLREF})  # pto-spec's models: ptofuzz's two and pto-spec's own ASL
 
 
 @runtime_checkable

@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from ptofuzz.backends.base import BUNDLE, CPUSIM, REAL, SIMULATORS, TARGET, Backend, Backends
+from ptofuzz.backends.base import ASLREF, BUNDLE, CPUSIM, REAL, SIMULATORS, TARGET, Backend, Backends
 from ptofuzz.backends.model import ModelBackend
 from ptofuzz.core import platforms
 from ptofuzz.core.errors import UsageError
@@ -30,10 +30,12 @@ def oracle_name(oracle: str) -> str:
 
 def available(inst: Instruction) -> tuple[str, ...]:
     """Every oracle that can run ``inst`` without options: its platforms, then bundle and cpusim if it has them."""
+    from ptofuzz.backends.aslref import AslrefBackend
     from ptofuzz.backends.bundle import BundleBackend
     from ptofuzz.backends.cpusim.backend import ClangCpusimBackend, CpusimBackend
 
-    real = [b.name for b in (BundleBackend(), CpusimBackend(), ClangCpusimBackend()) if b.cannot_answer(inst) is None]
+    real = [b.name for b in (BundleBackend(), CpusimBackend(), ClangCpusimBackend(), AslrefBackend())
+            if b.cannot_answer(inst) is None]
     return (*inst.platforms, *real)
 
 
@@ -45,6 +47,10 @@ def backend(inst: Instruction, name: str, *, sim: Settings | None = None, target
         from ptofuzz.backends.bundle import BundleBackend
 
         b = BundleBackend()
+    elif name == ASLREF:
+        from ptofuzz.backends.aslref import AslrefBackend
+
+        b = AslrefBackend()
     elif name in SIMULATORS:
         from ptofuzz.backends.cpusim.backend import ClangCpusimBackend, CpusimBackend
         from ptofuzz.backends.cpusim.build import Settings

@@ -333,8 +333,7 @@ class FindingStore:
         if f is None:
             case, inputs = self.inst.item(case, inputs)  # a batch item's own parameters (TCI's start)
             sig = Signature.from_key(key)
-            known = self.inst.known_difference(differential.as_platforms(sig, self.plan.backends)) \
-                if self.inst.known_difference else None
+            known = differential.known_difference(self.inst, sig, self.plan.backends)
             defect = defects.matching(sig)  # the real code named as itself: a model never matches a defect
             f = Finding(sig, 0, first, known, new=known is None and defect is None and key not in self.saved,
                         case_number=case_number, defect=defect.name if defect else None)

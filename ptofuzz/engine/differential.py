@@ -18,7 +18,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from ptofuzz.backends.base import CPUSIM, CPUSIM_CLANG, TARGET, Backends
+from ptofuzz.backends.base import CPUSIM, CPUSIM_CLANG, SPEC_MODELS, TARGET, Backends
 from ptofuzz.core.case import BOUNDED, NAN, UNDEFINED, ZERO, Case, Outcome, OutcomeKind
 from ptofuzz.core.dtypes import DType
 from ptofuzz.core.signature import (
@@ -50,6 +50,16 @@ def as_platforms(sig: Signature, backends: Backends) -> Signature:
              TARGET: backends.case_space(TARGET) if backends.get(TARGET) else TARGET}
     ma, mb = named.get(a, a), named.get(b, b)
     return sig if ma == mb else dataclasses.replace(sig, pair=pair_name(ma, mb))
+
+
+def known_difference(inst: registry.Instruction, sig: Signature, backends: Backends) -> str | None:
+    """The documented difference that explains ``sig`` (see :func:`as_platforms`), or None. Two pto-spec models
+    (``spec``, the bundle executor, pto-spec's own ASL through ``aslref``) have none between them: a platform's
+    documented difference with pto-spec never excuses them disagreeing with each other."""
+    a, b = sig.oracles()
+    if inst.known_difference is None or {a, b} <= SPEC_MODELS:
+        return None
+    return inst.known_difference(as_platforms(sig, backends))
 
 
 def run_oracles(inst: registry.Instruction, case: Case, inputs: Mapping[str, np.ndarray],

@@ -71,8 +71,7 @@ def replay_record(rec: records.Record, inst: registry.Instruction, *, sim: Setti
     changes += [f"no longer shows {k}" for k in gone] + [f"now also shows {k}" for k in new]
     assert rec.path is not None
     verdict = ReplayVerdict.CHANGED if changes else ReplayVerdict.SAME
-    reasons = [inst.known_difference(differential.as_platforms(s, backends)) if inst.known_difference else None
-               for s in sigs]
+    reasons = [differential.known_difference(inst, s, backends) for s in sigs]
     known = reasons[0] if reasons and all(reasons) else None
     failures = tuple(f"{o} {out.kind}: {out.reason}" for o, out in outcomes.items() if out.kind in FAILURE_KINDS)
     return ReplayResult(rec.path, inst.name, verdict, tuple(changes), now, known, failures)

@@ -1,0 +1,434 @@
+"""pto-spec's own executable model as an oracle: ``aslref``.
+
+ASLRef (the ASL reference interpreter) runs pto-spec's assembled model (``pto-spec.asl``) on spec cases, so that
+ptofuzz's ``spec`` model is judged by the ASL it was written from. A batch of cases becomes one ASL ``main()``,
+run once: each case is its PTO bundle (:func:`ptofuzz.generators.bundle.bundle_for`) fed word by word to the
+model's command decoder (``ExecuteCommandInstruction``) on source tiles and registers set up as the bundle expects,
+so that decode, header and commit checks, allocation, legality, values and status flags are all the model's. The
+output lines say, per case, the fault (name, trap, word) or the flags and each destination tile (descriptor and
+every element's raw bits, ``-`` where the model leaves it undefined).
+
+What the model is not an oracle for: pto-spec's reference profile computes floating-point add, subtract and
+multiply, and floating-point conversions, on the raw encodings (placeholders; their IEEE contract is a separate
+profile). Those values are "not judged by aslref": their elements come back free (UNDEFINED) and the outcome says
+so in ``extra``; legality and faults of those cases are still judged. Everything else is compared bit for bit.
+
+Where the interpreter and the model are: ``AslrefSettings`` (``PTO_ASLREF`` and ``PTO_SPEC_ASL`` when not given);
+none by default. A run costs about 3.5 s to load the model, then 0.1 to 0.4 s per 16x16 case (64x64: about 3 s:
+the interpreter's arrays are lists), so a campaign with aslref wants small tiles and small batches.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import tempfile
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ptofuzz.backends.base import ASLREF, Plain
+from ptofuzz.core import dtypes
+from ptofuzz.core.case import COMMIT, EXACT, UNDEFINED, Case, Fault, Outcome, OutcomeKind, at_word
+from ptofuzz.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from ptofuzz.generators.bundle import BundleCase
+    from ptofuzz.instructions.registry import Instruction
+
+INTERPRETER_ENV = "PTO_ASLREF"  # the aslref executable
+MODEL_ENV = "PTO_SPEC_ASL"  # pto-spec's assembled model, pto-spec.asl
+
+#: operations whose floating-point values pto-spec's reference profile leaves as placeholders
+FLOAT_PLACEHOLDERS = frozenset({
+    "TADD", "TSUB", "TMUL", "TADDS", "TSUBS", "TMULS", "TLRELU", "TPARTADD", "TPARTMUL",
+    "TROWSUM", "TCOLSUM", "TROWPROD", "TCOLPROD", "TPAIRREDUCESUM",
+    "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL",
+})
+FLAG_NAMES = ("NV", "DZ", "OF", "UF", "NX")  # NumericStatusFlags() bit 0 upwards (CORE_STATE[36:32])
+
+
+def not_judged(case: Case) -> str | None:
+    """Why aslref does not judge ``case``'s values (legality and faults it still judges), or None."""
+    dt = dtypes.get(case.dtype)
+    if case.op in FLOAT_PLACEHOLDERS and dt.is_float:
+        return f"pto-spec's reference profile computes {dt.name} {case.op} on raw encodings (a placeholder)"
+    if case.op == "TCVT" and (dt.is_float or dtypes.get(case.param("to") or case.dtype).is_float):
+        return "pto-spec's reference profile leaves floating-point conversions as placeholders"
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class AslrefSettings:
+    """Where the interpreter and the model are (``None``: from ``PTO_ASLREF`` / ``PTO_SPEC_ASL``), and how long
+    one run may take."""
+
+    interpreter: str | None = None
+    model: str | None = None
+    timeout: float = 3600.0
+
+    def paths(self) -> tuple[Path, Path]:
+        """The interpreter and the model, checked (a one-line UsageError naming the fix)."""
+        interp = self.interpreter or os.environ.get(INTERPRETER_ENV)
+        model = self.model or os.environ.get(MODEL_ENV)
+        if not interp or not model:
+            raise UsageError(f"the aslref oracle needs ASLRef and pto-spec's model: set {INTERPRETER_ENV} to the "
+                             f"aslref executable and {MODEL_ENV} to pto-spec.asl")
+        for path, what, env in ((Path(interp), "aslref executable", INTERPRETER_ENV),
+                                (Path(model), "pto-spec model", MODEL_ENV)):
+            if not path.is_file():
+                raise UsageError(f"{env}={path}: no {what} there; point it at the file")
+        return Path(interp), Path(model)
+
+
+# ASL run before the cases: the state a case needs (the model's full ResetProfileState costs ~17 s and sets
+# nothing these cases read beyond what is set here), a reset between cases, and the printers
+PRELUDE = """
+func PtofuzzInit()
+begin
+    _SystemRegisters.tile_capacity = Zeros{PTO_XLEN} + PTO_MODEL_MAX_TILE_CAPACITY_BYTES;
+    _SystemRegisters.version = Zeros{PTO_XLEN} + 1;
+    _CurrentACR = 0;
+    ResetBundleControlState();
+    ClearFault();
+end;
+
+func PtofuzzCaseReset()
+begin
+    for i = 0 to 63 do
+        if _Tiles[[i]].allocated then ReleaseTile(i as TileIndex); end;
+    end;
+    ResetBundleControlState();
+    ClearFault();
+    _CurrentACR = 0;
+    _PC = Zeros{PTO_XLEN};
+    _BPC = Zeros{PTO_XLEN};
+    _SystemRegisters.core_state = Zeros{PTO_XLEN};
+    for pe = 0 to 3 do
+        for g = 1 to 23 do _PEGPRs[[pe]][[g]] = Zeros{PTO_XLEN}; end;
+    end;
+end;
+
+func PtofuzzPrintTile(t: TileIndex)
+begin
+    let tile = _Tiles[[t]];
+    println "D ", t, " ", tile.rows, " ", tile.columns, " ", tile.valid_rows, " ", tile.valid_columns, " ",
+        tile.storage_kind;
+    if tile.storage_kind == TileStorage_Predicate then
+        print "P";
+        for b = 0 to ((tile.rows * tile.columns + 7) DIVRM 8) - 1 do
+            print " ", UInt(ReadTilePredicateByte(t, b as integer {0..2047}));
+        end;
+        println "";
+    else
+        for r = 0 to tile.rows - 1 do
+            print "R";
+            for c = 0 to tile.columns - 1 do
+                let rr = r as integer {0..65535};
+                let cc = c as integer {0..65535};
+                if TileElementDefined(t, rr, cc) then print " ", UInt(ReadTileElement(t, rr, cc));
+                else print " -"; end;
+            end;
+            println "";
+        end;
+    end;
+end;
+
+func PtofuzzFault(k: integer)
+begin
+    println "F ", k, " ", _LastFault, " ", UInt(_ACRTrapNumber[[CurrentACR()]]);
+end;
+"""
+
+
+def _carrier(value: int, dt: dtypes.DType) -> str:
+    """An element's raw bits as the model carries them: a signed integer sign-extended to 64 bits."""
+    v = int(value) & ((1 << dt.bits) - 1)
+    if dt.kind == "int" and v >> (dt.bits - 1):
+        v -= 1 << dt.bits
+    return f"Zeros{{64}} + 0x{v & (2**64 - 1):x}"
+
+
+def case_source(name: str, b: BundleCase) -> str:
+    """One case as an ASL function: its tiles and registers set up, its words executed, its result printed."""
+    from ptofuzz.bundle import encoding
+
+    lines = [f"func {name}()", "begin", "    PtofuzzCaseReset();"]
+    for slot, lt in sorted(b.tiles.items()):
+        data = np.asarray(lt.data)
+        if lt.logical is not None:  # a predicate source: the data tile's logical shape, one bit an element
+            rows, cols, vr, vc = lt.logical
+            cap = max(128, -(-((rows * cols + 7) // 8) // 128) * 128)
+            lines.append(f"    ConfigurePredicateTileForMask({slot}, {cap}, {rows}, {cols}, {vr}, {vc}, '{lt.mask}');")
+            bits = np.unpackbits(data[:vr].astype(np.uint8), axis=1, bitorder="little")[:, :vc]
+            lines += [f"    WriteTilePredicateBit({slot}, {r}, {c}, {'TRUE' if bits[r, c] else 'FALSE'});"
+                      for r in range(vr) for c in range(vc)]
+            continue
+        dt = dtypes.get(lt.dtype)
+        lines.append(f"    ConfigureTileForMask({slot}, {lt.rows * lt.cols * dt.bits // 8}, {lt.rows}, {lt.cols}, "
+                     f"{lt.valid_rows}, {lt.valid_cols}, TileDataType_{dt.spec_name}, TileLayout_RowMajor, "
+                     f"TileLocation_Any, '{lt.mask}');")
+        lines += [f"    WriteTileElement({slot}, {r}, {c}, {_carrier(data[r, c], dt)});"
+                  for r in range(lt.rows) for c in range(lt.cols)]
+    for reg, value in b.gprs.items():
+        code = encoding.GPR_CODES[reg]
+        if code:  # every PE reads its own copy
+            lines += [f"    WritePEGPR({pe}, {code}, Zeros{{64}} + 0x{int(value) & (2**64 - 1):x});" for pe in range(4)]
+    for k, w in enumerate(b.words):
+        lines += [f"    if ExecuteCommandInstruction(Zeros{{64}} + 0x{w:08x}, 32) != CommandExecution_Executed then",
+                  f"        PtofuzzFault({k});", "        return;", "    end;"]
+    lines += ['    println "OK ", UInt(NumericStatusFlags());',
+              "    if _Tiles[[0]].allocated then PtofuzzPrintTile(0); end;",
+              "    if _Tiles[[16]].allocated then PtofuzzPrintTile(16); end;", "end;"]
+    return "\n".join(lines)
+
+
+def program(bundles: Sequence[BundleCase]) -> str:
+    """The whole ASL source: the prelude, one function a case, and ``main()`` running them in order."""
+    body = ["func main() => integer", "begin", "    PtofuzzInit();"]
+    for k in range(len(bundles)):
+        body += [f'    println "C {k}";', f"    PtofuzzCase{k}();"]
+    body += ['    println "END";', "    return 0;", "end;"]
+    return "\n\n".join([PRELUDE, *(case_source(f"PtofuzzCase{k}", b) for k, b in enumerate(bundles)),
+                        "\n".join(body)]) + "\n"
+
+
+@dataclasses.dataclass
+class PrintedTile:
+    """One destination as the model printed it: its descriptor, then its elements (None: undefined) or, for a
+    predicate tile, its bytes (one bit an element, row-major)."""
+
+    rows: int
+    cols: int
+    valid_rows: int
+    valid_cols: int
+    predicate: bool
+    elements: list[list[int | None]] = dataclasses.field(default_factory=list)
+    packed: list[int] = dataclasses.field(default_factory=list)
+
+
+@dataclasses.dataclass
+class Printed:
+    """What the model printed for one case."""
+
+    fault: tuple[int, str, int] | None = None  # (word index, fault name, trap)
+    flags: int | None = None
+    tiles: dict[int, PrintedTile] = dataclasses.field(default_factory=dict)  # by tile register
+    done: bool = False
+
+
+def parse(text: str) -> dict[int, Printed]:
+    """The cases' printed results by index (a case that did not finish is absent or not ``done``)."""
+    out: dict[int, Printed] = {}
+    cur: Printed | None = None
+    slot = -1
+    for line in text.splitlines():
+        head, _, rest = line.partition(" ")
+        if head == "C":
+            if cur is not None:
+                cur.done = True
+            cur = out.setdefault(int(rest), Printed())
+        elif cur is None:
+            continue
+        elif head == "F":
+            k, name, trap = rest.split()
+            cur.fault = (int(k), name, int(trap))
+        elif head == "OK":
+            cur.flags = int(rest)
+        elif head == "D":
+            f = rest.split()
+            slot = int(f[0])
+            cur.tiles[slot] = PrintedTile(int(f[1]), int(f[2]), int(f[3]), int(f[4]), f[5] == "TileStorage_Predicate")
+        elif head == "R":
+            cur.tiles[slot].elements.append([None if x == "-" else int(x) for x in rest.split()])
+        elif head == "P":
+            cur.tiles[slot].packed = [int(x) for x in rest.split()]
+        elif line == "END" and cur is not None:
+            cur.done = True
+    return out
+
+
+def run_program(source: str, settings: AslrefSettings) -> tuple[str, str]:
+    """Run ``source`` through the model: its stdout (a crash ends it early: the caller sees which case) and why it
+    stopped early ('' when it did not: the model's assertion and its line otherwise)."""
+    import resource
+    import subprocess
+
+    interp, model = settings.paths()
+
+    def unlimited_stack() -> None:  # the interpreter recurses deeply on the model
+        resource.setrlimit(resource.RLIMIT_STACK, (resource.RLIM_INFINITY, resource.RLIM_INFINITY))
+
+    with tempfile.TemporaryDirectory(prefix="ptofuzz-aslref-") as tmp:
+        main = Path(tmp) / "main.asl"
+        main.write_text(source)
+        try:
+            res = subprocess.run([str(interp), str(model), str(main)], capture_output=True, text=True,
+                                 timeout=settings.timeout, preexec_fn=unlimited_stack, check=False)
+        except subprocess.TimeoutExpired as e:
+            out = e.stdout.decode() if isinstance(e.stdout, bytes) else (e.stdout or "")
+            return out, f"no answer within {settings.timeout:g} s"
+    if res.returncode != 0 and "C 0" not in res.stdout:  # the program itself is wrong: a bug here
+        raise RuntimeError(f"aslref refused the program (exit {res.returncode}): "
+                           f"{res.stderr.strip().splitlines()[-1:] or ['no message']}")
+    if res.returncode == 0:
+        return res.stdout, ""
+    where = [ln.strip() for ln in res.stderr.splitlines() if ln.startswith("File ") and "pto-spec" in ln][-1:]
+    error = [ln.strip() for ln in res.stderr.splitlines() if "error" in ln.lower()][-1:] or ["exit " +
+                                                                                          str(res.returncode)]
+    return res.stdout, " ".join(error + [w.split("/")[-1] for w in where])
+
+
+def _fault(words: list[int], k: int, name: str, trap: int) -> Fault:
+    """The model's fault as ptofuzz names its point: raised by a BSTART or BSTOP that commits an open block (and no
+    decode fault of that word), it is the commit's; else it is the word's."""
+    from ptofuzz.bundle import encoding
+
+    open_block = False
+    for w in words[:k]:
+        kind = encoding.decode(w).kind
+        if kind in ("BSTART", "BSTOP"):
+            open_block = kind == "BSTART"
+    commit = False
+    if open_block and name != "Fault_IllegalInstruction":
+        try:
+            commit = encoding.decode(words[k]).kind in ("BSTART", "BSTOP")
+        except encoding.DecodeError:
+            commit = False
+    return Fault(name, trap, f"pto-spec's model: {name}", COMMIT if commit else at_word(k))
+
+
+def outcome(case: Case, b: BundleCase, printed: Printed | None) -> Outcome:
+    """The Outcome of one case from what the model printed (roles and shapes as the bundle oracle gives them)."""
+    from ptofuzz.generators import bundle as gb
+
+    if printed is None or not printed.done:
+        return Outcome(OutcomeKind.CRASH, reason="aslref stopped before this case finished (an assert in the model)")
+    if printed.fault is not None:
+        f = _fault(b.words, *printed.fault)
+        return Outcome(OutcomeKind.FAULT, fault=f, reason=f.reason)
+    if not printed.tiles:
+        return Outcome(OutcomeKind.OK, reason="noop", flags=_flags(printed.flags))
+    why = not_judged(case)
+    outputs, classes = {}, {}
+    roles = ("dst", "idx") if case.op == "TSORT" else ("dst_idx",) if "dst_idx" in dict(case.tiles) else ("dst",)
+    for role in roles:
+        t = case.tile("src" if case.op == "TSORT" else role)
+        got = printed.tiles.get(gb.DEST_SLOTS.get(role, 0))
+        if got is None:
+            return Outcome.unsupported(f"the model published no {role}")
+        rows, cols, vr, vc, predicate = got.rows, got.cols, got.valid_rows, got.valid_cols, got.predicate
+        dt = dtypes.get("uint32" if role == "idx" else case.param("idx") or "int32" if role == "dst_idx" else
+                        case.param("to") or case.dtype if case.op == "TCVT" else case.dtype)
+        shape = case.tile(role).shape if predicate else t.shape
+        out = np.zeros(shape, dtype=np.uint8 if predicate else dt.bits_dtype)
+        cls = np.full(shape, UNDEFINED, dtype=np.uint8)
+        if predicate:  # the model's predicate: one bit an element in row-major order; ptofuzz's: Col/8 bytes a row
+            flat = np.unpackbits(np.asarray(got.packed, dtype=np.uint8), bitorder="little")[:rows * cols]
+            grid = flat.reshape(rows, cols)[:, :shape[1] * 8]
+            packed = np.packbits(grid, axis=1, bitorder="little")
+            out[:min(rows, shape[0]), :packed.shape[1]] = packed[:shape[0]]
+            cls[:vr, :-(-vc // 8)] = EXACT
+        else:
+            mask = (1 << dt.bits) - 1
+            flat_vals = [v for row in got.elements for v in row]
+            known = np.array([v is not None for v in flat_vals], dtype=np.bool_).reshape(rows, cols)
+            vals = np.array([(v or 0) & mask for v in flat_vals], dtype=np.uint64).reshape(rows, cols)
+            r, c = min(rows, shape[0]), min(cols, shape[1])
+            out[:r, :c] = vals[:r, :c].astype(out.dtype)
+            cls[:r, :c] = np.where(known[:r, :c], EXACT, UNDEFINED)
+        if why is not None:
+            cls[:] = UNDEFINED
+        outputs[role], classes[role] = out, cls
+    extra = {"aslref": f"values not judged by aslref: {why}"} if why is not None else {}
+    return Outcome(OutcomeKind.OK, outputs=outputs, classes=classes, flags=None if why else _flags(printed.flags),
+                   extra=extra)
+
+
+def _flags(bits: int | None) -> tuple[str, ...] | None:
+    if bits is None:
+        return None
+    return tuple(n for k, n in enumerate(FLAG_NAMES) if bits >> k & 1)
+
+
+def evaluate_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]], settings: AslrefSettings) -> list[Outcome]:
+    """Each (spec case, inputs) through the model, in one run (again from the case after a crash)."""
+    from ptofuzz.generators import bundle as gb
+
+    outs: list[Outcome | None] = [None] * len(items)
+    bundles: list[tuple[int, BundleCase]] = []
+    for k, (case, inputs) in enumerate(items):
+        spec = case.on("spec")
+        why = gb.spelling_problem(spec) if not case.param("contract") else "the contract header's BF16 TSORT"
+        if why is not None:
+            outs[k] = Outcome.unsupported(f"no bundle spelling: {why}")
+        else:
+            bundles.append((k, gb.bundle_for(spec, inputs)))
+    while bundles:
+        text, stopped = run_program(program([b for _, b in bundles]), settings)
+        printed = parse(text)
+        rest: list[tuple[int, BundleCase]] = []
+        for j, (k, b) in enumerate(bundles):
+            p = printed.get(j)
+            if p is not None and p.done:
+                outs[k] = outcome(items[k][0], b, p)
+            else:  # the case it died on: the rest run again in a new process
+                outs[k] = Outcome(OutcomeKind.CRASH, reason=f"pto-spec's model stopped on this case: {stopped}")
+                rest = bundles[j + 1:]
+                break
+        bundles = rest
+    return [o if o is not None else Outcome(OutcomeKind.CRASH, reason="aslref gave no result") for o in outs]
+
+
+def _items(inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]
+           ) -> tuple[int | None, list[tuple[Case, dict[str, np.ndarray]]]]:
+    """A stacked batch (a leading axis on the tile inputs) as its plain items; (None, [the case]) when plain."""
+    tiles = {role for role, _ in case.tiles}
+    n = next((a.shape[0] for r, a in inputs.items() if r in tiles and np.ndim(a) == 3), None)
+    if n is None:
+        return None, [(case, dict(inputs))]
+    return n, [inst.item(case, {r: np.asarray(a)[k] for r, a in inputs.items()}) for k in range(n)]
+
+
+def _stack(outs: Iterable[Outcome]) -> Outcome:
+    """One outcome for a stacked batch of one geometry: its items' outputs stacked, flags of any item."""
+    outs = list(outs)
+    bad = next((o for o in outs if o.kind is not OutcomeKind.OK), None)
+    if bad is not None:
+        return bad
+    flags = None if any(o.flags is None for o in outs) else tuple(
+        n for n in FLAG_NAMES if any(n in (o.flags or ()) for o in outs))
+    return Outcome(OutcomeKind.OK, outputs={r: np.stack([o.outputs[r] for o in outs]) for r in outs[0].outputs},
+                   classes={r: np.stack([o.classes[r] for o in outs]) for r in outs[0].classes}, flags=flags,
+                   extra=outs[0].extra)
+
+
+@dataclasses.dataclass(frozen=True)
+class AslrefBackend(Plain):
+    """pto-spec's executable model, on spec cases of the instructions that have a bundle spelling."""
+
+    settings: AslrefSettings = dataclasses.field(default_factory=AslrefSettings)
+    name: str = ASLREF
+    platform: str = "spec"
+
+    def cannot_answer(self, inst: Instruction) -> str | None:
+        if not inst.bundle:
+            return f"{inst.name} has no bundle spelling, which is how the aslref oracle runs a case"
+        try:
+            self.settings.paths()
+        except UsageError as e:
+            return str(e)
+        return None
+
+    def evaluate(self, inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+        n, items = _items(inst, case, inputs)
+        outs = evaluate_many(items, self.settings)
+        return outs[0] if n is None else _stack(outs)
+
+    def provenance(self) -> dict[str, Any]:
+        interp, model = self.settings.paths()
+        return {"aslref": str(interp), "model": str(model)}
+
+
