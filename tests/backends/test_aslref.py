@@ -217,8 +217,8 @@ def test_a_case_the_model_asserts_on_is_a_crash_and_the_next_case_still_runs(ran
 def test_a_campaign_with_aslref_takes_small_batches_and_reports_a_disagreement_as_new(tmp_path):
     """``fuzz --oracles spec,aslref`` without --batch runs batches of 16 (seed 1's first batch: the two agree, exit
     0). With --batch 20 seed 1 draws TAND on a 9x0 region in its second batch, where ptofuzz's spec model faults and
-    pto-spec's ASL executes it: a new disagreement, not excused by TAND's documented pto-isa difference; ``replay`` shows it
-    again."""
+    pto-spec's ASL executes it: a new disagreement, not excused by TAND's documented pto-isa difference;
+    ``replay`` shows it again."""
     import json
     import subprocess
     import sys
