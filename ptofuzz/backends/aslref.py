@@ -384,9 +384,11 @@ def evaluate_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]], settin
 
 def _items(inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]
            ) -> tuple[int | None, list[tuple[Case, dict[str, np.ndarray]]]]:
-    """A stacked batch (a leading axis on the tile inputs) as its plain items; (None, [the case]) when plain."""
+    """A stacked batch (a leading axis on the tile inputs and on a batch parameter's values, shape (n, 1, 1): TCI's
+    start) as its plain items; (None, [the case]) when plain."""
     tiles = {role for role, _ in case.tiles}
-    n = next((a.shape[0] for r, a in inputs.items() if r in tiles and np.ndim(a) == 3), None)
+    n = next((np.shape(a)[0] for r, a in inputs.items() if (r in tiles or r in inst.batch_params) and np.ndim(a) == 3),
+             None)
     if n is None:
         return None, [(case, dict(inputs))]
     return n, [inst.item(case, {r: np.asarray(a)[k] for r, a in inputs.items()}) for k in range(n)]

@@ -240,3 +240,17 @@ def test_a_campaign_with_aslref_takes_small_batches_and_reports_a_disagreement_a
     again = subprocess.run([sys.executable, "-m", "ptofuzz", "replay", str(tmp_path / "f")], capture_output=True,
                            text=True, env=env, check=False)
     assert "1 of 1 record(s) unchanged" in again.stdout, again.stdout + again.stderr
+
+
+def test_a_stacked_batch_splits_into_its_items_tile_inputs_and_batch_parameters_alike():
+    tci = registry.get("TCI")
+    case = Case("TCI", "spec", "int16", (("dst", T(1, 16, 1, 8)),), (("descending", 0), ("start", 0)))
+    n, items = aslref._items(tci, case, {"start": np.array([3, -2, 7]).reshape(3, 1, 1)})
+    assert n == 3 and [c.param("start") for c, _ in items] == [3, -2, 7]
+    tadd = registry.get("TADD")
+    stacked = {"src0": np.arange(2 * 4 * 16, dtype=np.uint16).reshape(2, 4, 16),
+               "src1": np.zeros((2, 4, 16), np.uint16)}
+    n, items = aslref._items(tadd, _case("TADD", "int16", T(4, 16, 4, 16)), stacked)
+    assert n == 2 and (items[1][1]["src0"] == stacked["src0"][1]).all()
+    n, items = aslref._items(tadd, _case("TADD", "int16", T(4, 16, 4, 16)), {k: v[0] for k, v in stacked.items()})
+    assert n is None and len(items) == 1
