@@ -47,6 +47,7 @@ FLOAT_PLACEHOLDERS = frozenset({
     "TROWSUM", "TCOLSUM", "TROWPROD", "TCOLPROD", "TPAIRREDUCESUM",
     "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL",
 })
+ARG_REDUCTIONS = frozenset({"TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN"})
 FLAG_NAMES = ("NV", "DZ", "OF", "UF", "NX")  # NumericStatusFlags() bit 0 upwards (CORE_STATE[36:32])
 
 
@@ -313,6 +314,10 @@ def outcome(case: Case, b: BundleCase, printed: Printed | None) -> Outcome:
         return Outcome(OutcomeKind.OK, reason="noop", flags=_flags(printed.flags))
     why = not_judged(case)
     outputs, classes = {}, {}
+    if case.op in ARG_REDUCTIONS:  # they publish the indices; the value tile is no output (as the bundle oracle)
+        shape = case.tile("dst").shape
+        outputs["dst"] = np.zeros(shape, dtype=dtypes.get(case.dtype).bits_dtype)
+        classes["dst"] = np.full(shape, UNDEFINED, dtype=np.uint8)
     roles = ("dst", "idx") if case.op == "TSORT" else ("dst_idx",) if "dst_idx" in dict(case.tiles) else ("dst",)
     for role in roles:
         t = case.tile("src" if case.op == "TSORT" else role)

@@ -254,3 +254,14 @@ def test_a_stacked_batch_splits_into_its_items_tile_inputs_and_batch_parameters_
     assert n == 2 and (items[1][1]["src0"] == stacked["src0"][1]).all()
     n, items = aslref._items(tadd, _case("TADD", "int16", T(4, 16, 4, 16)), {k: v[0] for k, v in stacked.items()})
     assert n is None and len(items) == 1
+
+
+def test_an_arg_reductions_outcome_has_the_index_tile_and_an_unwritten_value_tile():
+    case = Case("TROWARGMAX", "spec", "int16", (("dst_idx", T(8, 1, 2, 1)), ("src", T(8, 16, 2, 4)),
+                                                ("dst", T(8, 1, 2, 1))), (("idx", "int32"),))
+    printed = aslref.parse("\n".join(["C 0", "OK 0", "D 0 8 1 2 1 TileStorage_Numeric", "R 3", "R 1",
+                                      *["R -"] * 6, "END"]))[0]
+    out = aslref.outcome(case, gb.BundleCase("argmax", "TROWARGMAX", [], {}, {}, "ok"), printed)
+    assert set(out.outputs) == {"dst_idx", "dst"} and (out.classes["dst"] == UNDEFINED).all()
+    assert list(out.outputs["dst_idx"][:2, 0]) == [3, 1] and (out.classes["dst_idx"][:2] == EXACT).all()
+    assert (out.classes["dst_idx"][2:] == UNDEFINED).all() and out.flags == ()
