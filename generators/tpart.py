@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ptofuzz.core import dtypes, platforms
+from ptofuzz.core import platforms
 from ptofuzz.core.case import Case, Tile
 from ptofuzz.core.dtypes import DType, get
 from ptofuzz.generators import values
@@ -135,10 +135,10 @@ def draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -> lis
     a dtype's cases in one ``values.draw_many`` (``values.draw_mixed``; row-level kinds: tile by tile, case by
     case)."""
     if values.draws_rows(mix):  # row-level kinds: tile by tile
-        return [{role: values.draw(source, dtypes.get(case.dtype), case.tile(role).shape, mix)
+        return [{role: values.draw(source, get(case.dtype), case.tile(role).shape, mix)
                  for role in ("src0", "src1")} for source, case in items]
     shapes = [(case.tile("src0").shape, case.tile("src1").shape) for _, case in items]
-    drawn = values.draw_mixed([(source, dtypes.get(case.dtype), (r0 * c0 + r1 * c1,))
+    drawn = values.draw_mixed([(source, get(case.dtype), (r0 * c0 + r1 * c1,))
                                for (source, case), ((r0, c0), (r1, c1)) in zip(items, shapes)], mix)
     return [{"src0": both[:r0 * c0].reshape(r0, c0), "src1": both[r0 * c0:].reshape(r1, c1)}
             for ((r0, c0), (r1, c1)), both in zip(shapes, drawn)]
@@ -146,7 +146,7 @@ def draw_many(items: Sequence[tuple[Source, Case]], mix: values.ValueMix) -> lis
 
 def draw_batch(source: Source, case: Case, mix: values.ValueMix, n: int) -> dict[str, np.ndarray]:
     """``n`` cases' source bits at once, stacked on a leading axis (element-level special values only)."""
-    dt = dtypes.get(case.dtype)
+    dt = get(case.dtype)
     (r0, c0), (r1, c1) = case.tile("src0").shape, case.tile("src1").shape
     k0 = r0 * c0
     both = values.draw(source, dt, (n * (k0 + r1 * c1),), mix).reshape(n, -1)

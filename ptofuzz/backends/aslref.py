@@ -47,7 +47,6 @@ FLOAT_PLACEHOLDERS = frozenset({
     "TROWSUM", "TCOLSUM", "TROWPROD", "TCOLPROD", "TPAIRREDUCESUM",
     "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL",
 })
-ARG_REDUCTIONS = frozenset({"TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN"})
 FLAG_NAMES = ("NV", "DZ", "OF", "UF", "NX")  # NumericStatusFlags() bit 0 upwards (CORE_STATE[36:32])
 
 
@@ -303,7 +302,8 @@ def _fault(words: list[int], k: int, name: str, trap: int) -> Fault:
 
 def outcome(case: Case, b: BundleCase, printed: Printed | None) -> Outcome:
     """The Outcome of one case from what the model printed (roles and shapes as the bundle oracle gives them)."""
-    from ptofuzz.generators import bundle as gb
+    from ptofuzz.backends.bundle import destinations, unwritten
+    from ptofuzz.instructions import registry
 
     if printed is None or not printed.done:
         return Outcome(OutcomeKind.CRASH, reason="aslref stopped before this case finished (an assert in the model)")
@@ -313,37 +313,29 @@ def outcome(case: Case, b: BundleCase, printed: Printed | None) -> Outcome:
     if not printed.tiles:
         return Outcome(OutcomeKind.OK, reason="noop", flags=_flags(printed.flags))
     why = not_judged(case)
-    outputs, classes = {}, {}
-    if case.op in ARG_REDUCTIONS:  # they publish the indices; the value tile is no output (as the bundle oracle)
-        shape = case.tile("dst").shape
-        outputs["dst"] = np.zeros(shape, dtype=dtypes.get(case.dtype).bits_dtype)
-        classes["dst"] = np.full(shape, UNDEFINED, dtype=np.uint8)
-    roles = ("dst", "idx") if case.op == "TSORT" else ("dst_idx",) if "dst_idx" in dict(case.tiles) else ("dst",)
-    for role in roles:
-        t = case.tile("src" if case.op == "TSORT" else role)
-        got = printed.tiles.get(gb.DEST_SLOTS.get(role, 0))
+    inst = registry.get(case.op)
+    outputs, classes = unwritten(case)
+    for role, slot, t in destinations(case):
+        got = printed.tiles.get(slot)
         if got is None:
             return Outcome.unsupported(f"the model published no {role}")
-        rows, cols, vr, vc, predicate = got.rows, got.cols, got.valid_rows, got.valid_cols, got.predicate
-        dt = dtypes.get("uint32" if role == "idx" else case.param("idx") or "int32" if role == "dst_idx" else
-                        case.param("to") or case.dtype if case.op == "TCVT" else case.dtype)
-        shape = case.tile(role).shape if predicate else t.shape
-        out = np.zeros(shape, dtype=np.uint8 if predicate else dt.bits_dtype)
+        rows, cols, vr, vc = got.rows, got.cols, got.valid_rows, got.valid_cols
+        shape = case.tile(role).shape if got.predicate else t.shape
+        dt = inst.dtype_of(case, role)
+        out = np.zeros(shape, dtype=np.uint8 if got.predicate else dt.bits_dtype)
         cls = np.full(shape, UNDEFINED, dtype=np.uint8)
-        if predicate:  # the model's predicate: one bit an element in row-major order; ptofuzz's: Col/8 bytes a row
+        r, c = min(rows, shape[0]), min(cols, shape[1])
+        if got.predicate:  # the model's predicate: one bit an element in row-major order; ptofuzz's: Col/8 bytes a row
             flat = np.unpackbits(np.asarray(got.packed, dtype=np.uint8), bitorder="little")[:rows * cols]
-            grid = flat.reshape(rows, cols)[:, :shape[1] * 8]
-            packed = np.packbits(grid, axis=1, bitorder="little")
-            out[:min(rows, shape[0]), :packed.shape[1]] = packed[:shape[0]]
+            packed = np.packbits(flat.reshape(rows, cols)[:, :shape[1] * 8], axis=1, bitorder="little")
+            out[:r, :packed.shape[1]] = packed[:r]
             cls[:vr, :-(-vc // 8)] = EXACT
         else:
-            mask = (1 << dt.bits) - 1
-            flat_vals = [v for row in got.elements for v in row]
-            known = np.array([v is not None for v in flat_vals], dtype=np.bool_).reshape(rows, cols)
-            vals = np.array([(v or 0) & mask for v in flat_vals], dtype=np.uint64).reshape(rows, cols)
-            r, c = min(rows, shape[0]), min(cols, shape[1])
-            out[:r, :c] = vals[:r, :c].astype(out.dtype)
-            cls[:r, :c] = np.where(known[:r, :c], EXACT, UNDEFINED)
+            mask = (1 << dt.bits) - 1  # the carrier of a signed element is sign-extended
+            grid = [row[:c] for row in got.elements[:r]]
+            known = np.array([[v is not None for v in row] for row in grid], dtype=np.bool_).reshape(r, c)
+            out[:r, :c] = np.array([[(v or 0) & mask for v in row] for row in grid], dtype=np.uint64).reshape(r, c)
+            cls[:r, :c] = np.where(known, EXACT, UNDEFINED)
         if why is not None:
             cls[:] = UNDEFINED
         outputs[role], classes[role] = out, cls
@@ -360,17 +352,16 @@ def _flags(bits: int | None) -> tuple[str, ...] | None:
 
 def evaluate_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]], settings: AslrefSettings) -> list[Outcome]:
     """Each (spec case, inputs) through the model, in one run (again from the case after a crash)."""
-    from ptofuzz.generators import bundle as gb
+    from ptofuzz.backends.bundle import spelled
 
     outs: list[Outcome | None] = [None] * len(items)
     bundles: list[tuple[int, BundleCase]] = []
     for k, (case, inputs) in enumerate(items):
-        spec = case.on("spec")
-        why = gb.spelling_problem(spec) if not case.param("contract") else "the contract header's BF16 TSORT"
-        if why is not None:
-            outs[k] = Outcome.unsupported(f"no bundle spelling: {why}")
+        b = spelled(case, inputs)
+        if isinstance(b, str):
+            outs[k] = Outcome.unsupported(b)
         else:
-            bundles.append((k, gb.bundle_for(spec, inputs)))
+            bundles.append((k, b))
     while bundles:
         text, stopped = run_program(program([b for _, b in bundles]), settings)
         printed = parse(text)

@@ -15,9 +15,10 @@ import numpy as np
 
 from ptofuzz.backends.base import BUNDLE, Plain
 from ptofuzz.core import dtypes
-from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind
+from ptofuzz.core.case import EXACT, UNDEFINED, Case, Outcome, OutcomeKind, Tile
 
 if TYPE_CHECKING:
+    from ptofuzz.generators.bundle import BundleCase
     from ptofuzz.instructions.registry import Instruction
 
 
@@ -48,33 +49,54 @@ def evaluate(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
     return _one(case, inputs)
 
 
-def _one(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-    from ptofuzz.bundle import encoding
-    from ptofuzz.bundle import executor as ex
+def spelled(case: Case, inputs: Mapping[str, np.ndarray]) -> BundleCase | str:
+    """Spec ``case``'s bundle, or why it has none (decided by rules first, so that a bug while building raises
+    instead of passing for "no spelling")."""
     from ptofuzz.generators import bundle as gb
 
     if case.param("contract"):
-        return Outcome.unsupported("the contract header's BF16 TSORT has no bundle spelling")
+        return "the contract header's BF16 TSORT has no bundle spelling"
     spec_case = case.on("spec")
-    why = gb.spelling_problem(spec_case)  # a rule, so that a bug while building raises instead of "unsupported"
-    if why is not None:
-        return Outcome.unsupported(f"no bundle spelling: {why}")
-    b = gb.bundle_for(spec_case, inputs)
+    why = gb.spelling_problem(spec_case)
+    return f"no bundle spelling: {why}" if why is not None else gb.bundle_for(spec_case, inputs)
+
+
+def destinations(case: Case) -> tuple[tuple[str, int, Tile], ...]:
+    """(role, tile register, the role's tile) of each output a bundle publishes: TSORT's values and indices (at its
+    source's shape), an arg reduction's indices (its one destination, in T), else ``dst``."""
+    from ptofuzz.generators import bundle as gb
+
+    tiles = dict(case.tiles)
+    roles = ("dst", "idx") if case.op == "TSORT" else ("dst_idx",) if "dst_idx" in tiles else ("dst",)
+    return tuple((role, gb.DEST_SLOTS.get(role, 0), tiles["src" if case.op == "TSORT" else role]) for role in roles)
+
+
+def unwritten(case: Case, lead: tuple[int, ...] = ()) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """The outputs of ``case`` no bundle writes (an arg reduction's value tile: it publishes the indices), as
+    (outputs, classes): zeros, all undefined; with leading axes ``lead``."""
+    tiles = dict(case.tiles)
+    if not ("dst_idx" in tiles and "dst" in tiles):
+        return {}, {}
+    shape = (*lead, *tiles["dst"].shape)
+    return ({"dst": np.zeros(shape, dtype=dtypes.get(case.dtype).bits_dtype)},
+            {"dst": np.full(shape, UNDEFINED, dtype=np.uint8)})
+
+
+def _one(case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
+    from ptofuzz.bundle import encoding
+    from ptofuzz.bundle import executor as ex
+
+    b = spelled(case, inputs)
+    if isinstance(b, str):
+        return Outcome.unsupported(b)
     result = ex.execute(b.words, b.tiles, b.gprs, capacity=1 << 30)  # the direct oracle has no core budget
     if result.fault is not None:
         return Outcome(OutcomeKind.FAULT, fault=result.fault, reason=result.fault.reason)
     block = result.blocks[0]
     if block.kind != "ok":
         return Outcome.unsupported(f"the bundle's block is {block.kind}: {block.reason}")
-    outputs, classes = {}, {}
-    if "ARG" in case.op and case.op in ex.CLOSED:  # the arg reductions publish the indices; no value output
-        t = case.tile("dst")
-        shape = (*next(iter(block.published.values())).data.shape[:-2], *t.shape)
-        outputs["dst"] = np.zeros(shape, dtype=dtypes.get(case.dtype).bits_dtype)
-        classes["dst"] = np.full(shape, UNDEFINED, dtype=np.uint8)
-    for role in ("dst", "idx") if case.op == "TSORT" else ("dst_idx",) if "dst_idx" in dict(case.tiles) else ("dst",):
-        t = case.tile("src" if case.op == "TSORT" else role)
-        slot = gb.DEST_SLOTS.get(role, 0)  # an arg reduction's indices: the one destination, in T
+    outputs, classes = unwritten(case, next((t.data.shape[:-2] for t in block.published.values()), ()))
+    for role, slot, t in destinations(case):
         published = block.published.get(slot)
         if published is None:
             return Outcome.unsupported(f"nothing published in {encoding.tile_name(slot)}")

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ptofuzz.backends.base import ASLREF
 from ptofuzz.cli.common import (
     CacheDirOpt,
     DrawVersionOpt,
@@ -113,7 +114,7 @@ def fuzz(
         if names is not None and not names:
             raise UsageError(f"--oracles {oracles!r} names no oracle; e.g. --oracles spec,cpu")
         if batch is None:
-            batch = ASLREF_BATCH if names is not None and "aslref" in names else 1024
+            batch = ASLREF_BATCH if names is not None and ASLREF in names else 1024
         sim = _sim_settings(pto_isa, cache_dir, sanitize, sim_timeout, sim_plant, sim_placeholder_bf16,
                             ops=_cpusim_ops(op)) if names is not None and _simulated(names) else None
         sim = _with_native_coverage(sim, native_coverage, engine, rerun is not None, sanitize)
