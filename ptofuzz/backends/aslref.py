@@ -48,6 +48,7 @@ FLOAT_PLACEHOLDERS = frozenset({
     "TROWEXPANDADD", "TROWEXPANDSUB", "TROWEXPANDMUL", "TCOLEXPANDADD", "TCOLEXPANDSUB", "TCOLEXPANDMUL",
 })
 FLAG_NAMES = ("NV", "DZ", "OF", "UF", "NX")  # NumericStatusFlags() bit 0 upwards (CORE_STATE[36:32])
+PRINTED = (0, 16)  # the tile registers a bundle publishes its destinations in (backends.bundle.destinations)
 
 
 def not_judged(case: Case) -> str | None:
@@ -68,6 +69,7 @@ class AslrefSettings:
     interpreter: str | None = None
     model: str | None = None
     timeout: float = 3600.0
+    pool: int = 64  # cases a campaign hands over in one run, at least (the model loads in about 3.5 s)
 
     def paths(self) -> tuple[Path, Path]:
         """The interpreter and the model, checked (a one-line UsageError naming the fix)."""
@@ -75,11 +77,13 @@ class AslrefSettings:
         model = self.model or os.environ.get(MODEL_ENV)
         if not interp or not model:
             raise UsageError(f"the aslref oracle needs ASLRef and pto-spec's model: set {INTERPRETER_ENV} to the "
-                             f"aslref executable and {MODEL_ENV} to pto-spec.asl")
-        for path, what, env in ((Path(interp), "aslref executable", INTERPRETER_ENV),
-                                (Path(model), "pto-spec model", MODEL_ENV)):
+                             f"aslref executable and {MODEL_ENV} to pto-spec.asl (or give --aslref and --spec-asl)")
+        for path, what, given in ((Path(interp), "aslref executable",
+                                   f"--aslref {interp}" if self.interpreter else f"{INTERPRETER_ENV}={interp}"),
+                                  (Path(model), "pto-spec model",
+                                   f"--spec-asl {model}" if self.model else f"{MODEL_ENV}={model}")):
             if not path.is_file():
-                raise UsageError(f"{env}={path}: no {what} there; point it at the file")
+                raise UsageError(f"{given}: no {what} there; point it at the file")
         return Path(interp), Path(model)
 
 
@@ -97,18 +101,14 @@ end;
 
 func PtofuzzCaseReset()
 begin
-    for i = 0 to 63 do
-        if _Tiles[[i]].allocated then ReleaseTile(i as TileIndex); end;
-    end;
-    ResetBundleControlState();
-    ClearFault();
-    _CurrentACR = 0;
     _PC = Zeros{PTO_XLEN};
     _BPC = Zeros{PTO_XLEN};
     _SystemRegisters.core_state = Zeros{PTO_XLEN};
-    for pe = 0 to 3 do
-        for g = 1 to 23 do _PEGPRs[[pe]][[g]] = Zeros{PTO_XLEN}; end;
-    end;
+end;
+
+func PtofuzzRelease(t: TileIndex)
+begin
+    if _Tiles[[t]].allocated then ReleaseTile(t); end;
 end;
 
 func PtofuzzPrintTile(t: TileIndex)
@@ -139,6 +139,9 @@ end;
 func PtofuzzFault(k: integer)
 begin
     println "F ", k, " ", _LastFault, " ", UInt(_ACRTrapNumber[[CurrentACR()]]);
+    ResetBundleControlState();  // a fault leaves a block open (a committed bundle closes its own)
+    ClearFault();
+    _CurrentACR = 0;
 end;
 """
 
@@ -152,7 +155,9 @@ def _carrier(value: int, dt: dtypes.DType) -> str:
 
 
 def case_source(name: str, b: BundleCase) -> str:
-    """One case as an ASL function: its tiles and registers set up, its words executed, its result printed."""
+    """One case as an ASL function: its tiles and registers set up, its words executed, its result printed, then
+    the tiles and registers it used released and cleared (cheaper than clearing all 64 tiles and every PE's
+    registers before each case: reading a tile's descriptor copies its storage)."""
     from ptofuzz.bundle import encoding
 
     lines = [f"func {name}()", "begin", "    PtofuzzCaseReset();"]
@@ -172,17 +177,22 @@ def case_source(name: str, b: BundleCase) -> str:
                      f"TileLocation_Any, '{lt.mask}');")
         lines += [f"    WriteTileElement({slot}, {r}, {c}, {_carrier(data[r, c], dt)});"
                   for r in range(lt.rows) for c in range(lt.cols)]
+    codes = [c for c in (encoding.GPR_CODES[reg] for reg in b.gprs) if c]
     for reg, value in b.gprs.items():
         code = encoding.GPR_CODES[reg]
         if code:  # every PE reads its own copy
             lines += [f"    WritePEGPR({pe}, {code}, Zeros{{64}} + 0x{int(value) & (2**64 - 1):x});" for pe in range(4)]
+    lines.append(f"    {name}Body();")
+    lines += [f"    PtofuzzRelease({t});" for t in sorted({*b.tiles, *PRINTED})]
+    lines += [f"    WritePEGPR({pe}, {code}, Zeros{{64}});" for code in codes for pe in range(4)]
+    lines.append("end;")
+    body = [f"func {name}Body()", "begin"]
     for k, w in enumerate(b.words):
-        lines += [f"    if ExecuteCommandInstruction(Zeros{{64}} + 0x{w:08x}, 32) != CommandExecution_Executed then",
-                  f"        PtofuzzFault({k});", "        return;", "    end;"]
-    lines += ['    println "OK ", UInt(NumericStatusFlags());',
-              "    if _Tiles[[0]].allocated then PtofuzzPrintTile(0); end;",
-              "    if _Tiles[[16]].allocated then PtofuzzPrintTile(16); end;", "end;"]
-    return "\n".join(lines)
+        body += [f"    if ExecuteCommandInstruction(Zeros{{64}} + 0x{w:08x}, 32) != CommandExecution_Executed then",
+                 f"        PtofuzzFault({k});", "        return;", "    end;"]
+    body += ['    println "OK ", UInt(NumericStatusFlags());',
+             *(f"    if _Tiles[[{t}]].allocated then PtofuzzPrintTile({t}); end;" for t in PRINTED), "end;"]
+    return "\n".join(body + [""] + lines)
 
 
 def program(bundles: Sequence[BundleCase]) -> str:
@@ -339,7 +349,7 @@ def outcome(case: Case, b: BundleCase, printed: Printed | None) -> Outcome:
         if why is not None:
             cls[:] = UNDEFINED
         outputs[role], classes[role] = out, cls
-    extra = {"aslref": f"values not judged by aslref: {why}"} if why is not None else {}
+    extra = {ASLREF: f"values not judged by aslref: {why}"} if why is not None else {}
     return Outcome(OutcomeKind.OK, outputs=outputs, classes=classes, flags=None if why else _flags(printed.flags),
                    extra=extra)
 
@@ -421,9 +431,25 @@ class AslrefBackend(Plain):
         return None
 
     def evaluate(self, inst: Instruction, case: Case, inputs: Mapping[str, np.ndarray]) -> Outcome:
-        n, items = _items(inst, case, inputs)
-        outs = evaluate_many(items, self.settings)
-        return outs[0] if n is None else _stack(outs)
+        return self.evaluate_all(inst, [(case, inputs)])[0]
+
+    def evaluate_all(self, inst: Instruction, items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]
+                     ) -> list[Outcome]:
+        """Each (case, inputs) (stacked batches too) in one interpreter run: the model loads once."""
+        split = [_items(inst, case, inputs) for case, inputs in items]
+        outs = iter(evaluate_many([one for _, ones in split for one in ones], self.settings))
+        return [next(outs) if n is None else _stack([next(outs) for _ in range(n)]) for n, _ in split]
+
+    @property
+    def pool(self) -> int:
+        return self.settings.pool
+
+    def flags(self) -> str:
+        """``--aslref`` / ``--spec-asl`` when given (not from the environment)."""
+        import shlex
+
+        return " ".join(f"{flag} {shlex.quote(v)}" for flag, v in (("--aslref", self.settings.interpreter),
+                                                                    ("--spec-asl", self.settings.model)) if v)
 
     def provenance(self) -> dict[str, Any]:
         interp, model = self.settings.paths()

@@ -11,7 +11,7 @@ simulator process) belongs to the process that started it and is not pickled.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from ptofuzz.core.case import Case, Outcome
@@ -63,6 +63,22 @@ class Backend(Protocol):
 
     def provenance(self) -> dict[str, Any]:
         """What real code it ran (tree, commit, compiler, flags), for records; {} for a model."""
+        ...
+
+
+@runtime_checkable
+class Pooled(Protocol):
+    """A backend with a high fixed cost per call (aslref: one interpreter run, seconds to load its model): a
+    campaign hands it the cases of several batches at once."""
+
+    @property
+    def pool(self) -> int:
+        """How many cases it takes in one go, at least."""
+        ...
+
+    def evaluate_all(self, inst: Instruction, items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]
+                     ) -> list[Outcome]:
+        """Each (case, inputs)'s outcome, as :meth:`Backend.evaluate` gives it, in one go."""
         ...
 
 
@@ -120,6 +136,24 @@ class Backends:
         """Each backend's outcome of the same tiles and inputs (``case`` re-targeted to each name)."""
         with inst.sharing():
             return {b.name: b.evaluate(inst, case.on(b.name), inputs) for b in self.items}
+
+    @property
+    def pool(self) -> int:
+        """How many cases a :class:`Pooled` backend wants in one go (0: none is pooled)."""
+        return max((b.pool for b in self.items if isinstance(b, Pooled)), default=0)
+
+    def evaluate_all(self, inst: Instruction, items: Sequence[tuple[Case, Mapping[str, np.ndarray]]]
+                     ) -> list[dict[str, Outcome]]:
+        """:meth:`evaluate` of each (case, inputs), a :class:`Pooled` backend answering all of them at once."""
+        outs: list[dict[str, Outcome]] = [{} for _ in items]
+        with inst.sharing():
+            for b in self.items:
+                mine = [(case.on(b.name), inputs) for case, inputs in items]
+                got = b.evaluate_all(inst, mine) if isinstance(b, Pooled) else \
+                    [b.evaluate(inst, case, inputs) for case, inputs in mine]
+                for out, o in zip(outs, got):
+                    out[b.name] = o
+        return outs
 
     def prepare(self) -> None:
         for b in self.items:

@@ -13,6 +13,7 @@ from ptofuzz.core import platforms
 from ptofuzz.core.errors import UsageError
 
 if TYPE_CHECKING:
+    from ptofuzz.backends.aslref import AslrefSettings
     from ptofuzz.backends.cpusim.build import Settings
     from ptofuzz.backends.target import TargetBackend
     from ptofuzz.instructions.registry import Instruction
@@ -28,19 +29,21 @@ def oracle_name(oracle: str) -> str:
         return oracle  # choose names it in its error
 
 
-def available(inst: Instruction) -> tuple[str, ...]:
-    """Every oracle that can run ``inst`` without options: its platforms, then bundle and cpusim if it has them."""
+def available(inst: Instruction, aslref: AslrefSettings | None = None) -> tuple[str, ...]:
+    """Every oracle that can run ``inst`` without options: its platforms, then bundle and cpusim if it has them,
+    and aslref where its interpreter and model are (``aslref``, else the environment)."""
     from ptofuzz.backends.aslref import AslrefBackend
     from ptofuzz.backends.bundle import BundleBackend
     from ptofuzz.backends.cpusim.backend import ClangCpusimBackend, CpusimBackend
 
-    real = [b.name for b in (BundleBackend(), CpusimBackend(), ClangCpusimBackend(), AslrefBackend())
+    asl = AslrefBackend() if aslref is None else AslrefBackend(aslref)
+    real = [b.name for b in (BundleBackend(), CpusimBackend(), ClangCpusimBackend(), asl)
             if b.cannot_answer(inst) is None]
     return (*inst.platforms, *real)
 
 
-def backend(inst: Instruction, name: str, *, sim: Settings | None = None, target: TargetBackend | None = None
-            ) -> Backend:
+def backend(inst: Instruction, name: str, *, sim: Settings | None = None, target: TargetBackend | None = None,
+            aslref: AslrefSettings | None = None) -> Backend:
     """The backend called ``name`` for ``inst`` (a one-line UsageError when it has none)."""
     b: Backend
     if name == BUNDLE:
@@ -50,7 +53,7 @@ def backend(inst: Instruction, name: str, *, sim: Settings | None = None, target
     elif name == ASLREF:
         from ptofuzz.backends.aslref import AslrefBackend
 
-        b = AslrefBackend()
+        b = AslrefBackend() if aslref is None else AslrefBackend(aslref)
     elif name in SIMULATORS:
         from ptofuzz.backends.cpusim.backend import ClangCpusimBackend, CpusimBackend
         from ptofuzz.backends.cpusim.build import Settings
@@ -71,20 +74,22 @@ def backend(inst: Instruction, name: str, *, sim: Settings | None = None, target
 
 
 def choose(inst: Instruction, names: Sequence[str], *, sim: Settings | None = None,
-           target: TargetBackend | None = None) -> Backends:
+           target: TargetBackend | None = None, aslref: AslrefSettings | None = None) -> Backends:
     """The backends of ``names`` (aliases resolved), each checked against ``inst``."""
-    return Backends(tuple(backend(inst, oracle_name(n), sim=sim, target=target) for n in names))
+    return Backends(tuple(backend(inst, oracle_name(n), sim=sim, target=target, aslref=aslref) for n in names))
 
 
 def for_record(inst: Instruction, oracles: Sequence[str], finding_target: Mapping[str, Any] | None = None, *,
-               sim: Settings | None = None, built: dict[Any, Backend] | None = None) -> Backends:
+               sim: Settings | None = None, built: dict[Any, Backend] | None = None,
+               aslref: AslrefSettings | None = None) -> Backends:
     """The backends that run a saved record again: its oracles that need no command line (an external target
     is left out), the simulator as the finding was made (its sanitizers, planted bug and, when ``sim`` names no
-    tree, its tree). ``built``: backends already made for earlier records (one simulator per settings)."""
+    tree, its tree). ``built``: backends already made for earlier records (one simulator per settings);
+    ``aslref``: where pto-spec's ASL model is (else the environment)."""
     from ptofuzz.backends.cpusim.build import Settings
     from ptofuzz.backends.cpusim.simulator import like
 
-    names = [o for o in oracles if o in available(inst)]
+    names = [o for o in oracles if o in available(inst, aslref)]
     settings = like(sim or Settings(), dict(finding_target or {})) if set(SIMULATORS) & set(names) else None
     if settings is not None and not settings.ops:  # the build need only hold this instruction
         settings = dataclasses.replace(settings, ops=(inst.name,))
@@ -93,6 +98,6 @@ def for_record(inst: Instruction, oracles: Sequence[str], finding_target: Mappin
     for name in names:
         key = (name, settings) if name in SIMULATORS else name
         if key not in cache:
-            cache[key] = backend(inst, name, sim=settings)
+            cache[key] = backend(inst, name, sim=settings, aslref=aslref)
         out.append(cache[key])
     return Backends(tuple(out))

@@ -8,7 +8,7 @@ error.
 # as plain annotations they are built once, at import.
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, NoReturn, overload
 
@@ -19,6 +19,7 @@ from ptofuzz.core import platforms
 from ptofuzz.core.errors import ExitCode, UsageError, one_line
 
 if TYPE_CHECKING:
+    from ptofuzz.backends.aslref import AslrefSettings
     from ptofuzz.backends.cpusim.build import Settings
 
 
@@ -122,6 +123,14 @@ CacheDirOpt = Annotated[Path | None, typer.Option(
     help="cpusim: build cache folder (default: $XDG_CACHE_HOME/ptofuzz, else ~/.cache/ptofuzz).")]
 
 
+AslrefOpt = Annotated[Path | None, typer.Option(
+    "--aslref", help="aslref: the ASLRef interpreter executable (default: $PTO_ASLREF).")]
+
+
+SpecAslOpt = Annotated[Path | None, typer.Option(
+    "--spec-asl", help="aslref: pto-spec's assembled model, pto-spec.asl (default: $PTO_SPEC_ASL).")]
+
+
 SanitizeOpt = Annotated[str | None, typer.Option(
     help="cpusim: build the harness with sanitizers: address, undefined or address,undefined.")]
 
@@ -204,3 +213,17 @@ def _main(
                                           help="Print the version and exit.")] = False,
 ) -> None:
     """Golden data and differential fuzzing for PTO tile instructions (pto-isa, pto-spec)."""
+
+
+def _aslref_settings(aslref: Path | None, spec_asl: Path | None, oracles: Sequence[str] | None
+                     ) -> "AslrefSettings":
+    """The aslref oracle's settings from ``--aslref`` / ``--spec-asl`` (the environment otherwise); either option
+    without the aslref oracle among ``oracles`` is refused (None: the command always may run it)."""
+    from ptofuzz.backends.aslref import AslrefSettings
+    from ptofuzz.backends.base import ASLREF
+
+    given = [f for f, v in (("--aslref", aslref), ("--spec-asl", spec_asl)) if v is not None]
+    if given and oracles is not None and ASLREF not in oracles:
+        raise UsageError(f"{given[0]} configures the aslref oracle; add aslref to the oracles (e.g. --oracles "
+                         "spec,aslref) or drop it")
+    return AslrefSettings(str(aslref) if aslref else None, str(spec_asl) if spec_asl else None)

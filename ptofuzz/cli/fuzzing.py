@@ -13,6 +13,7 @@ import typer
 
 from ptofuzz.backends.base import ASLREF
 from ptofuzz.cli.common import (
+    AslrefOpt,
     CacheDirOpt,
     DrawVersionOpt,
     JsonOpt,
@@ -24,6 +25,8 @@ from ptofuzz.cli.common import (
     SanitizeOpt,
     SarifOpt,
     SimTimeoutOpt,
+    SpecAslOpt,
+    _aslref_settings,
     _built_first,
     _check_exports,
     _command_line,
@@ -40,7 +43,7 @@ from ptofuzz.core.errors import ExitCode, UsageError
 if TYPE_CHECKING:
     from ptofuzz.backends.cpusim.build import Settings
 
-ASLREF_BATCH = 16  # the aslref oracle's default batch: one interpreter run each
+ASLREF_BATCH = 8  # the aslref oracle's default batch: small, for many geometries (batches share its runs)
 
 
 @app.command()
@@ -66,8 +69,11 @@ def fuzz(
     index_dtype: Annotated[str | None, typer.Option(
         help="TPARTARGMAX/MIN: only this index type (cpusim runs 32-bit ones).")] = None,
     batch: Annotated[int | None, typer.Option(
-        help="Cases per batch of one geometry (random engine); default 1024, 16 with the aslref oracle (pto-spec's "
-             "ASL runs each batch in one interpreter run: about 3.5 s, then 0.1-0.4 s a 16x16 case).")] = None,
+        help="Cases per batch of one geometry (random engine); default 1024, 8 with the aslref oracle (pto-spec's "
+             "ASL runs 64 cases or more in one interpreter run, however many batches: about 3.5 s to load, then "
+             "0.1-0.3 s a case of 256 elements).")] = None,
+    max_elements: Annotated[int | None, typer.Option(
+        help="Largest tile drawn, in elements (default 4096; 256 with the aslref oracle).")] = None,
     shard: Annotated[str | None, typer.Option(
         help="I/N: run only every N-th batch from batch I (random engine); N machines with the same seed and "
              "--runs together run exactly the cases of one unsharded run.")] = None,
@@ -81,6 +87,8 @@ def fuzz(
     sim_timeout: SimTimeoutOpt = 10.0,
     sim_plant: PlantOpt = None,
     sim_placeholder_bf16: PlaceholderOpt = False,
+    aslref: AslrefOpt = None,
+    spec_asl: SpecAslOpt = None,
     native_coverage: Annotated[bool | None, typer.Option(
         "--native-coverage/--no-native-coverage",
         help="atheris with a cpusim oracle: run the simulator in this process from a clang build instrumented for "
@@ -115,6 +123,7 @@ def fuzz(
             raise UsageError(f"--oracles {oracles!r} names no oracle; e.g. --oracles spec,cpu")
         if batch is None:
             batch = ASLREF_BATCH if names is not None and ASLREF in names else 1024
+        asl = _aslref_settings(aslref, spec_asl, names or ())
         sim = _sim_settings(pto_isa, cache_dir, sanitize, sim_timeout, sim_plant, sim_placeholder_bf16,
                             ops=_cpusim_ops(op)) if names is not None and _simulated(names) else None
         sim = _with_native_coverage(sim, native_coverage, engine, rerun is not None, sanitize)
@@ -123,7 +132,7 @@ def fuzz(
 
             plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
                                       index_dtype=index_dtype, to=to, special=special, rate=special_rate, sim=sim,
-                                      draw_version=draw_version)
+                                      draw_version=draw_version, max_elements=max_elements, aslref=asl)
             if not rerun.is_file():
                 raise UsageError(f"--rerun {str(rerun)!r} is no file")
             atheris_engine.rerun(plan, rerun)
@@ -147,7 +156,8 @@ def fuzz(
                              "corpus instead: drop --shard")
         plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
                                   index_dtype=index_dtype, to=to, special=special, rate=special_rate,
-                                  shard=_shard(shard), sim=sim, target=external, draw_version=draw_version)
+                                  shard=_shard(shard), sim=sim, target=external, draw_version=draw_version,
+                                  max_elements=max_elements, aslref=asl)
         sim_flags = [f for f, v in (("--pto-isa", pto_isa), ("--cache-dir", cache_dir), ("--sanitize", sanitize),
                                     ("--sim-plant", sim_plant), ("--sim-placeholder-bf16", sim_placeholder_bf16),
                                     ("--sim-timeout", sim_timeout != 10.0)) if v]
@@ -159,7 +169,7 @@ def fuzz(
                 _built_first(built)  # a first build says what it does (a minute or more) before the campaign starts
         plan.backends.prepare()  # build (or find) the simulator's harness before the clock starts
         if engine == "random":
-            with campaigns.progress(enabled=not json_out) as show:
+            with campaigns.progress(enabled=not json_out, every_batch=ASLREF in plan.oracles) as show:
                 store, stats = campaign.run_random(plan, runs=runs, seconds=time_s, jobs=jobs, out=out,
                                                    corpus=corpus, progress=show)
             summary = campaign.summary_json(store, stats)
@@ -304,6 +314,8 @@ def replay(
     paths: Annotated[list[Path], typer.Argument(help="Finding folders, corpus .json records, or folders of them.")],
     junit: JunitRecordsOpt = None,
     sarif: SarifOpt = None,
+    aslref: AslrefOpt = None,
+    spec_asl: SpecAslOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Run recorded cases through their oracles again; exit 1 when any outcome or signature changed.
@@ -315,7 +327,10 @@ def replay(
         from ptofuzz.report import campaigns, ci
 
         _check_exports(None, None, junit, sarif)
-        results = run(paths)
+        asl = _aslref_settings(aslref, spec_asl, None)
+        if aslref is not None or spec_asl is not None:
+            asl.paths()  # a wrong path is said once, not per record
+        results = run(paths, aslref=asl)
         ci.export(ci.replay_entries(results), "ptofuzz replay", _command_line(), junit=junit, sarif=sarif)
         campaigns.replayed(results, as_json=json_out)
         _exit_for([r.verdict for r in results], "changed")

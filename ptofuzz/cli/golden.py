@@ -6,11 +6,12 @@
 # as plain annotations they are built once, at import.
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ptofuzz.cli.common import (
+    AslrefOpt,
     CacheDirOpt,
     DrawVersionOpt,
     HtmlOpt,
@@ -18,7 +19,9 @@ from ptofuzz.cli.common import (
     JunitCasesOpt,
     PlatformOpt,
     PtoIsaOpt,
+    SpecAslOpt,
     SvgOpt,
+    _aslref_settings,
     _built_first,
     _check_exports,
     _errors,
@@ -29,6 +32,9 @@ from ptofuzz.cli.common import (
     app,
 )
 from ptofuzz.core.errors import UsageError
+
+if TYPE_CHECKING:
+    from ptofuzz.backends.base import Backend
 
 
 @app.command()
@@ -115,35 +121,46 @@ def check(
     svg: SvgOpt = None,
     junit: JunitCasesOpt = None,
     oracle: Annotated[str | None, typer.Option(
-        help="cpusim: recompute cpu case folders with the real pto-isa CPU simulator instead of the model.")] = None,
+        help="Recompute with real code instead of the model: cpusim (the pto-isa CPU simulator, cpu folders; "
+             "cpusim-clang: built with clang++) or aslref (pto-spec's own ASL model, spec folders).")] = None,
     pto_isa: PtoIsaOpt = None,
     cache_dir: CacheDirOpt = None,
+    aslref: AslrefOpt = None,
+    spec_asl: SpecAslOpt = None,
     json_out: JsonOpt = False,
 ) -> None:
     """Recompute goldens from the inputs and compare golden.bin (and output.bin) bit for bit.
 
     Examples: `ptofuzz check cases/`, `ptofuzz check build/ --platform a5 --junit check.xml`, `ptofuzz check cases/
-    --oracle cpusim`.
+    --oracle cpusim`, `ptofuzz check spec-cases/ --oracle aslref`.
     """
     with _errors():
+        from ptofuzz.backends.base import ASLREF
         from ptofuzz.engine.check import check as run_check
         from ptofuzz.report import case_folders, ci
 
         _check_exports(html, svg, junit)
-        backend = None
-        if oracle is not None:
+        asl = _aslref_settings(aslref, spec_asl, [oracle] if oracle else [])
+        backend: Backend | None = None
+        if oracle == ASLREF:
+            from ptofuzz.backends.aslref import AslrefBackend
+
+            asl.paths()  # where the interpreter and model are, or one line saying what to set
+            backend = AslrefBackend(asl)
+        elif oracle is not None:
             if oracle not in ("cpusim", "cpusim-clang"):
                 raise UsageError(f"--oracle {oracle!r}: check recomputes with the folder's platform model, or with "
                                  "--oracle cpusim (the real simulator, for cpu folders; cpusim-clang: built with "
-                                 "clang++)")
+                                 "clang++) or --oracle aslref (pto-spec's ASL model, for spec folders)")
             from ptofuzz.backends.cpusim.backend import ClangCpusimBackend, CpusimBackend
             from ptofuzz.io import casefolder
 
             folders = casefolder.discover(list(paths))  # a missing path is said before a first build's minute
             settings = _sim_settings(pto_isa, cache_dir, None, ops=_ops_of(folders, platform))
-            backend = CpusimBackend(settings) if oracle == "cpusim" else ClangCpusimBackend(settings.with_clang())
-            if backend.settings.ops:  # none: no folder the simulator runs (the check says why of each)
-                _built_first(backend.settings)
+            sim = CpusimBackend(settings) if oracle == "cpusim" else ClangCpusimBackend(settings.with_clang())
+            if sim.settings.ops:  # none: no folder the simulator runs (the check says why of each)
+                _built_first(sim.settings)
+            backend = sim
         verdicts = run_check(paths, platform, backend)
         if junit is not None:
             ci.checked_junit(junit, verdicts)

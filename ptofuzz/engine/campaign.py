@@ -29,10 +29,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ptofuzz.backends import choose
-from ptofuzz.backends.base import BUNDLE, SIMULATORS, TARGET, Backends
+from ptofuzz.backends.base import ASLREF, BUNDLE, SIMULATORS, TARGET, Backends
 from ptofuzz.core import platforms, reading
 from ptofuzz.core.atomic import write_file
-from ptofuzz.core.case import Case
+from ptofuzz.core.case import Case, Outcome
 from ptofuzz.core.errors import UsageError
 from ptofuzz.core.signature import Signature
 from ptofuzz.engine import differential
@@ -41,6 +41,7 @@ from ptofuzz.generators.source import DRAW_VERSION, Source, seeded
 from ptofuzz.instructions import defects
 
 if TYPE_CHECKING:
+    from ptofuzz.backends.aslref import AslrefSettings
     from ptofuzz.backends.cpusim.build import Settings
     from ptofuzz.backends.target import TargetBackend
 from ptofuzz.instructions import registry
@@ -49,6 +50,8 @@ from ptofuzz.io import casefolder, records
 CAMPAIGN_FORMAT = "ptofuzz-campaign/1"  # campaign.json (ptofuzz/schemas/campaign.json)
 DEFAULT_BATCH = 1024
 ELEMENT_BUDGET = 1 << 18  # elements of the largest tile times the batch size, at most
+ASLREF_MAX_ELEMENTS = 256  # tiles with aslref: the interpreter takes about 1 ms an element
+MAX_ELEMENTS = 4096  # tiles larger than this are redrawn smaller (fuzzing wants many small cases)
 ILLEGAL_SHARE = 0.125  # of the spec cases a campaign draws, those that break a legality rule (faults compared too)
 SUMMARY = "campaign.json"
 
@@ -64,7 +67,7 @@ class Plan:
     constraints: tuple[tuple[str, Any], ...] = ()  # dtype / shape for random_case
     special: str | None = None
     rate: float = values.DEFAULT_SPECIAL_RATE
-    max_elements: int = 4096  # tiles larger than this are redrawn smaller (fuzzing wants many small cases)
+    max_elements: int = MAX_ELEMENTS  # larger tiles are redrawn smaller (see default_max_elements)
     shard: tuple[int, int] | None = None  # (i, N): only batches k with k % N == i (N machines, one big run)
     draw_version: int = DRAW_VERSION  # what the seed draws (ptofuzz.generators.source)
 
@@ -95,7 +98,11 @@ class Plan:
             parts.append(f"--special-rate {self.rate}")
         if self.draw_version != DRAW_VERSION:
             parts.append(f"--draw-version {self.draw_version}")
-        parts += [b.flags() for b in (self.backends.simulator(), self.backends.get(TARGET)) if b is not None]
+        shape = dict(self.constraints).get("shape")
+        if self.max_elements != default_max_elements(self.oracles, shape):
+            parts.append(f"--max-elements {self.max_elements}")
+        parts += [b.flags() for b in (self.backends.simulator(), self.backends.get(TARGET), self.backends.get(ASLREF))
+                  if b is not None]
         return " ".join(p for p in parts if p)
 
 
@@ -104,9 +111,11 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
               rate: float = values.DEFAULT_SPECIAL_RATE, instruction: registry.Instruction | None = None,
               index_dtype: str | None = None, shard: tuple[int, int] | None = None,
               sim: Settings | None = None, target: TargetBackend | None = None, to: str | None = None,
-              draw_version: int = DRAW_VERSION) -> Plan:
+              draw_version: int = DRAW_VERSION, max_elements: int | None = None,
+              aslref: AslrefSettings | None = None) -> Plan:
     """Check the request against the registry, build its backends (``sim``: the cpusim oracle's settings;
-    ``target``: the external target) and return the plan (one-line UsageErrors otherwise)."""
+    ``target``: the external target; ``aslref``: where pto-spec's ASL model is) and return the plan (one-line
+    UsageErrors otherwise). ``max_elements``: the largest tile drawn (:func:`default_max_elements`)."""
     from ptofuzz.core import dtypes
     from ptofuzz.engine.generate import draw_version_of
 
@@ -117,7 +126,8 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
         platforms.distinct(p for p in registry.PLATFORMS if p in inst.platforms)
     if not oracles and len(chosen) < 2 and inst.bundle:
         chosen = (*chosen, BUNDLE)  # a spec-only instruction (TSORT): its model against its bundle form
-    backends = choose.choose(inst, chosen, sim=sim, target=target)  # unknown oracle, or no model: one line
+    # an unknown oracle, or one without a model of inst: one line
+    backends = choose.choose(inst, chosen, sim=sim, target=target, aslref=aslref)
     if len(set(chosen)) != len(chosen):
         raise UsageError(f"--oracles {','.join(chosen)} names an oracle twice")
     if len(chosen) < 2:
@@ -148,8 +158,19 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
         constraints.append(("shape", tuple(shape)))
     if shard is not None and not (shard[1] >= 1 and 0 <= shard[0] < shard[1]):
         raise UsageError(f"--shard {shard[0]}/{shard[1]}: give I/N with 0 <= I < N (e.g. --shard 0/4)")
-    return Plan(inst.name, backends, seed, batch, tuple(constraints), special, rate,
-                max(4096, shape[0] * shape[1]) if shape else 4096, shard, draw_version)
+    if max_elements is not None and not 1 <= max_elements <= 1 << 16:
+        raise UsageError(f"--max-elements {max_elements} must be between 1 and 65536 (e.g. 256)")
+    if max_elements is not None and shape is not None and shape[0] * shape[1] > max_elements:
+        raise UsageError(f"--shape {shape[0]}x{shape[1]} is larger than --max-elements {max_elements}; drop one")
+    cap = default_max_elements(chosen, shape) if max_elements is None else max_elements
+    return Plan(inst.name, backends, seed, batch, tuple(constraints), special, rate, cap, shard, draw_version)
+
+
+def default_max_elements(oracles: Sequence[str], shape: tuple[int, int] | None) -> int:
+    """The largest tile a campaign draws unless told: :data:`MAX_ELEMENTS`, :data:`ASLREF_MAX_ELEMENTS` with the
+    aslref oracle, at least ``shape``'s."""
+    cap = ASLREF_MAX_ELEMENTS if ASLREF in oracles else MAX_ELEMENTS
+    return max(cap, shape[0] * shape[1]) if shape else cap
 
 
 # ---- one batch ------------------------------------------------------------------------------------------------
@@ -164,7 +185,7 @@ def draw_case(inst: registry.Instruction, plan: Plan, src: Source) -> tuple[Case
     """A case from one chosen oracle's input space (tiles above ``plan.max_elements`` are redrawn) and the
     batch size its geometry allows."""
     constraints = dict(plan.constraints)
-    for _ in range(8):
+    for _ in range(8 if plan.max_elements >= MAX_ELEMENTS else 64):  # small caps need more tries
         platform = plan.backends.case_space(src.choice(plan.oracles))
         if platform == "spec" and inst.illegal_case is not None and float(src.random(1)[0]) < ILLEGAL_SHARE:
             case = inst.illegal_case(src, constraints)
@@ -192,23 +213,39 @@ class BatchResult:
 def run_batch(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int) -> BatchResult:
     """Evaluate the first ``take`` of batch ``k``'s ``size`` cases (drawn at full size: item data never depend
     on how many are taken)."""
-    src = seeded(plan.seed, inst.name, "fuzz-data", str(k), version=plan.draw_version)
-    if inst.draw_batch is not None:
-        inputs = inst.draw_batch(src, case, plan.mix, size)
-        if take < size:
-            inputs = {r: v[:take] for r, v in inputs.items()}
-        outcomes = differential.run_oracles(inst, case, inputs, plan.backends)
-        hits = differential.compare_batch(inst, case, outcomes, take)
+    return run_batches(inst, plan, [(k, case, size, take)])[0]
 
-        def item(i: int) -> dict[str, np.ndarray]:
-            return {r: np.array(v[i]) for r, v in inputs.items()}
+
+def run_batches(inst: registry.Instruction, plan: Plan, todo: Sequence[tuple[int, Case, int, int]]
+                ) -> list[BatchResult]:
+    """:func:`run_batch` of each (k, case, size, take); a pooled backend (aslref) answers all of them at once."""
+    drawn = [_draw(inst, plan, *one) for one in todo]
+    if len(drawn) == 1:
+        every = [differential.run_oracles(inst, todo[0][1], drawn[0], plan.backends)]
     else:
-        one = inst.draw_inputs(src, case, plan.mix)
-        outcomes = differential.run_oracles(inst, case, one, plan.backends)
-        hits = differential.compare_batch(inst, case, outcomes, None)
+        every = plan.backends.evaluate_all(inst, [(case, inputs) for (_, case, _, _), inputs in zip(todo, drawn)])
+    return [_result(inst, k, case, take, inputs, outcomes)
+            for (k, case, _, take), inputs, outcomes in zip(todo, drawn, every)]
 
-        def item(i: int) -> dict[str, np.ndarray]:
-            return {r: np.array(v) for r, v in one.items()}
+
+def _draw(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int
+          ) -> dict[str, np.ndarray]:
+    """Batch ``k``'s inputs: stacked (a leading axis of ``take`` items) when the instruction draws batches."""
+    src = seeded(plan.seed, inst.name, "fuzz-data", str(k), version=plan.draw_version)
+    if inst.draw_batch is None:
+        return dict(inst.draw_inputs(src, case, plan.mix))
+    inputs = inst.draw_batch(src, case, plan.mix, size)
+    return {r: v[:take] for r, v in inputs.items()} if take < size else dict(inputs)
+
+
+def _result(inst: registry.Instruction, k: int, case: Case, take: int, inputs: Mapping[str, np.ndarray],
+            outcomes: Mapping[str, Outcome]) -> BatchResult:
+    stacked = inst.draw_batch is not None
+    hits = differential.compare_batch(inst, case, outcomes, take if stacked else None)
+
+    def item(i: int) -> dict[str, np.ndarray]:
+        return {r: np.array(v[i] if stacked else v) for r, v in inputs.items()}
+
     keys = {s: s.key for s in hits.counts}
     skipped = sum(f.kind == "skipped" for o in outcomes.values() for f in o.extra.get("failures", ()))
     return BatchResult(k, take, case, {keys[s]: (c, hits.first[s]) for s, c in hits.counts.items()},
@@ -219,15 +256,19 @@ class OracleCrash(RuntimeError):
     """An oracle (or generator) raised on a campaign case: a bug in ptofuzz, reported with its batch."""
 
 
-def _guarded(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int, through: int
-             ) -> BatchResult:
+def _guarded(inst: registry.Instruction, plan: Plan, todo: Sequence[tuple[int, Case, int, int, int]]
+             ) -> list[BatchResult]:
+    """:func:`run_batches` of (k, case, size, take, cases through k); an oracle's exception names its batch."""
     try:
-        res = run_batch(inst, plan, k, case, size, take)
-        res.start = through - take
-        return res
+        results = run_batches(inst, plan, [one[:4] for one in todo])
     except Exception as e:
-        raise OracleCrash(f"batch {k} ({case.dtype}, {', '.join(f'{r} {t.token()}' for r, t in case.tiles)}) "
+        k, case, _, _, through = todo[0] if len(todo) == 1 else todo[-1]
+        which = f"batch {k}" if len(todo) == 1 else f"batches {todo[0][0]}-{k}"
+        raise OracleCrash(f"{which} ({case.dtype}, {', '.join(f'{r} {t.token()}' for r, t in case.tiles)}) "
                           f"raised {type(e).__name__}: {e}; reproduce: {plan.command(runs=through)}") from e
+    for res, (_, _, _, take, through) in zip(results, todo):
+        res.start = through - take
+    return results
 
 
 def die_with_parent(parent: int) -> None:
@@ -249,8 +290,8 @@ def die_with_parent(parent: int) -> None:
         os._exit(1)
 
 
-def _worker(plan: Plan, k: int, case: Case, size: int, take: int, through: int) -> BatchResult:
-    return _guarded(registry.get(plan.op), plan, k, case, size, take, through)
+def _worker(plan: Plan, todo: Sequence[tuple[int, Case, int, int, int]]) -> list[BatchResult]:
+    return _guarded(registry.get(plan.op), plan, todo)
 
 
 # ---- findings ---------------------------------------------------------------------------------------------------
@@ -516,22 +557,37 @@ def _plan_batches(inst: registry.Instruction, plan: Plan, runs: int | None
         k += 1
 
 
+def _pooled(inst: registry.Instruction, plan: Plan, runs: int | None
+            ) -> Iterator[list[tuple[int, Case, int, int, int]]]:
+    """The batches of :func:`_plan_batches` in groups run together: one each, or, with a pooled backend (aslref:
+    seconds to start), consecutive batches of at least its pool of cases a group."""
+    pool = plan.backends.pool
+    group: list[tuple[int, Case, int, int, int]] = []
+    for one in _plan_batches(inst, plan, runs):
+        group.append(one)
+        if sum(g[3] for g in group) >= pool:
+            yield group
+            group = []
+    if group:
+        yield group
+
+
 def _batches(inst: registry.Instruction, plan: Plan, runs: int | None, seconds: float | None, jobs: int,
              start: float) -> Iterator[BatchResult]:
     def time_up() -> bool:
         return seconds is not None and time.perf_counter() - start >= seconds
 
-    todo = _plan_batches(inst, plan, runs)
+    todo = _pooled(inst, plan, runs)
     if jobs == 1:
-        for k, case, size, take, through in todo:
+        for group in todo:
             if time_up():
                 return
-            yield _guarded(inst, plan, k, case, size, take, through)
+            yield from _guarded(inst, plan, group)
         return
     ctx = multiprocessing.get_context("fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn")
     with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx, initializer=die_with_parent,
                                                 initargs=(os.getpid(),)) as pool:
-        window: deque[concurrent.futures.Future[BatchResult]] = deque()
+        window: deque[concurrent.futures.Future[list[BatchResult]]] = deque()
         exhausted = False
         while True:
             while not exhausted and len(window) < 4 * jobs and not time_up():
@@ -539,10 +595,10 @@ def _batches(inst: registry.Instruction, plan: Plan, runs: int | None, seconds: 
                 if nxt is None:
                     exhausted = True
                     break
-                window.append(pool.submit(_worker, plan, *nxt))
+                window.append(pool.submit(_worker, plan, nxt))
             if not window:
                 return
-            yield window.popleft().result()
+            yield from window.popleft().result()
             if time_up():
                 exhausted = True
 

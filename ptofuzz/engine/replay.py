@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ptofuzz.backends import choose
-from ptofuzz.backends.base import Backend
+from ptofuzz.backends.base import ASLREF, Backend
 from ptofuzz.core.case import TextEnum
 from ptofuzz.core.errors import CaseFolderError
 from ptofuzz.core.signature import FAILURE_KINDS
@@ -18,6 +18,7 @@ from ptofuzz.instructions import registry
 from ptofuzz.io import records
 
 if TYPE_CHECKING:
+    from ptofuzz.backends.aslref import AslrefSettings
     from ptofuzz.backends.cpusim.build import Settings
 
 
@@ -26,7 +27,7 @@ class ReplayVerdict(TextEnum):
 
     SAME = "same"  # every oracle says what the record says
     CHANGED = "changed"  # an outcome or a signature differs from the record's
-    ERROR = "error"  # the record could not be read
+    ERROR = "error"  # the record could not be read, or an oracle it was made with cannot run here
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,11 +46,18 @@ class ReplayResult:
 
 
 def replay_record(rec: records.Record, inst: registry.Instruction, *, sim: Settings | None = None,
-                  built: dict[Any, Backend] | None = None) -> ReplayResult:
+                  built: dict[Any, Backend] | None = None, aslref: AslrefSettings | None = None) -> ReplayResult:
     """Run one record through its oracles again (the simulator as the finding was made: ``sim`` for its tree
     and cache; ``built``: backends made for earlier records, shared)."""
+    assert rec.path is not None
+    if ASLREF in rec.oracles and ASLREF not in choose.available(inst, aslref):
+        from ptofuzz.backends.aslref import AslrefBackend
+
+        why = (AslrefBackend() if aslref is None else AslrefBackend(aslref)).cannot_answer(inst)
+        return ReplayResult(rec.path, inst.name, ReplayVerdict.ERROR,
+                            (f"made with the aslref oracle, which cannot run here: {why}",))
     backends = choose.for_record(inst, rec.oracles, rec.extra.get("finding", {}).get("target"), sim=sim,
-                                 built=built)
+                                 built=built, aslref=aslref)
     outcomes, sigs = differential.signatures_of(inst, rec.case, rec.inputs, backends)
     now = tuple(s.key for s in sigs)
     changes = []
@@ -78,16 +86,17 @@ def replay_record(rec: records.Record, inst: registry.Instruction, *, sim: Setti
 
 
 def replay(paths: Sequence[str | Path], instructions: Mapping[str, registry.Instruction] | None = None, *,
-           sim: Settings | None = None) -> list[ReplayResult]:
+           sim: Settings | None = None, aslref: AslrefSettings | None = None) -> list[ReplayResult]:
     """Replay every record under ``paths``; ``instructions`` may replace registry entries (tests plant bugs);
-    ``sim``: the simulator's tree and cache for records made against cpusim."""
+    ``sim``: the simulator's tree and cache for records made against cpusim; ``aslref``: where pto-spec's ASL
+    model is, for records made against aslref."""
     built: dict[Any, Backend] = {}
     out = []
     for path in records.discover([Path(p) for p in paths]):
         try:
             rec = records.read(path)
             inst = (instructions or {}).get(rec.case.op) or registry.get(rec.case.op)
-            out.append(replay_record(rec, inst, sim=sim, built=built))
+            out.append(replay_record(rec, inst, sim=sim, built=built, aslref=aslref))
         except CaseFolderError as e:
             out.append(ReplayResult(path, "?", ReplayVerdict.ERROR, (str(e),)))
     return out

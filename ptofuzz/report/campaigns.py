@@ -38,19 +38,21 @@ def heartbeat_interval() -> float:
 
 def _status(stats: Any) -> str:
     left = "" if stats.time_left is None else f"  {stats.time_left:,.0f} s left"
-    return (f"{stats.cases:,} cases  {stats.rate:,.0f} cases/s  {stats.signatures} signatures "
+    rate = f"{stats.rate:,.1f}" if stats.rate < 10 else f"{stats.rate:,.0f}"
+    return (f"{stats.cases:,} cases  {rate} cases/s  {stats.signatures} signatures "
             f"({stats.new} new){left}")
 
 
 @contextlib.contextmanager
-def progress(enabled: bool = True) -> Iterator[Callable[[Any], None]]:
+def progress(enabled: bool = True, every_batch: bool = False) -> Iterator[Callable[[Any], None]]:
     """The campaign status on stderr: a live line on a terminal (when ``enabled``); elsewhere (CI logs) a
-    heartbeat line every ``PTOFUZZ_HEARTBEAT`` seconds (default 60). Yields the update callback."""
+    heartbeat line every ``PTOFUZZ_HEARTBEAT`` seconds (default 60), or after every batch with ``every_batch``
+    (slow oracles: aslref takes seconds a batch). Yields the update callback."""
     import time
 
     con = Console(stderr=True, highlight=False)
     if not con.is_terminal:
-        every = heartbeat_interval()
+        every = 1.0 if every_batch else heartbeat_interval()  # a batch's results come together: one line
         last = [time.monotonic()]
 
         def beat(stats: Any) -> None:
