@@ -165,7 +165,9 @@ def case_source(name: str, b: BundleCase) -> str:
         data = np.asarray(lt.data)
         if lt.logical is not None:  # a predicate source: the data tile's logical shape, one bit an element
             rows, cols, vr, vc = lt.logical
-            cap = max(128, -(-((rows * cols + 7) // 8) // 128) * 128)
+            # pto-spec's model wants a byte an element of a predicate (defect aslref-predicate-capacity-per-
+            # element); its prose, ceil(Row*Col/8) bytes at least: a capacity of both keeps the source legal
+            cap = max(128, 1 << (rows * cols - 1).bit_length())
             lines.append(f"    ConfigurePredicateTileForMask({slot}, {cap}, {rows}, {cols}, {vr}, {vc}, '{lt.mask}');")
             bits = np.unpackbits(data[:vr].astype(np.uint8), axis=1, bitorder="little")[:, :vc]
             lines += [f"    WriteTilePredicateBit({slot}, {r}, {c}, {'TRUE' if bits[r, c] else 'FALSE'});"
@@ -291,6 +293,17 @@ def run_program(source: str, settings: AslrefSettings) -> tuple[str, str]:
     return res.stdout, " ".join(error + [w.split("/")[-1] for w in where])
 
 
+def unreachable(case: Case) -> str:
+    """Why pto-spec's state cannot hold ``case``'s sources ('' when it can): no command makes a tile of no valid
+    rows, and the five generic bitwise operations (defect aslref-generic-bitwise-no-lb0) take their destination's
+    shape from such a source, on which the model stops (assert rows > 0) rather than fault."""
+    from ptofuzz.instructions.defects import GENERIC_BITWISE
+
+    if case.op in GENERIC_BITWISE and any(t.valid_rows == 0 for r, t in case.tiles if r != "dst"):
+        return "no pto-spec command makes a source of no valid rows (the model asserts on one)"
+    return ""
+
+
 def _fault(words: list[int], k: int, name: str, trap: int) -> Fault:
     """The model's fault as ptofuzz names its point: raised by a BSTART or BSTOP that commits an open block (and no
     decode fault of that word), it is the commit's; else it is the word's."""
@@ -367,7 +380,7 @@ def evaluate_many(items: Sequence[tuple[Case, Mapping[str, np.ndarray]]], settin
     outs: list[Outcome | None] = [None] * len(items)
     bundles: list[tuple[int, BundleCase]] = []
     for k, (case, inputs) in enumerate(items):
-        b = spelled(case, inputs)
+        b = unreachable(case) or spelled(case, inputs)
         if isinstance(b, str):
             outs[k] = Outcome.unsupported(b)
         else:

@@ -1,8 +1,10 @@
-"""Defects of the code under test: where pto-isa's code does something other than its documents say.
+"""Defects of the code under test: where pto-isa's code (or pto-spec's executable model) does something other
+than its documents say.
 
-Each is named, with its evidence (the header and line in the pinned pto-isa snapshot, 3186c381), the documented
-behaviour it breaks and a command that shows it. A campaign labels a disagreement of the real code (``cpusim``,
-pto-isa's CPU simulator compiled from a tree) with the defect whose signature it matches: it is reported as that
+Each is named, with its evidence (the header and line in the pinned pto-isa snapshot, 3186c381; for pto-spec's
+model, the line of its pto-spec.asl), the documented behaviour it breaks and a command that shows it. A campaign
+labels a disagreement of the real code (``cpusim``, pto-isa's CPU simulator compiled from a tree; ``aslref``,
+pto-spec's ASL) with the defect whose signature it matches: it is reported as that
 defect, never excused as a platform difference, and never folded into a model (a golden that copied it would let
 pto-isa's own test pass on wrong output).
 """
@@ -846,4 +848,67 @@ DEFECTS = (*DEFECTS, Defect(
     "(Constraints); it states no integer overflow behaviour, and no result is defined by undefined behaviour",
     "ptofuzz fuzz tpairreducesum --oracles cpu,cpusim --dtype int32 --sanitize undefined --runs 2000 --out findings",
     _tpairreducesum_overflow),)
+BY_NAME = {d.name: d for d in DEFECTS}
+
+
+# ---- pto-spec's executable model ------------------------------------------------------------------------------
+# pto-spec's ASL (pto-spec.asl, 0.58.3, run by ASLRef as the ``aslref`` oracle) is code too: where it does something
+# other than pto-spec's own prose, the disagreement with ptofuzz's spec model (which follows the prose) is a
+# defect of that model, reported as such (never folded into ptofuzz's spec model). Line numbers are those of the
+# assembled pto-spec.asl of pto-spec 0.58.3; the prose is PTO-ISA/pto-spec's docs at the same commit.
+
+ASLREF = "aslref"
+GENERIC_BITWISE = ("TAND", "TOR", "TXOR", "TSHL", "TSHR")
+
+
+def _aslref_generic_empty(sig: Signature) -> bool:
+    """pto-spec's model against another oracle: one of the five generic tile-tile bitwise operations on an empty
+    valid region, executed where the other faults."""
+    return sig.op in GENERIC_BITWISE and ASLREF in sig.oracles() and sig.kind == "fault-vs-value" \
+        and sig.geometry == "empty"
+
+
+def _aslref_predicate_capacity(sig: Signature) -> bool:
+    """pto-spec's model against another oracle: a TCMP / TCMPS case every pto-spec rule allows, faulted."""
+    return sig.op in ("TCMP", "TCMPS") and ASLREF in sig.oracles() and sig.kind == "fault-vs-value" \
+        and sig.geometry == "spec-legal"
+
+
+ASLREF_DEFECTS: tuple[Defect, ...] = (
+    Defect(
+        "aslref-generic-bitwise-no-lb0", GENERIC_BITWISE, ASLREF,
+        "pto-spec.asl:74534-74545 (TileOperationUsesClosedBinarySchema) lists TADD, TSUB, TMUL, TDIV, TREM, TMAX "
+        "and TMIN only; TAND, TOR, TXOR, TSHL and TSHR fall under no closed schema, so the bundle commit checks no "
+        "LB0, a missing or zero LB0 takes the first source's valid columns (BundleDestinationValidRows/Columns, "
+        ":77741-77775) and the operation runs on an empty valid region (ExecuteTileBinary, :66003, loops over "
+        "nothing); with no valid rows the model stops on assert rows > 0 (ConfigureTileForMask, :30842) instead",
+        "pto-spec docs/tile/elementwise-tile-tile/logical/TAND.md:112 (LB0 is required and supplies a nonzero "
+        "ValidCol) and :142 (missing or zero dimensions raise Fault_TileLegality before effects); ADR 0080 "
+        "(decisions/0080-tile-elementwise-and-irregular-operations.md:358-359, and :391, :452 for TOR, TSHL): the "
+        "closed Local binary VEC schema",
+        "ptofuzz fuzz tand --oracles spec,aslref --batch 1 --runs 64 --seed 1 --out findings",
+        _aslref_generic_empty),
+    Defect(
+        "aslref-predicate-capacity-per-element", ("TCMP", "TCMPS"), ASLREF,
+        "pto-spec.asl:32173-32189 (TileDescriptorConfigured) requires rows * columns <= "
+        "TileLogicalElementCapacity(capacity, data_type) of every tile, and a predicate tile's data type is U8 "
+        "(:30917): one byte an element; the bundle allocates a predicate destination ceil(Row*Col/8) bytes "
+        "(ResolveBundlePredicateDestination, :78008), so every TCMP / TCMPS destination of more than 128 elements "
+        "(a 128-byte tile) is refused at the commit (TileLogicalShapeMatch, :70500 and :70519)",
+        "pto-spec ADR 0080 (decisions/0080-tile-elementwise-and-irregular-operations.md:702-703): a predicate's "
+        "allocated capacity must hold at least ceil(Row*Col/8) bytes; TCMP.md:136 and ADR 0081:416-417 (TCMPS) "
+        "alike",
+        "ptofuzz fuzz tcmp --oracles spec,aslref --shape 16x16 --dtype float32 --runs 64 --out findings",
+        _aslref_predicate_capacity),
+    Defect(
+        "aslref-tmax-tmin-no-invalid", ("TMAX", "TMIN"), ASLREF,
+        "pto-spec.asl:66003 (ExecuteTileBinary) computes each element with TileProfileBinary (:65992-66001), which "
+        "drops the flags TileProfileBinaryWithFlags computes (:65963-65968 raise the invalid flag for a signaling "
+        "NaN): TMAX / TMIN never raise NV (TMAXS / TMINS do: ExecuteTileScalar records them, :66084)",
+        "pto-spec docs/tile/.../TMAX.md:128 and :159, TMIN.md:128 and :159 (a signaling NaN reports the numeric "
+        "profile's invalid condition), spec/evidence/numeric-special-value-contract.json:17",
+        "ptofuzz gen tmax --platform spec --dtype float32 --shape 8x16 --special snan --special-rate 0.5 -o cases "
+        "&& ptofuzz check cases --oracle aslref (the manifest's NV against the model's no flags)"),
+)
+DEFECTS = (*DEFECTS, *ASLREF_DEFECTS)
 BY_NAME = {d.name: d for d in DEFECTS}

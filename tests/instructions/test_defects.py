@@ -117,7 +117,9 @@ def test_the_shift_count_defect_is_ubsans_shift_exponent_report_of_the_shifts(op
 
 def test_every_defect_names_its_evidence_in_a_header_and_how_to_show_it():
     for d in defects.DEFECTS:
-        assert "include/pto/" in d.evidence and d.documented and d.reproduce.startswith("ptofuzz ")
+        where = "include/pto/" if d.code == "cpusim" else "pto-spec.asl:"  # the simulator's headers, pto-spec's ASL
+        assert d.code in ("cpusim", "aslref") and where in d.evidence, d.name
+        assert d.documented and d.reproduce.startswith("ptofuzz "), d.name
         assert all(op == "*" or op in registry.all_instructions() for op in d.ops)
     assert [d.name for d in defects.of("TSORT32")] == ["cpusim-tsort32-16bit-overlap", "cpusim-bf16-placeholder"]
 
@@ -209,4 +211,32 @@ def test_the_tcolmax_row_count_defect_is_the_simulator_past_65535_rows(key):
     "TCOLMAX/int/cpusim~spec/fault-vs-value/-/rows>65535",
 ])
 def test_the_tcolmax_row_count_defect_excuses_nothing_else(key):
+    assert defects.matching(Signature.from_key(key)) is None
+
+
+@pytest.mark.parametrize(("key", "name"), [
+    ("TAND/int/aslref~spec/fault-vs-value/-/empty", "aslref-generic-bitwise-no-lb0"),
+    ("TSHR/int/aslref~bundle/fault-vs-value/-/empty", "aslref-generic-bitwise-no-lb0"),
+    ("TCMP/float/aslref~spec/fault-vs-value/-/spec-legal", "aslref-predicate-capacity-per-element"),
+    ("TCMPS/int/aslref~spec/fault-vs-value/-/spec-legal", "aslref-predicate-capacity-per-element"),
+])
+def test_pto_specs_model_has_defects_of_its_own(key, name):
+    assert defects.matching(Signature.from_key(key)).name == name
+
+
+@pytest.mark.parametrize("key", [
+    "TAND/int/cpu~spec/fault-vs-value/-/empty",  # a pto-isa platform: a documented difference, not the ASL's
+    "TAND/int/bundle~spec/fault-vs-value/-/empty",  # ptofuzz's own two models
+    "TAND/int/aslref~spec/fault-vs-value/-/valid",  # another rule
+    "TAND/int/aslref~spec/int-value/op/-",  # a value
+    "TNOT/int/aslref~spec/fault-vs-value/-/empty",  # a closed schema: the model faults as its prose says
+    "TANDS/int/aslref~spec/fault-vs-value/-/empty",
+    "TADD/int/aslref~spec/fault-vs-value/-/empty",
+    "TCMP/float/aslref~spec/fault-vs-value/-/shape",  # a rule spec breaks too
+    "TCMP/float/cpu~spec/fault-vs-value/-/spec-legal",
+    "TCMP/float/aslref~spec/int-value/op/-",
+    "TSEL/int/aslref~spec/fault-vs-value/-/spec-legal",  # the oracle gives TSEL's mask a capacity of both rules
+    "TMAX/float/aslref~spec/nan-vs-number/op/-",  # the flag defect names no value
+])
+def test_pto_specs_model_defects_excuse_no_neighbour(key):
     assert defects.matching(Signature.from_key(key)) is None
