@@ -143,3 +143,23 @@ def test_a_bad_heartbeat_interval_is_a_one_line_error(cli, monkeypatch, value):
     monkeypatch.setenv("PTOFUZZ_HEARTBEAT", value)
     res = cli("fuzz", "tpartadd", "--runs", "10")
     assert res.code == 2 and "PTOFUZZ_HEARTBEAT" in res.err and len(res.err.strip().splitlines()) == 1
+
+
+def test_a_slow_oracle_gets_a_line_a_run_and_not_one_a_batch(monkeypatch, capsys):
+    """With aslref (every_batch) the non-terminal status is printed after each interpreter run: the batches of one
+    run arrive together and give one line; a rate under 10 cases/s keeps a decimal."""
+    import time
+    from types import SimpleNamespace
+
+    from ptofuzz.report import campaigns
+
+    now = [100.0]
+    monkeypatch.setattr(time, "monotonic", lambda: now[0])
+    stats = SimpleNamespace(cases=0, rate=0.0, signatures=0, new=0, time_left=None)
+    with campaigns.progress(every_batch=True) as show:
+        for t, cases in ((112.0, 8), (112.01, 16), (112.02, 64), (125.0, 72), (125.01, 128)):
+            now[0], stats.cases, stats.rate = t, cases, cases / (t - 100.0)
+            show(stats)
+    lines = [ln for ln in capsys.readouterr().err.splitlines() if ln.startswith("ptofuzz: fuzzing")]
+    assert lines == ["ptofuzz: fuzzing  8 cases  0.7 cases/s  0 signatures (0 new)",
+                     "ptofuzz: fuzzing  72 cases  2.9 cases/s  0 signatures (0 new)"], lines

@@ -33,6 +33,15 @@ def _one_line_error(res, *needles: str) -> None:
     (["gen", "tpartadd", "--platform", "a5", "--special-rate", "1.5"], ["1.5"]),
     (["gen", "tpartmul", "--platform", "cpu"], ["no file-based TPARTMUL", "--random"]),
     (["check", "/nonexistent/case"], ["/nonexistent/case"]),
+    (["check", ".", "--oracle", "aslrf"], ["'aslrf'", "--oracle aslref"]),
+    (["check", ".", "--oracle", "cpusim", "--aslref", "/x"], ["--aslref", "add aslref"]),
+    (["check", ".", "--oracle", "aslref", "--aslref", "/nonexistent/aslref", "--spec-asl", "/nonexistent/m.asl"],
+     ["--aslref /nonexistent/aslref", "no aslref executable"]),
+    (["fuzz", "tadd", "--runs", "8", "--max-elements", "0"], ["--max-elements 0", "65536"]),
+    (["fuzz", "tadd", "--runs", "8", "--shape", "32x32", "--max-elements", "256"], ["32x32", "--max-elements 256"]),
+    (["fuzz", "tadd", "--runs", "8", "--aslref", "/x"], ["--aslref", "add aslref to the oracles"]),
+    (["replay", ".", "--spec-asl", "/nonexistent/m.asl", "--aslref", "/nonexistent/aslref"],
+     ["--aslref /nonexistent/aslref"]),
     (["check", ".", "--platform", "gpu"], ["'gpu'"]),
 ])
 def test_bad_arguments(cli, args, needles, tmp_path):
