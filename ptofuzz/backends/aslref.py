@@ -14,8 +14,9 @@ profile). Those values are "not judged by aslref": their elements come back free
 so in ``extra``; legality and faults of those cases are still judged. Everything else is compared bit for bit.
 
 Where the interpreter and the model are: ``AslrefSettings`` (``PTO_ASLREF`` and ``PTO_SPEC_ASL`` when not given);
-none by default. A run costs about 3.5 s to load the model, then 0.1 to 0.4 s per 16x16 case (64x64: about 3 s:
-the interpreter's arrays are lists), so a campaign with aslref wants small tiles and small batches.
+none by default. A run costs about 3.5 s to load the model, then 0.2 to 0.4 s a case of up to 256 elements a
+tile (64x64: about 3 s: the interpreter's arrays are lists), so the backend is *pooled*: a campaign hands it the
+cases of several batches at once (``AslrefSettings.pool``), of small tiles (campaign.ASLREF_MAX_ELEMENTS).
 """
 
 from __future__ import annotations

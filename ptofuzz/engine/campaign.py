@@ -219,7 +219,7 @@ def run_batch(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: 
 def run_batches(inst: registry.Instruction, plan: Plan, todo: Sequence[tuple[int, Case, int, int]]
                 ) -> list[BatchResult]:
     """:func:`run_batch` of each (k, case, size, take); a pooled backend (aslref) answers all of them at once."""
-    drawn = [_draw(inst, plan, *one) for one in todo]
+    drawn = [batch_inputs(inst, plan, *one) for one in todo]
     if len(drawn) == 1:
         every = [differential.run_oracles(inst, todo[0][1], drawn[0], plan.backends)]
     else:
@@ -228,9 +228,10 @@ def run_batches(inst: registry.Instruction, plan: Plan, todo: Sequence[tuple[int
             for (k, case, _, take), inputs, outcomes in zip(todo, drawn, every)]
 
 
-def _draw(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int
-          ) -> dict[str, np.ndarray]:
-    """Batch ``k``'s inputs: stacked (a leading axis of ``take`` items) when the instruction draws batches."""
+def batch_inputs(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int
+                 ) -> dict[str, np.ndarray]:
+    """Batch ``k``'s inputs (of ``size`` drawn, the first ``take``): stacked (a leading axis) when the instruction
+    draws batches, else the one case's."""
     src = seeded(plan.seed, inst.name, "fuzz-data", str(k), version=plan.draw_version)
     if inst.draw_batch is None:
         return dict(inst.draw_inputs(src, case, plan.mix))

@@ -40,7 +40,7 @@ def _small_cases(op: str, n: int, seed: int) -> list[tuple[registry.Instruction,
     out = []
     for k in range(n):
         case, size = campaign.batch_geometry(inst, plan, k)
-        inputs = campaign._draw(inst, plan, k, case, size, 1)
+        inputs = campaign.batch_inputs(inst, plan, k, case, size, 1)
         _, items = aslref._items(inst, case, inputs)
         out += [(inst, c, i) for c, i in items[:1]]
     return out
