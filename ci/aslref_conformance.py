@@ -59,12 +59,13 @@ def main() -> int:
         sigs = c.get("signatures", [])
         new = c.get("new", 0)
         row = {"op": op, "cases": c.get("cases"), "signatures": len(sigs), "new": new, "seconds": round(took, 1),
-               "keys": [f"{s['signature']} ({s['hits']} hits{', new' if s.get('new') else ''})" for s in sigs]}
+               "keys": [f"{s['signature']} ({s['hits']} hits{', new' if s.get('new') else ''}"
+                        f"{', defect ' + s['defect'] if s.get('defect') else ''})" for s in sigs]}
         rows.append(row)
         print(f"{op:16s} {row['cases']:6} cases  {row['signatures']:3} signature(s)  {new:3} new  {took:7.1f} s"
               + "".join(f"\n    {k}" for k in row["keys"]), flush=True)
-    if args.json:
-        args.json.write_text(json.dumps(rows, indent=1) + "\n")
+        if args.json:  # after every instruction: a job stopped by its time limit keeps what it did
+            args.json.write_text(json.dumps(rows, indent=1) + "\n")
     bad = [r["op"] for r in rows if r.get("new") or "error" in r]
     print(f"{len(rows)} instruction(s), {sum(r.get('cases') or 0 for r in rows)} cases; "
           f"{'all agree' if not bad else 'new disagreements: ' + ', '.join(bad)}; findings in {out}")
