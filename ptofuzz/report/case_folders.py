@@ -163,7 +163,8 @@ def checked(verdicts: list[CaseVerdict], *, as_json: bool = False, html: Any = N
     oracle = next((v.oracle for v in verdicts if v.verdict is Verdict.SKIP), "")
     con.print(f"{passed} of {len(verdicts)} case(s) pass" + (f"; {failed} fail" if failed else "")
               + (f"; {errors} could not be read" if errors else "")
-              + (f"; {skipped} skipped ({oracle} cannot run or judge them)" if skipped else ""))
+              + (f"; {skipped} skipped ({oracle} cannot {'run or judge' if oracle == 'aslref' else 'run'} them)"
+                 if skipped else ""))
     _export(con, html, svg)
 
 

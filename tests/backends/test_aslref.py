@@ -6,6 +6,7 @@ PTO_SPEC_ASL, or keep the snapshot beside the checkout) checks hand-worked cases
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -279,3 +280,28 @@ def test_an_arg_reductions_outcome_has_the_index_tile_and_an_unwritten_value_til
     assert set(out.outputs) == {"dst_idx", "dst"} and (out.classes["dst"] == UNDEFINED).all()
     assert list(out.outputs["dst_idx"][:2, 0]) == [3, 1] and (out.classes["dst_idx"][:2] == EXACT).all()
     assert (out.classes["dst_idx"][2:] == UNDEFINED).all() and out.flags == ()
+
+
+@needs_model
+def test_check_recomputes_spec_folders_with_the_model(cli, tmp_path):
+    """`check --oracle aslref`: an integer TADD folder passes (values judged), a float one is skipped with the
+    placeholder named, a TMAX folder with signaling NaNs fails on the model's missing NV (defect
+    aslref-tmax-tmin-no-invalid) and the same folder without them passes; a cpu folder is not the model's."""
+    asl = ("--aslref", SETTINGS.interpreter, "--spec-asl", SETTINGS.model)
+    for name, args in (("int", ("tadd", "--dtype", "int16")), ("float", ("tadd", "--dtype", "float32")),
+                       ("snan", ("tmax", "--dtype", "float32", "--special", "snan", "--special-rate", "0.5")),
+                       ("quiet", ("tmax", "--dtype", "float32", "--special", "none"))):
+        shape = "8x8" if name == "int" else "4x8"  # 128-byte tiles: a bundle's smallest
+        assert cli("gen", *args, "--platform", "spec", "--shape", shape, "--out", tmp_path / name).code == 0
+    res = cli("check", tmp_path / "int", tmp_path / "float", tmp_path / "quiet", "--oracle", "aslref", *asl, "--json")
+    assert res.code == 0, res
+    got = sorted(c["verdict"] for c in json.loads(res.out)["cases"])
+    assert got == ["pass", "pass", "skip"], got
+    skip = next(c for c in json.loads(res.out)["cases"] if c["verdict"] == "skip")
+    assert "float32" in skip["name"] and "placeholder" in skip["message"]
+    snan = cli("check", tmp_path / "snan", "--oracle", "aslref", *asl)
+    assert snan.code == 1 and "manifest flags ['NV'] differ from recomputed []" in snan.out, snan
+    assert cli("gen", "tadd", "--platform", "cpu", "--dtype", "int16", "--shape", "4x16", "--out",
+               tmp_path / "cpu").code == 0
+    other = cli("check", tmp_path / "cpu", "--oracle", "aslref", *asl)
+    assert other.code == 2 and "recomputes spec case folders" in other.out, other
