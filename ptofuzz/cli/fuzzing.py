@@ -63,7 +63,8 @@ def fuzz(
         help="random: case records replayed first; atheris: the libFuzzer corpus folder (kept across runs).")] = None,
     out: Annotated[Path | None, typer.Option("--out", "-o", help="Save one record folder per signature here "
                                                 "(earlier findings there count as seen).")] = None,
-    dtype: Annotated[str | None, typer.Option(help="Only this element type.")] = None,
+    dtype: Annotated[str | None, typer.Option(
+        help="Only this element type, or these (a comma list, one drawn a batch: int8,int16,int32).")] = None,
     shape: Annotated[str | None, typer.Option(help="Only this tile shape RxC.")] = None,
     to: Annotated[str | None, typer.Option(help="TCVT: only this destination type.")] = None,
     index_dtype: Annotated[str | None, typer.Option(
@@ -74,6 +75,9 @@ def fuzz(
              "0.1-0.3 s a case of 256 elements).")] = None,
     max_elements: Annotated[int | None, typer.Option(
         help="Largest tile drawn, in elements (default 4096; 256 with the aslref oracle).")] = None,
+    illegal_share: Annotated[float | None, typer.Option(
+        help="Share of the spec cases drawn to break a legality rule, 0 to 1 (default 0.125; 1: legality "
+             "fuzzing, every spec case should fault).")] = None,
     shard: Annotated[str | None, typer.Option(
         help="I/N: run only every N-th batch from batch I (random engine); N machines with the same seed and "
              "--runs together run exactly the cases of one unsharded run.")] = None,
@@ -132,7 +136,8 @@ def fuzz(
 
             plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
                                       index_dtype=index_dtype, to=to, special=special, rate=special_rate, sim=sim,
-                                      draw_version=draw_version, max_elements=max_elements, aslref=asl)
+                                      draw_version=draw_version, max_elements=max_elements, aslref=asl,
+                                      illegal_share=illegal_share)
             if not rerun.is_file():
                 raise UsageError(f"--rerun {str(rerun)!r} is no file")
             atheris_engine.rerun(plan, rerun)
@@ -157,7 +162,7 @@ def fuzz(
         plan = campaign.make_plan(op, names, seed=seed, batch=batch, dtype=dtype, shape=_rxc(shape, "--shape"),
                                   index_dtype=index_dtype, to=to, special=special, rate=special_rate,
                                   shard=_shard(shard), sim=sim, target=external, draw_version=draw_version,
-                                  max_elements=max_elements, aslref=asl)
+                                  max_elements=max_elements, aslref=asl, illegal_share=illegal_share)
         sim_flags = [f for f, v in (("--pto-isa", pto_isa), ("--cache-dir", cache_dir), ("--sanitize", sanitize),
                                     ("--sim-plant", sim_plant), ("--sim-placeholder-bf16", sim_placeholder_bf16),
                                     ("--sim-timeout", sim_timeout != 10.0)) if v]

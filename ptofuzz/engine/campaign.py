@@ -70,6 +70,7 @@ class Plan:
     max_elements: int = MAX_ELEMENTS  # larger tiles are redrawn smaller (see default_max_elements)
     shard: tuple[int, int] | None = None  # (i, N): only batches k with k % N == i (N machines, one big run)
     draw_version: int = DRAW_VERSION  # what the seed draws (ptofuzz.generators.source)
+    illegal_share: float = ILLEGAL_SHARE  # of the spec cases drawn, those that break a legality rule
 
     @property
     def oracles(self) -> tuple[str, ...]:
@@ -91,6 +92,7 @@ class Plan:
         if self.batch != DEFAULT_BATCH:
             parts.append(f"--batch {self.batch}")
         for k, v in self.constraints:
+            v = ",".join(v) if k == "dtype" and isinstance(v, tuple) else v
             parts.append(f"--shape {v[0]}x{v[1]}" if k == "shape" else f"--{k.replace('_', '-')} {v}")
         if self.special is not None:
             parts.append(f"--special {self.special}")
@@ -101,6 +103,8 @@ class Plan:
         shape = dict(self.constraints).get("shape")
         if self.max_elements != default_max_elements(self.oracles, shape):
             parts.append(f"--max-elements {self.max_elements}")
+        if self.illegal_share != ILLEGAL_SHARE:
+            parts.append(f"--illegal-share {self.illegal_share!r}")
         parts += [b.flags() for b in (self.backends.simulator(), self.backends.get(TARGET), self.backends.get(ASLREF))
                   if b is not None]
         return " ".join(p for p in parts if p)
@@ -112,10 +116,11 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
               index_dtype: str | None = None, shard: tuple[int, int] | None = None,
               sim: Settings | None = None, target: TargetBackend | None = None, to: str | None = None,
               draw_version: int = DRAW_VERSION, max_elements: int | None = None,
-              aslref: AslrefSettings | None = None) -> Plan:
+              aslref: AslrefSettings | None = None, illegal_share: float | None = None) -> Plan:
     """Check the request against the registry, build its backends (``sim``: the cpusim oracle's settings;
     ``target``: the external target; ``aslref``: where pto-spec's ASL model is) and return the plan (one-line
-    UsageErrors otherwise). ``max_elements``: the largest tile drawn (:func:`default_max_elements`)."""
+    UsageErrors otherwise). ``max_elements``: the largest tile drawn (:func:`default_max_elements`);
+    ``illegal_share``: of the spec cases, those drawn to break a legality rule (default :data:`ILLEGAL_SHARE`)."""
     from ptofuzz.core import dtypes
     from ptofuzz.engine.generate import draw_version_of
 
@@ -137,13 +142,16 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
         raise UsageError(f"--batch {batch} must be between 1 and 65536")
     values.ValueMix.parse(special, rate)
     constraints: list[tuple[str, Any]] = []
-    if dtype is not None:
-        dt = dtypes.get(dtype)
+    if dtype is not None:  # one element type, or a comma list drawn from batch by batch
+        names = tuple(dict.fromkeys(dtypes.get(d.strip()).name for d in dtype.split(",") if d.strip()))
+        if not names:
+            raise UsageError(f"--dtype {dtype!r} names no element type; e.g. --dtype int16 or --dtype int8,int32")
         spaces = {backends.case_space(o) for o in backends.names}  # a simulator runs cpu cases
-        if not any(dt.name in inst.platforms[p].dtypes for p in spaces if p in inst.platforms):
-            raise UsageError(f"no chosen oracle runs {inst.name} on {dt.name}; pick a dtype one of "
-                             f"{', '.join(chosen)} accepts")
-        constraints.append(("dtype", dt.name))
+        for name in names:
+            if not any(name in inst.platforms[p].dtypes for p in spaces if p in inst.platforms):
+                raise UsageError(f"no chosen oracle runs {inst.name} on {name}; pick a dtype one of "
+                                 f"{', '.join(chosen)} accepts")
+        constraints.append(("dtype", names[0] if len(names) == 1 else names))
     if index_dtype is not None:
         if "index_dtype" not in inst.random_options:
             raise UsageError(f"--index-dtype sets TPARTARGMAX/MIN's index tiles; {inst.name} has none: drop it")
@@ -162,8 +170,22 @@ def make_plan(op: str, oracles: Sequence[str] | None = None, *, seed: int = 0, b
         raise UsageError(f"--max-elements {max_elements} must be between 1 and 65536 (e.g. 256)")
     if max_elements is not None and shape is not None and shape[0] * shape[1] > max_elements:
         raise UsageError(f"--shape {shape[0]}x{shape[1]} is larger than --max-elements {max_elements}; drop one")
+    if illegal_share is not None:
+        _check_illegal_share(inst, backends, illegal_share)
     cap = default_max_elements(chosen, shape) if max_elements is None else max_elements
-    return Plan(inst.name, backends, seed, batch, tuple(constraints), special, rate, cap, shard, draw_version)
+    return Plan(inst.name, backends, seed, batch, tuple(constraints), special, rate, cap, shard, draw_version,
+                ILLEGAL_SHARE if illegal_share is None else illegal_share)
+
+
+def _check_illegal_share(inst: registry.Instruction, backends: Backends, share: float) -> None:
+    """One-line UsageErrors for an ``--illegal-share`` that draws nothing it says."""
+    if not 0.0 <= share <= 1.0:
+        raise UsageError(f"--illegal-share {share} must be between 0 and 1 (e.g. 0.5)")
+    if inst.illegal_case is None:
+        raise UsageError(f"--illegal-share: ptofuzz draws no illegal {inst.name} cases; drop it")
+    if "spec" not in {backends.case_space(o) for o in backends.names}:
+        raise UsageError("--illegal-share sets the share of illegal spec cases; add an oracle that runs spec cases "
+                         "(e.g. --oracles spec,bundle) or drop it")
 
 
 def default_max_elements(oracles: Sequence[str], shape: tuple[int, int] | None) -> int:
@@ -185,9 +207,13 @@ def draw_case(inst: registry.Instruction, plan: Plan, src: Source) -> tuple[Case
     """A case from one chosen oracle's input space (tiles above ``plan.max_elements`` are redrawn) and the
     batch size its geometry allows."""
     constraints = dict(plan.constraints)
+    listed = constraints.get("dtype")  # a tuple: --dtype int8,int32 (one drawn a batch)
     for _ in range(8 if plan.max_elements >= MAX_ELEMENTS else 64):  # small caps need more tries
         platform = plan.backends.case_space(src.choice(plan.oracles))
-        if platform == "spec" and inst.illegal_case is not None and float(src.random(1)[0]) < ILLEGAL_SHARE:
+        if isinstance(listed, tuple):
+            sup = inst.platforms.get(platform)
+            constraints["dtype"] = src.choice(tuple(d for d in listed if sup and d in sup.dtypes) or listed)
+        if platform == "spec" and inst.illegal_case is not None and float(src.random(1)[0]) < plan.illegal_share:
             case = inst.illegal_case(src, constraints)
         else:
             case = inst.random_case(src, platform, constraints)

@@ -501,3 +501,45 @@ def test_a_finding_in_a_batch_of_starts_is_saved_as_its_item_s_own_case(tmp_path
     assert fixed.verdict == "changed"
     again, _ = campaign.run_random(plan, runs=f.case_number, instruction=inst)
     assert f.signature.key in again.findings
+
+
+@pytest.mark.parametrize("op", ["TADD", "TAND", "TEXPANDS", "TSORT"])
+def test_the_illegal_share_decides_which_spec_cases_break_a_rule(op):
+    """--illegal-share 1: every spec case faults in the spec model; 0: none does; the default draws the same cases
+    as a plan that does not name it, and only a share other than the default is in the reproduce command."""
+    inst = registry.get(op)
+    oracles = ("spec", "bundle")
+
+    def faults(share):
+        plan = campaign.make_plan(op, oracles, seed=3, batch=2, illegal_share=share)
+        got = []
+        for k in range(24):
+            case, _ = campaign.batch_geometry(inst, plan, k)
+            got.append(inst.evaluate(case, campaign.batch_inputs(inst, plan, k, case, 2, 2)).kind == "fault")
+        return got, plan
+
+    every, plan1 = faults(1.0)
+    none, plan0 = faults(0.0)
+    assert all(every) and not any(none)
+    default = campaign.make_plan(op, oracles, seed=3, batch=2)
+    named = campaign.make_plan(op, oracles, seed=3, batch=2, illegal_share=campaign.ILLEGAL_SHARE)
+    assert [campaign.batch_geometry(inst, default, k)[0] for k in range(24)] == \
+        [campaign.batch_geometry(inst, named, k)[0] for k in range(24)]
+    assert "--illegal-share" not in default.command() and "--illegal-share 1.0" in plan1.command()
+    assert "--illegal-share 0.0" in plan0.command()
+
+
+def test_a_dtype_list_draws_each_listed_type_and_no_other():
+    inst = registry.get("TADD")
+    plan = campaign.make_plan("TADD", ("spec", "bundle"), seed=5, batch=8, dtype="int8, int16,uint32,int8")
+    drawn = [campaign.batch_geometry(inst, plan, k)[0].dtype for k in range(60)]
+    assert set(drawn) == {"int8", "int16", "uint32"}
+    assert "--dtype int8,int16,uint32" in plan.command()
+    one = campaign.make_plan("TADD", ("spec", "bundle"), seed=5, batch=8, dtype="int16")
+    assert {campaign.batch_geometry(inst, one, k)[0].dtype for k in range(20)} == {"int16"}
+    assert "--dtype int16 " in one.command() + " "
+
+
+def test_a_dtype_list_names_the_one_no_oracle_runs(cli):
+    res = cli("fuzz", "tadd", "--oracles", "spec,bundle", "--runs", "8", "--dtype", "int8,float4_e2m1")
+    assert res.code == 2 and "float4_e2m1" in res.err and len(res.err.strip().splitlines()) == 1, res
