@@ -46,7 +46,7 @@ def draws_illegal(op: str) -> bool:
 
 def passes(op: str, args: argparse.Namespace) -> list[tuple[str, int, int, list[str]]]:
     """(name, runs, seed, extra fuzz options) of each pass over ``op``."""
-    todo = [("random", args.runs, args.seed, [])]
+    todo = [("random", args.runs, args.seed, [])] if args.runs else []  # --runs 0: the other passes alone
     ints = integer_dtypes(op) if args.integer_runs else []
     if ints:
         todo.append(("integer", args.integer_runs, args.seed + 1, ["--dtype", ",".join(ints)]))
@@ -57,7 +57,7 @@ def passes(op: str, args: argparse.Namespace) -> list[tuple[str, int, int, list[
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--runs", type=int, default=500, help="cases per instruction")
+    ap.add_argument("--runs", type=int, default=500, help="cases per instruction (0: none)")
     ap.add_argument("--integer-runs", type=int, default=0, help="more cases per instruction, integer types only")
     ap.add_argument("--illegal-runs", type=int, default=0, help="more cases per instruction, each breaking a rule")
     ap.add_argument("--jobs", type=int, default=2, help="processes (each runs its own interpreter)")
