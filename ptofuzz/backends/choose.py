@@ -81,15 +81,17 @@ def choose(inst: Instruction, names: Sequence[str], *, sim: Settings | None = No
 
 def for_record(inst: Instruction, oracles: Sequence[str], finding_target: Mapping[str, Any] | None = None, *,
                sim: Settings | None = None, built: dict[Any, Backend] | None = None,
-               aslref: AslrefSettings | None = None) -> Backends:
+               aslref: AslrefSettings | None = None, usable: Sequence[str] | None = None) -> Backends:
     """The backends that run a saved record again: its oracles that need no command line (an external target
     is left out), the simulator as the finding was made (its sanitizers, planted bug and, when ``sim`` names no
     tree, its tree). ``built``: backends already made for earlier records (one simulator per settings);
-    ``aslref``: where pto-spec's ASL model is (else the environment)."""
+    ``aslref``: where pto-spec's ASL model is (else the environment); ``usable``: :func:`available`'s answer
+    when the caller has it."""
     from ptofuzz.backends.cpusim.build import Settings
     from ptofuzz.backends.cpusim.simulator import like
 
-    names = [o for o in oracles if o in available(inst, aslref)]
+    usable = available(inst, aslref) if usable is None else usable
+    names = [o for o in oracles if o in usable]
     settings = like(sim or Settings(), dict(finding_target or {})) if set(SIMULATORS) & set(names) else None
     if settings is not None and not settings.ops:  # the build need only hold this instruction
         settings = dataclasses.replace(settings, ops=(inst.name,))

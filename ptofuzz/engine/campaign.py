@@ -246,10 +246,7 @@ def run_batches(inst: registry.Instruction, plan: Plan, todo: Sequence[tuple[int
                 ) -> list[BatchResult]:
     """:func:`run_batch` of each (k, case, size, take); a pooled backend (aslref) answers all of them at once."""
     drawn = [batch_inputs(inst, plan, *one) for one in todo]
-    if len(drawn) == 1:
-        every = [differential.run_oracles(inst, todo[0][1], drawn[0], plan.backends)]
-    else:
-        every = plan.backends.evaluate_all(inst, [(case, inputs) for (_, case, _, _), inputs in zip(todo, drawn)])
+    every = plan.backends.evaluate_all(inst, [(case, inputs) for (_, case, _, _), inputs in zip(todo, drawn)])
     return [_result(inst, k, case, take, inputs, outcomes)
             for (k, case, _, take), inputs, outcomes in zip(todo, drawn, every)]
 

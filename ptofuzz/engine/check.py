@@ -63,9 +63,13 @@ def _answers(oracle: Backend, lc: casefolder.LoadedCase) -> bool:
     return platforms.get(lc.case.platform).kind == kind and oracle.cannot_answer(lc.inst) is None
 
 
-def _pooled(folders: Sequence[Path], platform: str | None, oracle: Backend) -> dict[Path, Outcome]:
-    """A :class:`Pooled` oracle's outcomes of every folder it answers, each instruction's in one go (aslref: one
-    interpreter run); a folder that does not load is left to :func:`_check_one`, which reports it."""
+Ready = tuple[casefolder.LoadedCase, dict[str, np.ndarray], Outcome]  # a folder loaded, its inputs, the answer
+
+
+def _pooled(folders: Sequence[Path], platform: str | None, oracle: Backend) -> dict[Path, Ready]:
+    """A :class:`Pooled` oracle's outcomes of every folder it answers (with the folder loaded and its inputs, so
+    that :func:`_check_one` reads nothing twice), each instruction's in one go (aslref: one interpreter run); a
+    folder that does not load is left to :func:`_check_one`, which reports it."""
     if not isinstance(oracle, Pooled):
         return {}
     todo: dict[str, list[tuple[Path, casefolder.LoadedCase, dict[str, np.ndarray]]]] = {}
@@ -76,17 +80,17 @@ def _pooled(folders: Sequence[Path], platform: str | None, oracle: Backend) -> d
                 todo.setdefault(lc.case.op, []).append((path, lc, casefolder.read_inputs(lc)))
         except CaseFolderError:
             continue
-    out: dict[Path, Outcome] = {}
+    out: dict[Path, Ready] = {}
     for group in todo.values():
         inst = group[0][1].inst
         got = oracle.evaluate_all(inst, [(lc.case.on(oracle.name), inputs) for _, lc, inputs in group])
-        out.update((path, o) for (path, _, _), o in zip(group, got))
+        out.update((path, (lc, inputs, o)) for (path, lc, inputs), o in zip(group, got))
     return out
 
 
-def _check_one(path: Path, platform: str | None, oracle: Backend | None, ready: Outcome | None = None
+def _check_one(path: Path, platform: str | None, oracle: Backend | None, ready: Ready | None = None
                ) -> CaseVerdict:
-    lc = casefolder.load(path, platform)
+    lc = casefolder.load(path, platform) if ready is None else ready[0]
     case, prof = lc.case, lc.profile
     dt = dtypes.get(case.dtype)
     if oracle is not None:
@@ -94,8 +98,11 @@ def _check_one(path: Path, platform: str | None, oracle: Backend | None, ready: 
             covered = [n for n, i in registry.all_instructions().items() if oracle.cannot_answer(i) is None]
             raise CaseFolderError(f"--oracle {oracle.name} recomputes {oracle.platform} case folders of "
                                   f"{', '.join(covered)}; this folder is {case.op} on {case.platform}")
-        inputs = casefolder.read_inputs(lc)
-        outcome = ready if ready is not None else oracle.evaluate(lc.inst, case.on(oracle.name), inputs)
+        if ready is not None:
+            _, inputs, outcome = ready
+        else:
+            inputs = casefolder.read_inputs(lc)
+            outcome = oracle.evaluate(lc.inst, case.on(oracle.name), inputs)
         if outcome.kind is OutcomeKind.UNSUPPORTED:  # the build cannot answer it: skipped, not a damaged folder
             return CaseVerdict(path, path.name, case.op, case.platform, dt.name, outcome.kind, Verdict.SKIP,
                                message=f"{oracle.name} cannot run this case: {outcome.reason}", oracle=oracle.name)

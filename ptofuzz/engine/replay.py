@@ -50,14 +50,15 @@ def replay_record(rec: records.Record, inst: registry.Instruction, *, sim: Setti
     """Run one record through its oracles again (the simulator as the finding was made: ``sim`` for its tree
     and cache; ``built``: backends made for earlier records, shared)."""
     assert rec.path is not None
-    if ASLREF in rec.oracles and ASLREF not in choose.available(inst, aslref):
+    usable = choose.available(inst, aslref)
+    if ASLREF in rec.oracles and ASLREF not in usable:
         from ptofuzz.backends.aslref import AslrefBackend
 
         why = (AslrefBackend() if aslref is None else AslrefBackend(aslref)).cannot_answer(inst)
         return ReplayResult(rec.path, inst.name, ReplayVerdict.ERROR,
                             (f"made with the aslref oracle, which cannot run here: {why}",))
     backends = choose.for_record(inst, rec.oracles, rec.extra.get("finding", {}).get("target"), sim=sim,
-                                 built=built, aslref=aslref)
+                                 built=built, aslref=aslref, usable=usable)
     outcomes, sigs = differential.signatures_of(inst, rec.case, rec.inputs, backends)
     now = tuple(s.key for s in sigs)
     changes = []
