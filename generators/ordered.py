@@ -96,7 +96,7 @@ def draw(source: Source, case: Case, dt: DType, mix: values.ValueMix) -> np.ndar
     lines = vr if case.op == "TROWSUM" else vc
     n = vc if case.op == "TROWSUM" else vr
     for i in range(lines):
-        if float(source.random(1)[0]) < 0.25:
+        if float(source.random(1)[0]) < 0.25 or n == 0:  # n 0: an empty source (an illegal spec case)
             continue
         with np.errstate(all="ignore"):
             line = ieee.from_float64(_line(source, dt, n), dt)

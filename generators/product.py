@@ -104,7 +104,7 @@ def draw(source: Source, case: Case, dt: DType, mix: values.ValueMix) -> np.ndar
     lines = vr if case.op == "TROWPROD" else vc
     n = vc if case.op == "TROWPROD" else vr
     if not dt.is_float:
-        if float(source.random(1)[0]) < 0.7:  # mostly products that fit: the overflow stays the minority
+        if float(source.random(1)[0]) < 0.7 and n:  # mostly products that fit (n 0: an empty source)
             small = grid(source, dt, n, lines).astype(np.int64)
             line_bits = small.astype(np.uint64).astype(dt.bits_dtype)
             if case.op == "TROWPROD":
@@ -113,7 +113,7 @@ def draw(source: Source, case: Case, dt: DType, mix: values.ValueMix) -> np.ndar
                 bits[:n, :lines] = line_bits.T
         return bits
     for i in range(lines):
-        if float(source.random(1)[0]) < 0.25:
+        if float(source.random(1)[0]) < 0.25 or n == 0:  # n 0: an empty source (an illegal spec case)
             continue
         with np.errstate(all="ignore"):
             line = ieee.from_float64(_line(source, dt, n), dt)

@@ -366,7 +366,8 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             options=("dtype", "index_dtype", "shape", "src"), random_options=("dtype", "index_dtype", "shape"),
             option_choices={"index_dtype": INDEX_DTYPES}, replay_flags=replay_flags,
             draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
-            known_difference=known_difference, redraw=redraw, bundle=True))
+            known_difference=known_difference, redraw=redraw, bundle=True,
+            illegal_case=shared.illegal_maker(axis, "dst_idx", random)))
     return out
 
 

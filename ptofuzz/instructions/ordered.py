@@ -29,6 +29,7 @@ from ptofuzz.core.layouts import Listed, Profile, spec_physical, whole_rows
 from ptofuzz.generators import ordered as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
+from ptofuzz.instructions.reduce import illegal_maker
 from ptofuzz.instructions.registry import Instruction, PlatformSupport
 from ptofuzz.oracles import descriptors
 from ptofuzz.oracles import ordered as oracles
@@ -384,7 +385,7 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             options=("dtype", "shape") + (("binary",) if op == "TCOLSUM" else ()),
             random_options=("dtype", "shape"), replay_flags=replay_flags, geometry_class=geometry_class,
             redraw=redraw, explain=explain, fault_class=fault_class, known_difference=known_difference,
-            bundle=True))
+            bundle=True, illegal_case=illegal_maker("row" if op == "TROWSUM" else "col", "dst", rnd)))
     return out
 
 

@@ -29,6 +29,7 @@ from ptofuzz.generators import product as gen
 from ptofuzz.generators import values
 from ptofuzz.generators.source import Source
 from ptofuzz.instructions import ordered as sums
+from ptofuzz.instructions import reduce as shared
 from ptofuzz.instructions.ordered import PLAIN, ROLES, _at, _trowsum_npu
 from ptofuzz.instructions.registry import Instruction
 from ptofuzz.oracles import ieee
@@ -333,5 +334,6 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_case=rnd, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape"), random_options=("dtype", "shape"), replay_flags=replay_flags,
             geometry_class=geometry_class, redraw=redraw, explain=explain, fault_class=fault_class,
-            known_difference=known_difference, bundle=True))
+            known_difference=known_difference, bundle=True,
+            illegal_case=shared.illegal_maker("row" if op == "TROWPROD" else "col", "dst", rnd)))
     return out

@@ -340,6 +340,30 @@ def platform_support(sup: Mapping[str, tuple[str, ...]], profiles: Mapping[str, 
     }
 
 
+ILLEGAL_RULES = ("empty", "dst")  # which pto-spec rule an illegal reduction breaks
+
+
+def illegal_maker(axis: str, dst: str, random: Callable[[Source, str, Mapping[str, Any]], Case]
+                  ) -> Callable[[Source, Mapping[str, Any]], Case]:
+    """The registry's ``illegal_case`` of a row (``axis`` "row") or column reduction whose destination role is
+    ``dst``: a legal spec case from ``random``, then one rule of :data:`ILLEGAL_RULES` broken
+    (``TileOperandsLegal_ExecuteTileReduction``): an empty source valid region, or a destination valid region
+    other than the source's valid rows x 1 (row) or 1 x its valid columns (column)."""
+    def illegal(source: Source, constraints: Mapping[str, Any]) -> Case:
+        case = random(source, "spec", constraints)
+        s, d = case.tile("src"), case.tile(dst)
+        if source.choice(ILLEGAL_RULES) == "empty":
+            s = Tile(s.rows, s.cols, *((0, s.valid_cols) if float(source.random(1)[0]) < 0.5 else (s.valid_rows, 0)))
+        elif axis == "row":
+            d = Tile(d.rows, d.cols, *((d.valid_rows - 1, 1) if d.valid_rows > 1 else (d.valid_rows, 0)))
+        else:
+            d = Tile(d.rows, d.cols, *((1, d.valid_cols - 1) if d.valid_cols > 1 else (0, d.valid_cols)))
+        tiles = tuple((r, s if r == "src" else d if r == dst else t) for r, t in case.tiles)
+        return Case(case.op, case.platform, case.dtype, tiles, case.params)
+
+    return illegal
+
+
 def case_makers(op: str, sup: Mapping[str, tuple[str, ...]], random_case: Callable[..., Case],
                 explicit_case: Callable[..., Case]) -> tuple[Callable[..., Case], Callable[..., Case]]:
     """The registry's ``random_case`` and ``explicit_case`` of ``op`` from a module's
@@ -373,7 +397,8 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             random_case=random, explicit_case=explicit, draw_inputs=draw_inputs,
             options=("dtype", "shape", "src"), random_options=("dtype", "shape"), replay_flags=replay_flags,
             draw_batch=draw_batch, geometry_class=geometry_class, fault_class=fault_class,
-            known_difference=known_difference, redraw=redraw, bundle=True))
+            known_difference=known_difference, redraw=redraw, bundle=True,
+            illegal_case=illegal_maker(axis, "dst", random)))
     return out
 
 

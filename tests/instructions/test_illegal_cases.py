@@ -1,0 +1,56 @@
+"""Every instruction's illegal spec cases (what ``fuzz --illegal-share`` draws): each faults in the spec model,
+and the reductions draw each rule they declare."""
+
+from __future__ import annotations
+
+import pytest
+
+from ptofuzz.core.case import OutcomeKind
+from ptofuzz.generators import values
+from ptofuzz.generators.source import seeded
+from ptofuzz.instructions import registry
+
+ILLEGAL = sorted(n for n, i in registry.all_instructions().items() if i.illegal_case is not None)
+REDUCTIONS = ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN", "TROWSUM", "TCOLSUM", "TROWPROD", "TCOLPROD",
+              "TROWARGMAX", "TROWARGMIN", "TCOLARGMAX", "TCOLARGMIN")
+
+
+def test_which_spec_instructions_draw_no_illegal_case():
+    spec = {n for n, i in registry.all_instructions().items() if "spec" in i.platforms}
+    assert spec - set(ILLEGAL) == {"TCMP", "TCMPS", "TSEL", "TSELS", "TCVT"}
+
+
+@pytest.mark.parametrize("op", ILLEGAL)
+def test_an_illegal_case_faults_in_the_spec_model(op):
+    inst = registry.get(op)
+    assert inst.illegal_case is not None
+    src = seeded(7, "illegal", op)
+    for _ in range(24):
+        case = inst.illegal_case(src, {})
+        out = inst.evaluate(case, inst.draw_inputs(src, case, values.ValueMix()))
+        assert case.platform == "spec" and out.kind is OutcomeKind.FAULT, (case, out.reason)
+        assert out.fault is not None and out.fault.name == "Fault_TileLegality", (case, out.fault)
+
+
+@pytest.mark.parametrize("op", REDUCTIONS)
+def test_a_reduction_breaks_each_rule_alone(op):
+    """Each illegal reduction is a legal spec case with one rule broken: the empty source (its tiles otherwise
+    as drawn) or the destination's valid region (the source untouched)."""
+    inst = registry.get(op)
+    assert inst.illegal_case is not None
+    dst = "dst_idx" if "ARG" in op else "dst"
+    seen = set()
+    for k in range(40):
+        illegal = inst.illegal_case(seeded(k, op), {})
+        legal = inst.random_case(seeded(k, op), "spec", {})
+        s, d, ls, ld = illegal.tile("src"), illegal.tile(dst), legal.tile("src"), legal.tile(dst)
+        assert inst.evaluate(legal, inst.draw_inputs(seeded(k, "in"), legal, values.ValueMix())).kind is \
+            OutcomeKind.OK
+        assert (s.shape, d.shape) == (ls.shape, ld.shape)
+        if 0 in s.valid:
+            seen.add("empty")
+            assert d == ld
+        else:
+            seen.add("dst")
+            assert s == ls and d.valid != ld.valid
+    assert seen == {"empty", "dst"}
