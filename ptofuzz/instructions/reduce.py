@@ -340,24 +340,19 @@ def platform_support(sup: Mapping[str, tuple[str, ...]], profiles: Mapping[str, 
     }
 
 
-ILLEGAL_RULES = ("empty", "dst")  # which pto-spec rule an illegal reduction breaks
-
-
 def illegal_maker(axis: str, dst: str, random: Callable[[Source, str, Mapping[str, Any]], Case]
                   ) -> Callable[[Source, Mapping[str, Any]], Case]:
     """The registry's ``illegal_case`` of a row (``axis`` "row") or column reduction whose destination role is
-    ``dst``: a legal spec case from ``random``, then one rule of :data:`ILLEGAL_RULES` broken
-    (``TileOperandsLegal_ExecuteTileReduction``): an empty source valid region, or a destination valid region
-    other than the source's valid rows x 1 (row) or 1 x its valid columns (column)."""
+    ``dst``: a legal spec case from ``random`` with an empty source valid region, no rows or no columns
+    (``TileOperandsLegal_ExecuteTileReduction``: LB0 nonzero). The destination keeps the shape the source gives it
+    (a row reduction's ``valid rows x 1``, a column reduction's ``1 x valid columns``), as a bundle derives it: a
+    destination of another shape has no bundle spelling, so no oracle but the spec model could run it."""
     def illegal(source: Source, constraints: Mapping[str, Any]) -> Case:
         case = random(source, "spec", constraints)
         s, d = case.tile("src"), case.tile(dst)
-        if source.choice(ILLEGAL_RULES) == "empty":
-            s = Tile(s.rows, s.cols, *((0, s.valid_cols) if float(source.random(1)[0]) < 0.5 else (s.valid_rows, 0)))
-        elif axis == "row":
-            d = Tile(d.rows, d.cols, *((d.valid_rows - 1, 1) if d.valid_rows > 1 else (d.valid_rows, 0)))
-        else:
-            d = Tile(d.rows, d.cols, *((1, d.valid_cols - 1) if d.valid_cols > 1 else (0, d.valid_cols)))
+        no_rows = float(source.random(1)[0]) < 0.5
+        s = Tile(s.rows, s.cols, *((0, s.valid_cols) if no_rows else (s.valid_rows, 0)))
+        d = Tile(d.rows, d.cols, *((s.valid_rows, 1) if axis == "row" else (1, s.valid_cols)))
         tiles = tuple((r, s if r == "src" else d if r == dst else t) for r, t in case.tiles)
         return Case(case.op, case.platform, case.dtype, tiles, case.params)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from ptofuzz.backends.bundle import spelled
 from ptofuzz.core.case import OutcomeKind
 from ptofuzz.generators import values
 from ptofuzz.generators.source import seeded
@@ -33,24 +34,24 @@ def test_an_illegal_case_faults_in_the_spec_model(op):
 
 
 @pytest.mark.parametrize("op", REDUCTIONS)
-def test_a_reduction_breaks_each_rule_alone(op):
-    """Each illegal reduction is a legal spec case with one rule broken: the empty source (its tiles otherwise
-    as drawn) or the destination's valid region (the source untouched)."""
+def test_a_reduction_empties_its_source_and_stays_spelled(op):
+    """Each illegal reduction is a legal spec case with its source emptied (no rows, or no columns: both drawn),
+    the destination shaped from the source as a bundle derives it, so that the bundle form spells every one and
+    pto-spec's ASL model can judge it."""
     inst = registry.get(op)
     assert inst.illegal_case is not None
     dst = "dst_idx" if "ARG" in op else "dst"
+    row = op.startswith("TROW")
     seen = set()
     for k in range(40):
         illegal = inst.illegal_case(seeded(k, op), {})
         legal = inst.random_case(seeded(k, op), "spec", {})
         s, d, ls, ld = illegal.tile("src"), illegal.tile(dst), legal.tile("src"), legal.tile(dst)
-        assert inst.evaluate(legal, inst.draw_inputs(seeded(k, "in"), legal, values.ValueMix())).kind is \
-            OutcomeKind.OK
-        assert (s.shape, d.shape) == (ls.shape, ld.shape)
-        if 0 in s.valid:
-            seen.add("empty")
-            assert d == ld
-        else:
-            seen.add("dst")
-            assert s == ls and d.valid != ld.valid
-    assert seen == {"empty", "dst"}
+        inputs = inst.draw_inputs(seeded(k, "in"), legal, values.ValueMix())
+        assert inst.evaluate(legal, inputs).kind is OutcomeKind.OK
+        assert (s.shape, d.shape) == (ls.shape, ld.shape) and 0 in s.valid
+        seen.add("rows" if s.valid_rows == 0 else "cols")
+        assert s.valid == ((0, ls.valid_cols) if s.valid_rows == 0 else (ls.valid_rows, 0))
+        assert d.valid == ((s.valid_rows, 1) if row else (1, s.valid_cols))
+        assert not isinstance(spelled(illegal, inst.draw_inputs(seeded(k, "in"), illegal, values.ValueMix())), str)
+    assert seen == {"rows", "cols"}
