@@ -406,6 +406,11 @@ def _merged(folder: Path) -> dict[str, Any] | None:
     data["new"] = sum(1 for s in data["signatures"] if s["new"])
     for key in ("cases", "execs", "skipped"):
         data[key] = sum(int(p.get(key, 0)) for p in parts)
+    unsupported: dict[str, int] = {}
+    for part in parts:
+        for name, n in part.get("unsupported", {}).items():
+            unsupported[name] = unsupported.get(name, 0) + int(n)
+    data["unsupported"] = dict(sorted(unsupported.items()))
     data["elapsed_s"] = max(float(p.get("elapsed_s", 0.0)) for p in parts)
     return data
 

@@ -32,7 +32,7 @@ from ptofuzz.backends import choose
 from ptofuzz.backends.base import ASLREF, BUNDLE, SIMULATORS, TARGET, Backends
 from ptofuzz.core import platforms, reading
 from ptofuzz.core.atomic import write_file
-from ptofuzz.core.case import Case, Outcome
+from ptofuzz.core.case import Case, Outcome, OutcomeKind
 from ptofuzz.core.errors import UsageError
 from ptofuzz.core.signature import Signature
 from ptofuzz.engine import differential
@@ -234,6 +234,7 @@ class BatchResult:
     examples: dict[str, dict[str, np.ndarray]]  # signature key -> inputs of its first item
     skipped: int = 0  # cases a real target left unanswered after too many failures in the batch
     start: int = 0  # cases of the whole (unsharded) run before this batch
+    unsupported: dict[str, int] = dataclasses.field(default_factory=dict)  # oracle -> cases it could not run
 
 
 def run_batch(inst: registry.Instruction, plan: Plan, k: int, case: Case, size: int, take: int) -> BatchResult:
@@ -272,8 +273,9 @@ def _result(inst: registry.Instruction, k: int, case: Case, take: int, inputs: M
 
     keys = {s: s.key for s in hits.counts}
     skipped = sum(f.kind == "skipped" for o in outcomes.values() for f in o.extra.get("failures", ()))
+    unsupported = {name: take for name, o in outcomes.items() if o.kind is OutcomeKind.UNSUPPORTED}
     return BatchResult(k, take, case, {keys[s]: (c, hits.first[s]) for s, c in hits.counts.items()},
-                       {keys[s]: item(hits.first[s]) for s in hits.counts}, skipped)
+                       {keys[s]: item(hits.first[s]) for s in hits.counts}, skipped, unsupported=unsupported)
 
 
 class OracleCrash(RuntimeError):
@@ -342,6 +344,7 @@ class Stats:
     new: int = 0
     time_left: float | None = None
     skipped: int = 0  # cases a real target (cpusim, --target) left unanswered: compared by no pair with it
+    unsupported: dict[str, int] = dataclasses.field(default_factory=dict)  # oracle -> cases it could not run
     through: int = 0  # cases of the whole (unsharded) run up to the last batch run here
     execs: int = 0  # atheris: fuzzer inputs executed (each a batch of cases)
 
@@ -477,6 +480,7 @@ def summary_json(store: FindingStore, stats: Stats) -> dict[str, Any]:
         "shard": f"{plan.shard[0]}/{plan.shard[1]}" if plan.shard else None, **provenance(plan),
         "cases": stats.cases, "elapsed_s": round(stats.elapsed, 3), "cases_per_s": round(stats.rate, 1),
         "skipped": stats.skipped,
+        "unsupported": dict(sorted(stats.unsupported.items())),
         **({"execs": stats.execs, "execs_per_s": round(stats.execs / stats.elapsed, 1) if stats.elapsed else 0.0}
            if store.engine == "atheris" else {}),
         "signatures": [
@@ -558,6 +562,8 @@ def _random_batches(inst: registry.Instruction, plan: Plan, runs: int | None, se
         stats.cases += res.size
         stats.through = res.start + res.size
         stats.skipped += res.skipped
+        for name, n in res.unsupported.items():
+            stats.unsupported[name] = stats.unsupported.get(name, 0) + n
         stats.batches += 1
         stats.elapsed = time.perf_counter() - start
         stats.signatures, stats.new = len(store.findings), len(store.new)

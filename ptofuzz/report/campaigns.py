@@ -12,6 +12,7 @@ from typing import Any
 
 from rich.console import Console
 
+from ptofuzz.core import platforms
 from ptofuzz.engine.replay import ReplayVerdict
 from ptofuzz.report.terminal import _console, _export, _exporting_console, _print_json, escape
 
@@ -105,6 +106,10 @@ def campaign(data: dict[str, Any], *, as_json: bool = False) -> None:
             con.print(f"[bold red]new[/] {escape(s['signature'])}\n    reproduce: {escape(s['replay'])}")
     for name in sorted({s["defect"] for s in data["signatures"] if s.get("defect")}):
         con.print(f"[bold yellow]defect of the code under test[/] {escape(name)}: {escape(defect_line(name))}")
+    for name, n in sorted(data.get("unsupported", {}).items()):
+        if name not in platforms.names():  # a model declines cases drawn for another platform by design
+            con.print(f"[yellow]{n:,} of {data['cases']:,} cases {escape(name)} cannot run: compared by no pair "
+                      f"with it[/]")
     if data.get("skipped"):
         con.print(f"[yellow]{data['skipped']:,} cases skipped by a real target after too many crashes or hangs in "
                   "their batch[/]")

@@ -543,3 +543,29 @@ def test_a_dtype_list_draws_each_listed_type_and_no_other():
 def test_a_dtype_list_names_the_one_no_oracle_runs(cli):
     res = cli("fuzz", "tadd", "--oracles", "spec,bundle", "--runs", "8", "--dtype", "int8,float4_e2m1")
     assert res.code == 2 and "float4_e2m1" in res.err and len(res.err.strip().splitlines()) == 1, res
+
+
+def test_a_campaign_counts_the_cases_each_oracle_could_not_run(capsys):
+    """campaign.json's ``unsupported``: per oracle, the cases it answered 'unsupported', recounted batch by batch;
+    the summary prints a line for a real backend (aslref here), none for a model declining another platform's
+    cases by design."""
+    from ptofuzz.report import campaigns
+
+    inst = registry.get("TADD")
+    plan = campaign.make_plan("TADD", None, seed=3, batch=64)
+    store, stats = campaign.run_random(plan, runs=2000)
+    data = campaign.summary_json(store, stats)
+    want: dict[str, int] = {}
+    k = done = 0
+    while done < 2000:
+        case, size = campaign.batch_geometry(inst, plan, k)
+        take = min(size, 2000 - done)
+        outs = plan.backends.evaluate(inst, case, campaign.batch_inputs(inst, plan, k, case, size, take))
+        for name, o in outs.items():
+            if o.kind == "unsupported":
+                want[name] = want.get(name, 0) + take
+        k, done = k + 1, done + take
+    assert data["unsupported"] == dict(sorted(want.items())) and want  # some platform declines some cases
+    campaigns.campaign({**data, "unsupported": {"aslref": 5, **want}})
+    out = capsys.readouterr().out
+    assert "5 of 2,000 cases aslref cannot run" in out and not any(f"cases {n} cannot" in out for n in want)
