@@ -531,6 +531,27 @@ def random_case(source: Source, op: str, platform: str, sup: tuple[str, ...], co
     return _select_case(op, platform, dt.name, data, base + int(source.integers(0, 1)) * per, word)
 
 
+def illegal_spec_case(source: Source, op: str, legal: Callable[[Source, str, Mapping[str, Any]], Case],
+                      constraints: Mapping[str, Any]) -> Case:
+    """A spec case pto-spec rejects (Fault_TileLegality): a legal one from ``legal`` with its data tiles' valid
+    region emptied (no rows or no columns; the predicate shaped from it), or, with a second data tile (TCMP and
+    TSEL's src1, TSELS's dst), that tile's valid region other than src0's. A bundle spells both."""
+    case = legal(source, "spec", constraints)
+    data = case.tile("src0")
+    second = {"TCMP": "src1", "TSEL": "src1", "TSELS": "dst"}.get(op)
+    vr, vc = data.valid
+    other = ((vr - 1, vc) if vr > 1 else (vr, vc - 1) if vc > 1 else (vr + 1, vc) if data.rows > 1 else
+             (vr, vc + 1) if data.cols > 1 else None)
+    if second is not None and other is not None and source.choice(("valid", "empty")) == "valid":
+        tiles = tuple((r, Tile(t.rows, t.cols, *other) if r == second else t) for r, t in case.tiles)
+        return Case(op, "spec", case.dtype, tiles, case.params)
+    empty = Tile(data.rows, data.cols, *((0, vc) if float(source.random(1)[0]) < 0.5 else (vr, 0)))
+    pred = "dst" if op in COMPARES else "mask"
+    tiles = tuple((r, oracles.spec_predicate(empty) if r == pred else empty if r in ("src0", "src1", "dst") else t)
+                  for r, t in case.tiles)
+    return Case(op, "spec", case.dtype, tiles, case.params)
+
+
 def explicit_case(op: str, sup: Mapping[str, tuple[str, ...]], platform: str, opts: Mapping[str, Any]) -> Case:
     """The one case ``--dtype --shape --dst`` describe (``--dst`` the valid region, ``--shape`` the data tiles;
     EQ, on cpu TCMP a uint8 mask where the type takes one, TSELS uint32 mask words)."""
@@ -756,6 +777,10 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
                      _sup: dict[str, tuple[str, ...]] = sup) -> Case:
             return explicit_case(_op, _sup, platform, opts)
 
+        def illegal(source: Source, constraints: Mapping[str, Any], *, _op: str = op,
+                    _rnd: Callable[[Source, str, Mapping[str, Any]], Case] = rnd) -> Case:
+            return illegal_spec_case(source, _op, _rnd, constraints)
+
         roles = ROLES[op]
         out.append(Instruction(
             name=op, family="compare-select", summary=SUMMARY[op],
@@ -766,5 +791,6 @@ def instructions(names: Collection[str] = NAMES) -> list[Instruction]:
             {"mask": ("mask", "uint8")} if op == "TSELS" else {},
             options=("dtype", "shape", "dst"), random_options=("dtype", "shape"), replay_flags=replay_flags,
             redraw=redraw, draw_batch=draw_batch, geometry_class=geometry_class, regions=regions,
-            fault_class=fault_class, known_difference=known_difference, bundle=op in BUNDLED))
+            fault_class=fault_class, known_difference=known_difference, bundle=op in BUNDLED,
+            illegal_case=illegal))
     return out

@@ -18,7 +18,7 @@ REDUCTIONS = ("TROWMAX", "TROWMIN", "TCOLMAX", "TCOLMIN", "TROWSUM", "TCOLSUM", 
 
 def test_which_spec_instructions_draw_no_illegal_case():
     spec = {n for n, i in registry.all_instructions().items() if "spec" in i.platforms}
-    assert spec - set(ILLEGAL) == {"TCMP", "TCMPS", "TSEL", "TSELS", "TCVT"}
+    assert spec - set(ILLEGAL) == {"TCVT"}
 
 
 @pytest.mark.parametrize("op", ILLEGAL)
@@ -55,3 +55,29 @@ def test_a_reduction_empties_its_source_and_stays_spelled(op):
         assert d.valid == ((s.valid_rows, 1) if row else (1, s.valid_cols))
         assert not isinstance(spelled(illegal, inst.draw_inputs(seeded(k, "in"), illegal, values.ValueMix())), str)
     assert seen == {"rows", "cols"}
+
+
+@pytest.mark.parametrize("op, second", [("TCMP", "src1"), ("TCMPS", None), ("TSEL", "src1"), ("TSELS", "dst")])
+def test_a_compare_or_select_breaks_one_rule_and_stays_spelled(op, second):
+    """An illegal compare/select is a legal spec case with either its data tiles emptied (the predicate shaped
+    from them) or its second data tile's valid region unlike src0's (TCMPS has none: emptied only); the bundle
+    form spells every one."""
+    from ptofuzz.oracles import cmpsel
+
+    inst = registry.get(op)
+    assert inst.illegal_case is not None
+    pred = "dst" if op.startswith("TCMP") else "mask"
+    seen = set()
+    for k in range(60):
+        illegal = inst.illegal_case(seeded(k, op), {})
+        legal = inst.random_case(seeded(k, op), "spec", {})
+        data, ldata = illegal.tile("src0"), legal.tile("src0")
+        changed = {r for (r, t), (_, lt) in zip(illegal.tiles, legal.tiles) if t != lt}
+        if 0 in data.valid:
+            seen.add("empty")
+            assert data.shape == ldata.shape and illegal.tile(pred) == cmpsel.spec_predicate(data)
+        else:
+            seen.add("valid")
+            assert changed == {second} and illegal.tile(second).valid != ldata.valid
+        assert not isinstance(spelled(illegal, inst.draw_inputs(seeded(k, "in"), illegal, values.ValueMix())), str)
+    assert seen == ({"empty", "valid"} if second else {"empty"})
