@@ -41,7 +41,7 @@ def _one_line_error(res, *needles: str) -> None:
     (["fuzz", "tadd", "--runs", "8", "--shape", "32x32", "--max-elements", "256"], ["32x32", "--max-elements 256"]),
     (["fuzz", "tadd", "--runs", "8", "--aslref", "/x"], ["--aslref", "add aslref to the oracles"]),
     (["fuzz", "tadd", "--runs", "8", "--illegal-share", "1.5"], ["--illegal-share 1.5", "between 0 and 1"]),
-    (["fuzz", "tcmp", "--runs", "8", "--illegal-share", "1"], ["no illegal TCMP cases", "drop it"]),
+    (["fuzz", "tcvt", "--runs", "8", "--illegal-share", "1"], ["no illegal TCVT cases", "drop it"]),
     (["fuzz", "tadd", "--oracles", "cpu,a5", "--runs", "8", "--illegal-share", "1"], ["spec cases", "spec,bundle"]),
     (["replay", ".", "--spec-asl", "/nonexistent/m.asl", "--aslref", "/nonexistent/aslref"],
      ["--aslref /nonexistent/aslref"]),
