@@ -544,12 +544,12 @@ def illegal_spec_case(source: Source, op: str, legal: Callable[[Source, str, Map
              (vr, vc + 1) if data.cols > 1 else None)
     if second is not None and other is not None and source.choice(("valid", "empty")) == "valid":
         tiles = tuple((r, Tile(t.rows, t.cols, *other) if r == second else t) for r, t in case.tiles)
-        return Case(op, "spec", case.dtype, tiles, case.params)
+        return case.replace(tiles=tiles)
     empty = Tile(data.rows, data.cols, *((0, vc) if float(source.random(1)[0]) < 0.5 else (vr, 0)))
     pred = "dst" if op in COMPARES else "mask"
     tiles = tuple((r, oracles.spec_predicate(empty) if r == pred else empty if r in ("src0", "src1", "dst") else t)
                   for r, t in case.tiles)
-    return Case(op, "spec", case.dtype, tiles, case.params)
+    return case.replace(tiles=tiles)
 
 
 def explicit_case(op: str, sup: Mapping[str, tuple[str, ...]], platform: str, opts: Mapping[str, Any]) -> Case:

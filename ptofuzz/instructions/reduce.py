@@ -354,7 +354,7 @@ def illegal_maker(axis: str, dst: str, random: Callable[[Source, str, Mapping[st
         s = Tile(s.rows, s.cols, *((0, s.valid_cols) if no_rows else (s.valid_rows, 0)))
         d = Tile(d.rows, d.cols, *((s.valid_rows, 1) if axis == "row" else (1, s.valid_cols)))
         tiles = tuple((r, s if r == "src" else d if r == dst else t) for r, t in case.tiles)
-        return Case(case.op, case.platform, case.dtype, tiles, case.params)
+        return case.replace(tiles=tiles)
 
     return illegal
 
